@@ -1,0 +1,93 @@
+/* colormap.c — see colormap.h. */
+#include "colormap.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const names[COLORMAP_COUNT] = {"turbo", "jet", "grey"};
+
+const char *colormap_to_str(colormap_id id)
+{
+    return (unsigned)id < COLORMAP_COUNT ? names[id] : "?";
+}
+
+int colormap_from_str(const char *s, colormap_id *out)
+{
+    for (int i = 0; i < COLORMAP_COUNT; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (colormap_id)i;
+            return 0;
+        }
+    if (strcmp(s, "gray") == 0) {
+        *out = COLORMAP_GREY;
+        return 0;
+    }
+    return -1;
+}
+
+static uint8_t to_byte(double v)
+{
+    v = v < 0 ? 0 : v > 1 ? 1 : v;
+    return (uint8_t)lround(v * 255.0);
+}
+
+/* Turbo (Mikhailov, Google AI blog 2019): polynomial fit of each channel in t = 0..1. */
+static double poly5(const double c[6], double t)
+{
+    return c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * c[5]))));
+}
+
+void colormap_lut(colormap_id id, uint8_t lut[256 * 3])
+{
+    static const double tr[6] = {0.13572138, 4.61539260, -42.66032258, 132.13108234,
+                                 -152.94239396, 59.28637943};
+    static const double tg[6] = {0.09140261, 2.19418839, 4.84296658, -14.18503333,
+                                 4.27729857, 2.82956604};
+    static const double tb[6] = {0.10667330, 12.64194608, -60.58204836, 110.36276771,
+                                 -89.90310912, 27.34824973};
+    for (int i = 0; i < 256; i++) {
+        double t = i / 255.0, r, g, b;
+        switch (id) {
+        case COLORMAP_JET: /* four linear ramps: blue up, green up, red up / blue down, green down */
+            r = 1.5 - fabs(4.0 * t - 3.0);
+            g = 1.5 - fabs(4.0 * t - 2.0);
+            b = 1.5 - fabs(4.0 * t - 1.0);
+            break;
+        case COLORMAP_GREY:
+            r = g = b = t;
+            break;
+        default:
+            r = poly5(tr, t);
+            g = poly5(tg, t);
+            b = poly5(tb, t);
+            break;
+        }
+        lut[3 * i] = to_byte(r);
+        lut[3 * i + 1] = to_byte(g);
+        lut[3 * i + 2] = to_byte(b);
+    }
+}
+
+void colormap_disparity_rows(const int16_t *disp, int w, int dmin, int ndisp,
+                             const uint8_t lut[256 * 3], uint8_t *out, int channels,
+                             size_t out_pitch, int y0, int y1)
+{
+    int lo = 16 * dmin, span = 16 * (ndisp - 1);
+    for (int y = y0; y < y1; y++) {
+        uint8_t *o = out + (size_t)y * out_pitch;
+        const int16_t *d = disp + (size_t)y * w;
+        for (int x = 0; x < w; x++, o += channels) {
+            if (d[x] < 0) {
+                o[0] = o[1] = o[2] = 0;
+            } else {
+                int i = ((d[x] - lo) * 255 + span / 2) / span;
+                i = i < 0 ? 0 : i > 255 ? 255 : i;
+                o[0] = lut[3 * i];
+                o[1] = lut[3 * i + 1];
+                o[2] = lut[3 * i + 2];
+            }
+            if (channels == 4)
+                o[3] = 255;
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/* cuda_none.c — the CUDA backend when the build was configured without CUDA (./configure
+ * --no-cuda, or no nvcc found). Every entry point says so. */
+#include "stage_cuda.h"
+
+#include <stdio.h>
+
+static const char why_none[] = "this build has no CUDA backend (configured without nvcc)";
+
+int stage_cuda_available(char *why, size_t whylen)
+{
+    snprintf(why, whylen, "%s", why_none);
+    return 0;
+}
+
+stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
+                                stage_cuda **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}
+
+void stage_cuda_destroy(stage_cuda *s) { (void)s; }
+
+stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                 int16_t *disp, int16_t *disp_right, uint8_t *conf,
+                                 uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}

@@ -1,0 +1,101 @@
+/* disparity.c — CPU reference of stages 6 to 8 (see disparity.h). */
+#include "disparity.h"
+
+#include "stereo.h"
+#include "stereo_math.h"
+
+void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid,
+                        int16_t *disp, uint8_t *conf, int y0, int y1)
+{
+    int w = c->width, D = c->ndisp;
+    for (int y = y0; y < y1; y++) {
+        for (int x = 0; x < w; x++) {
+            size_t p = (size_t)y * w + x;
+            const uint16_t *s = S + p * D;
+            int best = 0;
+            uint32_t s1 = s[0];
+            for (int k = 1; k < D; k++)
+                if (s[k] < s1) {
+                    s1 = s[k];
+                    best = k;
+                }
+            uint32_t s2 = 0xffffffffu;
+            for (int k = 0; k < D; k++)
+                if ((k < best - 1 || k > best + 1) && s[k] < s2)
+                    s2 = s[k];
+            int ok = x >= c->dmin && (!valid || valid[p]) &&
+                     (c->uniqueness == 0 || stereo_unique(s1, s2, c->uniqueness));
+            int v = STEREO_SUBPIXEL_SCALE * (c->dmin + best);
+            if (c->subpixel && best > 0 && best < D - 1)
+                v += stereo_subpixel_offset(s[best - 1], (int)s1, s[best + 1]);
+            disp[p] = ok ? (int16_t)v : STEREO_INVALID;
+            if (conf)
+                conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+        }
+    }
+}
+
+void disparity_right_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid_right,
+                          int16_t *disp_right, int y0, int y1)
+{
+    int w = c->width, D = c->ndisp;
+    for (int y = y0; y < y1; y++) {
+        for (int xr = 0; xr < w; xr++) {
+            size_t p = (size_t)y * w + xr;
+            int kmax = w - 1 - xr - c->dmin; /* last k with xr + dmin + k < w */
+            if (kmax > D - 1)
+                kmax = D - 1;
+            if (kmax < 0 || (valid_right && !valid_right[p])) {
+                disp_right[p] = STEREO_INVALID;
+                continue;
+            }
+            /* S at left pixel x = xr + dmin + k, disparity index k: a step of D + 1 per k */
+            const uint16_t *s = S + (p + (size_t)c->dmin) * D;
+            int best = 0;
+            uint32_t s1 = s[0];
+            for (int k = 1; k <= kmax; k++) {
+                uint32_t v = s[(size_t)k * (D + 1)];
+                if (v < s1) {
+                    s1 = v;
+                    best = k;
+                }
+            }
+            disp_right[p] = (int16_t)(STEREO_SUBPIXEL_SCALE * (c->dmin + best));
+        }
+    }
+}
+
+static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y1)
+{
+    for (int y = y0; y < y1; y++) {
+        const int16_t *a = in + (size_t)clampi(y - 1, 0, h - 1) * w;
+        const int16_t *b = in + (size_t)y * w;
+        const int16_t *c = in + (size_t)clampi(y + 1, 0, h - 1) * w;
+        for (int x = 0; x < w; x++) {
+            int l = x > 0 ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
+            out[(size_t)y * w + x] =
+                stereo_median9(a[l], a[x], a[r], b[l], b[x], b[r], c[l], c[x], c[r]);
+        }
+    }
+}
+
+void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0, int y1)
+{
+    int tol16 = STEREO_SUBPIXEL_SCALE * tolerance;
+    for (int y = y0; y < y1; y++) {
+        int16_t *row = disp + (size_t)y * w;
+        const int16_t *right = disp_right + (size_t)y * w;
+        for (int x = 0; x < w; x++)
+            if (row[x] >= 0 && !stereo_lr_consistent(x, row[x], right, tol16))
+                row[x] = STEREO_INVALID;
+    }
+}
+
+void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1)
+{
+    for (size_t p = (size_t)y0 * w; p < (size_t)y1 * w; p++)
+        if (disp[p] < 0)
+            conf[p] = 0;
+}

@@ -1,0 +1,42 @@
+/* disparity.h — stages 6 to 8: from the summed costs S to the final disparity maps.
+ *
+ * 6. Left disparity, per pixel (x, y), over k = 0..D-1 (d = dmin + k):
+ *    - k* = argmin S(x, y, k), ties to the smaller k; s1 = S(k*), s2 = min S(k) over |k - k*| > 1.
+ *    - invalid when x < dmin (no candidate inside the right image), when the rectified left pixel
+ *      is invalid (rectify.h), or when uniqueness u > 0 and !stereo_unique(s1, s2, u).
+ *    - value 16 (dmin + k*) + offset, offset = stereo_subpixel_offset(S(k*-1), s1, S(k*+1)) when
+ *      subpixel is on and 0 < k* < D-1, else 0.
+ *    - confidence (optional) = stereo_confidence_value(s1, s2); 0 where the final left disparity
+ *      is invalid.
+ * 7. Right disparity by the diagonal search over the same S (Hirschmueller 2008, sec. 3.4): for
+ *    right pixel (xr, y), k* = argmin over k with xr + dmin + k < w of S(xr + dmin + k, y, k),
+ *    ties to the smaller k; value 16 (dmin + k*) (integer); invalid when no k qualifies or the
+ *    rectified right pixel is invalid.
+ *    Median: 3x3 median (stereo_median9) of each map, neighbours outside clamped to the border.
+ *    LR check: a valid left value vl at x is kept iff stereo_lr_consistent(x, vl, right row,
+ *    16 * tolerance).
+ */
+#ifndef STEREO_DISPARITY_H
+#define STEREO_DISPARITY_H
+
+#include <stdint.h>
+
+typedef struct {
+    int width, height;
+    int dmin, ndisp;
+    int uniqueness;    /* 0..99 */
+    int subpixel;      /* 0/1 */
+} wta_config;
+
+/* Rows [y0, y1): disp (and conf when non-NULL) from S. valid may be NULL (all valid). */
+void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid,
+                        int16_t *disp, uint8_t *conf, int y0, int y1);
+void disparity_right_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid_right,
+                          int16_t *disp_right, int y0, int y1);
+void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y1);
+/* In place on disp (rows [y0, y1)); conf (optional) is zeroed where disp becomes invalid. */
+void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0, int y1);
+/* Zeroes conf where disp is invalid. */
+void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1);
+
+#endif

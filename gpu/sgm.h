@@ -1,0 +1,51 @@
+/* sgm.h — stages 4 and 5: matching cost and semi-global aggregation (Hirschmueller 2008).
+ *
+ * Cost volume: cost[(y * w + x) * D + k] for k = 0..D-1, disparity d = dmin + k:
+ *   C(x, y, d) = |rankL(x, y) - rankR(x - d, y)|        (rank)
+ *              = popcount(censusL(x, y) ^ censusR(x - d, y))  (census)
+ *   and C = max_cost when x - d < 0 (no right pixel to compare with).
+ *
+ * Aggregation along a direction r = (dx, dy) (eq. 13 of the 2008 paper), for each pixel p on a
+ * path and k = 0..D-1, with L_r(p, k) = C(p, k) at the first pixel of the path:
+ *   L_r(p, k) = C(p, k) + min( L_r(p-r, k),
+ *                              L_r(p-r, k-1) + P1, L_r(p-r, k+1) + P1,
+ *                              min_i L_r(p-r, i) + P2' ) - min_i L_r(p-r, i)
+ * where the k-1 / k+1 terms are absent at the ends of the range and
+ * P2' = stereo_p2_adaptive(P1, P2, p2_adapt, I(p) - I(p-r)) on the grey (rectified) image.
+ * L_r <= max_cost + P2 fits uint16; the sum S(p, k) = sum over the paths of L_r(p, k) is uint16
+ * (at most 8 * (224 + 1023) < 65536).
+ *
+ * Directions (index: dx, dy): 0: 1,0  1: -1,0  2: 0,1  3: 0,-1  4: 1,1  5: -1,1  6: 1,-1
+ * 7: -1,-1. Four paths use 0..3; eight use 0..7. Every direction covers every pixel once, on
+ * "lines" that are independent of each other: rows, columns, or diagonals that start on the
+ * image edges the direction enters from, so lines can be processed in any order and in parallel.
+ */
+#ifndef STEREO_SGM_H
+#define STEREO_SGM_H
+
+#include <stdint.h>
+
+typedef struct {
+    int width, height;
+    int dmin, ndisp;          /* d = dmin + k, k = 0..ndisp-1 */
+    int p1, p2, p2_adapt;
+    int max_cost;
+} sgm_config;
+
+void sgm_direction(int dir, int *dx, int *dy);
+
+void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_t *rank_r,
+                        uint8_t *cost, int y0, int y1);
+void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
+                          uint8_t *cost, int y0, int y1);
+
+/* Number of independent lines of direction dir, and the first pixel of line i. */
+int sgm_line_count(const sgm_config *c, int dir);
+void sgm_line_start(const sgm_config *c, int dir, int line, int *x, int *y);
+
+/* Aggregates lines [line0, line1) of direction dir and adds L_r into S (store != 0: writes S
+ * instead of adding, for the first direction). grey is the image the adaptive P2 looks at. */
+void sgm_aggregate_lines(const sgm_config *c, int dir, const uint8_t *cost, const uint8_t *grey,
+                         uint16_t *S, int store, int line0, int line1);
+
+#endif

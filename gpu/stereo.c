@@ -1,0 +1,515 @@
+/* stereo.c — the stereo stage: parameters, buffers, backend choice, and the CPU pipeline.
+ *
+ * The CPU pipeline (cpu_process) is the specification the CUDA backend reproduces bit for bit;
+ * each stage function it calls is documented in its header. All buffers are allocated by
+ * stereo_create; stereo_process allocates nothing.
+ */
+#include "stereo.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disparity.h"
+#include "grey.h"
+#include "parallel.h"
+#include "rectify.h"
+#include "sgm.h"
+#include "stage_cuda.h"
+#include "transform.h"
+
+#define STEREO_MAX_SIDE 8192
+
+struct stereo_stage {
+    stereo_params p;
+    stereo_backend active;
+    char note[256];
+    char err[256];
+    int have_maps;
+    stereo_map maps[2];     /* owned copies */
+    /* CPU backend */
+    parallel_pool *pool;
+    uint8_t *raw[2];        /* grey at camera size (only with maps) */
+    uint8_t *grey[2];       /* grey at stage size (rectified) */
+    uint8_t *valid[2];      /* rectification validity (only with maps) */
+    uint8_t *rank[2];       /* rank transform, or */
+    uint64_t *census[2];    /* census transform */
+    uint8_t *cost;          /* w * h * D */
+    uint16_t *S;            /* w * h * D */
+    int16_t *disp, *disp_right, *tmp;
+    uint8_t *conf;
+    /* CUDA backend */
+    stage_cuda *cuda;
+};
+
+/* ---- names ------------------------------------------------------------------------------- */
+
+const char *stereo_status_str(stereo_status st)
+{
+    switch (st) {
+    case STEREO_OK: return "ok";
+    case STEREO_ERR_PARAM: return "invalid parameter";
+    case STEREO_ERR_NOMEM: return "out of memory";
+    case STEREO_ERR_NODEV: return "backend not available";
+    case STEREO_ERR_CUDA: return "CUDA error";
+    case STEREO_ERR_THREAD: return "thread error";
+    }
+    return "unknown error";
+}
+
+static const char *const cost_names[] = {"rank", "census"};
+static const char *const backend_names[] = {"auto", "cpu", "cuda"};
+
+static int name_lookup(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+const char *stereo_cost_to_str(stereo_cost c) { return (unsigned)c < 2 ? cost_names[c] : "?"; }
+const char *stereo_backend_to_str(stereo_backend b)
+{
+    return (unsigned)b < 3 ? backend_names[b] : "?";
+}
+
+int stereo_cost_from_str(const char *s, stereo_cost *out)
+{
+    int i = name_lookup(cost_names, 2, s);
+    if (i < 0)
+        return -1;
+    *out = (stereo_cost)i;
+    return 0;
+}
+
+int stereo_backend_from_str(const char *s, stereo_backend *out)
+{
+    int i = name_lookup(backend_names, 3, s);
+    if (i < 0)
+        return -1;
+    *out = (stereo_backend)i;
+    return 0;
+}
+
+/* ---- parameters --------------------------------------------------------------------------- */
+
+void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2)
+{
+    /* Chosen with tools/tune_penalties.py on the six shared Middlebury scenes, with the adaptive
+     * P2 (T = 16) on, in the middle of a broad plateau (docs/tuning.md has the grids). */
+    if (cost == STEREO_COST_CENSUS) {
+        *p1 = 16;
+        *p2 = 96;
+    } else {
+        /* for the 9x9 rank (costs 0..80); other windows scale with the rank range */
+        int range = rank_window * rank_window - 1;
+        *p1 = (24 * range + 40) / 80;
+        *p2 = (128 * range + 40) / 80;
+        if (*p1 < 1)
+            *p1 = 1;
+        if (*p2 <= *p1)
+            *p2 = *p1 + 1;
+    }
+}
+
+void stereo_params_default(stereo_params *p, int width, int height)
+{
+    memset(p, 0, sizeof *p);
+    p->width = width;
+    p->height = height;
+    p->min_disparity = 0;
+    p->num_disparities = 64;
+    p->cost = STEREO_COST_RANK;
+    p->rank_window = 9;
+    p->paths = 8;
+    stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
+    p->p2_adapt = 16;
+    p->uniqueness = 0;
+    p->subpixel = 1;
+    p->lr_check = 1;
+    p->lr_tolerance = 1;
+    p->median = 1;
+    p->confidence = 0;
+    p->backend = STEREO_BACKEND_AUTO;
+    p->threads = 0;
+}
+
+static stereo_status fail(char *err, size_t errlen, stereo_status st, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen)
+{
+    const stereo_status E = STEREO_ERR_PARAM;
+    if (p->width < 1 || p->height < 1 || p->width > STEREO_MAX_SIDE || p->height > STEREO_MAX_SIDE)
+        return fail(err, errlen, E, "image size: %dx%d is outside 1x1..%dx%d", p->width,
+                    p->height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
+    int D = p->num_disparities;
+    if (D < 16 || D > 256 || D % 16 != 0)
+        return fail(err, errlen, E, "disparities: %d is not a multiple of 16 in 16..256", D);
+    if (D >= p->width)
+        return fail(err, errlen, E, "disparities: %d must be smaller than the image width %d", D,
+                    p->width);
+    if (p->min_disparity < 0 || p->min_disparity + D > 2047)
+        return fail(err, errlen, E, "min disparity: %d must be >= 0 with min + D <= 2047",
+                    p->min_disparity);
+    if (p->cost != STEREO_COST_RANK && p->cost != STEREO_COST_CENSUS)
+        return fail(err, errlen, E, "cost: %d is neither rank nor census", (int)p->cost);
+    if (p->cost == STEREO_COST_RANK &&
+        (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
+        return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
+                    RANK_WINDOW_MAX);
+    if (p->paths != 4 && p->paths != 8)
+        return fail(err, errlen, E, "paths: %d is neither 4 nor 8", p->paths);
+    if (p->p1 < 1 || p->p1 > 1022)
+        return fail(err, errlen, E, "p1: %d is outside 1..1022", p->p1);
+    if (p->p2 <= p->p1 || p->p2 > 1023)
+        return fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023", p->p2,
+                    p->p1);
+    if (p->p2_adapt < 0 || p->p2_adapt > 255)
+        return fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
+    if (p->uniqueness < 0 || p->uniqueness > 99)
+        return fail(err, errlen, E, "uniqueness: %d is outside 0..99", p->uniqueness);
+    if ((p->subpixel | p->lr_check | p->median | p->confidence) & ~1)
+        return fail(err, errlen, E, "subpixel/lr_check/median/confidence must be 0 or 1");
+    if (p->lr_tolerance < 0 || p->lr_tolerance > 255)
+        return fail(err, errlen, E, "lr tolerance: %d is outside 0..255", p->lr_tolerance);
+    if ((unsigned)p->backend > STEREO_BACKEND_CUDA)
+        return fail(err, errlen, E, "backend: %d is not auto, cpu or cuda", (int)p->backend);
+    if (p->threads < 0 || p->threads > 256)
+        return fail(err, errlen, E, "threads: %d is outside 0..256", p->threads);
+    return STEREO_OK;
+}
+
+/* ---- create / destroy --------------------------------------------------------------------- */
+
+static int copy_map(const stereo_map *in, stereo_map *out)
+{
+    size_t n = (size_t)in->width * in->height;
+    int16_t *xy = malloc(n * 2 * sizeof *xy);
+    uint16_t *frac = malloc(n * sizeof *frac);
+    if (!xy || !frac) {
+        free(xy);
+        free(frac);
+        return -1;
+    }
+    memcpy(xy, in->xy, n * 2 * sizeof *xy);
+    memcpy(frac, in->frac, n * sizeof *frac);
+    *out = *in;
+    out->xy = xy;
+    out->frac = frac;
+    return 0;
+}
+
+static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
+{
+    const stereo_params *p = &s->p;
+    size_t n = (size_t)p->width * p->height, vol = n * (size_t)p->num_disparities;
+    if (parallel_create(p->threads, &s->pool) != 0)
+        return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
+    int ok = 1;
+    for (int i = 0; i < 2; i++) {
+        if (s->have_maps) {
+            ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
+            ok &= !!(s->valid[i] = malloc(n));
+        }
+        ok &= !!(s->grey[i] = malloc(n));
+        if (p->cost == STEREO_COST_RANK)
+            ok &= !!(s->rank[i] = malloc(n));
+        else
+            ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
+    }
+    ok &= !!(s->cost = malloc(vol));
+    ok &= !!(s->S = malloc(vol * sizeof(uint16_t)));
+    ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
+    ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
+    ok &= !!(s->tmp = malloc(n * sizeof(int16_t)));
+    if (p->confidence)
+        ok &= !!(s->conf = malloc(n));
+    if (!ok)
+        return fail(err, errlen, STEREO_ERR_NOMEM,
+                    "cannot allocate the CPU buffers for %dx%d with %d disparities (%.0f MB)",
+                    p->width, p->height, p->num_disparities, vol * 3.0 / 1e6);
+    return STEREO_OK;
+}
+
+stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], stereo_stage **out,
+                            char *err, size_t errlen)
+{
+    *out = NULL;
+    stereo_status st = stereo_params_check(p, err, errlen);
+    if (st != STEREO_OK)
+        return st;
+    if (maps) {
+        char why[160];
+        for (int i = 0; i < 2; i++)
+            if (rectify_map_check(&maps[i], p->width, p->height, why, sizeof why) != 0)
+                return fail(err, errlen, STEREO_ERR_PARAM, "%s map: %s", i ? "right" : "left",
+                            why);
+    }
+    stereo_stage *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
+    s->p = *p;
+    if (maps) {
+        s->have_maps = 1;
+        for (int i = 0; i < 2; i++)
+            if (copy_map(&maps[i], &s->maps[i]) != 0) {
+                st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot copy the rectification maps");
+                goto err;
+            }
+    }
+
+    s->active = p->backend;
+    if (p->backend == STEREO_BACKEND_AUTO) {
+        char why[200];
+        if (stage_cuda_available(why, sizeof why)) {
+            s->active = STEREO_BACKEND_CUDA;
+        } else {
+            s->active = STEREO_BACKEND_CPU;
+            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
+        }
+    }
+    if (s->active == STEREO_BACKEND_CUDA) {
+        st = stage_cuda_create(p, s->have_maps ? s->maps : NULL, &s->cuda, err, errlen);
+        if (st != STEREO_OK)
+            goto err;
+        /* results are copied back into the host buffers below */
+        size_t n = (size_t)p->width * p->height;
+        int ok = !!(s->disp = malloc(n * sizeof(int16_t)));
+        ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
+        ok &= !!(s->grey[0] = malloc(n)) & !!(s->grey[1] = malloc(n));
+        if (p->confidence)
+            ok &= !!(s->conf = malloc(n));
+        if (!ok) {
+            st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the result buffers");
+            goto err;
+        }
+    } else {
+        st = cpu_alloc(s, err, errlen);
+        if (st != STEREO_OK)
+            goto err;
+    }
+    *out = s;
+    return STEREO_OK;
+err:
+    stereo_destroy(s);
+    return st;
+}
+
+void stereo_destroy(stereo_stage *s)
+{
+    if (!s)
+        return;
+    stage_cuda_destroy(s->cuda);
+    parallel_destroy(s->pool);
+    for (int i = 0; i < 2; i++) {
+        free((void *)s->maps[i].xy);
+        free((void *)s->maps[i].frac);
+        free(s->raw[i]);
+        free(s->grey[i]);
+        free(s->valid[i]);
+        free(s->rank[i]);
+        free(s->census[i]);
+    }
+    free(s->cost);
+    free(s->S);
+    free(s->disp);
+    free(s->disp_right);
+    free(s->tmp);
+    free(s->conf);
+    free(s);
+}
+
+/* ---- the CPU pipeline -------------------------------------------------------------------- */
+
+/* One context for every row-parallel job; each job reads the fields it needs. */
+typedef struct {
+    stereo_stage *s;
+    const stereo_image *img;
+    int side;                 /* 0 left, 1 right */
+    sgm_config sgm;
+    wta_config wta;
+    int dir, store;
+    const int16_t *in;
+    int16_t *out;
+} job;
+
+static void job_grey(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    grey_convert_rows(j->img, s->have_maps ? s->raw[j->side] : s->grey[j->side], y0, y1);
+}
+
+static void job_rectify(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    const stereo_map *m = &s->maps[j->side];
+    rectify_rows(m, s->raw[j->side], (size_t)m->src_width, s->grey[j->side], s->valid[j->side],
+                 y0, y1);
+}
+
+static void job_transform(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    if (s->p.cost == STEREO_COST_RANK)
+        rank_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->p.rank_window,
+                            s->rank[j->side], y0, y1);
+    else
+        census_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->census[j->side], y0,
+                              y1);
+}
+
+static void job_cost(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    if (s->p.cost == STEREO_COST_RANK)
+        sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1);
+    else
+        sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
+}
+
+static void job_aggregate(void *ctx, int l0, int l1)
+{
+    job *j = ctx;
+    sgm_aggregate_lines(&j->sgm, j->dir, j->s->cost, j->s->grey[0], j->s->S, j->store, l0, l1);
+}
+
+static void job_wta(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    disparity_wta_rows(&j->wta, s->S, s->valid[0], s->disp, s->conf, y0, y1);
+    if (s->p.lr_check)
+        disparity_right_rows(&j->wta, s->S, s->valid[1], s->disp_right, y0, y1);
+}
+
+static void job_median(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    median3x3_rows(j->in, j->s->p.width, j->s->p.height, j->out, y0, y1);
+}
+
+static void job_finish(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    if (s->p.lr_check)
+        lr_check_rows(s->disp, s->disp_right, s->p.width, s->p.lr_tolerance, y0, y1);
+    if (s->conf)
+        confidence_mask_rows(s->disp, s->conf, s->p.width, y0, y1);
+}
+
+static void cpu_median(stereo_stage *s, job *j, int16_t **map)
+{
+    j->in = *map;
+    j->out = s->tmp;
+    parallel_for(s->pool, s->p.height, 0, job_median, j);
+    s->tmp = *map; /* swap: the filtered map becomes the live one */
+    *map = j->out;
+}
+
+static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
+{
+    const stereo_params *p = &s->p;
+    int h = p->height;
+    job j = {.s = s};
+    j.sgm = (sgm_config){p->width, p->height, p->min_disparity, p->num_disparities, p->p1, p->p2,
+                         p->p2_adapt, transform_max_cost(p->cost, p->rank_window)};
+    j.wta = (wta_config){p->width, p->height, p->min_disparity, p->num_disparities,
+                         p->uniqueness, p->subpixel};
+
+    for (j.side = 0; j.side < 2; j.side++) {
+        j.img = j.side ? right : left;
+        /* 1. grey */
+        parallel_for(s->pool, j.img->height, 0, job_grey, &j);
+        /* 2. rectification by the maps */
+        if (s->have_maps)
+            parallel_for(s->pool, h, 0, job_rectify, &j);
+        /* 3. rank / census transform */
+        parallel_for(s->pool, h, 0, job_transform, &j);
+    }
+    /* 4. matching cost volume */
+    parallel_for(s->pool, h, 0, job_cost, &j);
+    /* 5. SGM: each direction's lines are independent; the first direction stores into S */
+    for (j.dir = 0; j.dir < p->paths; j.dir++) {
+        j.store = j.dir == 0;
+        parallel_for(s->pool, sgm_line_count(&j.sgm, j.dir), 0, job_aggregate, &j);
+    }
+    /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
+    parallel_for(s->pool, h, 0, job_wta, &j);
+    /* 7. 3x3 median on both maps, then the left-right check */
+    if (p->median) {
+        cpu_median(s, &j, &s->disp);
+        if (p->lr_check)
+            cpu_median(s, &j, &s->disp_right);
+    }
+    parallel_for(s->pool, h, 0, job_finish, &j);
+}
+
+/* ---- processing --------------------------------------------------------------------------- */
+
+static int bytes_per_pixel(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
+
+static stereo_status check_image(stereo_stage *s, const stereo_image *im, const char *side)
+{
+    int w = s->have_maps ? s->maps[0].src_width : s->p.width;
+    int h = s->have_maps ? s->maps[0].src_height : s->p.height;
+    if (!im || !im->data)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", side);
+    if ((unsigned)im->format > STEREO_PIX_YUYV)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: unknown pixel format %d",
+                    side, (int)im->format);
+    if (im->width != w || im->height != h)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "%s image: size %dx%d, the stage expects %dx%d", side, im->width, im->height,
+                    w, h);
+    if (im->pitch < (size_t)im->width * bytes_per_pixel(im->format))
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "%s image: pitch %zu is smaller than a row", side, im->pitch);
+    return STEREO_OK;
+}
+
+stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
+{
+    stereo_status st;
+    if ((st = check_image(s, left, "left")) != STEREO_OK ||
+        (st = check_image(s, right, "right")) != STEREO_OK)
+        return st;
+    if (s->have_maps && (s->maps[1].src_width != right->width ||
+                         s->maps[1].src_height != right->height))
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "right image: size %dx%d, the right map expects %dx%d", right->width,
+                    right->height, s->maps[1].src_width, s->maps[1].src_height);
+    if (s->active == STEREO_BACKEND_CUDA)
+        return stage_cuda_process(s->cuda, left, right, s->disp,
+                                  s->p.lr_check ? s->disp_right : NULL, s->conf, s->grey[0],
+                                  s->grey[1], s->err, sizeof s->err);
+    cpu_process(s, left, right);
+    return STEREO_OK;
+}
+
+const int16_t *stereo_disparity(const stereo_stage *s) { return s->disp; }
+const int16_t *stereo_disparity_right(const stereo_stage *s)
+{
+    return s->p.lr_check ? s->disp_right : NULL;
+}
+const uint8_t *stereo_confidence(const stereo_stage *s) { return s->conf; }
+const uint8_t *stereo_rectified(const stereo_stage *s, int right) { return s->grey[right ? 1 : 0]; }
+const stereo_params *stereo_get_params(const stereo_stage *s) { return &s->p; }
+stereo_backend stereo_active_backend(const stereo_stage *s) { return s->active; }
+const char *stereo_backend_note(const stereo_stage *s) { return s->note; }
+const char *stereo_error(const stereo_stage *s) { return s->err; }

@@ -1,0 +1,133 @@
+/* stereo.h — the stereo stage: raw or rectified image pair in, disparity out.
+ *
+ * One handle runs the whole pipeline (each stage is specified in its own header):
+ *   1. grey conversion            grey.h       RGB24 / YUYV / GREY8 -> 8-bit grey
+ *   2. rectification (optional)   rectify.h    OpenCV fixed-point maps, bilinear in integers
+ *   3. rank or census transform   transform.h  rank 0..(w*w-1) or 64-bit census over 9x7
+ *   4. matching cost              sgm.h        |rankL - rankR| or Hamming distance, uint8
+ *   5. SGM aggregation            sgm.h        4 or 8 paths, P1/P2 (+ adaptive P2), summed into S
+ *   6. winner-takes-all           disparity.h  uniqueness, fixed-point parabola subpixel (1/16 px)
+ *   7. right disparity, median    disparity.h  diagonal search over S, 3x3 median on both maps,
+ *      and left-right check                    LR consistency with a tolerance
+ *   8. confidence (optional)      disparity.h  gap between best and second-best S
+ *
+ * Everything is integer arithmetic, so the CPU reference (the *.c files in gpu/) and the CUDA
+ * kernels (the *.cu files beside them) produce the same bits.
+ *
+ * Output convention: int16 per pixel, value = 16 * d (4 fractional bits) where d is the full
+ * disparity (min_disparity included); STEREO_INVALID marks pixels without a reliable match.
+ * A left pixel (x, y) with disparity d matches the right pixel (x - d, y).
+ *
+ * Library code never exits: every call returns a stereo_status and, on failure, a one-line
+ * message (stereo_error() for a live handle, the err buffer at create).
+ */
+#ifndef STEREO_STEREO_H
+#define STEREO_STEREO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STEREO_INVALID ((int16_t)-1)
+#define STEREO_SUBPIXEL_BITS 4
+#define STEREO_SUBPIXEL_SCALE 16
+
+typedef enum {
+    STEREO_OK = 0,
+    STEREO_ERR_PARAM,   /* a parameter or argument is out of range */
+    STEREO_ERR_NOMEM,   /* an allocation failed */
+    STEREO_ERR_NODEV,   /* the requested backend is not available (no CUDA device, or built without) */
+    STEREO_ERR_CUDA,    /* a CUDA call or kernel failed */
+    STEREO_ERR_THREAD,  /* a worker thread could not be started */
+} stereo_status;
+
+typedef enum { STEREO_COST_RANK = 0, STEREO_COST_CENSUS = 1 } stereo_cost;
+typedef enum { STEREO_BACKEND_AUTO = 0, STEREO_BACKEND_CPU = 1, STEREO_BACKEND_CUDA = 2 } stereo_backend;
+typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 } stereo_pixfmt;
+
+typedef struct {
+    int width, height;        /* size of the (rectified) images the matcher works on */
+    int min_disparity;        /* dmin >= 0 */
+    int num_disparities;      /* D: a multiple of 16 in [16, 256], D < width */
+    stereo_cost cost;         /* rank (default) or census 9x7 */
+    int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
+    int paths;                /* 4 or 8 (default 8) */
+    int p1, p2;               /* SGM penalties: 1 <= p1 < p2 <= 1023 */
+    int p2_adapt;             /* 0 = off; T > 0: P2' = max(P1+1, P2*T / (T + |dI|)), see sgm.h */
+    int uniqueness;           /* percent 0..99, 0 = off (OpenCV's uniquenessRatio rule) */
+    int subpixel;             /* 1 = parabola subpixel in 1/16 px, 0 = integer disparities */
+    int lr_check;             /* 1 = left-right consistency check */
+    int lr_tolerance;         /* px, >= 0 (default 1) */
+    int median;               /* 1 = 3x3 median on both maps (before the LR check) */
+    int confidence;           /* 1 = compute the confidence map */
+    stereo_backend backend;   /* auto: CUDA when a device is present, else CPU */
+    int threads;              /* CPU backend worker threads, 0 = one per online core */
+} stereo_params;
+
+/* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
+ * For each output pixel i (row-major, width*height): xy[2i], xy[2i+1] = integer source x, y;
+ * frac[i] = fy*32 + fx, the 5-bit fractional parts (0..1023). The source image is
+ * src_width x src_height. See rectify.h for the exact sampling rule. */
+typedef struct {
+    int width, height;          /* output (rectified) size = stereo_params width/height */
+    int src_width, src_height;  /* camera image size */
+    const int16_t *xy;
+    const uint16_t *frac;
+} stereo_map;
+
+/* An input image: `pitch` bytes between rows (>= width * bytes per pixel). */
+typedef struct {
+    const uint8_t *data;
+    int width, height;
+    size_t pitch;
+    stereo_pixfmt format;
+} stereo_image;
+
+typedef struct stereo_stage stereo_stage;
+
+/* Defaults: rank 9x9, 8 paths, P1 = 24, P2 = 128 with adaptive P2 (T = 16), LR check (1 px),
+ * median, subpixel, D = 64, no uniqueness test, no confidence. */
+void stereo_params_default(stereo_params *p, int width, int height);
+
+/* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
+void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2);
+
+/* Checks every parameter; on failure writes "name: what is wrong" into err. */
+stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen);
+
+/* Creates a stage (allocates every buffer now; processing a frame allocates nothing).
+ * maps may be NULL (inputs are already rectified) or point to two maps (left, right) that are
+ * copied into the stage. With backend AUTO and no CUDA device, the CPU backend is used and
+ * stereo_backend_note() says why. */
+stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], stereo_stage **out,
+                            char *err, size_t errlen);
+void stereo_destroy(stereo_stage *s);
+
+/* Runs the pipeline on one pair. Without maps the images must be width x height; with maps they
+ * must be the maps' source size. Blocks until the result is ready (CPU backend). */
+stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right);
+
+/* Results of the last stereo_process, width*height row-major, valid until the next call. */
+const int16_t *stereo_disparity(const stereo_stage *s);        /* left view, 16*d or STEREO_INVALID */
+const int16_t *stereo_disparity_right(const stereo_stage *s);  /* right view (integer d, 16*d) */
+const uint8_t *stereo_confidence(const stereo_stage *s);       /* NULL unless params.confidence */
+const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, after rectification */
+
+const stereo_params *stereo_get_params(const stereo_stage *s);
+stereo_backend stereo_active_backend(const stereo_stage *s);
+const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */
+const char *stereo_error(const stereo_stage *s);          /* message of the last failed call */
+
+const char *stereo_status_str(stereo_status st);
+const char *stereo_cost_to_str(stereo_cost c);
+int stereo_cost_from_str(const char *s, stereo_cost *out);          /* 0 on success */
+const char *stereo_backend_to_str(stereo_backend b);
+int stereo_backend_from_str(const char *s, stereo_backend *out);    /* 0 on success */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,191 @@
+/* stereo_math.h — the per-pixel integer formulas of the pipeline, shared by the CPU reference
+ * (the .c files in gpu/) and the CUDA kernels (the .cu files). Keeping each formula in exactly one place is what
+ * makes the two backends agree bit for bit: neither side re-types the arithmetic.
+ *
+ * Everything here is pure integer arithmetic with no undefined behaviour for the documented input
+ * ranges, and compiles as C11 and as CUDA C++ (STEREO_HD marks host+device functions).
+ */
+#ifndef STEREO_MATH_H
+#define STEREO_MATH_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define STEREO_HD __host__ __device__ __forceinline__
+#else
+#define STEREO_HD static inline
+#endif
+
+/* ---- 1. grey conversion ---------------------------------------------------------------------
+ * BT.601 luma with 8-bit weights that sum to 256: Y = (77 R + 150 G + 29 B + 128) >> 8.
+ * (0.299, 0.587, 0.114 scaled by 256 and rounded, then G adjusted so the sum is exactly 256,
+ * which maps grey (v, v, v) to exactly v.) YUYV input uses its Y samples unchanged. */
+STEREO_HD uint8_t stereo_grey_rgb(uint8_t r, uint8_t g, uint8_t b)
+{
+    return (uint8_t)((77u * r + 150u * g + 29u * b + 128u) >> 8);
+}
+
+/* ---- 2. rectification: bilinear sampling with 5-bit fractions --------------------------------
+ * OpenCV's fixed-point map convention (INTER_BITS = 5): the output pixel samples the source at
+ * (x + fx/32, y + fy/32) with integer (x, y) from map1 and fx = frac & 31, fy = frac >> 5 from
+ * map2. Weights are products of 5-bit fractions, summing to 1024:
+ *   v = (a (32-fx)(32-fy) + b fx (32-fy) + c (32-fx) fy + d fx fy + 512) >> 10
+ * with a = I(x,y), b = I(x+1,y), c = I(x,y+1), d = I(x+1,y+1). A source pixel whose weight is 0
+ * is never read, so an identity map (fx = fy = 0) reproduces the input exactly and may touch the
+ * last row/column. The sample is INVALID (value 0) when any source pixel with non-zero weight lies
+ * outside the source image. */
+STEREO_HD int stereo_bilinear_valid(int x, int y, int fx, int fy, int w, int h)
+{
+    if (x < 0 || y < 0 || x >= w || y >= h)
+        return 0;
+    if (fx != 0 && x + 1 >= w)
+        return 0;
+    if (fy != 0 && y + 1 >= h)
+        return 0;
+    return 1;
+}
+
+STEREO_HD uint8_t stereo_bilinear(uint32_t a, uint32_t b, uint32_t c, uint32_t d, int fx, int fy)
+{
+    uint32_t ifx = 32u - (uint32_t)fx, ify = 32u - (uint32_t)fy;
+    uint32_t v = a * ifx * ify + b * (uint32_t)fx * ify + c * ifx * (uint32_t)fy +
+                 d * (uint32_t)fx * (uint32_t)fy;
+    return (uint8_t)((v + 512u) >> 10);
+}
+
+/* ---- 5. SGM: the intensity-adaptive second penalty ----------------------------------------
+ * Along a path, a large intensity step between consecutive pixels suggests a depth edge, where a
+ * disparity jump should be cheaper (Hirschmueller 2008, sec. 3.3 suggests P2 inversely
+ * proportional to the intensity gradient). With T = p2_adapt > 0:
+ *   P2' = max(P1 + 1, floor(P2 * T / (T + |dI|)))
+ * so dI = 0 keeps P2, dI = T halves it. T = 0 disables the adaptation (P2' = P2). */
+STEREO_HD int stereo_p2_adaptive(int p1, int p2, int t, int di)
+{
+    if (t <= 0)
+        return p2;
+    if (di < 0)
+        di = -di;
+    int v = (p2 * t) / (t + di);
+    return v > p1 + 1 ? v : p1 + 1;
+}
+
+/* The recurrence step for one disparity (sgm.h, eq. 13 of the 2008 paper):
+ *   L = C + min(prev_k, min(prev_{k-1}, prev_{k+1}) + P1, min_prev + P2') - min_prev
+ * `jump` is min_prev + P2'; absent neighbours at the ends of the range are passed as a value
+ * larger than any reachable L (STEREO_SGM_FAR). */
+#define STEREO_SGM_FAR 0x7fff
+STEREO_HD int stereo_sgm_step(int cost, int prev_k, int prev_km1, int prev_kp1, int p1, int jump,
+                              int min_prev)
+{
+    int side = (prev_km1 < prev_kp1 ? prev_km1 : prev_kp1) + p1;
+    int v = prev_k < side ? prev_k : side;
+    v = v < jump ? v : jump;
+    return cost + v - min_prev;
+}
+
+/* Path geometry (sgm.h): direction i = (dx, dy); its independent lines and where each starts. */
+STEREO_HD void stereo_sgm_direction(int dir, int *dx, int *dy)
+{
+    /* 0: 1,0  1: -1,0  2: 0,1  3: 0,-1  4: 1,1  5: -1,1  6: 1,-1  7: -1,-1 */
+    *dx = dir == 2 || dir == 3 ? 0 : (dir & 1) ? -1 : 1;
+    *dy = dir < 2 ? 0 : dir == 2 ? 1 : dir == 3 ? -1 : dir < 6 ? 1 : -1;
+}
+
+STEREO_HD int stereo_sgm_line_count(int dir, int w, int h)
+{
+    return dir < 2 ? h : dir < 4 ? w : w + h - 1;
+}
+
+STEREO_HD void stereo_sgm_line_start(int dir, int line, int w, int h, int *x, int *y)
+{
+    int dx, dy;
+    stereo_sgm_direction(dir, &dx, &dy);
+    if (dy == 0) {            /* rows */
+        *x = dx > 0 ? 0 : w - 1;
+        *y = line;
+    } else if (dx == 0) {     /* columns */
+        *x = line;
+        *y = dy > 0 ? 0 : h - 1;
+    } else if (line < w) {    /* diagonals entering through the first row ... */
+        *x = line;
+        *y = dy > 0 ? 0 : h - 1;
+    } else {                  /* ... then through the first column */
+        *x = dx > 0 ? 0 : w - 1;
+        *y = dy > 0 ? line - w + 1 : h - 1 - (line - w + 1);
+    }
+}
+
+/* ---- 6. subpixel: the parabola through S(d-1), S(d), S(d+1) in 1/16 px ----------------------
+ * offset = 16 (c0 - c2) / (2 max(c0 + c2 - 2 c1, 1)), rounded to nearest with halves away from
+ * zero. Because c1 is the minimum, |offset| <= 8 (half a pixel). */
+STEREO_HD int stereo_div_round(int num, int den) /* den > 0; round half away from zero */
+{
+    return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
+}
+
+STEREO_HD int stereo_subpixel_offset(int c0, int c1, int c2)
+{
+    int den = c0 + c2 - 2 * c1;
+    if (den < 1)
+        den = 1;
+    return stereo_div_round(16 * (c0 - c2), 2 * den);
+}
+
+/* ---- 6. uniqueness (OpenCV's uniquenessRatio rule) ------------------------------------------
+ * The best cost s1 at d* is rejected when a cost s2 at some d with |d - d*| > 1 satisfies
+ * s2 * (100 - u) < s1 * 100. So with s2 = the smallest such cost: accept iff
+ * s2 * (100 - u) >= s1 * 100. u = 0 accepts always. */
+STEREO_HD int stereo_unique(uint32_t s1, uint32_t s2, int u)
+{
+    return s2 * (uint32_t)(100 - u) >= s1 * 100u;
+}
+
+/* ---- 8. confidence: relative gap between best and second-best (|d - d*| > 1) costs ----------
+ * conf = 255 (s2 - s1) / s2, 0..255; 0 when s2 == 0 (then s1 == 0 too: no information). */
+STEREO_HD uint8_t stereo_confidence_value(uint32_t s1, uint32_t s2)
+{
+    return s2 == 0 ? 0 : (uint8_t)((255u * (s2 - s1)) / s2);
+}
+
+/* ---- 7. left-right check ---------------------------------------------------------------------
+ * Left value vl (16ths) maps to right column xr = x - round(vl / 16) with round = (vl + 8) >> 4.
+ * Kept when xr is inside, the right value vr there is valid and |vl - vr| <= 16 * tolerance. */
+STEREO_HD int stereo_lr_consistent(int x, int vl, const int16_t *right_row, int tol16)
+{
+    int xr = x - ((vl + 8) >> 4);
+    if (xr < 0)
+        return 0;
+    int vr = right_row[xr];
+    if (vr < 0)
+        return 0;
+    int diff = vl - vr;
+    if (diff < 0)
+        diff = -diff;
+    return diff <= tol16;
+}
+
+/* ---- 7. 3x3 median of int16 values: a 19-exchange sorting network (Paeth / Devillard
+ * style selection), returning the 5th smallest. Invalid values (-1) take part as ordinary values,
+ * so a pixel surrounded by mostly invalid neighbours becomes invalid. */
+#define STEREO_SORT2(a, b)         \
+    do {                           \
+        int16_t lo_ = (a) < (b) ? (a) : (b); \
+        int16_t hi_ = (a) < (b) ? (b) : (a); \
+        (a) = lo_;                 \
+        (b) = hi_;                 \
+    } while (0)
+
+STEREO_HD int16_t stereo_median9(int16_t p0, int16_t p1, int16_t p2, int16_t p3, int16_t p4,
+                                 int16_t p5, int16_t p6, int16_t p7, int16_t p8)
+{
+    STEREO_SORT2(p1, p2); STEREO_SORT2(p4, p5); STEREO_SORT2(p7, p8);
+    STEREO_SORT2(p0, p1); STEREO_SORT2(p3, p4); STEREO_SORT2(p6, p7);
+    STEREO_SORT2(p1, p2); STEREO_SORT2(p4, p5); STEREO_SORT2(p7, p8);
+    STEREO_SORT2(p0, p3); STEREO_SORT2(p5, p8); STEREO_SORT2(p4, p7);
+    STEREO_SORT2(p3, p6); STEREO_SORT2(p1, p4); STEREO_SORT2(p2, p5);
+    STEREO_SORT2(p4, p7); STEREO_SORT2(p4, p2); STEREO_SORT2(p6, p4);
+    STEREO_SORT2(p4, p2);
+    return p4;
+}
+
+#endif

@@ -1,0 +1,210 @@
+/* mapfile.c — see mapfile.h. */
+#include "mapfile.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pnm.h"
+
+static const char magic[8] = {'S', 'T', 'M', 'A', 'P', 'S', '\r', '\n'};
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* payload bytes of one map: xy then frac, little-endian 16-bit */
+static void encode_map(const stereo_map *m, uint8_t *out)
+{
+    size_t n = (size_t)m->width * m->height;
+    for (size_t i = 0; i < 2 * n; i++) {
+        out[2 * i] = (uint8_t)m->xy[i];
+        out[2 * i + 1] = (uint8_t)((uint16_t)m->xy[i] >> 8);
+    }
+    out += 4 * n;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = (uint8_t)m->frac[i];
+        out[2 * i + 1] = (uint8_t)(m->frac[i] >> 8);
+    }
+}
+
+static void decode_map(const uint8_t *in, stereo_map *m)
+{
+    size_t n = (size_t)m->width * m->height;
+    int16_t *xy = (int16_t *)m->xy;
+    uint16_t *frac = (uint16_t *)m->frac;
+    for (size_t i = 0; i < 2 * n; i++)
+        xy[i] = (int16_t)(uint16_t)(in[2 * i] | in[2 * i + 1] << 8);
+    in += 4 * n;
+    for (size_t i = 0; i < n; i++)
+        frac[i] = (uint16_t)(in[2 * i] | in[2 * i + 1] << 8);
+}
+
+static uint32_t crc(const uint8_t *p, size_t n)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    while (n > 0) { /* zlib takes uInt lengths */
+        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        c = crc32(c, p, chunk);
+        p += chunk;
+        n -= chunk;
+    }
+    return (uint32_t)c;
+}
+
+typedef struct {
+    const uint8_t *bytes;
+    size_t size;
+} blob;
+
+static int write_blob(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
+{
+    const blob *b = ctx;
+    fwrite(b->bytes, 1, b->size, f);
+    return 0;
+}
+
+int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t errlen)
+{
+    const stereo_map *l = &maps[0], *r = &maps[1];
+    if (l->width != r->width || l->height != r->height || l->src_width != r->src_width ||
+        l->src_height != r->src_height || l->width < 1 || l->height < 1) {
+        imgio_error(err, errlen, path, "left and right maps differ in size or are empty");
+        return -1;
+    }
+    size_t n = (size_t)l->width * l->height, one = 6 * n, size = MAPFILE_HEADER_SIZE + 2 * one;
+    uint8_t *buf = malloc(size);
+    if (!buf) {
+        imgio_error(err, errlen, path, "out of memory for %zu bytes", size);
+        return -1;
+    }
+    encode_map(l, buf + MAPFILE_HEADER_SIZE);
+    encode_map(r, buf + MAPFILE_HEADER_SIZE + one);
+    memcpy(buf, magic, 8);
+    put32(buf + 8, MAPFILE_VERSION);
+    put32(buf + 12, MAPFILE_TYPE_FIXED16);
+    put32(buf + 16, (uint32_t)l->width);
+    put32(buf + 20, (uint32_t)l->height);
+    put32(buf + 24, (uint32_t)l->src_width);
+    put32(buf + 28, (uint32_t)l->src_height);
+    put32(buf + 32, crc(buf + MAPFILE_HEADER_SIZE, 2 * one));
+    put32(buf + 36, crc(buf, 36));
+    blob b = {buf, size};
+    int rc = atomic_write_file(path, write_blob, &b, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
+{
+    memset(maps, 0, 2 * sizeof *maps);
+    FILE *f = imgio_open(path, err, errlen);
+    if (!f)
+        return -1;
+    uint8_t h[MAPFILE_HEADER_SIZE];
+    uint8_t *payload = NULL;
+    if (fread(h, 1, sizeof h, f) != sizeof h) {
+        imgio_error(err, errlen, path, "too short for a map file header (%d bytes)",
+                    MAPFILE_HEADER_SIZE);
+        goto fail;
+    }
+    if (memcmp(h, magic, 8) != 0) {
+        imgio_error(err, errlen, path, "not a stereo map file (bad magic)");
+        goto fail;
+    }
+    if (crc(h, 36) != get32(h + 36)) {
+        imgio_error(err, errlen, path, "header checksum mismatch (corrupt file)");
+        goto fail;
+    }
+    if (get32(h + 8) != MAPFILE_VERSION) {
+        imgio_error(err, errlen, path, "map file version %u, this program reads version %d",
+                    get32(h + 8), MAPFILE_VERSION);
+        goto fail;
+    }
+    if (get32(h + 12) != MAPFILE_TYPE_FIXED16) {
+        imgio_error(err, errlen, path, "map type %u is not supported (expected %d)",
+                    get32(h + 12), MAPFILE_TYPE_FIXED16);
+        goto fail;
+    }
+    uint32_t w = get32(h + 16), hh = get32(h + 20), sw = get32(h + 24), sh = get32(h + 28);
+    if (w < 1 || hh < 1 || sw < 1 || sh < 1 || w > 16384 || hh > 16384 || sw > 16384 ||
+        sh > 16384) {
+        imgio_error(err, errlen, path, "map sizes %ux%u from %ux%u are out of range", w, hh, sw,
+                    sh);
+        goto fail;
+    }
+    size_t n = (size_t)w * hh, one = 6 * n;
+    payload = malloc(2 * one);
+    if (!payload) {
+        imgio_error(err, errlen, path, "out of memory for %zu bytes", 2 * one);
+        goto fail;
+    }
+    size_t got = fread(payload, 1, 2 * one, f);
+    if (got != 2 * one) {
+        imgio_error(err, errlen, path, "truncated: %zu of %zu payload bytes", got, 2 * one);
+        goto fail;
+    }
+    if (fgetc(f) != EOF) {
+        imgio_error(err, errlen, path, "trailing bytes after the %zu-byte payload", 2 * one);
+        goto fail;
+    }
+    if (crc(payload, 2 * one) != get32(h + 32)) {
+        imgio_error(err, errlen, path, "payload checksum mismatch (corrupt file)");
+        goto fail;
+    }
+    for (int i = 0; i < 2; i++) {
+        maps[i] = (stereo_map){(int)w, (int)hh, (int)sw, (int)sh, malloc(4 * n), malloc(2 * n)};
+        if (!maps[i].xy || !maps[i].frac) {
+            imgio_error(err, errlen, path, "out of memory");
+            goto fail;
+        }
+        decode_map(payload + i * one, &maps[i]);
+    }
+    free(payload);
+    fclose(f);
+    return 0;
+fail:
+    free(payload);
+    mapfile_free(maps);
+    fclose(f);
+    return -1;
+}
+
+void mapfile_free(stereo_map maps[2])
+{
+    for (int i = 0; i < 2; i++) {
+        free((void *)maps[i].xy);
+        free((void *)maps[i].frac);
+        maps[i].xy = NULL;
+        maps[i].frac = NULL;
+    }
+}
+
+int mapfile_identity(stereo_map *m, int width, int height)
+{
+    size_t n = (size_t)width * height;
+    int16_t *xy = malloc(4 * n);
+    uint16_t *frac = calloc(n, 2);
+    if (!xy || !frac) {
+        free(xy);
+        free(frac);
+        return -1;
+    }
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            xy[2 * ((size_t)y * width + x)] = (int16_t)x;
+            xy[2 * ((size_t)y * width + x) + 1] = (int16_t)y;
+        }
+    *m = (stereo_map){width, height, width, height, xy, frac};
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* pnm.h — the libc-only half of image_io.h: binary PGM/PPM, PFM, and the shared file helpers.
+ *
+ * pnm.c builds and works without libpng and libturbojpeg (the GPU machine has neither); it also
+ * implements pfm_read, pfm_write, fmap_free, image_alloc and image_free from image_io.h.
+ * image_io.c (PNG, JPEG, format detection) builds on the helpers declared here, so that opening,
+ * size checking, error messages and atomic writing are done one way for every format.
+ *
+ * Functions returning int give 0 on success and -1 on failure with "<path>: <what is wrong>" in err.
+ */
+#ifndef STEREO_PNM_H
+#define STEREO_PNM_H
+
+#include <stdio.h>
+
+#include "image_io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads a binary PGM (P5) or PPM (P6), maxval 1..65535. maxval < 256 gives depth 8, otherwise
+ * depth 16 (the file's big-endian samples in host order). Sample values are kept as stored, not
+ * rescaled to the maxval: ground-truth maps are interpreted as value / scale. */
+int pnm_read(const char *path, image *out, char *err, size_t errlen);
+
+/* Writes P5 (1 channel) or P6 (3 channels), maxval 255 for depth 8 and 65535 for depth 16,
+ * atomically (see atomic_write_file). The extension is not checked here. */
+int pnm_write(const char *path, const image *img, char *err, size_t errlen);
+
+/* Formats "<path>: <fmt...>" into err (truncated to errlen, always terminated when errlen > 0). */
+void imgio_error(char *err, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Opens path for binary reading; fails with a clear message for a missing file, a directory,
+ * or anything else fopen refuses. */
+FILE *imgio_open(const char *path, char *err, size_t errlen);
+
+/* Bytes needed for width x height x channels samples of depth bits (8 or 16). Returns -1 when a
+ * dimension is < 1, channels is not 1 or 3, depth is not 8 or 16, or the sample count reaches
+ * 1 << 31 (every index then fits an int, and nothing absurd is allocated from a file header). */
+int image_size(int width, int height, int channels, int depth, size_t *bytes);
+
+/* Writes one file's contents to f; returns 0 or -1 with err set. Need not check fwrite: the
+ * caller checks the stream's error flag afterwards. */
+typedef int (*file_writer)(FILE *f, const char *path, const void *ctx, char *err, size_t errlen);
+
+/* Writes path atomically: write(f, path, ctx, ...) fills "<path>.tmp.XXXXXX" (mkstemp, same
+ * directory, so rename cannot cross file systems), which is then renamed over path. On any
+ * failure the temporary file is removed and an existing file at path is left untouched. */
+int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,
+                      size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,753 @@
+/* synth.c — the generated stereo scene (see synth.h for the model and the guarantees).
+ *
+ * Rendering, per view and per image row:
+ *   1. paint_owners: for each of SUB sample rows inside the pixel row, paint the index of the
+ *      surface every sample point sees (far to near, so the nearest wins) into s->owner. A
+ *      surface's footprint is an interval of u on each row; in the right view a sample at x'
+ *      belongs to surface S when u_S(x') = (x' + b*v + c) / (1 - a) lies in that interval.
+ *   2. pixel value: if all SUB x SUB samples see one surface (almost every pixel), the exact
+ *      mean of its texture over the pixel's footprint; otherwise the same per run of equal
+ *      samples within each sample row, weighted by the run's area (coverage).
+ * Exactness of the integer-shift property rests on doing identical floating-point operations
+ * in both views: sample positions (2k + 1)/8 and integer disparities are dyadic numbers, so
+ * x' + k == x exactly and both views reach the same texture coordinates.
+ */
+#include "synth.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Samples per pixel side. 4 keeps sample offsets (2i + 1)/8 exact in binary, and lets a row of
+ * a pixel's samples be compared as one 32-bit word. */
+enum { SUB = 4 };
+enum { VIEW_LEFT = 0, VIEW_RIGHT = 1 };
+
+/* ---- texture constants --------------------------------------------------------------------- */
+
+/* Value-noise octaves: lattice spacing in px and amplitude. Amplitudes fall slowly with
+ * frequency so that a 9x9 window still sees strong structure from the 2..8 px octaves, and the
+ * 16..32 px octaves keep larger windows unambiguous. Each octave's lattice is offset by a
+ * hashed amount so no lattice lines coincide across octaves. */
+static const int octave_spacing[] = {32, 16, 8, 4, 2};
+static const float octave_amp[] = {1.0f, 0.8f, 0.7f, 0.6f, 0.5f};
+#define N_OCTAVES ((int)(sizeof octave_spacing / sizeof octave_spacing[0]))
+#define TEX_WHITE_AMP 0.45f /* independent per-texel noise: detail at the pixel scale */
+#define TEX_GAIN 62.0f      /* grey = 128 + TEX_GAIN * noise (noise std ~0.7: grey std ~45) */
+#define TEX_MARGIN 3        /* texels around a surface's footprint, for boxes that touch it */
+
+/* Blobs: one candidate per BLOB_CELL x BLOB_CELL cell, placed at a hashed position in it, so they
+ * are irregular, not periodic. A blob is a disc, square, or vertical or horizontal bar of size
+ * BLOB_MIN..BLOB_MIN+BLOB_RANGE px, nearly black or nearly white (hard, high-contrast edges). */
+#define BLOB_CELL 11
+#define BLOB_CHANCE 100 /* out of 256 cells hold a blob */
+#define BLOB_MIN 1.5
+#define BLOB_RANGE 3.5
+#define BLOB_REACH 10   /* > largest extent of a blob from its centre: 1.8 * 5 px */
+#define BLOB_NOISE 0.3f /* fraction of the noise kept inside a blob */
+
+/* ---- the scene ----------------------------------------------------------------------------- */
+
+typedef enum { SHAPE_PLANE, SHAPE_RECT, SHAPE_DISC } shape_kind;
+
+/* Surfaces far to near (the painter's order: a later surface has the larger disparity wherever
+ * it overlaps an earlier one). Positions are fractions of the image: a rectangle's corners
+ * (x of width, y of height); a disc's centre and its radius as a fraction of the height. The
+ * disparity is given in twelfths of D at the footprint's top-left, top-right and bottom-left
+ * corners (three points fix the affine map d = a*u + b*v + c); integer surfaces have one value,
+ * rounded. Only integer (fronto-parallel) surfaces move: x(t) = x + amp_x*W*sin(2*pi*t/period_x),
+ * likewise y, so t = 0 is the rest position and the depth order never changes. */
+typedef struct {
+    shape_kind shape;
+    double x0, y0, x1, y1;
+    double d_tl, d_tr, d_bl;
+    int integer;
+    double amp_x, amp_y, period_x, period_y;
+    float tint[3];
+} surface_spec;
+
+static const surface_spec scene_spec[] = {
+    /* background: D/6 at top-left .. 5D/12 at bottom-right (60% of the rise along x) */
+    {SHAPE_PLANE, 0.00, 0.00, 1.00, 1.00, 2.0, 3.8, 3.2, 0, 0, 0, 1, 1, {0.78f, 0.86f, 1.00f}},
+    /* flat panel, d = D/2 */
+    {SHAPE_RECT, 0.08, 0.52, 0.42, 0.92, 6.0, 6.0, 6.0, 1, 0, 0, 1, 1, {1.00f, 0.86f, 0.62f}},
+    /* slanted panel: 7D/12 .. 3D/4 */
+    {SHAPE_RECT, 0.52, 0.10, 0.88, 0.46, 7.0, 8.4, 7.6, 0, 0, 0, 1, 1, {0.68f, 1.00f, 0.72f}},
+    /* occluders at 5D/6: one over the flat panel's corner, one over the background */
+    {SHAPE_DISC, 0.36, 0.56, 0.11, 0, 10.0, 10.0, 10.0, 1, 0.05, 0.04, 6.0, 4.5,
+     {1.00f, 0.62f, 0.60f}},
+    {SHAPE_DISC, 0.82, 0.76, 0.08, 0, 10.0, 10.0, 10.0, 1, 0.06, 0.05, 5.0, 7.0,
+     {0.95f, 0.95f, 0.55f}},
+    /* occluders at D: a disc over the background, a rectangle over the slanted panel's edge */
+    {SHAPE_DISC, 0.17, 0.26, 0.09, 0, 12.0, 12.0, 12.0, 1, 0.07, 0.05, 7.5, 5.5,
+     {0.62f, 0.72f, 1.00f}},
+    {SHAPE_RECT, 0.60, 0.36, 0.74, 0.62, 12.0, 12.0, 12.0, 1, 0.06, 0.04, 4.0, 6.5,
+     {1.00f, 0.70f, 0.95f}},
+};
+#define N_SURFACES ((int)(sizeof scene_spec / sizeof scene_spec[0]))
+
+typedef struct {
+    int ox, oy, w, h; /* texel (i, j) covers u in [ox+i, ox+i+1), v in [oy+j, oy+j+1) */
+    uint8_t *texel;
+} texture;
+
+typedef struct {
+    shape_kind shape;
+    double x0, y0, x1, y1; /* footprint at t = 0 in left pixels; a disc: centre (x0, y0) */
+    double r;              /* disc radius */
+    double a, b, c;        /* d(u, v) = a*u + b*v + c, left coordinates */
+    double inv_1ma;        /* 1 / (1 - a): 1.0 exactly for fronto-parallel surfaces */
+    double amp_x, amp_y, omega_x, omega_y;
+    double mx, my;         /* displacement at the current time */
+    float tint[3];
+    texture tex;
+} surface;
+
+struct synth {
+    synth_params p;
+    int D;
+    surface surf[N_SURFACES];
+    uint8_t *owner; /* SUB rows of width*SUB samples: the surface each sample point sees */
+};
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        int n = snprintf(err, errlen, "synth: ");
+        va_list ap;
+        va_start(ap, fmt);
+        if (n >= 0 && (size_t)n < errlen)
+            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Integer hash of a lattice point (x, y) under key k: multiply-rotate rounds take in each
+ * coordinate, then xor-shift-multiply steps spread every input bit over the output, so
+ * neighbouring points give unrelated values. */
+static uint32_t hash3(int32_t x, int32_t y, uint32_t k)
+{
+    uint32_t h = k * 0x9e3779b9u + 0x632be5abu;
+    h ^= (uint32_t)x * 0xcc9e2d51u;
+    h = (h << 13 | h >> 19) * 0x1b873593u;
+    h ^= (uint32_t)y * 0x85ebca6bu;
+    h = (h << 15 | h >> 17) * 0xc2b2ae35u;
+    h ^= h >> 16;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12;
+    h *= 0x297a2d39u;
+    h ^= h >> 15;
+    return h;
+}
+
+static float unit_signed(uint32_t h) { return (float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f; }
+static double unit01(uint32_t h) { return (double)(h >> 8) / 16777216.0; }
+
+static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+static uint8_t to_u8(double v) { return v <= 0 ? 0 : v >= 255 ? 255 : (uint8_t)(v + 0.5); }
+
+/* ---- textures ------------------------------------------------------------------------------ */
+
+/* Does blob `kind` of size sz centred at (0, 0) contain the point (dx, dy)? */
+static int blob_contains(int kind, double sz, double dx, double dy)
+{
+    switch (kind) {
+    case 0: return dx * dx + dy * dy < sz * sz;
+    case 1: return fabs(dx) < 0.8 * sz && fabs(dy) < 0.8 * sz;
+    case 2: return fabs(dx) < 0.35 * sz && fabs(dy) < 1.8 * sz;  /* vertical bar */
+    default: return fabs(dx) < 1.8 * sz && fabs(dy) < 0.35 * sz; /* horizontal bar */
+    }
+}
+
+/* Fills tx with the texture of key `seed` over u in [u0, u1], v in [v0, v1] (plus a margin).
+ * Every texel is a function of its global lattice position only, whatever the tile's extent. */
+static int texture_build(texture *tx, uint32_t seed, double u0, double v0, double u1, double v1)
+{
+    tx->ox = (int)floor(u0) - TEX_MARGIN;
+    tx->oy = (int)floor(v0) - TEX_MARGIN;
+    tx->w = (int)ceil(u1) + TEX_MARGIN - tx->ox;
+    tx->h = (int)ceil(v1) + TEX_MARGIN - tx->oy;
+    int w = tx->w, h = tx->h;
+    size_t n = (size_t)w * (size_t)h;
+    /* Lattice values of the finest octave: (w/2 + 2) * (h/2 + 2) at most. */
+    size_t glen = (size_t)(w / 2 + 3) * (size_t)(h / 2 + 3);
+    float *acc = calloc(n, sizeof *acc);
+    float *g = malloc(glen * sizeof *g);
+    int *col_p = malloc((size_t)w * sizeof *col_p);
+    float *col_f = malloc((size_t)w * sizeof *col_f);
+    tx->texel = malloc(n);
+    int status = -1;
+    if (!acc || !g || !col_p || !col_f || !tx->texel) {
+        free(tx->texel);
+        tx->texel = NULL;
+        goto done;
+    }
+
+    /* Value noise: hashed values on a lattice of spacing L, blended with the smoothstep
+     * f^2 (3 - 2f) of the texel centre's position f in its cell (no creases at lattice lines). */
+    for (int o = 0; o < N_OCTAVES; o++) {
+        int L = octave_spacing[o];
+        uint32_t key = hash3(o, 0x6f63, seed);
+        int offx = (int)(hash3(1, o, key) % (uint32_t)L), offy = (int)(hash3(2, o, key) % (uint32_t)L);
+        int p0 = floordiv(tx->ox + offx, L), q0 = floordiv(tx->oy + offy, L);
+        int np = floordiv(tx->ox + w - 1 + offx, L) - p0 + 2;
+        int nq = floordiv(tx->oy + h - 1 + offy, L) - q0 + 2;
+        for (int qq = 0; qq < nq; qq++)
+            for (int pp = 0; pp < np; pp++)
+                g[(size_t)qq * np + pp] = unit_signed(hash3(p0 + pp, q0 + qq, key));
+        for (int i = 0; i < w; i++) {
+            int X = tx->ox + i + offx, p = floordiv(X, L);
+            float f = ((float)(X - p * L) + 0.5f) / (float)L;
+            col_p[i] = p - p0;
+            col_f[i] = f * f * (3.0f - 2.0f * f);
+        }
+        for (int j = 0; j < h; j++) {
+            int Y = tx->oy + j + offy, q = floordiv(Y, L);
+            float f = ((float)(Y - q * L) + 0.5f) / (float)L;
+            float fy = f * f * (3.0f - 2.0f * f);
+            const float *g0 = g + (size_t)(q - q0) * np, *g1 = g0 + np;
+            float *row = acc + (size_t)j * w;
+            for (int i = 0; i < w; i++) {
+                int p = col_p[i];
+                float fx = col_f[i];
+                float top = g0[p] + fx * (g0[p + 1] - g0[p]);
+                float bot = g1[p] + fx * (g1[p + 1] - g1[p]);
+                row[i] += octave_amp[o] * (top + fy * (bot - top));
+            }
+        }
+    }
+    uint32_t wkey = hash3(0x7768, 0x6974, seed);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t k = (size_t)j * w + i;
+            acc[k] += TEX_WHITE_AMP * unit_signed(hash3(tx->ox + i, tx->oy + j, wkey));
+            tx->texel[k] = to_u8(128.0 + TEX_GAIN * acc[k]);
+        }
+
+    /* Blobs, painted cell by cell in raster order of the global cell grid (so overlaps resolve
+     * the same way in every tile). */
+    uint32_t bkey = hash3(0x626c, 0x6f62, seed);
+    int cx0 = floordiv(tx->ox - BLOB_REACH, BLOB_CELL), cx1 = floordiv(tx->ox + w + BLOB_REACH, BLOB_CELL);
+    int cy0 = floordiv(tx->oy - BLOB_REACH, BLOB_CELL), cy1 = floordiv(tx->oy + h + BLOB_REACH, BLOB_CELL);
+    for (int cy = cy0; cy <= cy1; cy++)
+        for (int cx = cx0; cx <= cx1; cx++) {
+            uint32_t hb = hash3(cx, cy, bkey);
+            if ((hb & 255u) >= BLOB_CHANCE)
+                continue;
+            double bx = (cx + unit01(hash3(cx, cy, bkey + 1))) * BLOB_CELL;
+            double by = (cy + unit01(hash3(cx, cy, bkey + 2))) * BLOB_CELL;
+            double sz = BLOB_MIN + BLOB_RANGE * unit01(hash3(cx, cy, bkey + 3));
+            int kind = (int)((hb >> 8) & 3u);
+            double level = ((hb >> 10) & 1u) ? 226.0 + (double)((hb >> 11) % 24u)
+                                           : 6.0 + (double)((hb >> 11) % 24u);
+            int i0 = (int)floor(bx - 1.8 * sz) - tx->ox, i1 = (int)ceil(bx + 1.8 * sz) - tx->ox;
+            int j0 = (int)floor(by - 1.8 * sz) - tx->oy, j1 = (int)ceil(by + 1.8 * sz) - tx->oy;
+            if (i0 < 0) i0 = 0;
+            if (j0 < 0) j0 = 0;
+            if (i1 > w - 1) i1 = w - 1;
+            if (j1 > h - 1) j1 = h - 1;
+            for (int j = j0; j <= j1; j++)
+                for (int i = i0; i <= i1; i++) {
+                    double dx = tx->ox + i + 0.5 - bx, dy = tx->oy + j + 0.5 - by;
+                    if (blob_contains(kind, sz, dx, dy)) {
+                        size_t k = (size_t)j * w + i;
+                        tx->texel[k] = to_u8(level + BLOB_NOISE * TEX_GAIN * acc[k]);
+                    }
+                }
+        }
+    status = 0;
+done:
+    free(acc);
+    free(g);
+    free(col_p);
+    free(col_f);
+    return status;
+}
+
+/* Mean of the texture over the box [s0, s1) x [t0, t1) (texture coordinates): the texture is
+ * constant on each texel, so the integral is sum over texels of value * overlap area. */
+static double box_mean(const texture *tx, double s0, double s1, double t0, double t1)
+{
+    /* To texel units, clamped to the tile (a footprint leaves it only by rounding). */
+    double W = tx->w, H = tx->h;
+    s0 -= tx->ox, s1 -= tx->ox, t0 -= tx->oy, t1 -= tx->oy;
+    s0 = s0 < 0 ? 0 : s0 > W ? W : s0;
+    s1 = s1 < 0 ? 0 : s1 > W ? W : s1;
+    t0 = t0 < 0 ? 0 : t0 > H ? H : t0;
+    t1 = t1 < 0 ? 0 : t1 > H ? H : t1;
+    if (!(s1 > s0) || !(t1 > t0)) {
+        int i = s0 >= W ? tx->w - 1 : (int)s0, j = t0 >= H ? tx->h - 1 : (int)t0;
+        return tx->texel[(size_t)j * tx->w + i];
+    }
+    int i0 = (int)s0, i1 = (int)s1, j0 = (int)t0, j1 = (int)t1;
+    if (i1 == s1) i1--; /* the last texel the box reaches into */
+    if (j1 == t1) j1--;
+    double sum = 0;
+    for (int j = j0; j <= j1; j++) {
+        double hi = t1 < j + 1 ? t1 : j + 1, lo = t0 > j ? t0 : j;
+        const uint8_t *row = tx->texel + (size_t)j * tx->w;
+        double rs = 0;
+        for (int i = i0; i <= i1; i++) {
+            double r = s1 < i + 1 ? s1 : i + 1, l = s0 > i ? s0 : i;
+            rs += (r - l) * row[i];
+        }
+        sum += (hi - lo) * rs;
+    }
+    return sum / ((s1 - s0) * (t1 - t0));
+}
+
+/* ---- geometry ------------------------------------------------------------------------------ */
+
+static double disparity_at(const surface *sf, double u, double v) { return sf->a * u + sf->b * v + sf->c; }
+
+/* The surface point seen at right-image x' on row v: solve u - d(u, v) = x' for u. */
+static double right_to_u(const surface *sf, double xr, double v) { return (xr + sf->b * v + sf->c) * sf->inv_1ma; }
+
+/* The surface's footprint on row v (left coordinates, at the current time): [*ua, *ub).
+ * Returns 0 when the row misses it. */
+static int span_at(const surface *sf, double v, double *ua, double *ub)
+{
+    switch (sf->shape) {
+    case SHAPE_RECT:
+        if (v < sf->y0 + sf->my || v >= sf->y1 + sf->my)
+            return 0;
+        *ua = sf->x0 + sf->mx;
+        *ub = sf->x1 + sf->mx;
+        return 1;
+    case SHAPE_DISC: {
+        double dy = v - (sf->y0 + sf->my), q = sf->r * sf->r - dy * dy;
+        if (q <= 0)
+            return 0;
+        double half = sqrt(q);
+        *ua = sf->x0 + sf->mx - half;
+        *ub = sf->x0 + sf->mx + half;
+        return 1;
+    }
+    default:
+        *ua = -INFINITY;
+        *ub = INFINITY;
+        return 1;
+    }
+}
+
+static int contains(const surface *sf, double u, double v)
+{
+    double ua, ub;
+    return span_at(sf, v, &ua, &ub) && ua <= u && u < ub;
+}
+
+/* u of sample k (x = (2k + 1)/8) on row v as seen from `view`. */
+static double sample_u(const surface *sf, int view, int k, double v)
+{
+    double x = (double)(2 * k + 1) * 0.125;
+    return view == VIEW_LEFT ? x : right_to_u(sf, x, v);
+}
+
+/* The first sample k in [0, n] whose u is >= bound: an estimate from the inverse map, then
+ * corrected with the exact predicate, so painted ranges agree bit for bit with contains(). */
+static int first_sample(const surface *sf, int view, double v, double bound, int n)
+{
+    double x = view == VIEW_LEFT ? bound : bound * (1.0 - sf->a) - sf->b * v - sf->c;
+    double e = ceil(x * SUB - 0.5);
+    int k = e < 0 ? 0 : e > n ? n : (int)e;
+    while (k > 0 && sample_u(sf, view, k - 1, v) >= bound)
+        k--;
+    while (k < n && sample_u(sf, view, k, v) < bound)
+        k++;
+    return k;
+}
+
+/* Step 1: for the SUB sample rows of pixel row y, the surface each sample sees. */
+static void paint_owners(synth *s, int view, int y)
+{
+    int n = s->p.width * SUB;
+    for (int j = 0; j < SUB; j++) {
+        double v = y + (2 * j + 1) * 0.125;
+        uint8_t *row = s->owner + (size_t)j * n;
+        memset(row, 0, (size_t)n);
+        for (int L = 1; L < N_SURFACES; L++) {
+            const surface *sf = &s->surf[L];
+            double ua, ub;
+            if (!span_at(sf, v, &ua, &ub))
+                continue;
+            int k0 = first_sample(sf, view, v, ua, n), k1 = first_sample(sf, view, v, ub, n);
+            if (k1 > k0)
+                memset(row + k0, L, (size_t)(k1 - k0));
+        }
+    }
+}
+
+/* Mean texture of surface sf over view columns [xa, xb) and rows [ya, yb); vc is the row at which
+ * the right view's mapping x' -> u is evaluated. Texture coordinates = u, v minus the motion. */
+static double surface_mean(const surface *sf, int view, double xa, double xb, double ya, double yb,
+                           double vc)
+{
+    double u0 = xa, u1 = xb;
+    if (view == VIEW_RIGHT) {
+        u0 = right_to_u(sf, xa, vc);
+        u1 = right_to_u(sf, xb, vc);
+    }
+    return box_mean(&sf->tex, u0 - sf->mx, u1 - sf->mx, ya - sf->my, yb - sf->my);
+}
+
+/* Steps 1 and 2 for one row. grey, rgb: output rows or NULL; mixed (or NULL): 1 where the pixel's
+ * samples see more than one surface. */
+static void render_row(synth *s, int view, int y, uint8_t *grey, uint8_t *rgb, uint8_t *mixed)
+{
+    int W = s->p.width, n = W * SUB;
+    paint_owners(s, view, y);
+    const uint8_t *own = s->owner;
+    for (int x = 0; x < W; x++) {
+        uint32_t r0, r1, r2, r3;
+        memcpy(&r0, own + (size_t)x * SUB, 4);
+        memcpy(&r1, own + n + (size_t)x * SUB, 4);
+        memcpy(&r2, own + 2 * (size_t)n + (size_t)x * SUB, 4);
+        memcpy(&r3, own + 3 * (size_t)n + (size_t)x * SUB, 4);
+        double val, c[3];
+        int pure = r0 == r1 && r0 == r2 && r0 == r3 && r0 == (r0 & 255u) * 0x01010101u;
+        if (pure) {
+            const surface *sf = &s->surf[r0 & 255u];
+            val = surface_mean(sf, view, x, x + 1, y, y + 1, y + 0.5);
+            for (int ch = 0; ch < 3; ch++)
+                c[ch] = val * sf->tint[ch];
+        } else {
+            /* Coverage: each run of equal samples in a sample row is a box of (run length)/SUB
+             * by 1/SUB px, contributing its mean times its area. */
+            val = c[0] = c[1] = c[2] = 0;
+            for (int j = 0; j < SUB; j++) {
+                const uint8_t *o = own + (size_t)j * n + (size_t)x * SUB;
+                double ya = y + j * (1.0 / SUB), yb = ya + 1.0 / SUB;
+                for (int i = 0; i < SUB;) {
+                    int e = i + 1;
+                    while (e < SUB && o[e] == o[i])
+                        e++;
+                    const surface *sf = &s->surf[o[i]];
+                    double m = surface_mean(sf, view, x + i * (1.0 / SUB), x + e * (1.0 / SUB), ya,
+                                            yb, ya + 0.5 / SUB);
+                    double area = (double)(e - i) / (SUB * SUB);
+                    val += area * m;
+                    for (int ch = 0; ch < 3; ch++)
+                        c[ch] += area * m * sf->tint[ch];
+                    i = e;
+                }
+            }
+        }
+        if (grey)
+            grey[x] = to_u8(val);
+        if (rgb)
+            for (int ch = 0; ch < 3; ch++)
+                rgb[3 * x + ch] = to_u8(c[ch]);
+        if (mixed)
+            mixed[x] = !pure;
+    }
+}
+
+static void set_time(synth *s, double t)
+{
+    for (int L = 0; L < N_SURFACES; L++) {
+        surface *sf = &s->surf[L];
+        sf->mx = sf->amp_x * sin(sf->omega_x * t);
+        sf->my = sf->amp_y * sin(sf->omega_y * t);
+    }
+}
+
+/* ---- parameters ---------------------------------------------------------------------------- */
+
+static int resolve_disparity(const synth_params *p)
+{
+    if (p->max_disparity != 0)
+        return p->max_disparity;
+    /* A multiple of 12 keeps the integer surfaces (D/2, 5D/6, D) exact: 48 at 640 wide. */
+    int d = 12 * (int)floor(p->width / 144.0 + 0.5);
+    return d < 12 ? 12 : d;
+}
+
+int synth_params_check(const synth_params *p, char *err, size_t errlen)
+{
+    if (!p)
+        return fail(err, errlen, "params: NULL");
+    if (p->width < SYNTH_MIN_SIZE || p->width > SYNTH_MAX_SIZE)
+        return fail(err, errlen, "width: %d is outside %d..%d", p->width, SYNTH_MIN_SIZE,
+                    SYNTH_MAX_SIZE);
+    if (p->height < SYNTH_MIN_SIZE || p->height > SYNTH_MAX_SIZE)
+        return fail(err, errlen, "height: %d is outside %d..%d", p->height, SYNTH_MIN_SIZE,
+                    SYNTH_MAX_SIZE);
+    if (!isfinite(p->t))
+        return fail(err, errlen, "t: not a finite number");
+    if (p->max_disparity < 0)
+        return fail(err, errlen, "max_disparity: %d is negative (0 = default)", p->max_disparity);
+    if (p->max_disparity != 0 &&
+        (p->max_disparity < SYNTH_MIN_DISPARITY || p->max_disparity > p->width / 2))
+        return fail(err, errlen, "max_disparity: %d is outside %d..%d (width / 2)", p->max_disparity,
+                    SYNTH_MIN_DISPARITY, p->width / 2);
+    if (p->edge_radius < 0 || p->edge_radius > 64)
+        return fail(err, errlen, "edge_radius: %d is outside 0..64", p->edge_radius);
+    return 0;
+}
+
+int synth_max_disparity(const synth_params *p)
+{
+    return synth_params_check(p, NULL, 0) == 0 ? resolve_disparity(p) : -1;
+}
+
+/* ---- handle -------------------------------------------------------------------------------- */
+
+static void surface_setup(surface *sf, const surface_spec *sp, int W, int H, int D)
+{
+    memset(sf, 0, sizeof *sf);
+    sf->shape = sp->shape;
+    if (sp->shape == SHAPE_DISC) {
+        sf->x0 = sp->x0 * W, sf->y0 = sp->y0 * H, sf->r = sp->x1 * H;
+    } else {
+        sf->x0 = sp->x0 * W, sf->y0 = sp->y0 * H, sf->x1 = sp->x1 * W, sf->y1 = sp->y1 * H;
+    }
+    double unit = D / 12.0;
+    if (sp->integer) {
+        sf->c = floor(sp->d_tl * unit + 0.5);
+    } else {
+        sf->a = (sp->d_tr - sp->d_tl) * unit / (sf->x1 - sf->x0);
+        sf->b = (sp->d_bl - sp->d_tl) * unit / (sf->y1 - sf->y0);
+        sf->c = sp->d_tl * unit - sf->a * sf->x0 - sf->b * sf->y0;
+    }
+    sf->inv_1ma = 1.0 / (1.0 - sf->a);
+    sf->amp_x = sp->amp_x * W, sf->amp_y = sp->amp_y * H;
+    sf->omega_x = 2.0 * M_PI / sp->period_x, sf->omega_y = 2.0 * M_PI / sp->period_y;
+    memcpy(sf->tint, sp->tint, sizeof sf->tint);
+}
+
+void synth_destroy(synth *s)
+{
+    if (!s)
+        return;
+    for (int L = 0; L < N_SURFACES; L++)
+        free(s->surf[L].tex.texel);
+    free(s->owner);
+    free(s);
+}
+
+int synth_create(const synth_params *p, synth **out, char *err, size_t errlen)
+{
+    if (!out)
+        return fail(err, errlen, "out: NULL");
+    *out = NULL;
+    if (synth_params_check(p, err, errlen) != 0)
+        return -1;
+    synth *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(err, errlen, "out of memory");
+    s->p = *p;
+    s->D = resolve_disparity(p);
+    int W = p->width, H = p->height;
+    s->owner = malloc((size_t)W * SUB * SUB);
+    if (!s->owner)
+        goto nomem;
+    for (int L = 0; L < N_SURFACES; L++) {
+        surface *sf = &s->surf[L];
+        surface_setup(sf, &scene_spec[L], W, H, s->D);
+        /* The texture tile covers the footprint at rest; the background's also covers what the
+         * right view sees past the left image's right edge (u up to W + max d < W + D). */
+        double u0, v0, u1, v1;
+        if (sf->shape == SHAPE_PLANE)
+            u0 = 0, v0 = 0, u1 = W + s->D, v1 = H;
+        else if (sf->shape == SHAPE_DISC)
+            u0 = sf->x0 - sf->r, v0 = sf->y0 - sf->r, u1 = sf->x0 + sf->r, v1 = sf->y0 + sf->r;
+        else
+            u0 = sf->x0, v0 = sf->y0, u1 = sf->x1, v1 = sf->y1;
+        if (texture_build(&sf->tex, hash3(L, 0x73757266, p->seed), u0, v0, u1, v1) != 0)
+            goto nomem;
+    }
+    *out = s;
+    return 0;
+nomem:
+    synth_destroy(s);
+    return fail(err, errlen, "out of memory for a %dx%d scene", W, H);
+}
+
+int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int channels,
+                       size_t pitch, char *err, size_t errlen)
+{
+    if (!s || !left || !right)
+        return fail(err, errlen, "render_views: NULL handle or buffer");
+    if (channels != 1 && channels != 3)
+        return fail(err, errlen, "channels: %d (1 = grey or 3 = RGB)", channels);
+    if (pitch < (size_t)s->p.width * (size_t)channels)
+        return fail(err, errlen, "pitch: %zu is less than width * channels = %zu", pitch,
+                    (size_t)s->p.width * (size_t)channels);
+    if (!isfinite(t))
+        return fail(err, errlen, "t: not a finite number");
+    set_time(s, t);
+    for (int view = VIEW_LEFT; view <= VIEW_RIGHT; view++) {
+        uint8_t *dst = view == VIEW_LEFT ? left : right;
+        for (int y = 0; y < s->p.height; y++) {
+            uint8_t *row = dst + (size_t)y * pitch;
+            render_row(s, view, y, channels == 1 ? row : NULL, channels == 3 ? row : NULL, NULL);
+        }
+    }
+    return 0;
+}
+
+/* ---- one-shot render with ground truth ------------------------------------------------------ */
+
+/* The nearest surface whose footprint holds right-image point (xr, v); *u = its u there. */
+static int visible_right(const synth *s, double xr, double v, double *u)
+{
+    for (int L = N_SURFACES - 1; L > 0; L--) {
+        *u = right_to_u(&s->surf[L], xr, v);
+        if (contains(&s->surf[L], *u, v))
+            return L;
+    }
+    *u = right_to_u(&s->surf[0], xr, v);
+    return 0;
+}
+
+static int visible_left(const synth *s, double u, double v)
+{
+    for (int L = N_SURFACES - 1; L > 0; L--)
+        if (contains(&s->surf[L], u, v))
+            return L;
+    return 0;
+}
+
+/* near_edge = edge pixels dilated by r (Chebyshev): a box count over prefix sums, rows then
+ * columns (a pixel is near when its (2r+1)^2 neighbourhood holds an edge pixel). */
+static void dilate(const uint8_t *edge, uint8_t *out, int W, int H, int r, int *tmp, int *pre)
+{
+    for (int y = 0; y < H; y++) {
+        pre[0] = 0;
+        for (int x = 0; x < W; x++)
+            pre[x + 1] = pre[x] + (edge[(size_t)y * W + x] != 0);
+        for (int x = 0; x < W; x++) {
+            int lo = x - r < 0 ? 0 : x - r, hi = x + r + 1 > W ? W : x + r + 1;
+            tmp[(size_t)y * W + x] = pre[hi] - pre[lo] > 0;
+        }
+    }
+    for (int x = 0; x < W; x++) {
+        pre[0] = 0;
+        for (int y = 0; y < H; y++)
+            pre[y + 1] = pre[y] + tmp[(size_t)y * W + x];
+        for (int y = 0; y < H; y++) {
+            int lo = y - r < 0 ? 0 : y - r, hi = y + r + 1 > H ? H : y + r + 1;
+            out[(size_t)y * W + x] = pre[hi] - pre[lo] > 0 ? 255 : 0;
+        }
+    }
+}
+
+void synth_free(synth_scene *sc)
+{
+    if (!sc)
+        return;
+    image_free(&sc->left_grey), image_free(&sc->right_grey);
+    image_free(&sc->left_rgb), image_free(&sc->right_rgb);
+    fmap_free(&sc->gt_left), fmap_free(&sc->gt_right);
+    image_free(&sc->nonocc), image_free(&sc->near_edge);
+    memset(sc, 0, sizeof *sc);
+}
+
+int synth_render(const synth_params *p, synth_scene *out, char *err, size_t errlen)
+{
+    if (!out)
+        return fail(err, errlen, "out: NULL");
+    memset(out, 0, sizeof *out);
+    synth *s;
+    if (synth_create(p, &s, err, errlen) != 0)
+        return -1;
+    int W = p->width, H = p->height;
+    size_t np = (size_t)W * (size_t)H;
+    uint8_t *id_l = malloc(np), *id_r = malloc(np), *edge = malloc(np), *mixed = malloc((size_t)W);
+    int *tmp = malloc(np * sizeof *tmp), *pre = malloc(((size_t)(W > H ? W : H) + 1) * sizeof *pre);
+    int status = -1;
+    out->gt_left.data = malloc(np * sizeof(float));
+    out->gt_right.data = malloc(np * sizeof(float));
+    if (!id_l || !id_r || !edge || !mixed || !tmp || !pre || !out->gt_left.data ||
+        !out->gt_right.data || image_alloc(&out->left_grey, W, H, 1, 8) != 0 ||
+        image_alloc(&out->right_grey, W, H, 1, 8) != 0 ||
+        image_alloc(&out->left_rgb, W, H, 3, 8) != 0 ||
+        image_alloc(&out->right_rgb, W, H, 3, 8) != 0 ||
+        image_alloc(&out->nonocc, W, H, 1, 8) != 0 ||
+        image_alloc(&out->near_edge, W, H, 1, 8) != 0) {
+        fail(err, errlen, "out of memory for a %dx%d scene", W, H);
+        goto done;
+    }
+    out->gt_left.width = out->gt_right.width = W;
+    out->gt_left.height = out->gt_right.height = H;
+    set_time(s, p->t);
+
+    /* Ground truth at pixel centres, both views, and the right view's pixels. */
+    float *gl = out->gt_left.data, *gr = out->gt_right.data;
+    for (int y = 0; y < H; y++) {
+        double v = y + 0.5;
+        for (int x = 0; x < W; x++) {
+            size_t i = (size_t)y * W + x;
+            double xc = x + 0.5, u;
+            int L = visible_left(s, xc, v);
+            id_l[i] = (uint8_t)L;
+            gl[i] = (float)disparity_at(&s->surf[L], xc, v);
+            int R = visible_right(s, xc, v, &u);
+            id_r[i] = (uint8_t)R;
+            gr[i] = (float)disparity_at(&s->surf[R], u, v);
+        }
+        render_row(s, VIEW_RIGHT, y, (uint8_t *)out->right_grey.data + (size_t)y * W,
+                   (uint8_t *)out->right_rgb.data + (size_t)y * W * 3, NULL);
+    }
+
+    /* Left view; with its sample owners at hand, occlusion per sample point: the point of
+     * surface L at (u, v) lands on the right image at x' = u - d(u, v); it is visible there
+     * unless x' < 0 or a nearer surface M holds u_M(x'). */
+    uint8_t *nonocc = out->nonocc.data;
+    for (int y = 0; y < H; y++) {
+        render_row(s, VIEW_LEFT, y, (uint8_t *)out->left_grey.data + (size_t)y * W,
+                   (uint8_t *)out->left_rgb.data + (size_t)y * W * 3, mixed);
+        for (int x = 0; x < W; x++) {
+            size_t i = (size_t)y * W + x;
+            int visible = 1;
+            for (int j = 0; j < SUB && visible; j++) {
+                double v = y + (2 * j + 1) * 0.125;
+                for (int k = x * SUB; k < (x + 1) * SUB && visible; k++) {
+                    int L = s->owner[(size_t)j * W * SUB + k];
+                    double us = (double)(2 * k + 1) * 0.125;
+                    double xr = us - disparity_at(&s->surf[L], us, v);
+                    if (xr < 0)
+                        visible = 0;
+                    for (int M = N_SURFACES - 1; M > L && visible; M--)
+                        if (contains(&s->surf[M], right_to_u(&s->surf[M], xr, v), v))
+                            visible = 0;
+                }
+            }
+            /* ...and the right pixel holding the match must show the same surface. */
+            int xm = x - (int)floor(gl[i] + 0.5);
+            if (xm < 0 || id_r[(size_t)y * W + xm] != id_l[i])
+                visible = 0;
+            nonocc[i] = visible ? 255 : 0;
+            /* Edge pixels: mixed, or a 4-neighbour's centre on another surface. */
+            edge[i] = mixed[x] || (x > 0 && id_l[i - 1] != id_l[i]) ||
+                      (x + 1 < W && id_l[i + 1] != id_l[i]) ||
+                      (y > 0 && id_l[i - W] != id_l[i]) || (y + 1 < H && id_l[i + W] != id_l[i]);
+        }
+    }
+    dilate(edge, out->near_edge.data, W, H, p->edge_radius, tmp, pre);
+
+    out->gt_min = INFINITY, out->gt_max = -INFINITY;
+    for (size_t i = 0; i < np; i++) {
+        float a = gl[i] < gr[i] ? gl[i] : gr[i], b = gl[i] > gr[i] ? gl[i] : gr[i];
+        if (a < out->gt_min) out->gt_min = a;
+        if (b > out->gt_max) out->gt_max = b;
+    }
+    status = 0;
+done:
+    free(id_l);
+    free(id_r);
+    free(edge);
+    free(mixed);
+    free(tmp);
+    free(pre);
+    synth_destroy(s);
+    if (status != 0)
+        synth_free(out);
+    return status;
+}

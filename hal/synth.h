@@ -1,0 +1,110 @@
+/* synth.h — a generated rectified stereo scene with exactly known geometry.
+ *
+ * Purpose: ground truth for testing matchers (every disparity, occlusion and depth edge is known
+ * analytically) and an animated source for the live demo (time t moves the occluders).
+ *
+ * Convention (as everywhere in this project): a left pixel (x, y) with disparity d matches the
+ * right pixel (x - d, y); rows are epipolar lines. Pixel (x, y) covers [x, x+1) x [y, y+1), its
+ * centre is (x + 0.5, y + 0.5).
+ *
+ * The scene, far to near (painter's order; a nearer surface has the larger disparity wherever
+ * two overlap). D = max_disparity; positions are fractions of the image size, so every size
+ * shows the same scene:
+ *   background    slanted plane covering everything, d = a*x + b*y + c in left coordinates,
+ *                 D/6 at the top-left corner .. 5D/12 at the bottom-right (non-integer)
+ *   flat panel    rectangle, fronto-parallel, d = round(D/2)        (integer)
+ *   slanted panel rectangle, d from 7D/12 (top-left) to 3D/4 (bottom-right corner)
+ *   occluders     two discs at d = round(5D/6), a disc and a rectangle at d = D (integers);
+ *                 they move smoothly with t (t = 0 is the static test scene)
+ * At D = 48 (the default for 640x480): background 8..20, panel 24, slanted 28..36, occluders 40
+ * and 48. Every ground-truth disparity lies in [D/6, D], so a matcher searching 0..D (D + 1
+ * levels, min_disparity 0) covers the scene; synth_max_disparity() gives D.
+ *
+ * Texture: each surface carries its own non-periodic procedural texture (value noise over five
+ * octaves from 2 to 32 px plus hard-edged dark/bright blobs and bars) fixed to the surface: a
+ * surface point has texture coordinates (u, v) = its left-image position at t = 0. The texture is
+ * piecewise constant on a 1-px lattice in (u, v), and a pixel's value is the exact mean of the
+ * texture over the pixel's footprint on the surface (box filter, analytic), so:
+ *   - a fronto-parallel surface with integer disparity k gives right(x - k, y) == left(x, y)
+ *     bit for bit wherever the pixel sees only that surface in both views;
+ *   - on a slanted surface the right pixel [x', x'+1) maps to u in [u(x'), u(x'+1)) with
+ *     u(x') = (x' + b*v + c) / (1 - a), the exact solution of u - d(u, v) = x'; the footprint's
+ *     shear over the pixel height, b/(1-a) px, is ignored (v is taken at the pixel's centre row;
+ *     |b/(1-a)| < 0.17*D/height px: 0.017 px at 640x480).
+ * Pixels straddling a surface boundary are resolved on a 4x4 grid of sub-cells (coverage).
+ * Grey values use most of 0..255; the RGB views are the grey value times a per-surface tint.
+ *
+ * Library code: never exits; every call that can fail returns 0 on success and -1 with a
+ * one-line message in err ("synth: <name>: <what is wrong>").
+ */
+#ifndef STEREO_SYNTH_H
+#define STEREO_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image_io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYNTH_MIN_SIZE 32     /* width and height at least this */
+#define SYNTH_MAX_SIZE 4096   /* width and height at most this */
+#define SYNTH_MIN_DISPARITY 8 /* smallest D that keeps the surfaces' depth order strict */
+
+typedef struct {
+    int width, height;  /* SYNTH_MIN_SIZE..SYNTH_MAX_SIZE */
+    double t;           /* seconds; moves the occluders (synth_render only; see synth_render_views) */
+    unsigned seed;      /* selects the textures; the geometry does not depend on it */
+    int max_disparity;  /* D, the nearest occluder's disparity: 0 = default, a multiple of 12
+                           near width/12 (48 at 640 wide); else SYNTH_MIN_DISPARITY..width/2 */
+    int edge_radius;    /* near_edge marks pixels within this many pixels (Chebyshev) of a
+                           depth edge; 0..64 (0 = only the edge pixels themselves) */
+} synth_params;
+
+/* Everything synth_render produces, each width x height. */
+typedef struct {
+    image left_grey, right_grey; /* 8-bit, 1 channel: what tests and matchers use */
+    image left_rgb, right_rgb;   /* 8-bit, 3 channels: grey times the surface's tint */
+    fmap gt_left;   /* disparity of the surface seen at each left pixel's centre */
+    fmap gt_right;  /* the same for the right view (right pixel x' sees that point at x' + d) */
+    image nonocc;   /* left view, 255 = visible in both views, 0 = occluded; 255 requires every
+                       sample point of the pixel (4x4 grid) to be visible in the right view (not
+                       hidden by a nearer surface, x - d >= 0) and the right pixel
+                       x - round(d) to show the same surface at its centre — conservative by up
+                       to one pixel at occlusion boundaries, so no evaluated pixel straddles one */
+    image near_edge; /* left view, 255 = within edge_radius of a depth edge, else 0. Edge pixels:
+                       those whose samples see more than one surface, or whose centre's surface
+                       differs from a 4-neighbour's (every surface boundary is a depth jump) */
+    float gt_min, gt_max; /* range of gt_left and gt_right together */
+} synth_scene;
+
+/* The D that p resolves to (the default applied), or -1 when p is invalid. */
+int synth_max_disparity(const synth_params *p);
+
+/* Checks every field; on failure writes "synth: name: what is wrong" into err. */
+int synth_params_check(const synth_params *p, char *err, size_t errlen);
+
+/* One-shot: renders both views in grey and RGB at time p->t with full ground truth. Allocates
+ * every field of out (free with synth_free); on failure out is left empty. Builds the textures
+ * and the ground truth each call (~0.1 s at 640x480): use a synth handle for frames. */
+int synth_render(const synth_params *p, synth_scene *out, char *err, size_t errlen);
+void synth_free(synth_scene *s);
+
+/* For animation: the handle holds the textures and all scratch memory, so rendering a frame
+ * allocates nothing. One frame at a time per handle (the scratch is shared). */
+typedef struct synth synth;
+int synth_create(const synth_params *p, synth **out, char *err, size_t errlen);
+void synth_destroy(synth *s);
+
+/* Renders the two views at time t (seconds; p->t is not used) into caller buffers of
+ * width x height pixels, `pitch` bytes between rows (>= width * channels); channels 1 = grey,
+ * 3 = RGB. Same pixels as synth_render at that t. */
+int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int channels,
+                       size_t pitch, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

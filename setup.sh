@@ -1,0 +1,28 @@
+#!/bin/sh
+# setup.sh — installs the Debian packages the project needs (idempotent), configures and builds.
+#
+#   ./setup.sh            install what is missing, ./configure, ninja
+#   ./setup.sh --no-build only the packages
+#
+# Needs root or sudo for apt-get. CUDA is not a Debian package here: when nvcc is on the PATH
+# (or in /usr/local/cuda) the CUDA backend is built too, otherwise the CPU backend only.
+set -eu
+cd "$(dirname "$0")"
+packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
+python3 python3-numpy python3-opencv valgrind"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing:$missing"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  # shellcheck disable=SC2086
+  $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+[ "${1:-}" = "--no-build" ] && exit 0
+./configure
+ninja

@@ -1,0 +1,719 @@
+/* test_stages.c — each stage of the CPU reference against a brute-force restatement of its
+ * definition (the text in the stage's header), on random inputs of awkward sizes; then the whole
+ * stage (stereo_process) against the brute-force chain, so a failure names the stage that broke.
+ *
+ * The brute-force versions are deliberately naive: plain loops, int arithmetic, whole volumes,
+ * no shared helpers from the code under test except the formula header stereo_math.h for the
+ * subpixel, adaptive-P2 and uniqueness formulas, which are themselves checked here against their
+ * real-number definitions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colormap.h"
+#include "disparity.h"
+#include "grey.h"
+#include "mapfile.h"
+#include "rectify.h"
+#include "sgm.h"
+#include "stereo.h"
+#include "stereo_math.h"
+#include "transform.h"
+
+/* ---- deterministic random numbers (xorshift) ------------------------------------------------- */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static int rnd_range(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+
+static uint8_t *random_image(int w, int h, int levels)
+{
+    uint8_t *im = malloc((size_t)w * h);
+    for (int i = 0; i < w * h; i++)
+        im[i] = (uint8_t)(rnd() % (uint32_t)levels);
+    return im;
+}
+
+/* A random image with structure: a shifted copy makes a believable stereo pair. */
+static void random_pair(int w, int h, int shift, uint8_t **l, uint8_t **r)
+{
+    *l = random_image(w, h, 256);
+    *r = malloc((size_t)w * h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int sx = x + shift < w ? x + shift : w - 1;
+            int v = (*l)[y * w + sx] + rnd_range(-3, 3);
+            (*r)[y * w + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+}
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* ---- formulas ---------------------------------------------------------------------------- */
+
+static void test_formula_grey_weights(void **state)
+{
+    for (int v = 0; v < 256; v++)
+        assert_int_equal(stereo_grey_rgb(v, v, v), v); /* weights sum to 256 */
+    for (int i = 0; i < 10000; i++) {
+        int r = rnd_range(0, 255), g = rnd_range(0, 255), b = rnd_range(0, 255);
+        double y = 0.299 * r + 0.587 * g + 0.114 * b;
+        assert_true(fabs(stereo_grey_rgb(r, g, b) - y) <= 1.0);
+    }
+}
+
+static void test_formula_subpixel_matches_parabola(void **state)
+{
+    for (int i = 0; i < 100000; i++) {
+        int c1 = rnd_range(0, 4000), c0 = c1 + rnd_range(0, 3000), c2 = c1 + rnd_range(0, 3000);
+        int off = stereo_subpixel_offset(c0, c1, c2);
+        int den = c0 + c2 - 2 * c1;
+        double exact = den > 0 ? 16.0 * (c0 - c2) / (2.0 * den) : 0.0;
+        assert_true(off >= -8 && off <= 8);
+        if (den > 0)
+            assert_true(fabs(off - exact) <= 0.5 + 1e-9);
+    }
+    assert_int_equal(stereo_div_round(24, 16), 2);  /* 1.5 -> 2 */
+    assert_int_equal(stereo_div_round(-24, 16), -2); /* -1.5 -> -2, halves away from zero */
+    assert_int_equal(stereo_div_round(-23, 16), -1);
+}
+
+static void test_formula_p2_adaptive(void **state)
+{
+    assert_int_equal(stereo_p2_adaptive(8, 96, 0, 200), 96);  /* off */
+    assert_int_equal(stereo_p2_adaptive(8, 96, 16, 0), 96);   /* flat: P2 */
+    assert_int_equal(stereo_p2_adaptive(8, 96, 16, -16), 48); /* dI = T halves it */
+    assert_int_equal(stereo_p2_adaptive(8, 96, 16, 255), 9);  /* never below P1 + 1 */
+    for (int di = -255; di <= 255; di++) {
+        int v = stereo_p2_adaptive(10, 200, 20, di);
+        assert_true(v >= 11 && v <= 200);
+        assert_int_equal(v, (int)fmax(11, floor(200.0 * 20 / (20 + abs(di)))));
+    }
+}
+
+static int cmp16(const void *a, const void *b) { return *(const int16_t *)a - *(const int16_t *)b; }
+
+static void test_formula_median9_is_the_median(void **state)
+{
+    for (int i = 0; i < 200000; i++) {
+        int16_t v[9], s[9];
+        for (int k = 0; k < 9; k++)
+            s[k] = v[k] = (int16_t)(rnd_range(0, 5) == 0 ? -1 : rnd_range(-1, i % 7 ? 40 : 4000));
+        qsort(s, 9, sizeof *s, cmp16);
+        assert_int_equal(stereo_median9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]), s[4]);
+    }
+}
+
+/* ---- 1. grey ----------------------------------------------------------------------------- */
+
+static void test_grey_formats(void **state)
+{
+    int w = 37, h = 11;
+    size_t pitch = 3 * w + 5;
+    uint8_t *rgb = random_image((int)pitch, h, 256), *yuyv = random_image(2 * w + 3, h, 256);
+    uint8_t out[37 * 11];
+    stereo_image im = {rgb, w, h, pitch, STEREO_PIX_RGB24};
+    grey_convert_rows(&im, out, 0, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = rgb + y * pitch + 3 * x;
+            assert_int_equal(out[y * w + x], (77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8);
+        }
+    im = (stereo_image){yuyv, w, h, 2 * w + 3, STEREO_PIX_YUYV};
+    grey_convert_rows(&im, out, 0, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            assert_int_equal(out[y * w + x], yuyv[y * (2 * w + 3) + 2 * x]);
+    free(rgb);
+    free(yuyv);
+}
+
+/* ---- 2. rectification --------------------------------------------------------------------- */
+
+static uint8_t brute_rectify(const uint8_t *src, int sw, int sh, int sx, int sy, int fx, int fy,
+                             int *valid)
+{
+    /* the four taps with their weights; any tap with non-zero weight outside -> invalid */
+    int tx[4] = {sx, sx + 1, sx, sx + 1}, ty[4] = {sy, sy, sy + 1, sy + 1};
+    int wt[4] = {(32 - fx) * (32 - fy), fx * (32 - fy), (32 - fx) * fy, fx * fy};
+    int sum = 0;
+    *valid = 1;
+    for (int k = 0; k < 4; k++) {
+        if (wt[k] == 0)
+            continue;
+        if (tx[k] < 0 || ty[k] < 0 || tx[k] >= sw || ty[k] >= sh) {
+            *valid = 0;
+            return 0;
+        }
+        sum += wt[k] * src[ty[k] * sw + tx[k]];
+    }
+    return (uint8_t)((sum + 512) >> 10);
+}
+
+static void test_rectify_random_maps(void **state)
+{
+    int sw = 45, sh = 31, w = 39, h = 27;
+    uint8_t *src = random_image(sw, sh, 256);
+    int16_t *xy = malloc(4 * w * h);
+    uint16_t *frac = malloc(2 * w * h);
+    for (int i = 0; i < w * h; i++) {
+        xy[2 * i] = (int16_t)rnd_range(-3, sw + 2);
+        xy[2 * i + 1] = (int16_t)rnd_range(-3, sh + 2);
+        frac[i] = (uint16_t)(rnd_range(0, 3) == 0 ? 0 : rnd_range(0, 1023));
+    }
+    stereo_map m = {w, h, sw, sh, xy, frac};
+    uint8_t *dst = malloc(w * h), *valid = malloc(w * h);
+    rectify_rows(&m, src, sw, dst, valid, 0, h);
+    int n_valid = 0;
+    for (int i = 0; i < w * h; i++) {
+        int v;
+        uint8_t ref = brute_rectify(src, sw, sh, xy[2 * i], xy[2 * i + 1], frac[i] & 31,
+                                    frac[i] >> 5, &v);
+        assert_int_equal(valid[i], v);
+        assert_int_equal(dst[i], ref);
+        n_valid += v;
+    }
+    assert_true(n_valid > w * h / 2 && n_valid < w * h); /* both cases exercised */
+    free(src), free(xy), free(frac), free(dst), free(valid);
+}
+
+static void test_rectify_identity_is_exact(void **state)
+{
+    int w = 33, h = 19;
+    uint8_t *src = random_image(w, h, 256), *dst = malloc(w * h), *valid = malloc(w * h);
+    stereo_map m[2];
+    assert_int_equal(mapfile_identity(&m[0], w, h), 0);
+    assert_int_equal(mapfile_identity(&m[1], w, h), 0);
+    rectify_rows(&m[0], src, w, dst, valid, 0, h);
+    assert_memory_equal(src, dst, (size_t)w * h);
+    for (int i = 0; i < w * h; i++)
+        assert_int_equal(valid[i], 1);
+    mapfile_free(m);
+    free(src), free(dst), free(valid);
+}
+
+/* ---- 3. transforms ------------------------------------------------------------------------ */
+
+static int brute_rank(const uint8_t *im, int w, int h, int win, int x, int y)
+{
+    int r = win / 2, n = 0, c = im[y * w + x];
+    for (int j = -r; j <= r; j++)
+        for (int i = -r; i <= r; i++)
+            n += im[clampi(y + j, 0, h - 1) * w + clampi(x + i, 0, w - 1)] < c;
+    return n;
+}
+
+static uint64_t brute_census(const uint8_t *im, int w, int h, int x, int y)
+{
+    uint64_t bits = 0;
+    int c = im[y * w + x];
+    for (int j = -3; j <= 3; j++)
+        for (int i = -4; i <= 4; i++) {
+            if (!i && !j)
+                continue;
+            bits = bits << 1 | (im[clampi(y + j, 0, h - 1) * w + clampi(x + i, 0, w - 1)] < c);
+        }
+    return bits;
+}
+
+static void test_rank_transform_odd_sizes(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {31, 17}, {64, 9}, {9, 64}};
+    static const int windows[] = {3, 5, 9, 15};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t wi = 0; wi < 4; wi++) {
+            int w = sizes[si][0], h = sizes[si][1], win = windows[wi];
+            uint8_t *im = random_image(w, h, si % 2 ? 4 : 256), *out = malloc(w * h);
+            rank_transform_rows(im, w, h, win, out, 0, h);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++)
+                    assert_int_equal(out[y * w + x], brute_rank(im, w, h, win, x, y));
+            free(im), free(out);
+        }
+}
+
+static void test_census_transform_odd_sizes(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {5, 3}, {41, 13}, {13, 41}};
+    for (size_t si = 0; si < 4; si++) {
+        int w = sizes[si][0], h = sizes[si][1];
+        uint8_t *im = random_image(w, h, si % 2 ? 3 : 256);
+        uint64_t *out = malloc(sizeof(uint64_t) * w * h);
+        census_transform_rows(im, w, h, out, 0, h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                assert_true(out[y * w + x] == brute_census(im, w, h, x, y));
+        free(im), free(out);
+    }
+    assert_int_equal(transform_max_cost(STEREO_COST_CENSUS, 9), 62);
+    assert_int_equal(transform_max_cost(STEREO_COST_RANK, 9), 80);
+}
+
+/* ---- 4./5. cost and aggregation ----------------------------------------------------------- */
+
+typedef struct {
+    int w, h, dmin, D, cost_kind, window;
+    uint8_t *grey[2];
+    uint8_t *rank[2];
+    uint64_t *census[2];
+    int maxc;
+} scene;
+
+static void scene_make(scene *s, int w, int h, int dmin, int D, int cost_kind)
+{
+    memset(s, 0, sizeof *s);
+    s->w = w, s->h = h, s->dmin = dmin, s->D = D, s->cost_kind = cost_kind, s->window = 9;
+    random_pair(w, h, dmin + D / 3, &s->grey[0], &s->grey[1]);
+    for (int i = 0; i < 2; i++) {
+        s->rank[i] = malloc(w * h);
+        s->census[i] = malloc(sizeof(uint64_t) * w * h);
+        rank_transform_rows(s->grey[i], w, h, 9, s->rank[i], 0, h);
+        census_transform_rows(s->grey[i], w, h, s->census[i], 0, h);
+    }
+    s->maxc = transform_max_cost(cost_kind, 9);
+}
+
+static void scene_free(scene *s)
+{
+    for (int i = 0; i < 2; i++)
+        free(s->grey[i]), free(s->rank[i]), free(s->census[i]);
+}
+
+static int brute_cost(const scene *s, int x, int y, int k)
+{
+    int xr = x - (s->dmin + k);
+    if (xr < 0)
+        return s->maxc;
+    if (s->cost_kind == STEREO_COST_RANK)
+        return abs(s->rank[0][y * s->w + x] - s->rank[1][y * s->w + xr]);
+    return __builtin_popcountll(s->census[0][y * s->w + x] ^ s->census[1][y * s->w + xr]);
+}
+
+static void test_cost_volume(void **state)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        scene s;
+        scene_make(&s, 53, 7, kind ? 5 : 0, 32, kind);
+        sgm_config c = {s.w, s.h, s.dmin, s.D, 8, 96, 0, s.maxc};
+        uint8_t *cost = malloc((size_t)s.w * s.h * s.D);
+        if (kind == STEREO_COST_RANK)
+            sgm_cost_rank_rows(&c, s.rank[0], s.rank[1], cost, 0, s.h);
+        else
+            sgm_cost_census_rows(&c, s.census[0], s.census[1], cost, 0, s.h);
+        for (int y = 0; y < s.h; y++)
+            for (int x = 0; x < s.w; x++)
+                for (int k = 0; k < s.D; k++)
+                    assert_int_equal(cost[((size_t)y * s.w + x) * s.D + k], brute_cost(&s, x, y, k));
+        free(cost);
+        scene_free(&s);
+    }
+}
+
+/* Hirschmueller's recurrence over whole volumes, pixels visited in an order where p - r is
+ * always done before p. Returns S as int. */
+static int *brute_aggregate(const scene *s, int paths, int p1, int p2, int t)
+{
+    int w = s->w, h = s->h, D = s->D;
+    size_t vol = (size_t)w * h * D;
+    int *S = calloc(vol, sizeof(int)), *L = malloc(vol * sizeof(int));
+    static const int dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+    for (int r = 0; r < paths; r++) {
+        int dx = dirs[r][0], dy = dirs[r][1];
+        for (int yi = 0; yi < h; yi++) {
+            int y = dy >= 0 ? yi : h - 1 - yi;
+            for (int xi = 0; xi < w; xi++) {
+                int x = dx >= 0 ? xi : w - 1 - xi;
+                int px = x - dx, py = y - dy;
+                int *l = L + ((size_t)y * w + x) * D;
+                if (px < 0 || py < 0 || px >= w || py >= h) {
+                    for (int k = 0; k < D; k++)
+                        l[k] = brute_cost(s, x, y, k);
+                } else {
+                    const int *lp = L + ((size_t)py * w + px) * D;
+                    int m = INT32_MAX;
+                    for (int k = 0; k < D; k++)
+                        m = lp[k] < m ? lp[k] : m;
+                    int di = s->grey[0][y * w + x] - s->grey[0][py * w + px];
+                    int pen2 = t ? (int)fmax(p1 + 1, floor((double)p2 * t / (t + abs(di)))) : p2;
+                    for (int k = 0; k < D; k++) {
+                        int best = lp[k];
+                        if (k > 0 && lp[k - 1] + p1 < best)
+                            best = lp[k - 1] + p1;
+                        if (k < D - 1 && lp[k + 1] + p1 < best)
+                            best = lp[k + 1] + p1;
+                        if (m + pen2 < best)
+                            best = m + pen2;
+                        l[k] = brute_cost(s, x, y, k) + best - m;
+                    }
+                }
+            }
+        }
+        for (size_t i = 0; i < vol; i++)
+            S[i] += L[i];
+    }
+    free(L);
+    return S;
+}
+
+static uint16_t *stage_aggregate(const scene *s, int paths, int p1, int p2, int t)
+{
+    sgm_config c = {s->w, s->h, s->dmin, s->D, p1, p2, t, s->maxc};
+    size_t vol = (size_t)s->w * s->h * s->D;
+    uint8_t *cost = malloc(vol);
+    uint16_t *S = malloc(vol * sizeof *S);
+    if (s->cost_kind == STEREO_COST_RANK)
+        sgm_cost_rank_rows(&c, s->rank[0], s->rank[1], cost, 0, s->h);
+    else
+        sgm_cost_census_rows(&c, s->census[0], s->census[1], cost, 0, s->h);
+    for (int dir = 0; dir < paths; dir++) {
+        /* lines in a scrambled order: the result must not depend on it */
+        int n = sgm_line_count(&c, dir);
+        for (int i = 0; i < n; i++) {
+            int line = (int)(((long)i * 7919) % n);
+            if (n % 7919 == 0)
+                line = i;
+            sgm_aggregate_lines(&c, dir, cost, s->grey[0], S, dir == 0, line, line + 1);
+        }
+    }
+    free(cost);
+    return S;
+}
+
+static void test_sgm_aggregation_matches_recurrence(void **state)
+{
+    static const struct { int w, h, dmin, D, kind, paths, p1, p2, t; } cases[] = {
+        {37, 23, 0, 16, STEREO_COST_RANK, 8, 8, 96, 0},
+        {37, 23, 3, 16, STEREO_COST_RANK, 4, 8, 96, 0},
+        {29, 31, 0, 16, STEREO_COST_CENSUS, 8, 10, 120, 0},
+        {61, 5, 2, 32, STEREO_COST_RANK, 8, 5, 300, 12},
+        {17, 1, 0, 16, STEREO_COST_RANK, 8, 1, 2, 0},
+        {18, 40, 0, 16, STEREO_COST_CENSUS, 4, 20, 1023, 255},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        scene s;
+        scene_make(&s, cases[i].w, cases[i].h, cases[i].dmin, cases[i].D, cases[i].kind);
+        int *ref = brute_aggregate(&s, cases[i].paths, cases[i].p1, cases[i].p2, cases[i].t);
+        uint16_t *S = stage_aggregate(&s, cases[i].paths, cases[i].p1, cases[i].p2, cases[i].t);
+        for (size_t v = 0; v < (size_t)s.w * s.h * s.D; v++)
+            if (S[v] != ref[v])
+                fail_msg("case %zu: S differs at voxel %zu: %d vs brute force %d", i, v, S[v], ref[v]);
+        free(ref), free(S);
+        scene_free(&s);
+    }
+}
+
+/* ---- 6.-8. WTA, right disparity, median, LR --------------------------------------------- */
+
+static void brute_wta(const int *S, int w, int h, int dmin, int D, int uniq, int subpix,
+                      int16_t *disp, uint8_t *conf)
+{
+    for (int p = 0; p < w * h; p++) {
+        const int *s = S + (size_t)p * D;
+        int best = 0;
+        for (int k = 1; k < D; k++)
+            if (s[k] < s[best])
+                best = k;
+        int s2 = INT32_MAX;
+        for (int k = 0; k < D; k++)
+            if (abs(k - best) > 1 && s[k] < s2)
+                s2 = s[k];
+        int x = p % w;
+        int ok = x >= dmin && (uniq == 0 || !(s2 * (100 - uniq) < s[best] * 100));
+        int v = 16 * (dmin + best);
+        if (subpix && best > 0 && best < D - 1) {
+            int c0 = s[best - 1], c1 = s[best], c2 = s[best + 1];
+            int den = c0 + c2 - 2 * c1 < 1 ? 1 : c0 + c2 - 2 * c1;
+            double off = 16.0 * (c0 - c2) / (2.0 * den);
+            v += (int)(off >= 0 ? floor(off + 0.5) : -floor(-off + 0.5));
+        }
+        disp[p] = ok ? (int16_t)v : -1;
+        conf[p] = ok ? (uint8_t)(s2 ? 255 * (s2 - s[best]) / s2 : 0) : 0;
+    }
+}
+
+static void brute_right(const int *S, int w, int h, int dmin, int D, int16_t *dr)
+{
+    for (int y = 0; y < h; y++)
+        for (int xr = 0; xr < w; xr++) {
+            int best = -1, bv = 0;
+            for (int k = 0; k < D; k++) {
+                int x = xr + dmin + k;
+                if (x >= w)
+                    break;
+                int v = S[((size_t)y * w + x) * D + k];
+                if (best < 0 || v < bv)
+                    best = k, bv = v;
+            }
+            dr[y * w + xr] = best < 0 ? -1 : (int16_t)(16 * (dmin + best));
+        }
+}
+
+static void brute_median(const int16_t *in, int w, int h, int16_t *out)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int16_t v[9];
+            int n = 0;
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++)
+                    v[n++] = in[clampi(y + j, 0, h - 1) * w + clampi(x + i, 0, w - 1)];
+            qsort(v, 9, sizeof *v, cmp16);
+            out[y * w + x] = v[4];
+        }
+}
+
+static void brute_lr(int16_t *dl, const int16_t *dr, int w, int h, int tol)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int v = dl[y * w + x];
+            if (v < 0)
+                continue;
+            int xr = x - (int)floor(v / 16.0 + 0.5);
+            if (xr < 0 || dr[y * w + xr] < 0 || abs(v - dr[y * w + xr]) > 16 * tol)
+                dl[y * w + x] = -1;
+        }
+}
+
+static void test_wta_right_median_lr(void **state)
+{
+    static const struct { int w, h, dmin, D, uniq, subpix; } cases[] = {
+        {41, 13, 0, 16, 0, 1}, {41, 13, 4, 32, 15, 1}, {40, 3, 0, 16, 5, 0}, {17, 1, 0, 16, 0, 1}};
+    for (size_t i = 0; i < 4; i++) {
+        int w = cases[i].w, h = cases[i].h, D = cases[i].D, n = w * h;
+        size_t vol = (size_t)n * D;
+        uint16_t *S = malloc(vol * 2);
+        int *Si = malloc(vol * sizeof(int));
+        for (size_t v = 0; v < vol; v++) /* small range: many ties */
+            Si[v] = S[v] = (uint16_t)(rnd_range(0, 3) ? rnd_range(200, 260) : rnd_range(0, 9000));
+        int16_t *d = malloc(2 * n), *dr = malloc(2 * n), *bd = malloc(2 * n), *bdr = malloc(2 * n);
+        int16_t *m1 = malloc(2 * n), *m2 = malloc(2 * n);
+        uint8_t *conf = malloc(n), *bconf = malloc(n);
+        wta_config c = {w, h, cases[i].dmin, D, cases[i].uniq, cases[i].subpix};
+        disparity_wta_rows(&c, S, NULL, d, conf, 0, h);
+        disparity_right_rows(&c, S, NULL, dr, 0, h);
+        brute_wta(Si, w, h, cases[i].dmin, D, cases[i].uniq, cases[i].subpix, bd, bconf);
+        brute_right(Si, w, h, cases[i].dmin, D, bdr);
+        assert_memory_equal(d, bd, 2 * n);
+        assert_memory_equal(conf, bconf, n);
+        assert_memory_equal(dr, bdr, 2 * n);
+        median3x3_rows(d, w, h, m1, 0, h);
+        brute_median(d, w, h, m2);
+        assert_memory_equal(m1, m2, 2 * n);
+        median3x3_rows(dr, w, h, m1 + 0, 0, h);
+        memcpy(m2, m1, 2 * n); /* both LR checks start from the same maps */
+        int16_t *l1 = malloc(2 * n), *l2 = malloc(2 * n);
+        median3x3_rows(d, w, h, l1, 0, h);
+        memcpy(l2, l1, 2 * n);
+        lr_check_rows(l1, m1, w, 1, 0, h);
+        brute_lr(l2, m2, w, h, 1);
+        assert_memory_equal(l1, l2, 2 * n);
+        free(S), free(Si), free(d), free(dr), free(bd), free(bdr), free(m1), free(m2);
+        free(conf), free(bconf), free(l1), free(l2);
+    }
+}
+
+/* ---- colour map ---------------------------------------------------------------------------- */
+
+static void test_colormap_ends_and_invalid(void **state)
+{
+    uint8_t lut[768], out[4 * 4];
+    colormap_lut(COLORMAP_GREY, lut);
+    int16_t d[4] = {16 * 10, 16 * 25, -1, 16 * 40};
+    colormap_disparity_rows(d, 4, 10, 31, lut, out, 4, 16, 0, 1); /* range 10..40 */
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[4], 128);
+    assert_int_equal(out[8], 0), assert_int_equal(out[9], 0), assert_int_equal(out[10], 0);
+    assert_int_equal(out[11], 255);
+    assert_int_equal(out[12], 255);
+    colormap_id id;
+    assert_int_equal(colormap_from_str("jet", &id), 0);
+    assert_int_equal(id, COLORMAP_JET);
+    assert_int_equal(colormap_from_str("viridis", &id), -1);
+    colormap_lut(COLORMAP_TURBO, lut); /* turbo: blue low, green middle, red high */
+    assert_true(lut[3 * 34 + 2] > lut[3 * 34] && lut[3 * 34 + 2] > lut[3 * 34 + 1]);
+    assert_true(lut[3 * 119 + 1] > lut[3 * 119] && lut[3 * 119 + 1] > lut[3 * 119 + 2]);
+    assert_true(lut[3 * 230] > lut[3 * 230 + 1] && lut[3 * 230] > lut[3 * 230 + 2]);
+}
+
+/* ---- the whole stage against the brute-force chain ---------------------------------------- */
+
+static void brute_pipeline(const scene *s, const stereo_params *p, int16_t *out)
+{
+    int w = s->w, h = s->h, n = w * h;
+    int *S = brute_aggregate(s, p->paths, p->p1, p->p2, p->p2_adapt);
+    int16_t *d = malloc(2 * n), *dr = malloc(2 * n), *t = malloc(2 * n);
+    uint8_t *conf = malloc(n);
+    brute_wta(S, w, h, p->min_disparity, p->num_disparities, p->uniqueness, p->subpixel, d, conf);
+    brute_right(S, w, h, p->min_disparity, p->num_disparities, dr);
+    if (p->median) {
+        brute_median(d, w, h, t);
+        memcpy(d, t, 2 * n);
+        brute_median(dr, w, h, t);
+        memcpy(dr, t, 2 * n);
+    }
+    if (p->lr_check)
+        brute_lr(d, dr, w, h, p->lr_tolerance);
+    memcpy(out, d, 2 * n);
+    free(S), free(d), free(dr), free(t), free(conf);
+}
+
+static void test_stage_matches_brute_force_chain(void **state)
+{
+    static const struct { int w, h, dmin, D, kind, paths, uniq, sub, lr, med, t, threads; } cases[] = {
+        {45, 21, 0, 16, STEREO_COST_RANK, 8, 0, 1, 1, 1, 0, 0},
+        {45, 21, 2, 32, STEREO_COST_CENSUS, 4, 10, 1, 1, 0, 0, 3},
+        {33, 17, 0, 16, STEREO_COST_RANK, 8, 0, 0, 0, 1, 16, 1},
+        {64, 9, 1, 16, STEREO_COST_CENSUS, 8, 5, 1, 0, 0, 4, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        scene s;
+        scene_make(&s, cases[i].w, cases[i].h, cases[i].dmin, cases[i].D, cases[i].kind);
+        stereo_params p;
+        stereo_params_default(&p, s.w, s.h);
+        p.min_disparity = s.dmin, p.num_disparities = s.D, p.cost = s.cost_kind;
+        p.paths = cases[i].paths, p.uniqueness = cases[i].uniq, p.subpixel = cases[i].sub;
+        p.lr_check = cases[i].lr, p.median = cases[i].med, p.p2_adapt = cases[i].t;
+        p.threads = cases[i].threads, p.backend = STEREO_BACKEND_CPU;
+        stereo_stage *st;
+        char err[256];
+        assert_int_equal(stereo_create(&p, NULL, &st, err, sizeof err), STEREO_OK);
+        stereo_image l = {s.grey[0], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+        stereo_image r = {s.grey[1], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+        int16_t *ref = malloc(2 * s.w * s.h);
+        brute_pipeline(&s, &p, ref);
+        for (int rep = 0; rep < 2; rep++) { /* a second frame through the same stage: no state leaks */
+            assert_int_equal(stereo_process(st, &l, &r), STEREO_OK);
+            assert_memory_equal(stereo_disparity(st), ref, 2 * s.w * s.h);
+        }
+        free(ref);
+        stereo_destroy(st);
+        scene_free(&s);
+    }
+}
+
+static void test_stage_with_identity_maps_equals_without(void **state)
+{
+    scene s;
+    scene_make(&s, 50, 20, 0, 16, STEREO_COST_RANK);
+    stereo_params p;
+    stereo_params_default(&p, s.w, s.h);
+    p.num_disparities = 16, p.backend = STEREO_BACKEND_CPU;
+    stereo_map m[2];
+    assert_int_equal(mapfile_identity(&m[0], s.w, s.h), 0);
+    assert_int_equal(mapfile_identity(&m[1], s.w, s.h), 0);
+    stereo_stage *a, *b;
+    char err[256];
+    assert_int_equal(stereo_create(&p, NULL, &a, err, sizeof err), STEREO_OK);
+    assert_int_equal(stereo_create(&p, m, &b, err, sizeof err), STEREO_OK);
+    stereo_image l = {s.grey[0], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+    stereo_image r = {s.grey[1], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+    assert_int_equal(stereo_process(a, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_process(b, &l, &r), STEREO_OK);
+    assert_memory_equal(stereo_disparity(a), stereo_disparity(b), 2 * s.w * s.h);
+    stereo_destroy(a);
+    stereo_destroy(b);
+    mapfile_free(m);
+    scene_free(&s);
+}
+
+/* ---- parameters are refused at create, with a message naming them -------------------------- */
+
+static void expect_refused(stereo_params p, const char *word)
+{
+    stereo_stage *s = (stereo_stage *)1;
+    char err[256] = "";
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_ERR_PARAM);
+    assert_null(s);
+    if (!strstr(err, word))
+        fail_msg("message '%s' does not name '%s'", err, word);
+}
+
+static void test_create_refuses_bad_params(void **state)
+{
+    stereo_params p;
+    stereo_params_default(&p, 100, 50);
+    p.backend = STEREO_BACKEND_CPU;
+    stereo_params q;
+    q = p, q.num_disparities = 0, expect_refused(q, "disparities");
+    q = p, q.num_disparities = 24, expect_refused(q, "disparities");
+    q = p, q.num_disparities = 272, expect_refused(q, "disparities");
+    q = p, q.num_disparities = 112, expect_refused(q, "width");
+    q = p, q.min_disparity = -1, expect_refused(q, "min disparity");
+    q = p, q.paths = 6, expect_refused(q, "paths");
+    q = p, q.p1 = 0, expect_refused(q, "p1");
+    q = p, q.p2 = q.p1, expect_refused(q, "p2");
+    q = p, q.rank_window = 8, expect_refused(q, "rank window");
+    q = p, q.rank_window = 17, expect_refused(q, "rank window");
+    q = p, q.uniqueness = 100, expect_refused(q, "uniqueness");
+    q = p, q.width = 0, expect_refused(q, "size");
+    q = p, q.lr_tolerance = -1, expect_refused(q, "tolerance");
+    q = p, q.cost = (stereo_cost)7, expect_refused(q, "cost");
+    /* maps that do not fit the stage */
+    stereo_map m[2];
+    assert_int_equal(mapfile_identity(&m[0], 99, 50), 0);
+    assert_int_equal(mapfile_identity(&m[1], 99, 50), 0);
+    stereo_stage *s;
+    char err[256];
+    assert_int_equal(stereo_create(&p, m, &s, err, sizeof err), STEREO_ERR_PARAM);
+    assert_non_null(strstr(err, "map"));
+    mapfile_free(m);
+}
+
+static void test_process_refuses_wrong_images(void **state)
+{
+    stereo_params p;
+    stereo_params_default(&p, 40, 10);
+    p.num_disparities = 16, p.backend = STEREO_BACKEND_CPU;
+    stereo_stage *s;
+    char err[256];
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
+    uint8_t buf[41 * 10] = {0};
+    stereo_image ok = {buf, 40, 10, 40, STEREO_PIX_GREY8}, bad = ok;
+    bad.width = 41;
+    assert_int_equal(stereo_process(s, &ok, &bad), STEREO_ERR_PARAM);
+    assert_non_null(strstr(stereo_error(s), "right image"));
+    bad = ok, bad.pitch = 39;
+    assert_int_equal(stereo_process(s, &bad, &ok), STEREO_ERR_PARAM);
+    assert_non_null(strstr(stereo_error(s), "pitch"));
+    bad = ok, bad.data = NULL;
+    assert_int_equal(stereo_process(s, &bad, &ok), STEREO_ERR_PARAM);
+    assert_int_equal(stereo_process(s, &ok, &ok), STEREO_OK);
+    stereo_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_formula_grey_weights),
+        cmocka_unit_test(test_formula_subpixel_matches_parabola),
+        cmocka_unit_test(test_formula_p2_adaptive),
+        cmocka_unit_test(test_formula_median9_is_the_median),
+        cmocka_unit_test(test_grey_formats),
+        cmocka_unit_test(test_rectify_random_maps),
+        cmocka_unit_test(test_rectify_identity_is_exact),
+        cmocka_unit_test(test_rank_transform_odd_sizes),
+        cmocka_unit_test(test_census_transform_odd_sizes),
+        cmocka_unit_test(test_cost_volume),
+        cmocka_unit_test(test_sgm_aggregation_matches_recurrence),
+        cmocka_unit_test(test_wta_right_median_lr),
+        cmocka_unit_test(test_colormap_ends_and_invalid),
+        cmocka_unit_test(test_stage_matches_brute_force_chain),
+        cmocka_unit_test(test_stage_with_identity_maps_equals_without),
+        cmocka_unit_test(test_create_refuses_bad_params),
+        cmocka_unit_test(test_process_refuses_wrong_images),
+    };
+    return cmocka_run_group_tests_name("stages", tests, NULL, NULL);
+}

@@ -1,0 +1,251 @@
+/* stereo_synth.c — writes the generated stereo scene (hal/synth.h) with its ground truth.
+ *
+ *   stereo-synth [--size WxH] [--t SECONDS] [--seed N] [--max-disp N] [--edge-radius N]
+ *                [--grey|--rgb] OUTDIR
+ *
+ * Exit status: 0 success, 1 output error (directory or file not writable), 2 usage error. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image_io.h"
+#include "synth.h"
+
+#define PROG "stereo-synth"
+
+static const char usage_text[] =
+    "usage: " PROG " [options] OUTDIR\n"
+    "Renders the generated stereo scene and writes into OUTDIR (created if needed):\n"
+    "  left.png, right.png          the rectified pair (grey, or RGB with --rgb)\n"
+    "  disp_left.pfm, disp_right.pfm  ground-truth disparity of each view (float, px)\n"
+    "  nonocc.png                   255 = left pixel visible in both views, 0 = occluded\n"
+    "  near_edge.png                255 = within --edge-radius px of a depth edge\n"
+    "A left pixel (x, y) with disparity d matches the right pixel (x - d, y).\n"
+    "\n"
+    "  --size WxH        image size (default 640x480; each side 32..4096)\n"
+    "  --t SECONDS       scene time: the occluders move with it (default 0, the test scene)\n"
+    "  --seed N          texture seed (default 1; the geometry does not depend on it)\n"
+    "  --max-disp N      disparity of the nearest object; all disparities lie in [N/6, N]\n"
+    "                    (default: a multiple of 12 near width/12, 48 at 640 wide)\n"
+    "  --edge-radius N   near_edge radius in px, 0..64 (default 2)\n"
+    "  --grey, --rgb     colour of left.png/right.png (default grey)\n"
+    "  --help            print this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 output error, 2 usage error.\n";
+
+enum { EXIT_OUTPUT = 1, EXIT_USAGE = 2 };
+
+static int usage_error(const char *opt, const char *what, const char *value)
+{
+    fprintf(stderr, PROG ": %s %s, got \"%s\" (see --help)\n", opt, what, value);
+    return -1;
+}
+
+static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+        char what[96];
+        snprintf(what, sizeof what, "needs an integer in %ld..%ld", lo, hi);
+        return usage_error(opt, what, s);
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const char *opt, const char *s, int *w, int *h)
+{
+    char *end;
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (end == s || (*end != 'x' && *end != 'X'))
+        return usage_error(opt, "needs WxH (e.g. 640x480)", s);
+    const char *hs = end + 1;
+    long b = strtol(hs, &end, 10);
+    if (end == hs || *end != '\0' || errno == ERANGE)
+        return usage_error(opt, "needs WxH (e.g. 640x480)", s);
+    if (a < SYNTH_MIN_SIZE || a > SYNTH_MAX_SIZE || b < SYNTH_MIN_SIZE || b > SYNTH_MAX_SIZE) {
+        char what[96];
+        snprintf(what, sizeof what, "needs each side in %d..%d", SYNTH_MIN_SIZE, SYNTH_MAX_SIZE);
+        return usage_error(opt, what, s);
+    }
+    *w = (int)a, *h = (int)b;
+    return 0;
+}
+
+/* mkdir -p: creates each missing component of path. */
+static int make_dirs(const char *path)
+{
+    size_t len = strlen(path);
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, PROG ": %s: cannot create directory: %s\n", buf, strerror(errno));
+            free(buf);
+            return -1;
+        }
+        buf[i] = c;
+    }
+    free(buf);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, PROG ": %s: not a directory\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    synth_params p = {.width = 640, .height = 480, .t = 0, .seed = 1, .max_disparity = 0,
+                      .edge_radius = 2};
+    int rgb = 0;
+    const char *outdir = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--grey") == 0 || strcmp(a, "--gray") == 0) {
+            rgb = 0;
+            continue;
+        }
+        if (strcmp(a, "--rgb") == 0) {
+            rgb = 1;
+            continue;
+        }
+        if (a[0] == '-' && a[1] == '-') {
+            /* --opt VALUE or --opt=VALUE */
+            char opt[32];
+            const char *eq = strchr(a, '='), *val;
+            size_t n = eq ? (size_t)(eq - a) : strlen(a);
+            if (n >= sizeof opt)
+                n = sizeof opt - 1;
+            memcpy(opt, a, n);
+            opt[n] = '\0';
+            int known = !strcmp(opt, "--size") || !strcmp(opt, "--t") || !strcmp(opt, "--seed") ||
+                        !strcmp(opt, "--max-disp") || !strcmp(opt, "--edge-radius");
+            if (!known) {
+                fprintf(stderr, PROG ": unknown option \"%s\" (see --help)\n", a);
+                return EXIT_USAGE;
+            }
+            if (eq) {
+                val = eq + 1;
+            } else if (i + 1 < argc) {
+                val = argv[++i];
+            } else {
+                fprintf(stderr, PROG ": %s needs a value (see --help)\n", opt);
+                return EXIT_USAGE;
+            }
+            long v;
+            if (!strcmp(opt, "--size")) {
+                if (parse_size(opt, val, &p.width, &p.height) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--t")) {
+                char *end;
+                errno = 0;
+                p.t = strtod(val, &end);
+                if (end == val || *end != '\0' || errno == ERANGE || !isfinite(p.t)) {
+                    usage_error(opt, "needs a number of seconds", val);
+                    return EXIT_USAGE;
+                }
+            } else if (!strcmp(opt, "--seed")) {
+                if (parse_int(opt, val, 0, UINT_MAX > LONG_MAX ? LONG_MAX : (long)UINT_MAX, &v) != 0)
+                    return EXIT_USAGE;
+                p.seed = (unsigned)v;
+            } else if (!strcmp(opt, "--max-disp")) {
+                if (parse_int(opt, val, SYNTH_MIN_DISPARITY, SYNTH_MAX_SIZE / 2, &v) != 0)
+                    return EXIT_USAGE;
+                p.max_disparity = (int)v;
+            } else {
+                if (parse_int(opt, val, 0, 64, &v) != 0)
+                    return EXIT_USAGE;
+                p.edge_radius = (int)v;
+            }
+            continue;
+        }
+        if (outdir) {
+            fprintf(stderr, PROG ": more than one OUTDIR (\"%s\", \"%s\") (see --help)\n", outdir, a);
+            return EXIT_USAGE;
+        }
+        outdir = a;
+    }
+    if (!outdir || !*outdir) {
+        fprintf(stderr, PROG ": no OUTDIR given (see --help)\n");
+        return EXIT_USAGE;
+    }
+
+    if (p.max_disparity > p.width / 2) {
+        fprintf(stderr, PROG ": --max-disp needs at most width / 2 = %d, got %d (see --help)\n",
+                p.width / 2, p.max_disparity);
+        return EXIT_USAGE;
+    }
+    char err[512];
+    if (synth_params_check(&p, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s (see --help)\n", err);
+        return EXIT_USAGE;
+    }
+    synth_scene sc;
+    if (synth_render(&p, &sc, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return EXIT_OUTPUT;
+    }
+    if (make_dirs(outdir) != 0) {
+        synth_free(&sc);
+        return EXIT_OUTPUT;
+    }
+
+    struct {
+        const char *name;
+        const image *img;
+        const fmap *map;
+    } files[] = {
+        {"left.png", rgb ? &sc.left_rgb : &sc.left_grey, NULL},
+        {"right.png", rgb ? &sc.right_rgb : &sc.right_grey, NULL},
+        {"disp_left.pfm", NULL, &sc.gt_left},
+        {"disp_right.pfm", NULL, &sc.gt_right},
+        {"nonocc.png", &sc.nonocc, NULL},
+        {"near_edge.png", &sc.near_edge, NULL},
+    };
+    size_t plen = strlen(outdir) + 32;
+    char *path = malloc(plen);
+    if (!path) {
+        fprintf(stderr, PROG ": out of memory\n");
+        synth_free(&sc);
+        return EXIT_OUTPUT;
+    }
+    int status = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0] && status == 0; i++) {
+        snprintf(path, plen, "%s/%s", outdir, files[i].name);
+        int rc = files[i].img ? image_write(path, files[i].img, err, sizeof err)
+                              : pfm_write(path, files[i].map, err, sizeof err);
+        if (rc != 0) {
+            fprintf(stderr, PROG ": %s\n", err);
+            status = EXIT_OUTPUT;
+        }
+    }
+    if (status == 0)
+        printf("%s: %dx%d t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir, p.width,
+               p.height, p.t, synth_max_disparity(&p), sc.gt_min, sc.gt_max,
+               synth_max_disparity(&p));
+    free(path);
+    synth_free(&sc);
+    return status;
+}
