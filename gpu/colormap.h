@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { COLORMAP_TURBO = 0, COLORMAP_JET = 1, COLORMAP_GREY = 2, COLORMAP_COUNT } colormap_id;
 
 const char *colormap_to_str(colormap_id id);
@@ -28,4 +32,7 @@ void colormap_disparity_rows(const int16_t *disp, int w, int dmin, int ndisp,
                              const uint8_t lut[256 * 3], uint8_t *out, int channels,
                              size_t out_pitch, int y0, int y1);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -29,3 +29,14 @@ stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const 
     snprintf(err, errlen, "%s", why_none);
     return STEREO_ERR_NODEV;
 }
+
+void stage_cuda_set_profiling(stage_cuda *s, int on) { (void)s, (void)on; }
+
+int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max) { return 0; }
+
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
+                                  char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}

@@ -21,6 +21,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     int width, height;
     int dmin, ndisp;
@@ -39,4 +43,7 @@ void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int toleranc
 /* Zeroes conf where disp is invalid. */
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -9,7 +9,14 @@
 
 #include "stereo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Converts rows [y0, y1) of in into out (in->width bytes per row). */
 void grey_convert_rows(const stereo_image *in, uint8_t *out, int y0, int y1);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

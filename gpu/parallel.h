@@ -10,6 +10,10 @@
 #ifndef STEREO_PARALLEL_H
 #define STEREO_PARALLEL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct parallel_pool parallel_pool;
 
 /* fn processes items [begin, end) of the job. */
@@ -23,4 +27,7 @@ int parallel_threads(const parallel_pool *pool);
 /* Runs fn over [0, n) in chunks of at most `grain` items (grain <= 0: automatic). */
 void parallel_for(parallel_pool *pool, int n, int grain, parallel_fn fn, void *ctx);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include "stereo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Rectifies rows [y0, y1) of the output (map->width bytes per row) from src (pitch bytes/row). */
 void rectify_rows(const stereo_map *map, const uint8_t *src, size_t pitch, uint8_t *dst,
                   uint8_t *valid, int y0, int y1);
@@ -20,4 +24,7 @@ void rectify_rows(const stereo_map *map, const uint8_t *src, size_t pitch, uint8
 /* Checks a map's sizes and fractional indices; 0 if usable, else -1 with err = what is wrong. */
 int rectify_map_check(const stereo_map *map, int width, int height, char *err, size_t errlen);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -25,6 +25,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     int width, height;
     int dmin, ndisp;          /* d = dmin + k, k = 0..ndisp-1 */
@@ -48,4 +52,7 @@ void sgm_line_start(const sgm_config *c, int dir, int line, int *x, int *y);
 void sgm_aggregate_lines(const sgm_config *c, int dir, const uint8_t *cost, const uint8_t *grey,
                          uint16_t *S, int store, int line0, int line1);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

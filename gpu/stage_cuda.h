@@ -28,6 +28,24 @@ stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const 
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen);
 
+/* For benchmarks: stage_cuda_upload copies a pair into the stage's input buffers (rebuilding the
+ * graph if the format changed); stage_cuda_replay then runs the frame's kernels (rectification to
+ * the LR check) on it and returns their GPU time in ms, measured with events around the graph
+ * (or, with profiling on, around the kernel-by-kernel launches). */
+stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                char *err, size_t errlen);
+stereo_status stage_cuda_replay(stage_cuda *s, float *ms, char *err, size_t errlen);
+
+/* Profiling: when on, frames run kernel by kernel with events between the stages (slower than
+ * the graph); stage_cuda_profile then gives each stage's time of the last frame. */
+void stage_cuda_set_profiling(stage_cuda *s, int on);
+int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max);
+
+/* Colour-maps the last disparity into rgba (4 bytes per pixel, pitch a multiple of 4) on the
+ * GPU with the colormap.h rule; rgba is host memory. */
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
+                                  char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colormap.h"
 #include "disparity.h"
 #include "grey.h"
 #include "parallel.h"
@@ -499,6 +500,21 @@ stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const st
                                   s->p.lr_check ? s->disp_right : NULL, s->conf, s->grey[0],
                                   s->grey[1], s->err, sizeof s->err);
     cpu_process(s, left, right);
+    return STEREO_OK;
+}
+
+stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch)
+{
+    const stereo_params *p = &s->p;
+    if ((unsigned)colormap >= COLORMAP_COUNT || !rgba || pitch < (size_t)p->width * 4 || pitch % 4)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
+    if (s->active == STEREO_BACKEND_CUDA)
+        return stage_cuda_colorize(s->cuda, colormap, rgba, pitch, s->err, sizeof s->err);
+    uint8_t lut[256 * 3];
+    colormap_lut((colormap_id)colormap, lut);
+    colormap_disparity_rows(s->disp, p->width, p->min_disparity, p->num_disparities, lut, rgba, 4,
+                            pitch, 0, p->height);
     return STEREO_OK;
 }
 

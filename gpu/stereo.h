@@ -116,6 +116,11 @@ const int16_t *stereo_disparity_right(const stereo_stage *s);  /* right view (in
 const uint8_t *stereo_confidence(const stereo_stage *s);       /* NULL unless params.confidence */
 const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, after rectification */
 
+/* Colour-maps the last left disparity into rgba (4 bytes per pixel, alpha 255, invalid black;
+ * pitch >= 4 * width, a multiple of 4) on the active backend; colormap is a colormap_id
+ * (colormap.h: turbo, jet, grey). */
+stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch);
+
 const stereo_params *stereo_get_params(const stereo_stage *s);
 stereo_backend stereo_active_backend(const stereo_stage *s);
 const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */

@@ -18,6 +18,10 @@
 #include <stdint.h>
 #include "stereo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CENSUS_WIDTH 9
 #define CENSUS_HEIGHT 7
 #define CENSUS_BITS (CENSUS_WIDTH * CENSUS_HEIGHT - 1)
@@ -32,4 +36,7 @@ void rank_transform_rows(const uint8_t *img, int w, int h, int window, uint8_t *
                          int y1);
 void census_transform_rows(const uint8_t *img, int w, int h, uint64_t *out, int y0, int y1);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

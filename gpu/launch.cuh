@@ -1,0 +1,56 @@
+/* launch.cuh — the host launchers of the CUDA kernels, one per stage (CUDA sources only).
+ *
+ * Each launcher checks nothing the caller has already validated (stereo.c checks parameters and
+ * images), enqueues its kernel(s) on the given stream, and returns the launch error. The kernels
+ * implement exactly the stage definitions in the matching C headers (grey.h, rectify.h,
+ * transform.h, sgm.h, disparity.h, colormap.h) through the formulas in stereo_math.h.
+ */
+#ifndef STEREO_LAUNCH_CUH
+#define STEREO_LAUNCH_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "stereo.h"
+
+/* rectify.cu — stages 1 and 2 fused: grey conversion of the raw camera image, then (with a map)
+ * bilinear rectification. Without a map (xy == NULL) the output is the grey image and valid is
+ * not written. With a map, the four taps are converted to grey on the fly, which gives the same
+ * values as converting the whole image first. */
+cudaError_t launch_grey_rectify(const uint8_t *src, size_t pitch, stereo_pixfmt fmt, int src_w,
+                                int src_h, const int16_t *xy, const uint16_t *frac, uint8_t *grey,
+                                uint8_t *valid, int w, int h, cudaStream_t stream);
+
+/* transform.cu — stage 3 */
+cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *out,
+                        cudaStream_t stream);
+cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
+
+/* sgm.cu — stages 4 and 5: cost on the fly, one direction's lines; S += L (store: S = L). */
+typedef struct {
+    int width, height, dmin, ndisp;
+    int p1, p2, p2_adapt, max_cost;
+    stereo_cost cost;
+    const uint8_t *grey;                 /* left, rectified */
+    const uint8_t *rank_l, *rank_r;      /* rank cost */
+    const uint64_t *census_l, *census_r; /* census cost */
+    uint16_t *S;
+} sgm_args;
+cudaError_t launch_aggregate(const sgm_args *a, int dir, int store, cudaStream_t stream);
+
+/* disparity.cu — stages 6 to 8 */
+cudaError_t launch_wta(const uint16_t *S, const uint8_t *valid, int w, int h, int dmin, int D,
+                       int uniqueness, int subpixel, int16_t *disp, uint8_t *conf,
+                       cudaStream_t stream);
+cudaError_t launch_right(const uint16_t *S, const uint8_t *valid_right, int w, int h, int dmin,
+                         int D, int16_t *disp_right, cudaStream_t stream);
+cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);
+/* LR check (when disp_right != NULL) and zeroing of conf where disp is invalid (when conf). */
+cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *conf, int w,
+                             int h, int tolerance, cudaStream_t stream);
+
+/* colormap.cu — disparity to RGBA through a 256-entry RGB table in device memory. */
+cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
+                            const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream);
+
+#endif

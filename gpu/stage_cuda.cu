@@ -1,0 +1,428 @@
+/* stage_cuda.cu — the CUDA backend of the stereo stage (stage_cuda.h).
+ *
+ * DESIGN
+ * - Every buffer is allocated at create: device memory (cudaMalloc) for the camera images, the
+ *   grey/rectified images, the transforms, the summed cost volume S and the disparity maps.
+ *   Processing a frame allocates nothing.
+ * - One stream per stage. The per-frame kernel sequence (run_kernels) is captured once into a
+ *   CUDA graph and replayed each frame: one launch call for ~15 kernels. With profiling on, the
+ *   kernels are launched one by one with events between the stages instead.
+ * - A frame: copy both camera images into the stage's input buffers (from host memory, or
+ *   device-to-device when the caller's pointer is device or managed memory), replay the graph,
+ *   copy the results to the caller's host buffers, wait on the stream. No host synchronisation
+ *   happens inside the frame's GPU work.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "colormap.h"
+#include "cuda_check.cuh"
+#include "launch.cuh"
+#include "stage_cuda.h"
+#include "transform.h"
+
+#define MAX_PROFILE 16
+
+struct stage_cuda {
+    stereo_params p;
+    int have_maps;
+    int src_w, src_h;
+    cudaStream_t stream;
+    /* device buffers */
+    uint8_t *in[2];          /* camera images, tightly packed rows of in_pitch bytes */
+    size_t in_pitch, in_bytes;
+    stereo_pixfmt in_fmt[2]; /* the format the graph was built for */
+    int16_t *xy[2];
+    uint16_t *frac[2];
+    uint8_t *grey[2], *valid[2];
+    uint8_t *rank[2];
+    uint64_t *census[2];
+    uint16_t *S;
+    int16_t *disp, *disp_right;          /* final maps */
+    int16_t *raw, *raw_right;            /* before the median (only with median on) */
+    uint8_t *conf;
+    uint8_t *lut;            /* 3 colour maps x 256 x RGB */
+    uint8_t *rgba;           /* colour image for stage_cuda_colorize */
+    /* the captured per-frame sequence */
+    cudaGraph_t graph;
+    cudaGraphExec_t graph_exec;
+    /* profiling */
+    int profile;
+    cudaEvent_t ev[MAX_PROFILE + 1];  /* stage marks ev[0..n_ev] */
+    cudaEvent_t frame_ev[2];          /* around a whole frame (stage_cuda_replay) */
+    const char *ev_name[MAX_PROFILE];
+    int n_ev;
+    float stage_ms[MAX_PROFILE];
+};
+
+int stage_cuda_available(char *why, size_t whylen)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, whylen, "no usable CUDA device (%s)", cudaGetErrorString(e));
+        cudaGetLastError(); /* clear the sticky-free error state */
+        return 0;
+    }
+    if (n == 0) {
+        snprintf(why, whylen, "no CUDA device found");
+        return 0;
+    }
+    return 1;
+}
+
+static int bytes_per_pixel(stereo_pixfmt f)
+{
+    return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1;
+}
+
+/* ---- the per-frame kernel sequence --------------------------------------------------------- */
+
+static void mark(stage_cuda *s, const char *name)
+{
+    if (s->profile && s->n_ev < MAX_PROFILE) {
+        s->ev_name[s->n_ev] = name;
+        cudaEventRecord(s->ev[++s->n_ev], s->stream);
+    }
+}
+
+#define LAUNCH(call, name)                                                             \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess)                                                         \
+            return cuda_fail(err, errlen, "kernel " name, e_, __FILE__, __LINE__);      \
+    } while (0)
+
+static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
+{
+    const stereo_params *p = &s->p;
+    int w = p->width, h = p->height, D = p->num_disparities;
+    cudaStream_t st = s->stream;
+    if (s->profile) {
+        s->n_ev = 0;
+        cudaEventRecord(s->ev[0], st);
+    }
+    /* 1.-3. grey, rectification, rank / census — per view */
+    for (int i = 0; i < 2; i++)
+        LAUNCH(launch_grey_rectify(s->in[i], s->in_pitch, s->in_fmt[i], s->src_w, s->src_h,
+                                   s->have_maps ? s->xy[i] : NULL, s->frac[i], s->grey[i],
+                                   s->valid[i], w, h, st),
+               "grey_rectify");
+    mark(s, "grey+rectify");
+    for (int i = 0; i < 2; i++) {
+        if (p->cost == STEREO_COST_RANK)
+            LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
+        else
+            LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
+    }
+    mark(s, "transform");
+    /* 4.-5. cost on the fly + aggregation, one launch per direction */
+    sgm_args a = {w, h, p->min_disparity, D, p->p1, p->p2, p->p2_adapt,
+                  transform_max_cost(p->cost, p->rank_window), p->cost, s->grey[0],
+                  s->rank[0], s->rank[1], s->census[0], s->census[1], s->S};
+    for (int dir = 0; dir < p->paths; dir++)
+        LAUNCH(launch_aggregate(&a, dir, dir == 0, st), "aggregate");
+    mark(s, "aggregate");
+    /* 6. winner-takes-all (+ confidence) and 7. the right disparity; with the median on they
+     * go to the raw maps, which the median then filters into the final ones */
+    int16_t *wta = p->median ? s->raw : s->disp, *wta_right = p->median ? s->raw_right : s->disp_right;
+    LAUNCH(launch_wta(s->S, s->have_maps ? s->valid[0] : NULL, w, h, p->min_disparity, D,
+                      p->uniqueness, p->subpixel, wta, s->conf, st),
+           "wta");
+    if (p->lr_check)
+        LAUNCH(launch_right(s->S, s->have_maps ? s->valid[1] : NULL, w, h, p->min_disparity, D,
+                            wta_right, st),
+               "right");
+    mark(s, "wta+right");
+    /* 7. median on both maps, then the LR check */
+    if (p->median) {
+        LAUNCH(launch_median(s->raw, w, h, s->disp, st), "median");
+        if (p->lr_check)
+            LAUNCH(launch_median(s->raw_right, w, h, s->disp_right, st), "median");
+    }
+    LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
+                            p->lr_tolerance, st),
+           "lr_finish");
+    mark(s, "median+lr");
+    return STEREO_OK;
+}
+
+/* Captures run_kernels into a graph (rebuilt when the input format changes). */
+static stereo_status build_graph(stage_cuda *s, char *err, size_t errlen)
+{
+    if (s->graph_exec) {
+        cudaGraphExecDestroy(s->graph_exec);
+        cudaGraphDestroy(s->graph);
+        s->graph_exec = NULL;
+        s->graph = NULL;
+    }
+    int profile = s->profile;
+    s->profile = 0; /* no events inside the graph */
+    CUDA_TRY(cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal));
+    stereo_status st = run_kernels(s, err, errlen);
+    s->profile = profile;
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamEndCapture(s->stream, &g);
+    if (st != STEREO_OK) {
+        if (g)
+            cudaGraphDestroy(g);
+        return st;
+    }
+    if (e != cudaSuccess)
+        return cuda_fail(err, errlen, "cudaStreamEndCapture", e, __FILE__, __LINE__);
+    s->graph = g;
+    CUDA_TRY(cudaGraphInstantiate(&s->graph_exec, g, 0));
+    return STEREO_OK;
+}
+
+/* ---- create / destroy ---------------------------------------------------------------------- */
+
+#define DEV_ALLOC(ptr, bytes) CUDA_TRY(cudaMalloc((void **)&(ptr), (bytes)))
+
+stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
+                                stage_cuda **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    stage_cuda *s = (stage_cuda *)calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "cannot allocate the CUDA stage");
+        return STEREO_ERR_NOMEM;
+    }
+    stereo_status st = STEREO_OK;
+    /* every failure below goes through fail: so the partial stage is released */
+    {
+        s->p = *p;
+        s->have_maps = maps != NULL;
+        s->src_w = maps ? maps[0].src_width : p->width;
+        s->src_h = maps ? maps[0].src_height : p->height;
+        size_t n = (size_t)p->width * p->height, vol = n * (size_t)p->num_disparities;
+        size_t free_b = 0, total_b = 0;
+        cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+        if (e != cudaSuccess) {
+            st = cuda_fail(err, errlen, "cudaMemGetInfo", e, __FILE__, __LINE__);
+            goto fail;
+        }
+        if (vol * 2 + n * 32 > free_b) {
+            snprintf(err, errlen,
+                     "the CUDA stage needs %.0f MB of device memory for %dx%d with %d "
+                     "disparities, %.0f MB are free",
+                     (vol * 2 + n * 32) / 1e6, p->width, p->height, p->num_disparities,
+                     free_b / 1e6);
+            st = STEREO_ERR_NOMEM;
+            goto fail;
+        }
+        if ((e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess) {
+            st = cuda_fail(err, errlen, "cudaStreamCreate", e, __FILE__, __LINE__);
+            goto fail;
+        }
+        st = [&]() -> stereo_status {
+            s->in_pitch = (size_t)s->src_w * 3; /* room for the widest format (RGB24) */
+            s->in_bytes = s->in_pitch * s->src_h;
+            for (int i = 0; i < 2; i++) {
+                DEV_ALLOC(s->in[i], s->in_bytes);
+                DEV_ALLOC(s->grey[i], n);
+                if (maps) {
+                    DEV_ALLOC(s->valid[i], n);
+                    DEV_ALLOC(s->xy[i], n * 4);
+                    DEV_ALLOC(s->frac[i], n * 2);
+                    CUDA_TRY(cudaMemcpy(s->xy[i], maps[i].xy, n * 4, cudaMemcpyHostToDevice));
+                    CUDA_TRY(cudaMemcpy(s->frac[i], maps[i].frac, n * 2, cudaMemcpyHostToDevice));
+                }
+                if (p->cost == STEREO_COST_RANK)
+                    DEV_ALLOC(s->rank[i], n);
+                else
+                    DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
+                s->in_fmt[i] = STEREO_PIX_GREY8;
+            }
+            DEV_ALLOC(s->S, vol * sizeof(uint16_t));
+            DEV_ALLOC(s->disp, n * 2);
+            DEV_ALLOC(s->disp_right, n * 2);
+            if (p->median) {
+                DEV_ALLOC(s->raw, n * 2);
+                DEV_ALLOC(s->raw_right, n * 2);
+            }
+            if (p->confidence)
+                DEV_ALLOC(s->conf, n);
+            DEV_ALLOC(s->lut, 3 * 256 * 3);
+            uint8_t lut[3 * 256 * 3];
+            for (int c = 0; c < 3; c++)
+                colormap_lut((colormap_id)c, lut + c * 768);
+            CUDA_TRY(cudaMemcpy(s->lut, lut, sizeof lut, cudaMemcpyHostToDevice));
+            for (int i = 0; i <= MAX_PROFILE; i++)
+                CUDA_TRY(cudaEventCreate(&s->ev[i]));
+            for (int i = 0; i < 2; i++)
+                CUDA_TRY(cudaEventCreate(&s->frame_ev[i]));
+            return build_graph(s, err, errlen);
+        }();
+        if (st != STEREO_OK)
+            goto fail;
+    }
+    *out = s;
+    return STEREO_OK;
+fail:
+    stage_cuda_destroy(s);
+    return st == STEREO_OK ? STEREO_ERR_CUDA : st;
+}
+
+void stage_cuda_destroy(stage_cuda *s)
+{
+    if (!s)
+        return;
+    if (s->stream)
+        cudaStreamSynchronize(s->stream);
+    if (s->graph_exec)
+        cudaGraphExecDestroy(s->graph_exec);
+    if (s->graph)
+        cudaGraphDestroy(s->graph);
+    for (int i = 0; i < 2; i++) {
+        cudaFree(s->in[i]);
+        cudaFree(s->grey[i]);
+        cudaFree(s->valid[i]);
+        cudaFree(s->xy[i]);
+        cudaFree(s->frac[i]);
+        cudaFree(s->rank[i]);
+        cudaFree(s->census[i]);
+    }
+    cudaFree(s->S);
+    cudaFree(s->disp);
+    cudaFree(s->disp_right);
+    cudaFree(s->raw);
+    cudaFree(s->raw_right);
+    cudaFree(s->conf);
+    cudaFree(s->lut);
+    cudaFree(s->rgba);
+    for (int i = 0; i <= MAX_PROFILE; i++)
+        if (s->ev[i])
+            cudaEventDestroy(s->ev[i]);
+    for (int i = 0; i < 2; i++)
+        if (s->frame_ev[i])
+            cudaEventDestroy(s->frame_ev[i]);
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+/* ---- a frame -------------------------------------------------------------------------------- */
+
+static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, char *err, size_t errlen)
+{
+    size_t row = (size_t)im->width * bytes_per_pixel(im->format);
+    s->in_pitch = row;
+    cudaPointerAttributes attr;
+    cudaMemcpyKind kind = cudaMemcpyHostToDevice;
+    if (cudaPointerGetAttributes(&attr, im->data) == cudaSuccess &&
+        (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged))
+        kind = cudaMemcpyDeviceToDevice;
+    cudaGetLastError(); /* an unregistered host pointer is not an error */
+    CUDA_TRY(cudaMemcpy2DAsync(s->in[i], row, im->data, im->pitch, row, im->height, kind,
+                               s->stream));
+    return STEREO_OK;
+}
+
+stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                char *err, size_t errlen)
+{
+    stereo_status st;
+    if (left->format != right->format) {
+        snprintf(err, errlen, "left and right images must have the same pixel format");
+        return STEREO_ERR_PARAM;
+    }
+    /* the graph bakes in the input format and pitch: rebuild it when they change */
+    size_t pitch_before = s->in_pitch;
+    if ((st = upload(s, 0, left, err, errlen)) != STEREO_OK ||
+        (st = upload(s, 1, right, err, errlen)) != STEREO_OK)
+        return st;
+    if (s->in_fmt[0] != left->format || s->in_pitch != pitch_before || !s->graph_exec) {
+        s->in_fmt[0] = s->in_fmt[1] = left->format;
+        if ((st = build_graph(s, err, errlen)) != STEREO_OK)
+            return st;
+    }
+    return STEREO_OK;
+}
+
+/* Enqueues the frame's kernels: the graph, or kernel by kernel with events when profiling. */
+static stereo_status enqueue_frame(stage_cuda *s, char *err, size_t errlen)
+{
+    if (s->profile)
+        return run_kernels(s, err, errlen);
+    CUDA_TRY(cudaGraphLaunch(s->graph_exec, s->stream));
+    return STEREO_OK;
+}
+
+static void read_profile(stage_cuda *s)
+{
+    for (int i = 0; i < s->n_ev; i++)
+        cudaEventElapsedTime(&s->stage_ms[i], s->ev[i], s->ev[i + 1]);
+}
+
+stereo_status stage_cuda_replay(stage_cuda *s, float *ms, char *err, size_t errlen)
+{
+    stereo_status st;
+    cudaEvent_t t0 = s->frame_ev[0], t1 = s->frame_ev[1];
+    CUDA_TRY(cudaEventRecord(t0, s->stream));
+    if ((st = enqueue_frame(s, err, errlen)) != STEREO_OK)
+        return st;
+    CUDA_TRY(cudaEventRecord(t1, s->stream));
+    CUDA_TRY(cudaEventSynchronize(t1));
+    if (s->profile)
+        read_profile(s);
+    CUDA_TRY(cudaEventElapsedTime(ms, t0, t1));
+    return STEREO_OK;
+}
+
+stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                 int16_t *disp, int16_t *disp_right, uint8_t *conf,
+                                 uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen)
+{
+    const stereo_params *p = &s->p;
+    size_t n = (size_t)p->width * p->height;
+    stereo_status st;
+    if ((st = stage_cuda_upload(s, left, right, err, errlen)) != STEREO_OK ||
+        (st = enqueue_frame(s, err, errlen)) != STEREO_OK)
+        return st;
+    CUDA_TRY(cudaMemcpyAsync(disp, s->disp, n * 2, cudaMemcpyDeviceToHost, s->stream));
+    if (disp_right)
+        CUDA_TRY(cudaMemcpyAsync(disp_right, s->disp_right, n * 2, cudaMemcpyDeviceToHost,
+                                 s->stream));
+    if (conf && s->conf)
+        CUDA_TRY(cudaMemcpyAsync(conf, s->conf, n, cudaMemcpyDeviceToHost, s->stream));
+    if (rect_left)
+        CUDA_TRY(cudaMemcpyAsync(rect_left, s->grey[0], n, cudaMemcpyDeviceToHost, s->stream));
+    if (rect_right)
+        CUDA_TRY(cudaMemcpyAsync(rect_right, s->grey[1], n, cudaMemcpyDeviceToHost, s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    if (s->profile)
+        read_profile(s);
+    return STEREO_OK;
+}
+
+void stage_cuda_set_profiling(stage_cuda *s, int on) { s->profile = on; }
+
+int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max)
+{
+    int n = s->n_ev < max ? s->n_ev : max;
+    for (int i = 0; i < n; i++) {
+        names[i] = s->ev_name[i];
+        ms[i] = s->stage_ms[i];
+    }
+    return n;
+}
+
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
+                                  char *err, size_t errlen)
+{
+    const stereo_params *p = &s->p;
+    size_t row = (size_t)p->width * 4;
+    if ((unsigned)colormap >= COLORMAP_COUNT || pitch < row || pitch % 4) {
+        snprintf(err, errlen, "colorize: bad colour map %d or pitch %zu", colormap, pitch);
+        return STEREO_ERR_PARAM;
+    }
+    if (!s->rgba)
+        CUDA_TRY(cudaMalloc((void **)&s->rgba, row * p->height));
+    CUDA_TRY(launch_colormap(s->disp, p->width, p->height, p->min_disparity, p->num_disparities,
+                             s->lut + 768 * colormap, s->rgba, row, s->stream));
+    CUDA_TRY(cudaMemcpy2DAsync(rgba, pitch, s->rgba, row, row, p->height, cudaMemcpyDeviceToHost,
+                               s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return STEREO_OK;
+}

@@ -1,0 +1,77 @@
+/* transform.cu — stage 3 on the GPU (transform.h): rank and census with clamped borders.
+ *
+ * A block loads its tile plus the window's apron into shared memory once (clamping coordinates
+ * as the border rule says), then each thread compares its window there. */
+#include "launch.cuh"
+#include "transform.h"
+
+#define TILE_W 32
+#define TILE_H 8
+#define APRON_X 7 /* largest rank window radius (15 / 2); census needs 4 */
+#define APRON_Y 7
+
+static __device__ __forceinline__ int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Fills tile[(TILE_H + 2 ry)][(TILE_W + 2 rx)] for the block, clamped. */
+static __device__ void load_tile(const uint8_t *img, int w, int h, int rx, int ry, uint8_t *tile)
+{
+    int tw = TILE_W + 2 * rx, th = TILE_H + 2 * ry;
+    int x0 = blockIdx.x * TILE_W - rx, y0 = blockIdx.y * TILE_H - ry;
+    for (int i = threadIdx.y * TILE_W + threadIdx.x; i < tw * th; i += TILE_W * TILE_H) {
+        int tx = i % tw, ty = i / tw;
+        tile[i] = img[(size_t)clampi(y0 + ty, 0, h - 1) * w + clampi(x0 + tx, 0, w - 1)];
+    }
+    __syncthreads();
+}
+
+static __global__ void k_rank(const uint8_t *img, int w, int h, int window, uint8_t *out)
+{
+    __shared__ uint8_t tile[(TILE_H + 2 * APRON_Y) * (TILE_W + 2 * APRON_X)];
+    int r = window / 2, tw = TILE_W + 2 * r;
+    load_tile(img, w, h, r, r, tile);
+    int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    const uint8_t *centre = tile + (threadIdx.y + r) * tw + threadIdx.x + r;
+    int c = *centre, n = 0;
+    for (int j = -r; j <= r; j++)
+        for (int i = -r; i <= r; i++)
+            n += centre[j * tw + i] < c;
+    out[(size_t)y * w + x] = (uint8_t)n;
+}
+
+static __global__ void k_census(const uint8_t *img, int w, int h, uint64_t *out)
+{
+    const int rx = CENSUS_WIDTH / 2, ry = CENSUS_HEIGHT / 2, tw = TILE_W + 2 * rx;
+    __shared__ uint8_t tile[(TILE_H + 2 * ry) * (TILE_W + 2 * rx)];
+    load_tile(img, w, h, rx, ry, tile);
+    int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
+    if (x >= w || y >= h)
+        return;
+    const uint8_t *centre = tile + (threadIdx.y + ry) * tw + threadIdx.x + rx;
+    int c = *centre;
+    uint64_t bits = 0;
+    for (int j = -ry; j <= ry; j++)
+        for (int i = -rx; i <= rx; i++)
+            if (i || j) /* raster order, first pixel most significant */
+                bits = bits << 1 | (uint64_t)(centre[j * tw + i] < c);
+    out[(size_t)y * w + x] = bits;
+}
+
+cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *out,
+                        cudaStream_t stream)
+{
+    dim3 block(TILE_W, TILE_H), grid((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
+    k_rank<<<grid, block, 0, stream>>>(grey, w, h, window, out);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream)
+{
+    dim3 block(TILE_W, TILE_H), grid((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
+    k_census<<<grid, block, 0, stream>>>(grey, w, h, out);
+    return cudaGetLastError();
+}

@@ -1,0 +1,368 @@
+/* test_cuda.c — the CUDA backend against the CPU reference, bit for bit (runs on a GPU machine).
+ *
+ *   build/gpu/test-cuda [--quick] [DATA_DIR]
+ *
+ * --quick: a few small cases only (for compute-sanitizer, which runs kernels far slower).
+ *
+ * Every case runs the same input through a CPU stage and a CUDA stage with the same parameters
+ * and compares every output byte: left and right disparity, confidence, both rectified images,
+ * and the RGBA colour image of each colour map. Cases: a grid of options (paths, cost, D, dmin,
+ * adaptive P2, uniqueness, subpixel, LR, median, confidence), awkward sizes (333x217, 640x1,
+ * 17x640, 631x479, widths that are no multiple of 32), grey / RGB / YUYV inputs with padded
+ * pitches, rectification maps with pixels mapped from outside, and every scene in DATA_DIR (the
+ * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
+ *
+ * Needs only libc and CUDA (no cmocka on the GPU machine): prints one line per failure and a
+ * closing "N passed, N failed" line; exits non-zero on any failure.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colormap.h"
+#include "mapgen.h"
+#include "pnm.h"
+#include "stereo.h"
+#include "synth.h"
+
+static int n_pass, n_fail;
+
+static void check(int ok, const char *fmt, ...)
+{
+    if (ok) {
+        n_pass++;
+        return;
+    }
+    n_fail++;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+/* A pair with structure (a shifted, noisy copy) in the given pixel format and pitch. */
+typedef struct {
+    uint8_t *data[2];
+    stereo_image im[2];
+} pair;
+
+static int bpp(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
+
+static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int shift)
+{
+    size_t pitch = (size_t)w * bpp(fmt) + pad;
+    for (int i = 0; i < 2; i++) {
+        p->data[i] = malloc(pitch * h);
+        p->im[i] = (stereo_image){p->data[i], w, h, pitch, fmt};
+    }
+    for (size_t i = 0; i < pitch * h; i++)
+        p->data[0][i] = (uint8_t)rnd();
+    for (int y = 0; y < h; y++)
+        for (size_t b = 0; b < pitch; b++) {
+            size_t src = b + (size_t)shift * bpp(fmt);
+            p->data[1][y * pitch + b] =
+                src < pitch ? (uint8_t)(p->data[0][y * pitch + src] + rnd() % 5) : (uint8_t)rnd();
+        }
+}
+
+static int pair_synth(pair *p, int w, int h, int channels, double t)
+{
+    synth_params sp = {w, h, t, 7, 0, 0};
+    synth *s;
+    char err[256];
+    if (synth_create(&sp, &s, err, sizeof err)) {
+        printf("synth: %s\n", err);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        p->data[i] = malloc((size_t)w * h * channels);
+        p->im[i] = (stereo_image){p->data[i], w, h, (size_t)w * channels,
+                                  channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8};
+    }
+    int rc = synth_render_views(s, t, p->data[0], p->data[1], channels, (size_t)w * channels, err,
+                                sizeof err);
+    synth_destroy(s);
+    return rc;
+}
+
+static void pair_free(pair *p)
+{
+    free(p->data[0]);
+    free(p->data[1]);
+}
+
+/* Random map pair: a small rotation / scale / shift of a src_w x src_h camera onto w x h. */
+static void random_maps(stereo_map m[2], int w, int h, int src_w, int src_h)
+{
+    for (int i = 0; i < 2; i++) {
+        double angle = ((int)(rnd() % 200) - 100) * 1e-4, scale = 1.0 + ((int)(rnd() % 100) - 50) * 1e-3;
+        double dx = (int)(rnd() % 9) - 4 + (rnd() % 32) / 32.0, dy = (int)(rnd() % 5) - 2;
+        mapgen_similarity(&m[i], w, h, src_w, src_h, angle, scale, dx, dy);
+    }
+}
+
+static void free_maps(stereo_map m[2])
+{
+    mapgen_free(&m[0]);
+    mapgen_free(&m[1]);
+}
+
+static const char *describe(const stereo_params *p)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf,
+             "%dx%d D%d dmin%d %s paths%d p1=%d p2=%d adapt%d uniq%d sub%d lr%d tol%d med%d conf%d",
+             p->width, p->height, p->num_disparities, p->min_disparity,
+             stereo_cost_to_str(p->cost), p->paths, p->p1, p->p2, p->p2_adapt, p->uniqueness,
+             p->subpixel, p->lr_check, p->lr_tolerance, p->median, p->confidence);
+    return buf;
+}
+
+static size_t first_diff(const void *a, const void *b, size_t n)
+{
+    const uint8_t *x = a, *y = b;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return i;
+    return n;
+}
+
+/* Runs both backends on the pair and compares everything; one check per output. */
+static void compare(const stereo_params *base, const stereo_map *maps, const pair *pr,
+                    const char *what)
+{
+    stereo_params pc = *base, pg = *base;
+    pc.backend = STEREO_BACKEND_CPU;
+    pg.backend = STEREO_BACKEND_CUDA;
+    stereo_stage *c = NULL, *g = NULL;
+    char err[512];
+    stereo_status sc = stereo_create(&pc, maps, &c, err, sizeof err);
+    check(sc == STEREO_OK, "%s [%s]: CPU create: %s", what, describe(base), err);
+    stereo_status sg = stereo_create(&pg, maps, &g, err, sizeof err);
+    check(sg == STEREO_OK, "%s [%s]: CUDA create: %s", what, describe(base), err);
+    if (sc != STEREO_OK || sg != STEREO_OK)
+        goto done;
+    sc = stereo_process(c, &pr->im[0], &pr->im[1]);
+    sg = stereo_process(g, &pr->im[0], &pr->im[1]);
+    check(sc == STEREO_OK && sg == STEREO_OK, "%s [%s]: process: cpu '%s' cuda '%s'", what,
+          describe(base), sc ? stereo_error(c) : "", sg ? stereo_error(g) : "");
+    if (sc || sg)
+        goto done;
+    size_t n = (size_t)base->width * base->height, d;
+    d = first_diff(stereo_disparity(c), stereo_disparity(g), 2 * n);
+    check(d == 2 * n, "%s [%s]: left disparity differs at pixel %zu: cpu %d cuda %d", what,
+          describe(base), d / 2, d < 2 * n ? stereo_disparity(c)[d / 2] : 0,
+          d < 2 * n ? stereo_disparity(g)[d / 2] : 0);
+    if (base->lr_check) {
+        d = first_diff(stereo_disparity_right(c), stereo_disparity_right(g), 2 * n);
+        check(d == 2 * n, "%s [%s]: right disparity differs at pixel %zu", what, describe(base),
+              d / 2);
+    }
+    if (base->confidence) {
+        d = first_diff(stereo_confidence(c), stereo_confidence(g), n);
+        check(d == n, "%s [%s]: confidence differs at pixel %zu", what, describe(base), d);
+    }
+    for (int i = 0; i < 2; i++) {
+        d = first_diff(stereo_rectified(c, i), stereo_rectified(g, i), n);
+        check(d == n, "%s [%s]: %s rectified image differs at pixel %zu", what, describe(base),
+              i ? "right" : "left", d);
+    }
+    size_t pitch = (size_t)base->width * 4 + 8;
+    uint8_t *rc = malloc(pitch * base->height), *rg = malloc(pitch * base->height);
+    for (int cm = 0; cm < COLORMAP_COUNT; cm++) {
+        memset(rc, 0, pitch * base->height);
+        memset(rg, 0, pitch * base->height);
+        int ok = stereo_colorize(c, cm, rc, pitch) == STEREO_OK &&
+                 stereo_colorize(g, cm, rg, pitch) == STEREO_OK;
+        int same = 1;
+        for (int y = 0; y < base->height && ok; y++)
+            same &= !memcmp(rc + y * pitch, rg + y * pitch, (size_t)base->width * 4);
+        check(ok && same, "%s [%s]: colour map %s differs", what, describe(base),
+              colormap_to_str((colormap_id)cm));
+    }
+    free(rc);
+    free(rg);
+done:
+    stereo_destroy(c);
+    stereo_destroy(g);
+}
+
+static void option_grid(void)
+{
+    pair pr;
+    if (pair_synth(&pr, 333, 217, 1, 0.4)) {
+        check(0, "synth 333x217");
+        return;
+    }
+    static const int Ds[] = {16, 48, 64, 128, 144, 256};
+    /* the full cross of paths x cost x D with defaults */
+    for (int paths = 4; paths <= 8; paths += 4)
+        for (int cost = 0; cost < 2; cost++)
+            for (size_t di = 0; di < sizeof Ds / sizeof *Ds; di++) {
+                stereo_params p;
+                stereo_params_default(&p, 333, 217);
+                p.paths = paths, p.cost = (stereo_cost)cost, p.num_disparities = Ds[di];
+                if (cost == STEREO_COST_CENSUS)
+                    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+                compare(&p, NULL, &pr, "grid");
+            }
+    /* random combinations of everything else */
+    for (int i = 0; i < 60; i++) {
+        stereo_params p;
+        stereo_params_default(&p, 333, 217);
+        p.paths = rnd() % 2 ? 8 : 4;
+        p.cost = (stereo_cost)(rnd() % 2);
+        p.num_disparities = 16 * (1 + rnd() % 16);
+        p.min_disparity = rnd() % 3 ? 0 : rnd() % 20;
+        p.rank_window = 3 + 2 * (rnd() % 7);
+        p.p1 = 1 + rnd() % 40;
+        p.p2 = p.p1 + 1 + rnd() % 300;
+        p.p2_adapt = rnd() % 2 ? 0 : 1 + rnd() % 64;
+        p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
+        p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
+        p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+        compare(&p, NULL, &pr, "random options");
+    }
+    pair_free(&pr);
+}
+
+static void awkward_sizes(void)
+{
+    static const struct { int w, h, D; stereo_pixfmt fmt; int pad; } cases[] = {
+        {333, 217, 64, STEREO_PIX_GREY8, 0}, {640, 1, 128, STEREO_PIX_GREY8, 0},
+        {17, 640, 16, STEREO_PIX_GREY8, 3},  {631, 479, 128, STEREO_PIX_RGB24, 5},
+        {100, 37, 64, STEREO_PIX_YUYV, 12},  {33, 5, 16, STEREO_PIX_RGB24, 1},
+        {257, 129, 256, STEREO_PIX_GREY8, 7}, {1000, 3, 96, STEREO_PIX_YUYV, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pair pr;
+        pair_random(&pr, cases[i].w, cases[i].h, cases[i].fmt, cases[i].pad, 9);
+        stereo_params p;
+        stereo_params_default(&p, cases[i].w, cases[i].h);
+        p.num_disparities = cases[i].D, p.confidence = 1;
+        compare(&p, NULL, &pr, "awkward size");
+        p.cost = STEREO_COST_CENSUS, p.paths = 4, p.uniqueness = 10;
+        compare(&p, NULL, &pr, "awkward size census");
+        pair_free(&pr);
+    }
+    /* width 1 cannot hold 16 disparities: both backends refuse it the same way */
+    stereo_params p;
+    stereo_params_default(&p, 1, 640);
+    p.num_disparities = 16;
+    for (int b = STEREO_BACKEND_CPU; b <= STEREO_BACKEND_CUDA; b++) {
+        p.backend = (stereo_backend)b;
+        stereo_stage *s = NULL;
+        char err[256] = "";
+        check(stereo_create(&p, NULL, &s, err, sizeof err) == STEREO_ERR_PARAM && !s,
+              "1x640 must be refused by backend %d", b);
+    }
+}
+
+static void with_maps(void)
+{
+    static const struct { int w, h, sw, sh; stereo_pixfmt fmt; } cases[] = {
+        {320, 240, 336, 250, STEREO_PIX_GREY8}, {301, 203, 290, 211, STEREO_PIX_RGB24},
+        {128, 97, 128, 97, STEREO_PIX_YUYV},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pair pr;
+        pair_random(&pr, cases[i].sw, cases[i].sh, cases[i].fmt, 4, 6);
+        stereo_map m[2];
+        random_maps(m, cases[i].w, cases[i].h, cases[i].sw, cases[i].sh);
+        stereo_params p;
+        stereo_params_default(&p, cases[i].w, cases[i].h);
+        p.num_disparities = 48, p.confidence = 1;
+        compare(&p, m, &pr, "maps");
+        free_maps(m);
+        pair_free(&pr);
+    }
+}
+
+static void shared_scenes(const char *dir)
+{
+    static const struct { const char *left, *right; int D; } scenes[] = {
+        {"tsukuba-left.ppm", "tsukuba-right.ppm", 16}, {"venus-left.ppm", "venus-right.ppm", 32},
+        {"teddy-left.ppm", "teddy-right.ppm", 64},     {"cones-left.ppm", "cones-right.ppm", 64},
+        {"conesH-left.ppm", "conesH-right.ppm", 128},  {"TeddyH-left.ppm", "TeddyH-right.ppm", 128},
+        {"artroom1-left.ppm", "artroom1-right.ppm", 192},
+        {"karlsruhe-left.pgm", "karlsruhe-right.pgm", 128},
+    };
+    int found = 0;
+    for (size_t i = 0; i < sizeof scenes / sizeof *scenes; i++) {
+        char lp[1024], rp[1024], err[512];
+        snprintf(lp, sizeof lp, "%s/%s", dir, scenes[i].left);
+        snprintf(rp, sizeof rp, "%s/%s", dir, scenes[i].right);
+        image l, r;
+        if (pnm_read(lp, &l, err, sizeof err) || pnm_read(rp, &r, err, sizeof err))
+            continue;
+        found++;
+        pair pr = {{l.data, r.data},
+                   {{l.data, l.width, l.height, (size_t)l.width * l.channels,
+                     l.channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8},
+                    {r.data, r.width, r.height, (size_t)r.width * r.channels,
+                     r.channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8}}};
+        stereo_params p;
+        stereo_params_default(&p, l.width, l.height);
+        p.num_disparities = scenes[i].D, p.confidence = 1;
+        compare(&p, NULL, &pr, scenes[i].left);
+        p.cost = STEREO_COST_CENSUS;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, scenes[i].left);
+        image_free(&l);
+        image_free(&r);
+    }
+    printf("shared scenes compared: %d (from %s)\n", found, dir);
+    check(found > 0, "no shared scenes found in %s", dir);
+}
+
+int main(int argc, char **argv)
+{
+    char why[256];
+    stereo_params p;
+    stereo_params_default(&p, 64, 32);
+    p.num_disparities = 16, p.backend = STEREO_BACKEND_CUDA;
+    stereo_stage *s;
+    if (stereo_create(&p, NULL, &s, why, sizeof why) != STEREO_OK) {
+        printf("no CUDA backend: %s\n0 passed, 1 failed\n", why);
+        return 1;
+    }
+    stereo_destroy(s);
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    if (quick) {
+        pair pr;
+        pair_random(&pr, 67, 29, STEREO_PIX_RGB24, 3, 5);
+        stereo_params q;
+        stereo_params_default(&q, 67, 29);
+        q.num_disparities = 48, q.confidence = 1;
+        compare(&q, NULL, &pr, "quick");
+        q.cost = STEREO_COST_CENSUS, q.paths = 4, q.median = 0;
+        compare(&q, NULL, &pr, "quick census");
+        stereo_map m[2];
+        random_maps(m, 60, 25, 67, 29);
+        stereo_params_default(&q, 60, 25);
+        q.num_disparities = 32;
+        compare(&q, m, &pr, "quick maps");
+        free_maps(m);
+        pair_free(&pr);
+    } else {
+        option_grid();
+        awkward_sizes();
+        with_maps();
+        if (argc > 1)
+            shared_scenes(argv[1]);
+    }
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}
