@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "colormap.h"
 #include "image_io.h"
@@ -177,6 +178,11 @@ static int parse_options(int argc, char **argv, options *o)
     int D = p->num_disparities;
     if (D < 16 || D > 256 || D % 16)
         return usage_error("--disparities: %d is not a multiple of 16 in 16..256", D);
+    if (p->min_disparity + D > 2047)
+        return usage_error("--min-disparity: %d plus %d disparities exceeds 2047",
+                           p->min_disparity, D);
+    if (p->rank_window % 2 == 0)
+        return usage_error("--window: %d is not odd in 3..15", p->rank_window);
     /* penalties: tuned defaults for the chosen cost unless given */
     int p1, p2;
     stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
@@ -297,14 +303,17 @@ static int run_stage(options *o, const image *left, const image *right, const st
     stereo_params *p = &o->p;
     p->width = maps ? maps[0].width : left->width;
     p->height = maps ? maps[0].height : left->height;
+    if (p->num_disparities >= p->width)
+        return usage_error("--disparities: %d must be smaller than the image width %d",
+                           p->num_disparities, p->width);
     stereo_stage *s;
     stereo_status st = stereo_create(p, maps, &s, err, sizeof err);
     if (st != STEREO_OK) {
-        fprintf(stderr, "stereo-match: %s\n", err);
+        fprintf(stderr, "stereo-match: %s%s\n",
+                p->backend == STEREO_BACKEND_CUDA && st != STEREO_ERR_PARAM
+                    ? "--backend cuda: " : "", err);
         return st == STEREO_ERR_PARAM ? EXIT_USAGE : 1;
     }
-    if (*stereo_backend_note(s) && !o->quiet)
-        fprintf(stderr, "stereo-match: %s\n", stereo_backend_note(s));
     stereo_image l = as_stage_image(left), r = as_stage_image(right);
     double *t = malloc(sizeof(double) * (size_t)o->repeat);
     if (!t) {
@@ -352,6 +361,9 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
 {
     if (o->quiet)
         return;
+    /* the backend note comes only with success, so a failure stays one line */
+    if (*stereo_backend_note(s))
+        fprintf(stderr, "stereo-match: %s\n", stereo_backend_note(s));
     const stereo_params *p = stereo_get_params(s);
     const int16_t *d = stereo_disparity(s);
     size_t n = (size_t)p->width * p->height, valid = 0;
@@ -363,6 +375,28 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n);
 }
 
+/* Fails early when an output's directory is missing or not writable, so that a run with a bad
+ * second output (--color, --right, --confidence) does not leave its first one behind. */
+static int check_out_dir(const char *path)
+{
+    if (!path)
+        return 0;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    struct stat st;
+    errno = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "stereo-match: %s: cannot write into the directory %s: %s\n", path, dir,
+                errno ? strerror(errno) : "not a directory");
+        return -1;
+    }
+    return 0;
+}
+
 static int run_files(options *o)
 {
     char err[512];
@@ -370,6 +404,9 @@ static int run_files(options *o)
     stereo_map maps[2] = {{0}};
     stereo_stage *s = NULL;
     int rc = 1;
+    if (check_out_dir(o->out_path) || check_out_dir(o->right) || check_out_dir(o->color) ||
+        check_out_dir(o->confidence))
+        return 1;
     if (image_read8(o->left_path, &left, err, sizeof err) ||
         image_read8(o->right_path, &right, err, sizeof err)) {
         fprintf(stderr, "stereo-match: %s\n", err);

@@ -4,7 +4,7 @@
 #include "stereo.h"
 #include "stereo_math.h"
 
-void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid,
+STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid,
                         int16_t *disp, uint8_t *conf, int y0, int y1)
 {
     int w = c->width, D = c->ndisp;
@@ -35,7 +35,7 @@ void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *v
     }
 }
 
-void disparity_right_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid_right,
+STEREO_HOT void disparity_right_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid_right,
                           int16_t *disp_right, int y0, int y1)
 {
     int w = c->width, D = c->ndisp;

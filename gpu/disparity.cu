@@ -1,74 +1,10 @@
-/* disparity.cu — stages 6 to 8 on the GPU (disparity.h).
- *
- * Winner-takes-all: one warp per pixel; lane l reads k = l, l + 32, ... (coalesced along the
- * pixel's D costs) and the warp reduces packed keys (S << 9 | k), whose minimum is the smallest
- * S with ties to the smaller k — exactly the reference's scan order. The right disparity does the
- * same along the diagonal S(xr + dmin + k, k). Median and LR check: one thread per pixel. */
+/* disparity.cu — the end of stage 7 on the GPU (disparity.h): 3x3 median and the LR check, one
+ * thread per pixel. (Winner-takes-all and the right disparity run inside the last aggregation
+ * pass, sgm.cu.) */
 #include "launch.cuh"
 #include "stereo_math.h"
 
-#define WTA_BLOCK 256
 #define PIX_BLOCK 256
-
-static __device__ __forceinline__ uint32_t warp_min(uint32_t v)
-{
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        uint32_t o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = o < v ? o : v;
-    }
-    return v;
-}
-
-static __global__ void k_wta(const uint16_t *S, const uint8_t *valid, int w, int h, int dmin,
-                             int D, int uniqueness, int subpixel, int16_t *disp, uint8_t *conf)
-{
-    size_t p = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    int lane = threadIdx.x & 31;
-    if (p >= (size_t)w * h)
-        return; /* whole warps: WTA_BLOCK is a multiple of 32 */
-    const uint16_t *s = S + p * D;
-    uint32_t key = 0xffffffffu;
-    for (int k = lane; k < D; k += 32)
-        key = min(key, (uint32_t)s[k] << 9 | (uint32_t)k);
-    key = warp_min(key);
-    int best = key & 511;
-    uint32_t s1 = key >> 9, s2 = 0xffffffffu;
-    for (int k = lane; k < D; k += 32)
-        if (k < best - 1 || k > best + 1)
-            s2 = min(s2, (uint32_t)s[k]);
-    s2 = warp_min(s2);
-    if (lane != 0)
-        return;
-    int x = (int)(p % w);
-    int ok = x >= dmin && (!valid || valid[p]) &&
-             (uniqueness == 0 || stereo_unique(s1, s2, uniqueness));
-    int v = STEREO_SUBPIXEL_SCALE * (dmin + best);
-    if (subpixel && best > 0 && best < D - 1)
-        v += stereo_subpixel_offset(s[best - 1], (int)s1, s[best + 1]);
-    disp[p] = ok ? (int16_t)v : STEREO_INVALID;
-    if (conf)
-        conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
-}
-
-static __global__ void k_right(const uint16_t *S, const uint8_t *valid_right, int w, int h,
-                               int dmin, int D, int16_t *disp_right)
-{
-    size_t p = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    int lane = threadIdx.x & 31;
-    if (p >= (size_t)w * h)
-        return;
-    int xr = (int)(p % w);
-    int kmax = min(w - 1 - xr - dmin, D - 1);
-    uint32_t key = 0xffffffffu;
-    for (int k = lane; k <= kmax; k += 32)
-        key = min(key, (uint32_t)S[(p + dmin + k) * D + k] << 9 | (uint32_t)k);
-    key = warp_min(key);
-    if (lane == 0)
-        disp_right[p] = kmax < 0 || (valid_right && !valid_right[p])
-                            ? STEREO_INVALID
-                            : (int16_t)(STEREO_SUBPIXEL_SCALE * (dmin + (int)(key & 511)));
-}
 
 static __global__ void k_median(const int16_t *in, int w, int h, int16_t *out)
 {
@@ -99,25 +35,6 @@ static __global__ void k_lr_finish(int16_t *disp, const int16_t *disp_right, uin
     }
     if (conf && v < 0)
         conf[p] = 0;
-}
-
-cudaError_t launch_wta(const uint16_t *S, const uint8_t *valid, int w, int h, int dmin, int D,
-                       int uniqueness, int subpixel, int16_t *disp, uint8_t *conf,
-                       cudaStream_t stream)
-{
-    size_t threads = (size_t)w * h * 32;
-    k_wta<<<(unsigned)((threads + WTA_BLOCK - 1) / WTA_BLOCK), WTA_BLOCK, 0, stream>>>(
-        S, valid, w, h, dmin, D, uniqueness, subpixel, disp, conf);
-    return cudaGetLastError();
-}
-
-cudaError_t launch_right(const uint16_t *S, const uint8_t *valid_right, int w, int h, int dmin,
-                         int D, int16_t *disp_right, cudaStream_t stream)
-{
-    size_t threads = (size_t)w * h * 32;
-    k_right<<<(unsigned)((threads + WTA_BLOCK - 1) / WTA_BLOCK), WTA_BLOCK, 0, stream>>>(
-        S, valid_right, w, h, dmin, D, disp_right);
-    return cudaGetLastError();
 }
 
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream)

@@ -21,12 +21,18 @@ cudaError_t launch_grey_rectify(const uint8_t *src, size_t pitch, stereo_pixfmt 
                                 int src_h, const int16_t *xy, const uint16_t *frac, uint8_t *grey,
                                 uint8_t *valid, int w, int h, cudaStream_t stream);
 
-/* transform.cu — stage 3 */
+/* transform.cu — stage 3. The rank buffers the aggregation reads are allocated with padding
+ * around the w * h bytes (sgm.cu reads whole aligned words around each disparity window, also
+ * left of the image where dmin + D reaches past column 0). */
+#define RANK_PAD_FRONT 4096 /* >= max dmin + D (2047) + 8, a multiple of 256 */
+#define RANK_PAD_BACK 16
 cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *out,
                         cudaStream_t stream);
 cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
 
-/* sgm.cu — stages 4 and 5: cost on the fly, one direction's lines; S += L (store: S = L). */
+/* sgm.cu — stages 4 to 7: cost on the fly, the aggregation along every direction, and in the
+ * last direction's pass the winner-takes-all (uniqueness, subpixel, confidence) and the right
+ * disparity; S itself stays a device-internal buffer. */
 typedef struct {
     int width, height, dmin, ndisp;
     int p1, p2, p2_adapt, max_cost;
@@ -34,16 +40,18 @@ typedef struct {
     const uint8_t *grey;                 /* left, rectified */
     const uint8_t *rank_l, *rank_r;      /* rank cost */
     const uint64_t *census_l, *census_r; /* census cost */
-    uint16_t *S;
+    uint16_t *S, *S2;                    /* partial sums of the two branches, w * h * D each */
+    /* outputs of the final pass */
+    const uint8_t *valid, *valid_right;  /* rectification validity, NULL = all valid */
+    int uniqueness, subpixel;
+    int16_t *disp;
+    int16_t *disp_right;                 /* NULL: no right disparity (no LR check) */
+    uint8_t *conf;                       /* NULL: no confidence */
 } sgm_args;
-cudaError_t launch_aggregate(const sgm_args *a, int dir, int store, cudaStream_t stream);
+cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t stream, cudaStream_t stream2,
+                       cudaEvent_t fork, cudaEvent_t join);
 
-/* disparity.cu — stages 6 to 8 */
-cudaError_t launch_wta(const uint16_t *S, const uint8_t *valid, int w, int h, int dmin, int D,
-                       int uniqueness, int subpixel, int16_t *disp, uint8_t *conf,
-                       cudaStream_t stream);
-cudaError_t launch_right(const uint16_t *S, const uint8_t *valid_right, int w, int h, int dmin,
-                         int D, int16_t *disp_right, cudaStream_t stream);
+/* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);
 /* LR check (when disp_right != NULL) and zeroing of conf where disp is invalid (when conf). */
 cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *conf, int w,

@@ -7,7 +7,7 @@
 
 void sgm_direction(int dir, int *dx, int *dy) { stereo_sgm_direction(dir, dx, dy); }
 
-void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_t *rank_r,
+STEREO_HOT void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_t *rank_r,
                         uint8_t *cost, int y0, int y1)
 {
     int w = c->width, D = c->ndisp;
@@ -62,7 +62,7 @@ void sgm_line_start(const sgm_config *c, int dir, int line, int *x, int *y)
     stereo_sgm_line_start(dir, line, c->width, c->height, x, y);
 }
 
-void sgm_aggregate_lines(const sgm_config *c, int dir, const uint8_t *cost, const uint8_t *grey,
+STEREO_HOT void sgm_aggregate_lines(const sgm_config *c, int dir, const uint8_t *cost, const uint8_t *grey,
                          uint16_t *S, int store, int line0, int line1)
 {
     int w = c->width, h = c->height, D = c->ndisp;

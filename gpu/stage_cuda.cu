@@ -4,9 +4,10 @@
  * - Every buffer is allocated at create: device memory (cudaMalloc) for the camera images, the
  *   grey/rectified images, the transforms, the summed cost volume S and the disparity maps.
  *   Processing a frame allocates nothing.
- * - One stream per stage. The per-frame kernel sequence (run_kernels) is captured once into a
- *   CUDA graph and replayed each frame: one launch call for ~15 kernels. With profiling on, the
- *   kernels are launched one by one with events between the stages instead.
+ * - One stream per stage (plus a second one inside the frame, forked and joined by events, for
+ *   the concurrent aggregation branch). The per-frame kernel sequence (run_kernels) is captured
+ *   once into a CUDA graph and replayed each frame: one launch call for ~15 kernels. With
+ *   profiling on, the kernels are launched one by one with events between the stages instead.
  * - A frame: copy both camera images into the stage's input buffers (from host memory, or
  *   device-to-device when the caller's pointer is device or managed memory), replay the graph,
  *   copy the results to the caller's host buffers, wait on the stream. No host synchronisation
@@ -35,9 +36,12 @@ struct stage_cuda {
     int16_t *xy[2];
     uint16_t *frac[2];
     uint8_t *grey[2], *valid[2];
-    uint8_t *rank[2];
+    uint8_t *rank[2];        /* inside rank_alloc, after RANK_PAD_FRONT bytes */
+    uint8_t *rank_alloc[2];
     uint64_t *census[2];
-    uint16_t *S;
+    uint16_t *S, *S2;        /* the two branches' partial sums (sgm.cu) */
+    cudaStream_t stream2;    /* the second aggregation branch */
+    cudaEvent_t fork, join;
     int16_t *disp, *disp_right;          /* final maps */
     int16_t *raw, *raw_right;            /* before the median (only with median on) */
     uint8_t *conf;
@@ -116,24 +120,17 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
             LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
     }
     mark(s, "transform");
-    /* 4.-5. cost on the fly + aggregation, one launch per direction */
+    /* 4.-7. cost on the fly, aggregation per direction; the last direction's pass also picks
+     * the left and right disparities (to the raw maps when the median filters them next) */
+    int16_t *wta = p->median ? s->raw : s->disp;
+    int16_t *wta_right = p->median ? s->raw_right : s->disp_right;
     sgm_args a = {w, h, p->min_disparity, D, p->p1, p->p2, p->p2_adapt,
                   transform_max_cost(p->cost, p->rank_window), p->cost, s->grey[0],
-                  s->rank[0], s->rank[1], s->census[0], s->census[1], s->S};
-    for (int dir = 0; dir < p->paths; dir++)
-        LAUNCH(launch_aggregate(&a, dir, dir == 0, st), "aggregate");
-    mark(s, "aggregate");
-    /* 6. winner-takes-all (+ confidence) and 7. the right disparity; with the median on they
-     * go to the raw maps, which the median then filters into the final ones */
-    int16_t *wta = p->median ? s->raw : s->disp, *wta_right = p->median ? s->raw_right : s->disp_right;
-    LAUNCH(launch_wta(s->S, s->have_maps ? s->valid[0] : NULL, w, h, p->min_disparity, D,
-                      p->uniqueness, p->subpixel, wta, s->conf, st),
-           "wta");
-    if (p->lr_check)
-        LAUNCH(launch_right(s->S, s->have_maps ? s->valid[1] : NULL, w, h, p->min_disparity, D,
-                            wta_right, st),
-               "right");
-    mark(s, "wta+right");
+                  s->rank[0], s->rank[1], s->census[0], s->census[1], s->S, s->S2,
+                  s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
+                  p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
+    LAUNCH(launch_sgm(&a, p->paths, st, s->stream2, s->fork, s->join), "sgm");
+    mark(s, "sgm+wta");
     /* 7. median on both maps, then the LR check */
     if (p->median) {
         LAUNCH(launch_median(s->raw, w, h, s->disp, st), "median");
@@ -202,11 +199,11 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             st = cuda_fail(err, errlen, "cudaMemGetInfo", e, __FILE__, __LINE__);
             goto fail;
         }
-        if (vol * 2 + n * 32 > free_b) {
+        if (vol * 4 + n * 32 > free_b) {
             snprintf(err, errlen,
                      "the CUDA stage needs %.0f MB of device memory for %dx%d with %d "
                      "disparities, %.0f MB are free",
-                     (vol * 2 + n * 32) / 1e6, p->width, p->height, p->num_disparities,
+                     (vol * 4 + n * 32) / 1e6, p->width, p->height, p->num_disparities,
                      free_b / 1e6);
             st = STEREO_ERR_NOMEM;
             goto fail;
@@ -228,13 +225,20 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     CUDA_TRY(cudaMemcpy(s->xy[i], maps[i].xy, n * 4, cudaMemcpyHostToDevice));
                     CUDA_TRY(cudaMemcpy(s->frac[i], maps[i].frac, n * 2, cudaMemcpyHostToDevice));
                 }
-                if (p->cost == STEREO_COST_RANK)
-                    DEV_ALLOC(s->rank[i], n);
+                if (p->cost == STEREO_COST_RANK) {
+                    DEV_ALLOC(s->rank_alloc[i], RANK_PAD_FRONT + n + RANK_PAD_BACK);
+                    CUDA_TRY(cudaMemset(s->rank_alloc[i], 0, RANK_PAD_FRONT + n + RANK_PAD_BACK));
+                    s->rank[i] = s->rank_alloc[i] + RANK_PAD_FRONT;
+                }
                 else
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
                 s->in_fmt[i] = STEREO_PIX_GREY8;
             }
             DEV_ALLOC(s->S, vol * sizeof(uint16_t));
+            DEV_ALLOC(s->S2, vol * sizeof(uint16_t));
+            CUDA_TRY(cudaStreamCreateWithFlags(&s->stream2, cudaStreamNonBlocking));
+            CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
+            CUDA_TRY(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
             DEV_ALLOC(s->disp, n * 2);
             DEV_ALLOC(s->disp_right, n * 2);
             if (p->median) {
@@ -280,10 +284,17 @@ void stage_cuda_destroy(stage_cuda *s)
         cudaFree(s->valid[i]);
         cudaFree(s->xy[i]);
         cudaFree(s->frac[i]);
-        cudaFree(s->rank[i]);
+        cudaFree(s->rank_alloc[i]);
         cudaFree(s->census[i]);
     }
     cudaFree(s->S);
+    cudaFree(s->S2);
+    if (s->fork)
+        cudaEventDestroy(s->fork);
+    if (s->join)
+        cudaEventDestroy(s->join);
+    if (s->stream2)
+        cudaStreamDestroy(s->stream2);
     cudaFree(s->disp);
     cudaFree(s->disp_right);
     cudaFree(s->raw);

@@ -271,14 +271,16 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     }
 
     s->active = p->backend;
-    if (p->backend == STEREO_BACKEND_AUTO) {
+    if (p->backend != STEREO_BACKEND_CPU) {
         char why[200];
-        if (stage_cuda_available(why, sizeof why)) {
-            s->active = STEREO_BACKEND_CUDA;
-        } else {
-            s->active = STEREO_BACKEND_CPU;
-            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
+        int have = stage_cuda_available(why, sizeof why);
+        if (p->backend == STEREO_BACKEND_CUDA && !have) {
+            st = fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
+            goto err;
         }
+        s->active = have ? STEREO_BACKEND_CUDA : STEREO_BACKEND_CPU;
+        if (!have)
+            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
     }
     if (s->active == STEREO_BACKEND_CUDA) {
         st = stage_cuda_create(p, s->have_maps ? s->maps : NULL, &s->cuda, err, errlen);

@@ -16,6 +16,14 @@
 #define STEREO_HD static inline
 #endif
 
+/* CPU hot loops: on x86-64, gcc builds an AVX2 clone beside the baseline (SSE2) one and picks it
+ * at load time on CPUs that have it; elsewhere (aarch64: NEON is baseline) a plain function. */
+#if !defined(__CUDACC__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define STEREO_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define STEREO_HOT
+#endif
+
 /* ---- 1. grey conversion ---------------------------------------------------------------------
  * BT.601 luma with 8-bit weights that sum to 256: Y = (77 R + 150 G + 29 B + 128) >> 8.
  * (0.299, 0.587, 0.114 scaled by 256 and rounded, then G adjusted so the sum is exactly 256,

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "stereo_math.h"
+
 int transform_max_cost(stereo_cost cost, int rank_window)
 {
     return cost == STEREO_COST_CENSUS ? CENSUS_BITS : rank_window * rank_window - 1;
@@ -22,7 +24,7 @@ static void pad_row(const uint8_t *row, int w, int r, uint8_t *line)
     memset(line + r + w, row[w - 1], (size_t)r);
 }
 
-void rank_transform_rows(const uint8_t *img, int w, int h, int window, uint8_t *out, int y0,
+STEREO_HOT void rank_transform_rows(const uint8_t *img, int w, int h, int window, uint8_t *out, int y0,
                          int y1)
 {
     int r = window / 2;
@@ -43,7 +45,7 @@ void rank_transform_rows(const uint8_t *img, int w, int h, int window, uint8_t *
     }
 }
 
-void census_transform_rows(const uint8_t *img, int w, int h, uint64_t *out, int y0, int y1)
+STEREO_HOT void census_transform_rows(const uint8_t *img, int w, int h, uint64_t *out, int y0, int y1)
 {
     const int rx = CENSUS_WIDTH / 2, ry = CENSUS_HEIGHT / 2;
     uint8_t line[w + 2 * rx];

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# tests/test_cli.sh — command-line behaviour of stereo-match (and stereo-eval), as TAP.
+#
+# A valid generated pair must match into .pfm/.png; every bad input or usage must fail with the
+# documented exit status (1 input/processing, 2 usage), exactly one stderr line naming the
+# offending file or option, and no output file (nor temp file) left behind; a failed run must
+# not clobber an existing output. Run from the repo root (tests/run does): bash tests/test_cli.sh
+# Env: STEREO_BUILD (default build). Exits non-zero only on a setup error.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${STEREO_BUILD:-build}
+M=$B/stereo-match
+SY=$B/stereo-synth
+EV=$B/stereo-eval
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+for x in "$M" "$SY" "$EV"; do
+  [ -x "$x" ] || { echo "Bail out! $x is not built (ninja $x)"; exit 1; }
+done
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/test_cli.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
+trap 'chmod -R u+rwX "$W" 2>/dev/null; rm -rf "$W"' EXIT
+IN=$W/in      # inputs, good and bad
+OD=$W/out     # output directory, must stay empty after a failed run
+mkdir -p "$IN" "$OD"
+O=$OD/disp.pfm
+
+setup_fail() { echo "Bail out! setup: $*"; exit 1; }
+"$SY" --size 96x64 "$W/a" >/dev/null 2>&1 || setup_fail "stereo-synth 96x64"
+"$SY" --size 80x64 "$W/b" >/dev/null 2>&1 || setup_fail "stereo-synth 80x64"
+L=$W/a/left.png R=$W/a/right.png R80=$W/b/right.png
+half() { head -c $(($(stat -c %s "$1") / 2)) "$1" >"$2"; }
+: >"$IN/empty.png"
+echo "this is not an image" >"$IN/text.png"
+half "$L" "$IN/trunc.png"
+# JPEG and PGM copies of the left view (python3 with cv2; without it those tests skip)
+have_cv2=0
+"$PY" - "$L" "$IN" 2>/dev/null <<'EOF' && have_cv2=1
+import sys, cv2
+im = cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE)
+assert im is not None and cv2.imwrite(sys.argv[2] + "/full.jpg", im)
+assert cv2.imwrite(sys.argv[2] + "/full.pgm", im)
+EOF
+if [ $have_cv2 = 1 ]; then
+  half "$IN/full.jpg" "$IN/trunc.jpg"
+  half "$IN/full.pgm" "$IN/trunc.pgm"
+fi
+NOCV2="$PY has no cv2 to write JPEG/PGM inputs"
+cp "$L" "$IN/noread.png" && chmod 000 "$IN/noread.png"
+mkdir "$IN/dir.png"
+
+# ---- TAP helpers: results are collected and printed after the plan -----------------------
+n=0
+tap=()
+result() { # result STATUS DESC [DIAGNOSTIC...]   STATUS 0 = pass
+  local st=$1 desc=$2
+  shift 2
+  n=$((n + 1))
+  if [ "$st" -eq 0 ]; then
+    tap+=("ok $n - $desc")
+  else
+    tap+=("not ok $n - $desc")
+    local d
+    for d in "$@"; do tap+=("#   $d"); done
+  fi
+}
+skip() { n=$((n + 1)); tap+=("ok $n - $1 # SKIP $2"); }
+
+# run_m ARGS...: runs stereo-match; sets rc, stdout in $W/so, stderr in $W/se
+run_m() { "$M" "$@" >"$W/so" 2>"$W/se"; rc=$?; }
+stderr_lines() { grep -c '' "$W/se"; }
+stderr_diag() { sed 's/^/stderr: /' "$W/se" | head -5; }
+listing() { (cd "$OD" && ls -A | LC_ALL=C sort); }
+stray_tmp() { find "$W" -name '*.tmp.*' | head -3; }
+
+# expect_fail CODE 'NAME[|NAME2]' DESC ARGS...
+# stereo-match ARGS must exit CODE with exactly one stderr line containing every NAME, and leave
+# the output directory as it was (emptied first unless KEEP=1) with no temp file anywhere.
+expect_fail() {
+  local code=$1 names=$2 desc=$3
+  shift 3
+  [ "${KEEP:-0}" = 1 ] || { rm -rf "$OD" && mkdir "$OD"; }
+  local before after why=() name
+  before=$(listing)
+  run_m "$@"
+  after=$(listing)
+  [ "$rc" -eq "$code" ] || why+=("exit status $rc, expected $code")
+  [ "$(stderr_lines)" -eq 1 ] || why+=("$(stderr_lines) lines on stderr, expected 1")
+  IFS='|' read -ra name_list <<<"$names"
+  for name in "${name_list[@]}"; do
+    grep -qF -- "$name" "$W/se" || why+=("stderr does not name '$name'")
+  done
+  [ "$before" = "$after" ] || why+=("output dir changed: '$before' -> '$after'")
+  [ -z "$(stray_tmp)" ] || why+=("temp file left: $(stray_tmp)")
+  [ ${#why[@]} -eq 0 ] || mapfile -t -O ${#why[@]} why < <(stderr_diag)
+  result ${#why[@]} "$desc" "${why[@]}"
+}
+
+# check DESC CMD...: passes when CMD succeeds; diagnostics are CMD's output
+check() {
+  local desc=$1 out
+  shift
+  out=$("$@" 2>&1)
+  if [ $? -eq 0 ]; then
+    result 0 "$desc"
+  else
+    local diag
+    mapfile -t diag <<<"$out"
+    result 1 "$desc" "${diag[@]}"
+  fi
+}
+
+pfm_ok() { # FILE W H: header Pf / "W H" / negative scale, payload size, some finite values
+  "$PY" - "$@" <<'EOF'
+import sys, struct, math
+path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = open(path, "rb").read()
+magic, size, scale, data = d.split(b"\n", 3)
+assert magic == b"Pf", "magic %r" % magic
+assert size.split() == [str(w).encode(), str(h).encode()], "size %r" % size
+assert float(scale) < 0, "scale %r is not negative (little-endian)" % scale
+assert len(data) == w * h * 4, "payload %d bytes, expected %d" % (len(data), w * h * 4)
+v = struct.unpack("<%df" % (w * h), data)
+finite = sum(1 for x in v if math.isfinite(x))
+assert finite > w * h // 2, "only %d finite disparities" % finite
+assert all(x >= 0 for x in v if math.isfinite(x)), "negative disparity"
+EOF
+}
+png_ok() { # FILE W H DEPTH COLOURTYPE (0 grey, 2 RGB): reads the IHDR chunk
+  "$PY" - "$@" <<'EOF'
+import sys, struct
+path, w, h, depth, ctype = sys.argv[1], *map(int, sys.argv[2:])
+d = open(path, "rb").read(33)
+assert d[:8] == b"\x89PNG\r\n\x1a\n" and d[12:16] == b"IHDR", "not a PNG"
+gw, gh, gd, gc = struct.unpack(">IIBB", d[16:26])
+assert (gw, gh, gd, gc) == (w, h, depth, ctype), \
+    "PNG is %dx%d depth %d type %d, expected %dx%d depth %d type %d" % (gw, gh, gd, gc, w, h, depth, ctype)
+EOF
+}
+ok_run() { # ok_run ARGS...: stereo-match succeeds
+  run_m "$@"
+  [ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$W/se"; return 1; }
+}
+
+# ---- valid baseline ------------------------------------------------------------------------
+rm -rf "$OD" && mkdir "$OD"
+check "96x64 pair -> .pfm: exit 0, header Pf / 96 64 / negative scale" \
+  eval 'ok_run --backend cpu "$L" "$R" "$OD/d.pfm" && pfm_ok "$OD/d.pfm" 96 64'
+check "96x64 pair -> .png: exit 0, 16-bit grey 96x64" \
+  eval 'ok_run --backend cpu "$L" "$R" "$OD/d.png" && png_ok "$OD/d.png" 96 64 16 0'
+if [ $have_cv2 = 1 ]; then
+  check "JPEG and PGM inputs match" \
+    eval 'ok_run --backend cpu "$IN/full.jpg" "$IN/full.pgm" "$OD/j.pfm" && pfm_ok "$OD/j.pfm" 96 64'
+else
+  skip "JPEG and PGM inputs match" "$NOCV2"
+fi
+check "--color/--right/--confidence outputs are written" \
+  eval 'ok_run --backend cpu --color "$OD/c.png" --right "$OD/r.png" --confidence "$OD/k.pgm" \
+        "$L" "$R" "$OD/l.pfm" && png_ok "$OD/c.png" 96 64 8 2 && png_ok "$OD/r.png" 96 64 16 0 \
+        && [ -s "$OD/k.pgm" ]'
+check "-q prints nothing" \
+  eval 'ok_run -q "$L" "$R" "$OD/q.pfm" && [ ! -s "$W/so" ] && [ ! -s "$W/se" ]'
+check "no temp files after successful runs" eval '[ -z "$(stray_tmp)" ]'
+
+# ---- bad inputs (exit 1) -------------------------------------------------------------------
+expect_fail 1 "$IN/nope.png" "missing left file" "$IN/nope.png" "$R" "$O"
+expect_fail 1 "$IN/nope.png" "missing right file" "$L" "$IN/nope.png" "$O"
+if cat "$IN/noread.png" >/dev/null 2>&1; then
+  skip "unreadable file (chmod 000)" "running as root (chmod 000 does not stop reading)"
+else
+  expect_fail 1 "$IN/noread.png" "unreadable file (chmod 000)" "$IN/noread.png" "$R" "$O"
+fi
+expect_fail 1 "$IN/dir.png" "a directory as input" "$IN/dir.png" "$R" "$O"
+expect_fail 1 "$IN/empty.png" "an empty file" "$L" "$IN/empty.png" "$O"
+expect_fail 1 "$IN/text.png" "a text file named .png" "$IN/text.png" "$R" "$O"
+expect_fail 1 "$IN/trunc.png" "a truncated PNG" "$IN/trunc.png" "$R" "$O"
+if [ $have_cv2 = 1 ]; then
+  expect_fail 1 "$IN/trunc.jpg" "a truncated JPEG" "$IN/trunc.jpg" "$R" "$O"
+  expect_fail 1 "$IN/trunc.pgm" "a truncated PGM" "$L" "$IN/trunc.pgm" "$O"
+else
+  skip "a truncated JPEG" "$NOCV2"
+  skip "a truncated PGM" "$NOCV2"
+fi
+expect_fail 1 "$L|$R80" "left 96x64 vs right 80x64: names both files" "$L" "$R80" "$O"
+
+# ---- usage errors (exit 2) -----------------------------------------------------------------
+expect_fail 2 "--disparities" "-d 24 (not a multiple of 16)" -d 24 "$L" "$R" "$O"
+expect_fail 2 "--disparities" "-d 0" -d 0 "$L" "$R" "$O"
+expect_fail 2 "--disparities" "-d 272 (> 256)" -d 272 "$L" "$R" "$O"
+expect_fail 2 "--disparities" "-d 96 with a 96-wide image" -d 96 "$L" "$R" "$O"
+expect_fail 2 "--disparities" "-d 112 with a 96-wide image" -d 112 "$L" "$R" "$O"
+expect_fail 2 "--disparities" "-d abc (not a number)" -d abc "$L" "$R" "$O"
+expect_fail 2 "-d" "trailing -d without its value" "$L" "$R" "$O" -d
+expect_fail 2 "--min-disparity" "--min-disparity -1" --min-disparity -1 "$L" "$R" "$O"
+expect_fail 2 "--min-disparity" "--min-disparity 2040 -d 16 (> 2047)" --min-disparity 2040 -d 16 "$L" "$R" "$O"
+expect_fail 2 "--paths" "--paths 6" --paths 6 "$L" "$R" "$O"
+expect_fail 2 "--cost" "--cost foo" --cost foo "$L" "$R" "$O"
+expect_fail 2 "--backend" "--backend gpu" --backend gpu "$L" "$R" "$O"
+expect_fail 2 "--p1" "--p1 0" --p1 0 "$L" "$R" "$O"
+expect_fail 2 "--p2" "--p1 10 --p2 10 (p2 not greater)" --p1 10 --p2 10 "$L" "$R" "$O"
+expect_fail 2 "--p2" "--p2 5 (below the default p1)" --p2 5 "$L" "$R" "$O"
+expect_fail 2 "--window" "--window 8 (even)" --window 8 "$L" "$R" "$O"
+expect_fail 2 "--frobnicate" "unknown option --frobnicate" --frobnicate "$L" "$R" "$O"
+expect_fail 2 "LEFT RIGHT OUTPUT" "no arguments"
+expect_fail 2 "LEFT RIGHT OUTPUT" "2 arguments" "$L" "$R"
+expect_fail 2 "LEFT RIGHT OUTPUT" "4 arguments" "$L" "$R" "$O" "$OD/x.pfm"
+expect_fail 2 "$OD/out.txt" "output with extension .txt" "$L" "$R" "$OD/out.txt"
+expect_fail 2 "--color" "--color with a .jpg name" --color "$OD/c.jpg" "$L" "$R" "$O"
+expect_fail 2 "--right" "--right with --no-lr" --right "$OD/r.pfm" --no-lr "$L" "$R" "$O"
+
+# ---- output problems -----------------------------------------------------------------------
+expect_fail 1 "$W/nodir/d.pfm" "output into a nonexistent directory" "$L" "$R" "$W/nodir/d.pfm"
+check "nonexistent output directory stays absent" eval '[ ! -e "$W/nodir" ]'
+expect_fail 1 "$W/nodir/c.png" "--color into a nonexistent directory (no disparity left)" \
+  --color "$W/nodir/c.png" "$L" "$R" "$O"
+expect_fail 1 "$L/d.pfm" "output under a file, not a directory" "$L" "$R" "$L/d.pfm"
+rm -rf "$OD" && mkdir -p "$OD/isdir.pfm"
+KEEP=1 expect_fail 1 "$OD/isdir.pfm" "output path is a directory (no temp file left)" \
+  "$L" "$R" "$OD/isdir.pfm"
+rm -rf "$OD" && mkdir "$OD" && echo precious >"$OD/keep.pfm"
+KEEP=1 expect_fail 1 "$IN/trunc.png" "failed run (bad input) targeting an existing output" \
+  "$IN/trunc.png" "$R" "$OD/keep.pfm"
+KEEP=1 expect_fail 2 "--disparities" "failed run (usage) targeting an existing output" \
+  -d 24 "$L" "$R" "$OD/keep.pfm"
+KEEP=1 expect_fail 1 "$L|$R80" "failed run (size mismatch) targeting an existing output" \
+  "$L" "$R80" "$OD/keep.pfm"
+check "existing output is not clobbered by the failed runs" \
+  eval '[ "$(cat "$OD/keep.pfm")" = precious ]'
+
+# ---- backends ------------------------------------------------------------------------------
+rm -rf "$OD" && mkdir "$OD"
+run_m --backend cuda "$L" "$R" "$O"
+if [ "$rc" -eq 0 ]; then
+  have_cuda=1
+  check "--backend cuda succeeds (a CUDA device is present)" pfm_ok "$O" 96 64
+else
+  have_cuda=0
+  expect_fail 1 "CUDA" "--backend cuda without a usable CUDA device: clear error" \
+    --backend cuda "$L" "$R" "$O"
+fi
+rm -rf "$OD" && mkdir "$OD"
+run_m --backend auto "$L" "$R" "$O"
+if [ "$have_cuda" = 1 ]; then
+  check "--backend auto succeeds (on CUDA, no fallback note)" \
+    eval '[ "$rc" -eq 0 ] && [ ! -s "$W/se" ] && grep -q "backend cuda" "$W/so"'
+else
+  check "--backend auto succeeds and says once on stderr it uses the CPU backend" \
+    eval '[ "$rc" -eq 0 ] && [ "$(stderr_lines)" -eq 1 ] && grep -q "CPU backend" "$W/se" \
+          && pfm_ok "$O" 96 64'
+fi
+
+# ---- --demo --------------------------------------------------------------------------------
+run_m --demo "$W/demo"
+check "--demo DIR: exit 0, disparity.pfm, disparity-color.png, mean error" \
+  eval '[ "$rc" -eq 0 ] && [ -s "$W/demo/disparity.pfm" ] && [ -s "$W/demo/disparity-color.png" ] \
+        && grep -q "mean error" "$W/so" || { echo "exit $rc"; cat "$W/so" "$W/se"; false; }'
+
+# ---- stereo-eval ---------------------------------------------------------------------------
+"$EV" "$W/a/disp_left.pfm" "$IN/nogt.pfm" >"$W/so" 2>"$W/se"
+rc=$?
+check "stereo-eval: missing GT file -> non-zero, names it" \
+  eval '[ "$rc" -ne 0 ] && [ "$(stderr_lines)" -eq 1 ] && grep -qF "$IN/nogt.pfm" "$W/se"'
+
+# ---- valgrind ------------------------------------------------------------------------------
+VG=(valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q)
+if command -v valgrind >/dev/null 2>&1; then
+  rm -rf "$OD" && mkdir "$OD"
+  "${VG[@]}" "$M" --backend cpu -q "$L" "$R" "$O" >"$W/vg" 2>&1
+  rc=$?
+  check "valgrind: successful match, no errors or leaks" \
+    eval '[ "$rc" -eq 0 ] && [ ! -s "$W/vg" ] || { echo "exit $rc"; head -20 "$W/vg"; false; }'
+  "${VG[@]}" "$M" --backend cpu "$IN/trunc.png" "$R" "$O" >"$W/vg" 2>&1
+  rc=$?
+  check "valgrind: failing run (truncated PNG), no errors or leaks" \
+    eval '[ "$rc" -eq 1 ] && [ "$(grep -c "" "$W/vg")" -eq 1 ] || { echo "exit $rc"; head -20 "$W/vg"; false; }'
+else
+  skip "valgrind: successful match" "valgrind is not installed"
+  skip "valgrind: failing run" "valgrind is not installed"
+fi
+
+echo "1..$n"
+printf '%s\n' "${tap[@]}"
+exit 0
