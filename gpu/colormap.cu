@@ -1,26 +1,58 @@
-/* colormap.cu — colormap.h on the GPU: one thread per pixel, RGBA out. */
+/* colormap.cu — colormap.h on the GPU, and the frame's publishing kernel; one thread per pixel. */
 #include "launch.cuh"
 
-static __global__ void k_colormap(const int16_t *disp, int w, int h, int lo, int span,
-                                  const uint8_t *lut, uint8_t *rgba, size_t pitch)
+/* The colormap.h rule: index ((v - lo) * 255 + span / 2) / span clamped to 0..255; invalid black. */
+static __device__ __forceinline__ uchar4 colour_of(int v, int lo, int span, const uint8_t *lut)
+{
+    if (v < 0)
+        return make_uchar4(0, 0, 0, 255);
+    int i = ((v - lo) * 255 + span / 2) / span;
+    i = i < 0 ? 0 : i > 255 ? 255 : i;
+    return make_uchar4(lut[3 * i], lut[3 * i + 1], lut[3 * i + 2], 255);
+}
+
+static __global__ void k_colormap(const int16_t *disp, int w, int lo, int span, const uint8_t *lut,
+                                  uint8_t *rgba, size_t pitch)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < w)
+        *(uchar4 *)(rgba + (size_t)y * pitch + 4 * (size_t)x) =
+            colour_of(disp[(size_t)y * w + x], lo, span, lut);
+}
+
+static __global__ void k_publish(const frame_desc *desc, const int16_t *disp,
+                                 const int16_t *disp_right, const uint8_t *conf, int w, int lo,
+                                 int span)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= w)
         return;
-    int v = disp[(size_t)y * w + x];
-    uchar4 o = make_uchar4(0, 0, 0, 255);
-    if (v >= 0) {
-        int i = ((v - lo) * 255 + span / 2) / span;
-        i = i < 0 ? 0 : i > 255 ? 255 : i;
-        o = make_uchar4(lut[3 * i], lut[3 * i + 1], lut[3 * i + 2], 255);
-    }
-    *(uchar4 *)(rgba + (size_t)y * pitch + 4 * (size_t)x) = o;
+    size_t p = (size_t)y * w + x;
+    int v = disp[p];
+    if (desc->disp_out)
+        desc->disp_out[p] = (int16_t)v;
+    if (desc->right_out && disp_right)
+        desc->right_out[p] = disp_right[p];
+    if (desc->conf_out && conf)
+        desc->conf_out[p] = conf[p];
+    if (desc->rgba_out)
+        *(uchar4 *)(desc->rgba_out + (size_t)y * desc->rgba_pitch + 4 * (size_t)x) =
+            colour_of(v, lo, span, desc->lut);
 }
 
 cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
                             const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream)
 {
     dim3 block(128), grid((w + 127) / 128, h);
-    k_colormap<<<grid, block, 0, stream>>>(disp, w, h, 16 * dmin, 16 * (D - 1), lut, rgba, pitch);
+    k_colormap<<<grid, block, 0, stream>>>(disp, w, 16 * dmin, 16 * (D - 1), lut, rgba, pitch);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
+                           const uint8_t *conf, int w, int h, int dmin, int D, cudaStream_t stream)
+{
+    dim3 block(128), grid((w + 127) / 128, h);
+    k_publish<<<grid, block, 0, stream>>>(desc, disp, disp_right, conf, w, 16 * dmin,
+                                          16 * (D - 1));
     return cudaGetLastError();
 }

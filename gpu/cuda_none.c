@@ -40,3 +40,26 @@ stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, si
     snprintf(err, errlen, "%s", why_none);
     return STEREO_ERR_NODEV;
 }
+
+stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, char *err,
+                                     size_t errlen)
+{
+    *out = NULL;
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}
+
+void stage_cuda_frame_free(stage_cuda *s, void *frame) { (void)s, (void)frame; }
+
+stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                int colormap, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}
+
+stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}

@@ -13,11 +13,25 @@
 
 #include "stereo.h"
 
+/* Per-frame pointers the captured graph reads from device memory. stage_cuda.cu writes them
+ * (one small copy) before each replay, so a single graph serves every frame whichever buffers it
+ * comes from and goes to. */
+typedef struct {
+    const uint8_t *in[2];       /* camera images (device or managed memory) */
+    size_t pitch[2];            /* their row pitches in bytes */
+    int16_t *disp_out;          /* where the final left / right disparity and confidence are */
+    int16_t *right_out;         /* published; NULL: not published */
+    uint8_t *conf_out;
+    uint8_t *rgba_out;          /* colour image (pitch rgba_pitch); NULL: none */
+    size_t rgba_pitch;
+    const uint8_t *lut;         /* 256 RGB entries of the colour map */
+} frame_desc;
+
 /* rectify.cu — stages 1 and 2 fused: grey conversion of the raw camera image, then (with a map)
  * bilinear rectification. Without a map (xy == NULL) the output is the grey image and valid is
  * not written. With a map, the four taps are converted to grey on the fly, which gives the same
  * values as converting the whole image first. */
-cudaError_t launch_grey_rectify(const uint8_t *src, size_t pitch, stereo_pixfmt fmt, int src_w,
+cudaError_t launch_grey_rectify(const frame_desc *desc, int side, stereo_pixfmt fmt, int src_w,
                                 int src_h, const int16_t *xy, const uint16_t *frac, uint8_t *grey,
                                 uint8_t *valid, int w, int h, cudaStream_t stream);
 
@@ -60,5 +74,9 @@ cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *
 /* colormap.cu — disparity to RGBA through a 256-entry RGB table in device memory. */
 cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
                             const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream);
+/* The frame's last kernel: copies the final maps to desc's outputs and colour-maps the
+ * disparity into desc->rgba_out (each only where desc gives a destination). */
+cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
+                           const uint8_t *conf, int w, int h, int dmin, int D, cudaStream_t stream);
 
 #endif

@@ -16,18 +16,22 @@ static __device__ __forceinline__ uint8_t grey_at(const uint8_t *src, size_t pit
     }
 }
 
-static __global__ void k_grey(const uint8_t *src, size_t pitch, stereo_pixfmt fmt, uint8_t *grey,
+static __global__ void k_grey(const frame_desc *desc, int side, stereo_pixfmt fmt, uint8_t *grey,
                               int w, int h)
 {
+    const uint8_t *src = desc->in[side];
+    size_t pitch = desc->pitch[side];
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < w && y < h)
         grey[(size_t)y * w + x] = grey_at(src, pitch, fmt, x, y);
 }
 
-static __global__ void k_grey_rectify(const uint8_t *src, size_t pitch, stereo_pixfmt fmt,
+static __global__ void k_grey_rectify(const frame_desc *desc, int side, stereo_pixfmt fmt,
                                       int sw, int sh, const int16_t *xy, const uint16_t *frac,
                                       uint8_t *grey, uint8_t *valid, int w, int h)
 {
+    const uint8_t *src = desc->in[side];
+    size_t pitch = desc->pitch[side];
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h)
         return;
@@ -48,16 +52,16 @@ static __global__ void k_grey_rectify(const uint8_t *src, size_t pitch, stereo_p
     valid[i] = 1;
 }
 
-cudaError_t launch_grey_rectify(const uint8_t *src, size_t pitch, stereo_pixfmt fmt, int src_w,
+cudaError_t launch_grey_rectify(const frame_desc *desc, int side, stereo_pixfmt fmt, int src_w,
                                 int src_h, const int16_t *xy, const uint16_t *frac, uint8_t *grey,
                                 uint8_t *valid, int w, int h, cudaStream_t stream)
 {
     dim3 block(RECTIFY_BLOCK_X, RECTIFY_BLOCK_Y);
     dim3 grid((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
     if (xy)
-        k_grey_rectify<<<grid, block, 0, stream>>>(src, pitch, fmt, src_w, src_h, xy, frac, grey,
+        k_grey_rectify<<<grid, block, 0, stream>>>(desc, side, fmt, src_w, src_h, xy, frac, grey,
                                                    valid, w, h);
     else
-        k_grey<<<grid, block, 0, stream>>>(src, pitch, fmt, grey, w, h);
+        k_grey<<<grid, block, 0, stream>>>(desc, side, fmt, grey, w, h);
     return cudaGetLastError();
 }

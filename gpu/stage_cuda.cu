@@ -30,8 +30,7 @@ struct stage_cuda {
     int src_w, src_h;
     cudaStream_t stream;
     /* device buffers */
-    uint8_t *in[2];          /* camera images, tightly packed rows of in_pitch bytes */
-    size_t in_pitch, in_bytes;
+    uint8_t *in[2];          /* camera images copied from host memory (tightly packed rows) */
     stereo_pixfmt in_fmt[2]; /* the format the graph was built for */
     int16_t *xy[2];
     uint16_t *frac[2];
@@ -47,6 +46,18 @@ struct stage_cuda {
     uint8_t *conf;
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
     uint8_t *rgba;           /* colour image for stage_cuda_colorize */
+    /* per-frame pointers (launch.cuh): the graph reads d_desc; h_desc[0] stages the synchronous
+     * path's, h_desc[1 + slot] each result slot's (pinned, so the copy is truly asynchronous) */
+    frame_desc *d_desc, *h_desc;
+    /* asynchronous path: two result slots in managed memory (double buffering), the frames the
+     * frame in flight has attached to the stream, and the event that ends it */
+    struct {
+        int16_t *disp, *right;
+        uint8_t *conf, *rgba;
+    } slot[2];
+    int next_slot, in_flight, last_slot;
+    void *attached[2];
+    cudaEvent_t done;
     /* the captured per-frame sequence */
     cudaGraph_t graph;
     cudaGraphExec_t graph_exec;
@@ -108,7 +119,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     }
     /* 1.-3. grey, rectification, rank / census — per view */
     for (int i = 0; i < 2; i++)
-        LAUNCH(launch_grey_rectify(s->in[i], s->in_pitch, s->in_fmt[i], s->src_w, s->src_h,
+        LAUNCH(launch_grey_rectify(s->d_desc, i, s->in_fmt[i], s->src_w, s->src_h,
                                    s->have_maps ? s->xy[i] : NULL, s->frac[i], s->grey[i],
                                    s->valid[i], w, h, st),
                "grey_rectify");
@@ -140,7 +151,11 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                             p->lr_tolerance, st),
            "lr_finish");
-    mark(s, "median+lr");
+    /* the results to wherever this frame's descriptor says (result slot, colour image) */
+    LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
+                          p->min_disparity, D, st),
+           "publish");
+    mark(s, "median+lr+publish");
     return STEREO_OK;
 }
 
@@ -199,11 +214,11 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             st = cuda_fail(err, errlen, "cudaMemGetInfo", e, __FILE__, __LINE__);
             goto fail;
         }
-        if (vol * 4 + n * 32 > free_b) {
+        if (vol * 4 + n * 64 > free_b) {
             snprintf(err, errlen,
                      "the CUDA stage needs %.0f MB of device memory for %dx%d with %d "
                      "disparities, %.0f MB are free",
-                     (vol * 4 + n * 32) / 1e6, p->width, p->height, p->num_disparities,
+                     (vol * 4 + n * 64) / 1e6, p->width, p->height, p->num_disparities,
                      free_b / 1e6);
             st = STEREO_ERR_NOMEM;
             goto fail;
@@ -213,10 +228,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             goto fail;
         }
         st = [&]() -> stereo_status {
-            s->in_pitch = (size_t)s->src_w * 3; /* room for the widest format (RGB24) */
-            s->in_bytes = s->in_pitch * s->src_h;
             for (int i = 0; i < 2; i++) {
-                DEV_ALLOC(s->in[i], s->in_bytes);
+                DEV_ALLOC(s->in[i], (size_t)s->src_w * 3 * s->src_h); /* widest format: RGB24 */
                 DEV_ALLOC(s->grey[i], n);
                 if (maps) {
                     DEV_ALLOC(s->valid[i], n);
@@ -247,6 +260,20 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             }
             if (p->confidence)
                 DEV_ALLOC(s->conf, n);
+            DEV_ALLOC(s->d_desc, sizeof(frame_desc));
+            CUDA_TRY(cudaMallocHost((void **)&s->h_desc, 3 * sizeof(frame_desc)));
+            memset(s->h_desc, 0, 3 * sizeof(frame_desc));
+            CUDA_TRY(cudaMemcpy(s->d_desc, s->h_desc, sizeof(frame_desc), cudaMemcpyHostToDevice));
+            for (int k = 0; k < 2; k++) {
+                /* host-attached: the CPU may read a slot whenever no frame writing it is in flight */
+                CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].disp, n * 2, cudaMemAttachHost));
+                if (p->lr_check)
+                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].right, n * 2, cudaMemAttachHost));
+                if (p->confidence)
+                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].conf, n, cudaMemAttachHost));
+                CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rgba, n * 4, cudaMemAttachHost));
+            }
+            CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
             DEV_ALLOC(s->lut, 3 * 256 * 3);
             uint8_t lut[3 * 256 * 3];
             for (int c = 0; c < 3; c++)
@@ -302,6 +329,17 @@ void stage_cuda_destroy(stage_cuda *s)
     cudaFree(s->conf);
     cudaFree(s->lut);
     cudaFree(s->rgba);
+    cudaFree(s->d_desc);
+    if (s->h_desc)
+        cudaFreeHost(s->h_desc);
+    for (int k = 0; k < 2; k++) {
+        cudaFree(s->slot[k].disp);
+        cudaFree(s->slot[k].right);
+        cudaFree(s->slot[k].conf);
+        cudaFree(s->slot[k].rgba);
+    }
+    if (s->done)
+        cudaEventDestroy(s->done);
     for (int i = 0; i <= MAX_PROFILE; i++)
         if (s->ev[i])
             cudaEventDestroy(s->ev[i]);
@@ -315,18 +353,45 @@ void stage_cuda_destroy(stage_cuda *s)
 
 /* ---- a frame -------------------------------------------------------------------------------- */
 
-static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, char *err, size_t errlen)
+/* Where a caller's image lives, for the copy it needs (or not). */
+static cudaMemoryType memory_type(const void *ptr)
+{
+    cudaPointerAttributes attr;
+    cudaMemoryType t = cudaMemoryTypeHost;
+    if (cudaPointerGetAttributes(&attr, ptr) == cudaSuccess)
+        t = attr.type == cudaMemoryTypeUnregistered ? cudaMemoryTypeHost : attr.type;
+    cudaGetLastError(); /* an unregistered host pointer is not an error */
+    return t;
+}
+
+/* Copies a view into the stage's input buffer and points the descriptor at it. */
+static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, frame_desc *d,
+                            char *err, size_t errlen)
 {
     size_t row = (size_t)im->width * bytes_per_pixel(im->format);
-    s->in_pitch = row;
-    cudaPointerAttributes attr;
-    cudaMemcpyKind kind = cudaMemcpyHostToDevice;
-    if (cudaPointerGetAttributes(&attr, im->data) == cudaSuccess &&
-        (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged))
-        kind = cudaMemcpyDeviceToDevice;
-    cudaGetLastError(); /* an unregistered host pointer is not an error */
+    cudaMemoryType t = memory_type(im->data);
+    cudaMemcpyKind kind = t == cudaMemoryTypeDevice || t == cudaMemoryTypeManaged
+                              ? cudaMemcpyDeviceToDevice
+                              : cudaMemcpyHostToDevice;
     CUDA_TRY(cudaMemcpy2DAsync(s->in[i], row, im->data, im->pitch, row, im->height, kind,
                                s->stream));
+    d->in[i] = s->in[i];
+    d->pitch[i] = row;
+    return STEREO_OK;
+}
+
+/* The graph bakes in the input pixel format: rebuild it when that changes. */
+static stereo_status check_format(stage_cuda *s, const stereo_image *left,
+                                  const stereo_image *right, char *err, size_t errlen)
+{
+    if (left->format != right->format) {
+        snprintf(err, errlen, "left and right images must have the same pixel format");
+        return STEREO_ERR_PARAM;
+    }
+    if (s->in_fmt[0] != left->format || !s->graph_exec) {
+        s->in_fmt[0] = s->in_fmt[1] = left->format;
+        return build_graph(s, err, errlen);
+    }
     return STEREO_OK;
 }
 
@@ -334,20 +399,18 @@ stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const s
                                 char *err, size_t errlen)
 {
     stereo_status st;
-    if (left->format != right->format) {
-        snprintf(err, errlen, "left and right images must have the same pixel format");
+    if (s->in_flight) {
+        snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
         return STEREO_ERR_PARAM;
     }
-    /* the graph bakes in the input format and pitch: rebuild it when they change */
-    size_t pitch_before = s->in_pitch;
-    if ((st = upload(s, 0, left, err, errlen)) != STEREO_OK ||
-        (st = upload(s, 1, right, err, errlen)) != STEREO_OK)
+    if ((st = check_format(s, left, right, err, errlen)) != STEREO_OK)
         return st;
-    if (s->in_fmt[0] != left->format || s->in_pitch != pitch_before || !s->graph_exec) {
-        s->in_fmt[0] = s->in_fmt[1] = left->format;
-        if ((st = build_graph(s, err, errlen)) != STEREO_OK)
-            return st;
-    }
+    frame_desc *d = &s->h_desc[0];
+    memset(d, 0, sizeof *d); /* synchronous path: results stay in the stage's device buffers */
+    if ((st = upload(s, 0, left, d, err, errlen)) != STEREO_OK ||
+        (st = upload(s, 1, right, d, err, errlen)) != STEREO_OK)
+        return st;
+    CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
     return STEREO_OK;
 }
 
@@ -435,5 +498,107 @@ stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, si
     CUDA_TRY(cudaMemcpy2DAsync(rgba, pitch, s->rgba, row, row, p->height, cudaMemcpyDeviceToHost,
                                s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return STEREO_OK;
+}
+
+/* ---- the asynchronous path: managed frames in, managed results out ------------------------ */
+
+stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, char *err,
+                                     size_t errlen)
+{
+    *out = NULL;
+    size_t free_b = 0, total_b = 0;
+    CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes == 0 || bytes > free_b / 2) {
+        snprintf(err, errlen, "frame of %zu bytes: %s (%.0f MB of device memory free)", bytes,
+                 bytes ? "more than half the free device memory" : "empty", free_b / 1e6);
+        return STEREO_ERR_NOMEM;
+    }
+    /* attached to the host: the capture thread may write it until it is submitted */
+    CUDA_TRY(cudaMallocManaged(out, bytes, cudaMemAttachHost));
+    return STEREO_OK;
+}
+
+void stage_cuda_frame_free(stage_cuda *s, void *frame)
+{
+    (void)s;
+    cudaFree(frame);
+}
+
+stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                int colormap, char *err, size_t errlen)
+{
+    stereo_status st;
+    if (s->in_flight) {
+        snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
+        return STEREO_ERR_PARAM;
+    }
+    if ((st = check_format(s, left, right, err, errlen)) != STEREO_OK)
+        return st;
+    int k = s->next_slot;
+    frame_desc *d = &s->h_desc[1 + k];
+    memset(d, 0, sizeof *d);
+    const stereo_image *im[2] = {left, right};
+    s->attached[0] = s->attached[1] = NULL;
+    for (int i = 0; i < 2; i++) {
+        cudaMemoryType t = memory_type(im[i]->data);
+        if (t == cudaMemoryTypeManaged) {
+            /* zero copy: the kernels read the frame in place, attached to this stream while the
+             * frame is in flight (a Jetson has no concurrent managed access) */
+            CUDA_TRY(cudaStreamAttachMemAsync(s->stream, (void *)im[i]->data, 0,
+                                              cudaMemAttachSingle));
+            s->attached[i] = (void *)im[i]->data;
+            d->in[i] = im[i]->data;
+            d->pitch[i] = im[i]->pitch;
+        } else if (t == cudaMemoryTypeDevice) {
+            d->in[i] = im[i]->data;
+            d->pitch[i] = im[i]->pitch;
+        } else if ((st = upload(s, i, im[i], d, err, errlen)) != STEREO_OK) {
+            return st;
+        }
+    }
+    /* the result slot: attached to the stream while written, to the host afterwards */
+    void *outs[4] = {s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba};
+    for (int i = 0; i < 4; i++)
+        if (outs[i])
+            CUDA_TRY(cudaStreamAttachMemAsync(s->stream, outs[i], 0, cudaMemAttachSingle));
+    d->disp_out = s->slot[k].disp;
+    d->right_out = s->slot[k].right;
+    d->conf_out = s->slot[k].conf;
+    d->rgba_out = s->slot[k].rgba;
+    d->rgba_pitch = (size_t)s->p.width * 4;
+    d->lut = s->lut + 768 * ((unsigned)colormap < COLORMAP_COUNT ? colormap : 0);
+    CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
+    if ((st = enqueue_frame(s, err, errlen)) != STEREO_OK)
+        return st;
+    for (int i = 0; i < 2; i++)
+        if (s->attached[i])
+            CUDA_TRY(cudaStreamAttachMemAsync(s->stream, s->attached[i], 0, cudaMemAttachHost));
+    for (int i = 0; i < 4; i++)
+        if (outs[i])
+            CUDA_TRY(cudaStreamAttachMemAsync(s->stream, outs[i], 0, cudaMemAttachHost));
+    CUDA_TRY(cudaEventRecord(s->done, s->stream));
+    s->in_flight = 1;
+    s->last_slot = k;
+    s->next_slot = k ^ 1;
+    return STEREO_OK;
+}
+
+stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen)
+{
+    if (!s->in_flight) {
+        snprintf(err, errlen, "no submitted frame to wait for");
+        return STEREO_ERR_PARAM;
+    }
+    s->in_flight = 0;
+    CUDA_TRY(cudaEventSynchronize(s->done));
+    if (s->profile)
+        read_profile(s);
+    int k = s->last_slot;
+    out->disparity = s->slot[k].disp;
+    out->disparity_right = s->slot[k].right;
+    out->confidence = s->slot[k].conf;
+    out->rgba = s->slot[k].rgba;
+    out->rgba_pitch = (size_t)s->p.width * 4;
     return STEREO_OK;
 }

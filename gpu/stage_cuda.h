@@ -36,6 +36,14 @@ stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const s
                                 char *err, size_t errlen);
 stereo_status stage_cuda_replay(stage_cuda *s, float *ms, char *err, size_t errlen);
 
+/* The asynchronous path (stereo.h describes the ownership protocol). */
+stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, char *err,
+                                     size_t errlen);
+void stage_cuda_frame_free(stage_cuda *s, void *frame);
+stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                int colormap, char *err, size_t errlen);
+stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen);
+
 /* Profiling: when on, frames run kernel by kernel with events between the stages (slower than
  * the graph); stage_cuda_profile then gives each stage's time of the last frame. */
 void stage_cuda_set_profiling(stage_cuda *s, int on);

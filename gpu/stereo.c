@@ -42,6 +42,12 @@ struct stereo_stage {
     uint8_t *conf;
     /* CUDA backend */
     stage_cuda *cuda;
+    /* asynchronous API on the CPU backend: two result slots (stereo.h) */
+    struct {
+        int16_t *disp, *right;
+        uint8_t *conf, *rgba;
+    } slot[2];
+    int next_slot, in_flight;
 };
 
 /* ---- names ------------------------------------------------------------------------------- */
@@ -330,6 +336,12 @@ void stereo_destroy(stereo_stage *s)
     free(s->disp_right);
     free(s->tmp);
     free(s->conf);
+    for (int k = 0; k < 2; k++) {
+        free(s->slot[k].disp);
+        free(s->slot[k].right);
+        free(s->slot[k].conf);
+        free(s->slot[k].rgba);
+    }
     free(s);
 }
 
@@ -486,7 +498,8 @@ static stereo_status check_image(stereo_stage *s, const stereo_image *im, const 
     return STEREO_OK;
 }
 
-stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
+static stereo_status check_pair(stereo_stage *s, const stereo_image *left,
+                                const stereo_image *right)
 {
     stereo_status st;
     if ((st = check_image(s, left, "left")) != STEREO_OK ||
@@ -497,6 +510,17 @@ stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const st
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
                     "right image: size %dx%d, the right map expects %dx%d", right->width,
                     right->height, s->maps[1].src_width, s->maps[1].src_height);
+    if (s->in_flight)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "a submitted frame is still in flight: call stereo_wait first");
+    return STEREO_OK;
+}
+
+stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
+{
+    stereo_status st = check_pair(s, left, right);
+    if (st != STEREO_OK)
+        return st;
     if (s->active == STEREO_BACKEND_CUDA)
         return stage_cuda_process(s->cuda, left, right, s->disp,
                                   s->p.lr_check ? s->disp_right : NULL, s->conf, s->grey[0],
@@ -517,6 +541,90 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
     colormap_lut((colormap_id)colormap, lut);
     colormap_disparity_rows(s->disp, p->width, p->min_disparity, p->num_disparities, lut, rgba, 4,
                             pitch, 0, p->height);
+    return STEREO_OK;
+}
+
+/* ---- asynchronous API (stereo.h) ------------------------------------------------------------ */
+
+stereo_status stereo_frame_alloc(stereo_stage *s, size_t bytes, void **frame)
+{
+    if (s->active == STEREO_BACKEND_CUDA)
+        return stage_cuda_frame_alloc(s->cuda, bytes, frame, s->err, sizeof s->err);
+    *frame = bytes ? malloc(bytes) : NULL;
+    if (!*frame)
+        return fail(s->err, sizeof s->err, STEREO_ERR_NOMEM, "cannot allocate a frame of %zu bytes",
+                    bytes);
+    return STEREO_OK;
+}
+
+void stereo_frame_free(stereo_stage *s, void *frame)
+{
+    if (s->active == STEREO_BACKEND_CUDA)
+        stage_cuda_frame_free(s->cuda, frame);
+    else
+        free(frame);
+}
+
+/* The CPU backend's result slots, allocated on first use. */
+static stereo_status cpu_slots(stereo_stage *s)
+{
+    size_t n = (size_t)s->p.width * s->p.height;
+    for (int k = 0; k < 2; k++) {
+        if (s->slot[k].disp)
+            continue;
+        int ok = !!(s->slot[k].disp = malloc(n * 2)) & !!(s->slot[k].rgba = malloc(n * 4));
+        if (s->p.lr_check)
+            ok &= !!(s->slot[k].right = malloc(n * 2));
+        if (s->p.confidence)
+            ok &= !!(s->slot[k].conf = malloc(n));
+        if (!ok)
+            return fail(s->err, sizeof s->err, STEREO_ERR_NOMEM, "cannot allocate result buffers");
+    }
+    return STEREO_OK;
+}
+
+stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const stereo_image *right,
+                            int colormap)
+{
+    stereo_status st = check_pair(s, left, right);
+    if (st != STEREO_OK)
+        return st;
+    if ((unsigned)colormap >= COLORMAP_COUNT)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
+    if (s->active == STEREO_BACKEND_CUDA) {
+        st = stage_cuda_submit(s->cuda, left, right, colormap, s->err, sizeof s->err);
+        s->in_flight = st == STEREO_OK;
+        return st;
+    }
+    if ((st = cpu_slots(s)) != STEREO_OK)
+        return st;
+    cpu_process(s, left, right);
+    size_t n = (size_t)s->p.width * s->p.height;
+    int k = s->next_slot;
+    memcpy(s->slot[k].disp, s->disp, n * 2);
+    if (s->slot[k].right)
+        memcpy(s->slot[k].right, s->disp_right, n * 2);
+    if (s->slot[k].conf)
+        memcpy(s->slot[k].conf, s->conf, n);
+    uint8_t lut[256 * 3];
+    colormap_lut((colormap_id)colormap, lut);
+    colormap_disparity_rows(s->disp, s->p.width, s->p.min_disparity, s->p.num_disparities, lut,
+                            s->slot[k].rgba, 4, (size_t)s->p.width * 4, 0, s->p.height);
+    s->in_flight = 1;
+    return STEREO_OK;
+}
+
+stereo_status stereo_wait(stereo_stage *s, stereo_result *out)
+{
+    if (!s->in_flight)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "no submitted frame to wait for");
+    s->in_flight = 0;
+    if (s->active == STEREO_BACKEND_CUDA)
+        return stage_cuda_wait(s->cuda, out, s->err, sizeof s->err);
+    int k = s->next_slot;
+    *out = (stereo_result){s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba,
+                           (size_t)s->p.width * 4};
+    s->next_slot = k ^ 1;
     return STEREO_OK;
 }
 

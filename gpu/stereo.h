@@ -121,6 +121,38 @@ const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, afte
  * (colormap.h: turbo, jet, grey). */
 stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch);
 
+/* ---- zero-copy frames and asynchronous processing (the live app) ---------------------------
+ *
+ * Ownership protocol. It holds on a Jetson, where the CPU and the GPU must never touch the same
+ * managed memory at the same time (concurrentManagedAccess = 0), and on discrete GPUs alike:
+ *  - stereo_frame_alloc gives a frame buffer (CUDA backend: managed memory attached to the host;
+ *    CPU backend: ordinary memory). The capture thread may write it whenever it is not submitted.
+ *  - stereo_submit hands a pair to the stage. With the CUDA backend, frames from
+ *    stereo_frame_alloc (data = the pointer it returned) are read in place — attached to the
+ *    stage's stream for the frame, back to the host at its end; other host memory is copied in.
+ *    From stereo_submit until stereo_wait returns, the caller must not touch the two frames.
+ *  - stereo_wait blocks until the frame is done and fills a stereo_result: the disparity, right
+ *    disparity, confidence and the colour image, which the GPU wrote in place (managed memory,
+ *    attached to the host again once the frame is done). Results are double-buffered: a result
+ *    stays valid and readable until the second stereo_submit after the one that produced it, so
+ *    a display thread may show frame N while frame N+1 is being computed.
+ *  - One frame is in flight at a time: stereo_submit before stereo_wait is refused, and so is
+ *    stereo_process while a frame is in flight.
+ * The CPU backend computes in stereo_submit and copies its results into the same two slots. */
+typedef struct {
+    const int16_t *disparity;        /* 16 * d or STEREO_INVALID */
+    const int16_t *disparity_right;  /* NULL without the LR check */
+    const uint8_t *confidence;       /* NULL unless params.confidence */
+    const uint8_t *rgba;             /* colour-mapped disparity, 4 bytes per pixel, alpha 255 */
+    size_t rgba_pitch;
+} stereo_result;
+
+stereo_status stereo_frame_alloc(stereo_stage *s, size_t bytes, void **frame);
+void stereo_frame_free(stereo_stage *s, void *frame);
+stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const stereo_image *right,
+                            int colormap);
+stereo_status stereo_wait(stereo_stage *s, stereo_result *out);
+
 const stereo_params *stereo_get_params(const stereo_stage *s);
 stereo_backend stereo_active_backend(const stereo_stage *s);
 const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */

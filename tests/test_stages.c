@@ -694,6 +694,51 @@ static void test_process_refuses_wrong_images(void **state)
     stereo_destroy(s);
 }
 
+/* ---- the asynchronous API on the CPU backend ------------------------------------------------ */
+
+static void test_async_api_double_buffers_results(void **state)
+{
+    scene a, b;
+    scene_make(&a, 48, 20, 0, 16, STEREO_COST_RANK);
+    scene_make(&b, 48, 20, 0, 16, STEREO_COST_RANK);
+    stereo_params p;
+    stereo_params_default(&p, 48, 20);
+    p.num_disparities = 16, p.backend = STEREO_BACKEND_CPU, p.confidence = 1;
+    stereo_stage *s, *ref;
+    char err[256];
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
+    assert_int_equal(stereo_create(&p, NULL, &ref, err, sizeof err), STEREO_OK);
+    stereo_image la = {a.grey[0], 48, 20, 48, STEREO_PIX_GREY8}, ra = {a.grey[1], 48, 20, 48, STEREO_PIX_GREY8};
+    stereo_image lb = {b.grey[0], 48, 20, 48, STEREO_PIX_GREY8}, rb = {b.grey[1], 48, 20, 48, STEREO_PIX_GREY8};
+    stereo_result r1, r2;
+    assert_int_equal(stereo_wait(s, &r1), STEREO_ERR_PARAM); /* nothing in flight */
+    assert_int_equal(stereo_submit(s, &la, &ra, COLORMAP_TURBO), STEREO_OK);
+    assert_int_equal(stereo_submit(s, &lb, &rb, COLORMAP_TURBO), STEREO_ERR_PARAM);
+    assert_int_equal(stereo_process(s, &lb, &rb), STEREO_ERR_PARAM);
+    assert_int_equal(stereo_wait(s, &r1), STEREO_OK);
+    assert_int_equal(stereo_submit(s, &lb, &rb, COLORMAP_GREY), STEREO_OK);
+    assert_int_equal(stereo_wait(s, &r2), STEREO_OK);
+    /* r1 (frame A) is still intact after frame B: compare both with a synchronous reference */
+    uint8_t rgba[48 * 20 * 4];
+    assert_int_equal(stereo_process(ref, &la, &ra), STEREO_OK);
+    assert_memory_equal(r1.disparity, stereo_disparity(ref), 48 * 20 * 2);
+    assert_memory_equal(r1.disparity_right, stereo_disparity_right(ref), 48 * 20 * 2);
+    assert_memory_equal(r1.confidence, stereo_confidence(ref), 48 * 20);
+    assert_int_equal(stereo_colorize(ref, COLORMAP_TURBO, rgba, 48 * 4), STEREO_OK);
+    assert_memory_equal(r1.rgba, rgba, sizeof rgba);
+    assert_int_equal(stereo_process(ref, &lb, &rb), STEREO_OK);
+    assert_memory_equal(r2.disparity, stereo_disparity(ref), 48 * 20 * 2);
+    assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, rgba, 48 * 4), STEREO_OK);
+    assert_memory_equal(r2.rgba, rgba, sizeof rgba);
+    void *frame;
+    assert_int_equal(stereo_frame_alloc(s, 1000, &frame), STEREO_OK);
+    stereo_frame_free(s, frame);
+    stereo_destroy(s);
+    stereo_destroy(ref);
+    scene_free(&a);
+    scene_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -714,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_stage_with_identity_maps_equals_without),
         cmocka_unit_test(test_create_refuses_bad_params),
         cmocka_unit_test(test_process_refuses_wrong_images),
+        cmocka_unit_test(test_async_api_double_buffers_results),
     };
     return cmocka_run_group_tests_name("stages", tests, NULL, NULL);
 }
