@@ -183,7 +183,11 @@ static stereo_status build_graph(stage_cuda *s, char *err, size_t errlen)
     if (e != cudaSuccess)
         return cuda_fail(err, errlen, "cudaStreamEndCapture", e, __FILE__, __LINE__);
     s->graph = g;
+#if CUDART_VERSION >= 12000
     CUDA_TRY(cudaGraphInstantiate(&s->graph_exec, g, 0));
+#else /* CUDA 11.x (JetPack 5) */
+    CUDA_TRY(cudaGraphInstantiate(&s->graph_exec, g, NULL, NULL, 0));
+#endif
     return STEREO_OK;
 }
 
