@@ -4,14 +4,18 @@
 #include "stereo.h"
 #include "stereo_math.h"
 
-STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid,
-                        int16_t *disp, uint8_t *conf, int y0, int y1)
+STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S1, const uint16_t *S2,
+                                   const uint8_t *valid, int16_t *disp, uint8_t *conf, int y0,
+                                   int y1)
 {
     int w = c->width, D = c->ndisp;
+    uint16_t s[D];
     for (int y = y0; y < y1; y++) {
         for (int x = 0; x < w; x++) {
             size_t p = (size_t)y * w + x;
-            const uint16_t *s = S + p * D;
+            const uint16_t *a = S1 + p * D, *b = S2 ? S2 + p * D : NULL;
+            for (int k = 0; k < D; k++)
+                s[k] = (uint16_t)(a[k] + (b ? b[k] : 0));
             int best = 0;
             uint32_t s1 = s[0];
             for (int k = 1; k < D; k++)
@@ -35,8 +39,9 @@ STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S, const
     }
 }
 
-STEREO_HOT void disparity_right_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid_right,
-                          int16_t *disp_right, int y0, int y1)
+STEREO_HOT void disparity_right_rows(const wta_config *c, const uint16_t *S1, const uint16_t *S2,
+                                     const uint8_t *valid_right, int16_t *disp_right, int y0,
+                                     int y1)
 {
     int w = c->width, D = c->ndisp;
     for (int y = y0; y < y1; y++) {
@@ -50,11 +55,12 @@ STEREO_HOT void disparity_right_rows(const wta_config *c, const uint16_t *S, con
                 continue;
             }
             /* S at left pixel x = xr + dmin + k, disparity index k: a step of D + 1 per k */
-            const uint16_t *s = S + (p + (size_t)c->dmin) * D;
+            const uint16_t *a = S1 + (p + (size_t)c->dmin) * D;
+            const uint16_t *b = S2 ? S2 + (p + (size_t)c->dmin) * D : NULL;
             int best = 0;
-            uint32_t s1 = s[0];
+            uint32_t s1 = a[0] + (b ? b[0] : 0);
             for (int k = 1; k <= kmax; k++) {
-                uint32_t v = s[(size_t)k * (D + 1)];
+                uint32_t v = a[(size_t)k * (D + 1)] + (b ? b[(size_t)k * (D + 1)] : 0);
                 if (v < s1) {
                     s1 = v;
                     best = k;

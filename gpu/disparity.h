@@ -32,11 +32,12 @@ typedef struct {
     int subpixel;      /* 0/1 */
 } wta_config;
 
-/* Rows [y0, y1): disp (and conf when non-NULL) from S. valid may be NULL (all valid). */
-void disparity_wta_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid,
-                        int16_t *disp, uint8_t *conf, int y0, int y1);
-void disparity_right_rows(const wta_config *c, const uint16_t *S, const uint8_t *valid_right,
-                          int16_t *disp_right, int y0, int y1);
+/* Rows [y0, y1): disp (and conf when non-NULL) from S = S1 + S2 (S2 may be NULL: S = S1; the
+ * CPU's two aggregation sweeps each leave a partial sum). valid may be NULL (all valid). */
+void disparity_wta_rows(const wta_config *c, const uint16_t *S1, const uint16_t *S2,
+                        const uint8_t *valid, int16_t *disp, uint8_t *conf, int y0, int y1);
+void disparity_right_rows(const wta_config *c, const uint16_t *S1, const uint16_t *S2,
+                          const uint8_t *valid_right, int16_t *disp_right, int y0, int y1);
 void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y1);
 /* In place on disp (rows [y0, y1)); conf (optional) is zeroed where disp becomes invalid. */
 void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0, int y1);

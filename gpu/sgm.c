@@ -1,11 +1,10 @@
 /* sgm.c — CPU reference of stages 4 and 5 (see sgm.h). */
 #include "sgm.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "stereo_math.h"
-
-void sgm_direction(int dir, int *dx, int *dy) { stereo_sgm_direction(dir, dx, dy); }
 
 STEREO_HOT void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_t *rank_r,
                         uint8_t *cost, int y0, int y1)
@@ -52,58 +51,86 @@ void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const u
     }
 }
 
-int sgm_line_count(const sgm_config *c, int dir)
+/* One direction's step at one pixel: cur[1..D] from prev[1..D] (prev == NULL: the pixel starts
+ * the path, L = C). Both arrays carry the STEREO_SGM_FAR sentinel at [0] and [D + 1].
+ * Returns min_k cur. */
+static inline int path_step(const uint8_t *cp, const uint16_t *prev, int min_prev, int jump,
+                            int p1, uint16_t *restrict cur, int D)
 {
-    return stereo_sgm_line_count(dir, c->width, c->height);
+    int m = STEREO_SGM_FAR;
+    if (!prev) {
+        for (int k = 1; k <= D; k++)
+            cur[k] = cp[k - 1];
+    } else {
+        for (int k = 1; k <= D; k++)
+            cur[k] = (uint16_t)stereo_sgm_step(cp[k - 1], prev[k], prev[k - 1], prev[k + 1], p1,
+                                               jump, min_prev);
+    }
+    for (int k = 1; k <= D; k++)
+        m = cur[k] < m ? cur[k] : m;
+    return m;
 }
 
-void sgm_line_start(const sgm_config *c, int dir, int line, int *x, int *y)
+size_t sgm_sweep_scratch_size(const sgm_config *c)
 {
-    stereo_sgm_line_start(dir, line, c->width, c->height, x, y);
+    size_t row = (size_t)c->width * (c->ndisp + 2);
+    /* 3 directions x (previous + current row) of L, 2 pixels of the horizontal direction, and
+     * the per-pixel minima of the 3 row directions (ints, previous + current) */
+    return (6 * row + 2 * (size_t)(c->ndisp + 2)) * sizeof(uint16_t) +
+           6 * (size_t)c->width * sizeof(int);
 }
 
-STEREO_HOT void sgm_aggregate_lines(const sgm_config *c, int dir, const uint8_t *cost, const uint8_t *grey,
-                         uint16_t *S, int store, int line0, int line1)
+STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths,
+                                    const uint8_t *cost, const uint8_t *grey, uint16_t *S,
+                                    void *scratch)
 {
-    int w = c->width, h = c->height, D = c->ndisp;
-    int dx, dy;
-    sgm_direction(dir, &dx, &dy);
-    /* prev/cur hold L_r with one sentinel on each side: index k + 1 */
-    uint16_t buf_a[D + 2], buf_b[D + 2];
-    for (int line = line0; line < line1; line++) {
-        uint16_t *prev = buf_a, *cur = buf_b;
-        prev[0] = prev[D + 1] = cur[0] = cur[D + 1] = STEREO_SGM_FAR;
-        int x, y;
-        sgm_line_start(c, dir, line, &x, &y);
-        int min_prev = 0, grey_prev = 0;
-        for (int first = 1; x >= 0 && x < w && y >= 0 && y < h; x += dx, y += dy, first = 0) {
-            size_t p = (size_t)y * w + x;
+    const int w = c->width, h = c->height, D = c->ndisp, stride = D + 2;
+    const int sx = backward ? -1 : 1, sy = backward ? -1 : 1; /* this sweep's scan direction */
+    const int diagonals = paths == 8;
+    const size_t row = (size_t)w * stride;
+    uint16_t *rows = scratch;                 /* [2][3][w][stride]: previous / current row */
+    uint16_t *hz = rows + 6 * row;            /* [2][stride]: horizontal, previous / current */
+    int *mins = (int *)(hz + 2 * stride);     /* [2][3][w] */
+    for (size_t i = 0; i < 6 * row; i += stride)
+        rows[i] = rows[i + D + 1] = STEREO_SGM_FAR;
+    hz[0] = hz[D + 1] = hz[stride] = hz[stride + D + 1] = STEREO_SGM_FAR;
+    int p2_of[256]; /* P2' for |dI| */
+    for (int i = 0; i < 256; i++)
+        p2_of[i] = stereo_p2_adaptive(c->p1, c->p2, c->p2_adapt, i);
+    const int p1 = c->p1;
+    uint16_t lsum[D];
+
+    for (int yi = 0; yi < h; yi++) {
+        const int y = backward ? h - 1 - yi : yi, cur_r = yi & 1, prev_r = cur_r ^ 1;
+        uint16_t *cur_rows = rows + (size_t)cur_r * 3 * row, *prev_rows = rows + (size_t)prev_r * 3 * row;
+        int *cur_min = mins + cur_r * 3 * w, *prev_min = mins + prev_r * 3 * w;
+        int h_min = 0; /* min of the horizontal L at the previous pixel of this row */
+        for (int xi = 0; xi < w; xi++) {
+            const int x = backward ? w - 1 - xi : xi;
+            const size_t p = (size_t)y * w + x;
             const uint8_t *cp = cost + p * D;
-            uint16_t *sp = S + p * D;
-            int g = grey[p];
-            int min_cur = STEREO_SGM_FAR;
-            if (first) {
+            const int g = grey[p];
+            /* horizontal: (sx, 0), previous pixel x - sx in this row */
+            uint16_t *hcur = hz + (size_t)(xi & 1) * stride, *hprev = hz + (size_t)((xi & 1) ^ 1) * stride;
+            int gh = xi ? grey[p - sx] : g;
+            h_min = path_step(cp, xi ? hprev : NULL, h_min, h_min + p2_of[abs(g - gh)], p1, hcur, D);
+            for (int k = 0; k < D; k++)
+                lsum[k] = hcur[k + 1];
+            /* vertical (0, sy) and the diagonals (sx, sy) and (-sx, sy): from the previous row at
+             * x, x - sx and x + sx */
+            const int from[3] = {x, x - sx, x + sx};
+            for (int r = 0; r < (diagonals ? 3 : 1); r++) {
+                uint16_t *lc = cur_rows + ((size_t)r * w + x) * stride;
+                const int fx = from[r];
+                const int have = yi > 0 && fx >= 0 && fx < w;
+                const uint16_t *lp = have ? prev_rows + ((size_t)r * w + fx) * stride : NULL;
+                int mp = have ? prev_min[r * w + fx] : 0;
+                int gp = have ? grey[(size_t)(y - sy) * w + fx] : g;
+                cur_min[r * w + x] = path_step(cp, lp, mp, mp + p2_of[abs(g - gp)], p1, lc, D);
                 for (int k = 0; k < D; k++)
-                    cur[k + 1] = cp[k];
-            } else {
-                int p2 = stereo_p2_adaptive(c->p1, c->p2, c->p2_adapt, g - grey_prev);
-                int jump = min_prev + p2, p1 = c->p1;
-                for (int k = 1; k <= D; k++)
-                    cur[k] = (uint16_t)stereo_sgm_step(cp[k - 1], prev[k], prev[k - 1],
-                                                       prev[k + 1], p1, jump, min_prev);
+                    lsum[k] = (uint16_t)(lsum[k] + lc[k + 1]);
             }
-            for (int k = 1; k <= D; k++)
-                min_cur = cur[k] < min_cur ? cur[k] : min_cur;
-            if (store)
-                memcpy(sp, cur + 1, (size_t)D * sizeof *sp);
-            else
-                for (int k = 0; k < D; k++)
-                    sp[k] = (uint16_t)(sp[k] + cur[k + 1]);
-            min_prev = min_cur;
-            grey_prev = g;
-            uint16_t *t = prev;
-            prev = cur;
-            cur = t;
+            memcpy(S + p * D, lsum, (size_t)D * sizeof *lsum);
         }
     }
 }

@@ -18,11 +18,13 @@
  * Directions (index: dx, dy): 0: 1,0  1: -1,0  2: 0,1  3: 0,-1  4: 1,1  5: -1,1  6: 1,-1
  * 7: -1,-1. Four paths use 0..3; eight use 0..7. Every direction covers every pixel once, on
  * "lines" that are independent of each other: rows, columns, or diagonals that start on the
- * image edges the direction enters from, so lines can be processed in any order and in parallel.
+ * image edges the direction enters from (stereo_sgm_line_start in stereo_math.h; the GPU walks
+ * them). The sum does not depend on the order the directions are added in.
  */
 #ifndef STEREO_SGM_H
 #define STEREO_SGM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -36,21 +38,20 @@ typedef struct {
     int max_cost;
 } sgm_config;
 
-void sgm_direction(int dir, int *dx, int *dy);
-
 void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_t *rank_r,
                         uint8_t *cost, int y0, int y1);
 void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
                           uint8_t *cost, int y0, int y1);
 
-/* Number of independent lines of direction dir, and the first pixel of line i. */
-int sgm_line_count(const sgm_config *c, int dir);
-void sgm_line_start(const sgm_config *c, int dir, int line, int *x, int *y);
-
-/* Aggregates lines [line0, line1) of direction dir and adds L_r into S (store != 0: writes S
- * instead of adding, for the first direction). grey is the image the adaptive P2 looks at. */
-void sgm_aggregate_lines(const sgm_config *c, int dir, const uint8_t *cost, const uint8_t *grey,
-                         uint16_t *S, int store, int line0, int line1);
+/* The CPU reference's decomposition (the GPU's is another; both equal the recurrence): a
+ * forward sweep (rows top to bottom, pixels left to right) computes directions 0, 2, 4, 5 and a
+ * backward sweep (bottom to top, right to left) 1, 3, 7, 6 (only 0 / 2 and 1 / 3 with 4 paths);
+ * each keeps the previous row's L of its row directions and writes the sum of its directions'
+ * L into S (uint16). The two sweeps are independent (two threads) and S = S_fwd + S_bwd.
+ * scratch: sgm_sweep_scratch_size() bytes per sweep. */
+size_t sgm_sweep_scratch_size(const sgm_config *c);
+void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths, const uint8_t *cost,
+                         const uint8_t *grey, uint16_t *S, void *scratch);
 
 #ifdef __cplusplus
 }

@@ -37,7 +37,8 @@ struct stereo_stage {
     uint8_t *rank[2];       /* rank transform, or */
     uint64_t *census[2];    /* census transform */
     uint8_t *cost;          /* w * h * D */
-    uint16_t *S;            /* w * h * D */
+    uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
+    void *sweep_scratch[2];
     int16_t *disp, *disp_right, *tmp;
     uint8_t *conf;
     /* CUDA backend */
@@ -236,7 +237,11 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
             ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
     }
     ok &= !!(s->cost = malloc(vol));
-    ok &= !!(s->S = malloc(vol * sizeof(uint16_t)));
+    for (int i = 0; i < 2; i++) {
+        ok &= !!(s->S[i] = malloc(vol * sizeof(uint16_t)));
+        ok &= !!(s->sweep_scratch[i] = malloc(sgm_sweep_scratch_size(&(sgm_config){
+                     p->width, p->height, 0, p->num_disparities, 0, 0, 0, 0})));
+    }
     ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
     ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
     ok &= !!(s->tmp = malloc(n * sizeof(int16_t)));
@@ -245,7 +250,7 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     if (!ok)
         return fail(err, errlen, STEREO_ERR_NOMEM,
                     "cannot allocate the CPU buffers for %dx%d with %d disparities (%.0f MB)",
-                    p->width, p->height, p->num_disparities, vol * 3.0 / 1e6);
+                    p->width, p->height, p->num_disparities, vol * 5.0 / 1e6);
     return STEREO_OK;
 }
 
@@ -331,7 +336,10 @@ void stereo_destroy(stereo_stage *s)
         free(s->census[i]);
     }
     free(s->cost);
-    free(s->S);
+    for (int i = 0; i < 2; i++) {
+        free(s->S[i]);
+        free(s->sweep_scratch[i]);
+    }
     free(s->disp);
     free(s->disp_right);
     free(s->tmp);
@@ -354,7 +362,6 @@ typedef struct {
     int side;                 /* 0 left, 1 right */
     sgm_config sgm;
     wta_config wta;
-    int dir, store;
     const int16_t *in;
     int16_t *out;
 } job;
@@ -397,19 +404,22 @@ static void job_cost(void *ctx, int y0, int y1)
         sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
 }
 
-static void job_aggregate(void *ctx, int l0, int l1)
+static void job_sweep(void *ctx, int b0, int b1)
 {
     job *j = ctx;
-    sgm_aggregate_lines(&j->sgm, j->dir, j->s->cost, j->s->grey[0], j->s->S, j->store, l0, l1);
+    stereo_stage *s = j->s;
+    for (int backward = b0; backward < b1; backward++)
+        sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, s->grey[0], s->S[backward],
+                            s->sweep_scratch[backward]);
 }
 
 static void job_wta(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
-    disparity_wta_rows(&j->wta, s->S, s->valid[0], s->disp, s->conf, y0, y1);
+    disparity_wta_rows(&j->wta, s->S[0], s->S[1], s->valid[0], s->disp, s->conf, y0, y1);
     if (s->p.lr_check)
-        disparity_right_rows(&j->wta, s->S, s->valid[1], s->disp_right, y0, y1);
+        disparity_right_rows(&j->wta, s->S[0], s->S[1], s->valid[1], s->disp_right, y0, y1);
 }
 
 static void job_median(void *ctx, int y0, int y1)
@@ -459,11 +469,8 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
     }
     /* 4. matching cost volume */
     parallel_for(s->pool, h, 0, job_cost, &j);
-    /* 5. SGM: each direction's lines are independent; the first direction stores into S */
-    for (j.dir = 0; j.dir < p->paths; j.dir++) {
-        j.store = j.dir == 0;
-        parallel_for(s->pool, sgm_line_count(&j.sgm, j.dir), 0, job_aggregate, &j);
-    }
+    /* 5. SGM: the forward and the backward sweep, one job each (sgm.h) */
+    parallel_for(s->pool, 2, 1, job_sweep, &j);
     /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
     parallel_for(s->pool, h, 0, job_wta, &j);
     /* 7. 3x3 median on both maps, then the left-right check */

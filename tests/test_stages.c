@@ -367,27 +367,23 @@ static int *brute_aggregate(const scene *s, int paths, int p1, int p2, int t)
     return S;
 }
 
+/* The stage's aggregation: both sweeps, S = forward + backward. */
 static uint16_t *stage_aggregate(const scene *s, int paths, int p1, int p2, int t)
 {
     sgm_config c = {s->w, s->h, s->dmin, s->D, p1, p2, t, s->maxc};
     size_t vol = (size_t)s->w * s->h * s->D;
     uint8_t *cost = malloc(vol);
-    uint16_t *S = malloc(vol * sizeof *S);
+    uint16_t *S = malloc(vol * sizeof *S), *S2 = malloc(vol * sizeof *S2);
+    void *scratch = malloc(sgm_sweep_scratch_size(&c));
     if (s->cost_kind == STEREO_COST_RANK)
         sgm_cost_rank_rows(&c, s->rank[0], s->rank[1], cost, 0, s->h);
     else
         sgm_cost_census_rows(&c, s->census[0], s->census[1], cost, 0, s->h);
-    for (int dir = 0; dir < paths; dir++) {
-        /* lines in a scrambled order: the result must not depend on it */
-        int n = sgm_line_count(&c, dir);
-        for (int i = 0; i < n; i++) {
-            int line = (int)(((long)i * 7919) % n);
-            if (n % 7919 == 0)
-                line = i;
-            sgm_aggregate_lines(&c, dir, cost, s->grey[0], S, dir == 0, line, line + 1);
-        }
-    }
-    free(cost);
+    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch);
+    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch);
+    for (size_t v = 0; v < vol; v++)
+        S[v] = (uint16_t)(S[v] + S2[v]);
+    free(cost), free(S2), free(scratch);
     return S;
 }
 
@@ -502,8 +498,8 @@ static void test_wta_right_median_lr(void **state)
         int16_t *m1 = malloc(2 * n), *m2 = malloc(2 * n);
         uint8_t *conf = malloc(n), *bconf = malloc(n);
         wta_config c = {w, h, cases[i].dmin, D, cases[i].uniq, cases[i].subpix};
-        disparity_wta_rows(&c, S, NULL, d, conf, 0, h);
-        disparity_right_rows(&c, S, NULL, dr, 0, h);
+        disparity_wta_rows(&c, S, NULL, NULL, d, conf, 0, h);
+        disparity_right_rows(&c, S, NULL, NULL, dr, 0, h);
         brute_wta(Si, w, h, cases[i].dmin, D, cases[i].uniq, cases[i].subpix, bd, bconf);
         brute_right(Si, w, h, cases[i].dmin, D, bdr);
         assert_memory_equal(d, bd, 2 * n);
