@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calib.h"
 #include "colormap.h"
 #include "image_io.h"
 #include "mapfile.h"
@@ -48,7 +49,8 @@ static const char usage_text[] =
     "      --no-lr            no left-right consistency check\n"
     "      --lr-tolerance N   LR check tolerance in pixels (default 1)\n"
     "      --no-median        no 3x3 median\n"
-    "      --maps FILE        rectify both inputs first with this map file (stereo-calibrate)\n"
+    "      --maps FILE        rectify both inputs first: a map file or a calibration YAML\n"
+    "                         (stereo-calibrate --maps / --out, or OpenCV's M1 D1 ... Q keys)\n"
     "Backend:\n"
     "      --backend B        auto (default: CUDA if a device is present, else CPU), cpu, cuda\n"
     "      --threads N        CPU worker threads (default: one per core)\n"
@@ -417,17 +419,10 @@ static int run_files(options *o)
                 o->left_path, left.width, left.height, o->right_path, right.width, right.height);
         goto done;
     }
-    if (o->maps) {
-        if (mapfile_read(o->maps, maps, err, sizeof err)) {
-            fprintf(stderr, "stereo-match: %s\n", err);
-            goto done;
-        }
-        if (maps[0].src_width != left.width || maps[0].src_height != left.height) {
-            fprintf(stderr, "stereo-match: %s maps %dx%d camera images, but %s is %dx%d\n",
-                    o->maps, maps[0].src_width, maps[0].src_height, o->left_path, left.width,
-                    left.height);
-            goto done;
-        }
+    /* a map file from stereo-calibrate, or a calibration YAML whose maps are computed here */
+    if (o->maps && calib_load_maps(o->maps, left.width, left.height, maps, err, sizeof err)) {
+        fprintf(stderr, "stereo-match: %s\n", err);
+        goto done;
     }
     double ms;
     rc = run_stage(o, &left, &right, o->maps ? maps : NULL, &s, &ms);

@@ -1,0 +1,197 @@
+/* capture.c — the capture interface: checks the configuration, applies its defaults and routes
+ * every call to the backend's capture_ops table (capture_backend.h). */
+#include "capture_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct capture {
+    const capture_ops *ops;
+    void *state;
+};
+
+static const struct {
+    capture_backend id;
+    const capture_ops *ops;
+} backends[] = {
+    {CAPTURE_V4L2_PAIR, &capture_v4l2_pair_ops},
+};
+
+static const char *const format_names[] = {
+    [CAPTURE_FORMAT_AUTO] = "auto",
+    [CAPTURE_FORMAT_YUYV] = "yuyv",
+    [CAPTURE_FORMAT_GREY] = "grey",
+    [CAPTURE_FORMAT_RGB24] = "rgb24",
+};
+
+int capture_format_from_str(const char *s)
+{
+    for (size_t i = 0; s && i < sizeof format_names / sizeof format_names[0]; i++)
+        if (strcasecmp(s, format_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *capture_format_to_str(capture_format f)
+{
+    if ((unsigned)f < sizeof format_names / sizeof format_names[0])
+        return format_names[f];
+    return "?";
+}
+
+void capture_log(const capture_config *cfg, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (cfg && cfg->log)
+        cfg->log(cfg->log_user, line);
+    else
+        fprintf(stderr, "capture: %s\n", line);
+}
+
+void capture_frame_clear(capture_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    f->buffer = -1;
+}
+
+void capture_pair_clear(capture_pair *p)
+{
+    capture_frame_clear(&p->left);
+    capture_frame_clear(&p->right);
+    p->skew_ns = 0;
+}
+
+/* Checks cfg and writes it with its defaults applied into *out. */
+static capture_status resolve_config(const capture_config *cfg, capture_config *out, char *err,
+                                     size_t errlen)
+{
+    *out = *cfg;
+    if (cfg->backend == CAPTURE_V4L2_PAIR)
+        for (int i = 0; i < 2; i++)
+            if (!cfg->device[i] || !cfg->device[i][0]) {
+                snprintf(err, errlen, "capture: no %s camera device given", i ? "right" : "left");
+                return CAPTURE_ERR_PARAM;
+            }
+    if (cfg->width <= 0 || cfg->height <= 0 || cfg->width > 16384 || cfg->height > 16384) {
+        snprintf(err, errlen, "capture: size %dx%d is not valid", cfg->width, cfg->height);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (cfg->fps < 0 || cfg->fps > 1000) {
+        snprintf(err, errlen, "capture: fps %d is not valid (1..1000, or 0 for the driver's)",
+                 cfg->fps);
+        return CAPTURE_ERR_PARAM;
+    }
+    if ((unsigned)cfg->format > CAPTURE_FORMAT_RGB24) {
+        snprintf(err, errlen, "capture: pixel format %d is not valid", (int)cfg->format);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (cfg->buffers == 0)
+        out->buffers = CAPTURE_MIN_BUFFERS;
+    else if (cfg->buffers < CAPTURE_MIN_BUFFERS || cfg->buffers > CAPTURE_MAX_BUFFERS) {
+        snprintf(err, errlen, "capture: %d buffers per camera is not valid (%d..%d)", cfg->buffers,
+                 CAPTURE_MIN_BUFFERS, CAPTURE_MAX_BUFFERS);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (cfg->max_skew_ns < 0) {
+        snprintf(err, errlen, "capture: negative max skew %lld ns", (long long)cfg->max_skew_ns);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (cfg->max_skew_ns == 0) /* half a period: every frame then has a partner candidate */
+        out->max_skew_ns = cfg->fps > 0 ? 500000000LL / cfg->fps : 20000000LL;
+    if (cfg->retry_ms < 0) {
+        snprintf(err, errlen, "capture: negative retry interval %d ms", cfg->retry_ms);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (cfg->retry_ms == 0)
+        out->retry_ms = 1000;
+    if (cfg->ncontrols < 0 || cfg->ncontrols > CAPTURE_MAX_CONTROLS) {
+        snprintf(err, errlen, "capture: %d controls is not valid (at most %d)", cfg->ncontrols,
+                 CAPTURE_MAX_CONTROLS);
+        return CAPTURE_ERR_PARAM;
+    }
+    for (int i = 0; i < cfg->ncontrols; i++)
+        if (!memchr(cfg->controls[i].name, 0, sizeof cfg->controls[i].name) ||
+            !cfg->controls[i].name[0]) {
+            snprintf(err, errlen, "capture: control %d has no name", i + 1);
+            return CAPTURE_ERR_PARAM;
+        }
+    return CAPTURE_OK;
+}
+
+capture_status capture_open(const capture_config *cfg, capture **out, char *err, size_t errlen)
+{
+    capture_config rc;
+    capture *c = NULL;
+    capture_status st;
+    if (!out) {
+        snprintf(err, errlen, "capture: no place for the handle");
+        return CAPTURE_ERR_PARAM;
+    }
+    *out = NULL;
+    if (!cfg) {
+        snprintf(err, errlen, "capture: no configuration");
+        return CAPTURE_ERR_PARAM;
+    }
+    if ((st = resolve_config(cfg, &rc, err, errlen)) != CAPTURE_OK)
+        return st;
+    const capture_ops *ops = NULL;
+    for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
+        if (backends[i].id == rc.backend)
+            ops = backends[i].ops;
+    if (!ops) {
+        snprintf(err, errlen, "capture: backend %d is not built in", (int)rc.backend);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (!(c = calloc(1, sizeof *c))) {
+        snprintf(err, errlen, "capture: out of memory");
+        return CAPTURE_ERR_NOMEM;
+    }
+    c->ops = ops;
+    if ((st = ops->open(&rc, &c->state, err, errlen)) != CAPTURE_OK) {
+        free(c);
+        return st;
+    }
+    *out = c;
+    return CAPTURE_OK;
+}
+
+capture_status capture_next(capture *c, capture_pair *out, int timeout_ms)
+{
+    if (out)
+        capture_pair_clear(out);
+    if (!c || !out || timeout_ms < 0)
+        return CAPTURE_ERR_PARAM;
+    return c->ops->next(c->state, out, timeout_ms);
+}
+
+void capture_release(capture *c, capture_pair *p)
+{
+    if (c && p)
+        c->ops->release(c->state, p);
+}
+
+void capture_stats_get(const capture *c, capture_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (c)
+        c->ops->stats(c->state, out);
+}
+
+const char *capture_message(const capture *c)
+{
+    return c ? c->ops->message(c->state) : "";
+}
+
+void capture_close(capture *c)
+{
+    if (!c)
+        return;
+    c->ops->close(c->state);
+    free(c);
+}

@@ -1,0 +1,178 @@
+/* capture.h — live stereo input: frame pairs from a camera rig (or a stand-in for one).
+ *
+ * One interface, several backends chosen at run time by capture_config.backend:
+ *   CAPTURE_V4L2_PAIR   two V4L2 cameras given by path (v4l2_pair.c, v4l2_camera.c)
+ * (side-by-side camera, image files and the generated scene are to come, each in its own file).
+ *
+ * Use:
+ *   capture *c;  char err[512];
+ *   if (capture_open(&cfg, &c, err, sizeof err) != CAPTURE_OK) { report err; }
+ *   for (;;) {
+ *       capture_pair p;
+ *       capture_status st = capture_next(c, &p, 100);
+ *       if (st == CAPTURE_OK) { use p.left / p.right ...; capture_release(c, &p); }
+ *       else if (st == CAPTURE_LOST) { show capture_message(c) ("... lost, retrying") }
+ *       else if (st != CAPTURE_TIMEOUT) break;           // only bad arguments end up here
+ *   }
+ *   capture_close(c);
+ *
+ * Buffers: a delivered frame points into the driver's buffer (no copy). It stays valid, and the
+ * driver does not write into it, until capture_release() — only then does it go back to the
+ * driver. Each camera has `buffers` of them (at least 4): the backend holds one waiting for its
+ * partner, so hold at most buffers - 2 pairs at a time or the cameras run dry (capture_next then
+ * times out until pairs are released).
+ *
+ * Pairing (V4L2 pair): each camera's newest frame waits for a partner from the other camera
+ * whose timestamp is within max_skew_ns; a frame that cannot get one any more (the other camera
+ * already delivered a newer frame more than max_skew_ns away, or its own camera delivered a
+ * newer frame) is given back and counted as unpaired. When capture_next finds several pairs
+ * ready at once (the caller was slow) it delivers the newest and gives the others back (stale).
+ *
+ * Lost cameras (unplugged, driver unbound: ENODEV, or any other streaming error): capture_next
+ * returns CAPTURE_LOST at once, logs "<path>: lost (<reason>), retrying every 1 s", keeps the
+ * other camera running (its frames are dropped as unpaired), reopens the lost one by path every
+ * retry_ms and, once it is back with the same configuration, logs "reconnected" and resumes
+ * pairing. A lost camera's buffers that the caller still holds stay readable until released;
+ * its device is closed only then (a driver frees the node, and can give the returning camera
+ * the same /dev/videoN, only when nobody holds it). A reopen runs inside capture_next and
+ * blocks it for as long as opening the camera takes (tens of ms).
+ *
+ * Threads: a capture handle is used from one thread at a time; it starts no threads of its own.
+ * Library code never exits: failures come back as a capture_status with a one-line message
+ * naming the device and the problem (in err at open, from capture_message() afterwards).
+ */
+#ifndef STEREO_CAPTURE_H
+#define STEREO_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stereo.h" /* stereo_pixfmt, stereo_image */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CAPTURE_OK = 0,      /* capture_next: a pair was delivered (release it) */
+    CAPTURE_TIMEOUT,     /* capture_next: no pair within the timeout; call again */
+    CAPTURE_LOST,        /* capture_next: a camera is lost and being reopened; call again */
+    CAPTURE_ERR_PARAM,   /* a configuration value or argument is invalid */
+    CAPTURE_ERR_NOMEM,   /* an allocation failed */
+    CAPTURE_ERR_NODEV,   /* a device is missing (no such file) or not a capture device */
+    CAPTURE_ERR_BUSY,    /* a device is in use by another program */
+    CAPTURE_ERR_FORMAT,  /* a device cannot do the configured size / format / fps / control */
+    CAPTURE_ERR_IO,      /* any other device error */
+} capture_status;
+
+typedef enum { CAPTURE_V4L2_PAIR = 0 } capture_backend;
+
+/* The pixel format to capture. AUTO takes the first the camera offers natively of YUYV, GREY,
+ * then RGB24 (which libv4l2 converts to from anything, MJPEG included). */
+typedef enum {
+    CAPTURE_FORMAT_AUTO = 0,
+    CAPTURE_FORMAT_YUYV,
+    CAPTURE_FORMAT_GREY,
+    CAPTURE_FORMAT_RGB24,
+} capture_format;
+
+#define CAPTURE_MAX_CONTROLS 16
+#define CAPTURE_MIN_BUFFERS 4
+#define CAPTURE_MAX_BUFFERS 32
+
+/* A camera control by its v4l2-ctl name ("brightness", "gain", "auto_exposure" (1 = manual),
+ * "exposure_time_absolute" (100 us units), ...; the table is in v4l2_camera.c) or as a numeric
+ * id ("0x00980913"). Applied in the given order to both cameras: put auto_exposure=1 before
+ * exposure_time_absolute. */
+typedef struct {
+    char name[40];
+    int32_t value;
+} capture_control;
+
+typedef struct {
+    capture_backend backend;
+    const char *device[2];   /* left, right: /dev/videoN or /dev/v4l/by-id/... (by-id keeps
+                                naming the same camera when a replug renumbers the nodes) */
+    int width, height;       /* > 0: exactly this size or capture_open fails */
+    int fps;                 /* > 0: exactly this rate or capture_open fails; 0 = driver's */
+    capture_format format;
+    int buffers;             /* mmap buffers per camera, 4..32 (0 = 4) */
+    int64_t max_skew_ns;     /* pairing tolerance; 0 = half a frame period (20 ms if fps is 0) */
+    int retry_ms;            /* reopen interval for a lost camera (0 = 1000) */
+    int ncontrols;
+    capture_control controls[CAPTURE_MAX_CONTROLS];
+    /* Log lines (lost, reconnected, fallbacks), one per call, no newline; NULL = stderr. */
+    void (*log)(void *user, const char *line);
+    void *log_user;
+} capture_config;
+
+typedef struct {
+    const uint8_t *data;     /* first pixel of the first row; NULL in an empty frame */
+    int width, height;
+    size_t pitch;            /* bytes between rows (the driver's bytesperline) */
+    size_t bytes;            /* bytes the driver filled (bytesused), >= pitch * (height-1) + row */
+    stereo_pixfmt format;
+    int64_t timestamp_ns;    /* CLOCK_MONOTONIC, when the driver captured the frame */
+    uint32_t sequence;       /* the driver's frame counter (gaps: frames it dropped; restarts
+                                after a reconnect) */
+    int buffer;              /* backend's buffer index; -1 in an empty frame */
+} capture_frame;
+
+typedef struct {
+    capture_frame left, right;
+    int64_t skew_ns;         /* right.timestamp_ns - left.timestamp_ns */
+} capture_pair;
+
+typedef struct {
+    uint64_t frames[2];      /* good frames dequeued, per camera */
+    uint64_t errors[2];      /* frames the driver flagged as corrupt or short, dropped */
+    uint64_t unpaired[2];    /* good frames dropped without a partner (incl. while the other is lost) */
+    uint64_t pairs;          /* pairs delivered */
+    uint64_t stale_pairs;    /* pairs given back because a newer one was ready in the same call */
+    uint64_t losses[2];      /* times the camera was lost */
+    uint64_t reconnects[2];  /* times it came back */
+    uint64_t retries[2];     /* reopen attempts that failed */
+    int lost[2];             /* 1 while the camera is lost */
+    int buffers[2];          /* mmap buffers the driver granted (0 while lost) */
+    double fps[2];           /* frame rate the driver set (0 if it does not say) */
+    int64_t skew_ns;         /* skew of the last delivered pair */
+    int64_t max_skew_ns;     /* the tolerance in use */
+} capture_stats;
+
+typedef struct capture capture;
+
+/* Opens and starts both cameras. On failure *out is NULL and err holds one line naming the
+ * device and the problem (for a size/format the device cannot do: what it offers). */
+capture_status capture_open(const capture_config *cfg, capture **out, char *err, size_t errlen);
+
+/* Waits up to timeout_ms (>= 0) for the next pair. CAPTURE_OK: *out holds it (release it);
+ * otherwise *out is empty. Returns CAPTURE_LOST promptly when a camera goes away, then at each
+ * timeout while one is still lost (capture_message() says which and why). */
+capture_status capture_next(capture *c, capture_pair *out, int timeout_ms);
+
+/* Gives the pair's buffers back to the drivers and empties *p (an empty pair is a no-op). */
+void capture_release(capture *c, capture_pair *p);
+
+void capture_stats_get(const capture *c, capture_stats *out);
+
+/* The latest state or problem as one line ("" while all is well): what a UI shows. */
+const char *capture_message(const capture *c);
+
+/* Stops the cameras and frees everything. Frames still held become invalid. NULL is a no-op. */
+void capture_close(capture *c);
+
+/* Config helpers: "auto" / "yuyv" / "grey" / "rgb24" (case-insensitive); -1 if unknown. */
+int capture_format_from_str(const char *s);
+const char *capture_format_to_str(capture_format f);
+
+/* A frame as the stereo stage's input image. */
+static inline stereo_image capture_frame_image(const capture_frame *f)
+{
+    stereo_image im = {f->data, f->width, f->height, f->pitch, f->format};
+    return im;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tests/v4l2/mkinitramfs.sh — builds the initramfs of the vivid test VM.
+#
+#   tests/v4l2/mkinitramfs.sh MODULE-DIR PROGRAM OUTPUT.cpio.gz
+#
+# MODULE-DIR holds the .ko files init.sh loads; PROGRAM is vivid-check, copied with the shared
+# libraries and the loader it needs (ldd), so the VM runs the binary the build made. Busybox
+# (busybox-static) provides the shell, insmod, mount and poweroff.
+set -eu
+[ $# -eq 3 ] || { echo "usage: $0 MODULE-DIR PROGRAM OUTPUT" >&2; exit 2; }
+mods=$1 prog=$2 out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] || busybox=/bin/busybox
+[ -x "$busybox" ] || { echo "mkinitramfs: busybox not found (apt-get install busybox-static)" >&2; exit 1; }
+if ldd "$busybox" >/dev/null 2>&1; then
+  echo "mkinitramfs: $busybox is not statically linked (apt-get install busybox-static)" >&2
+  exit 1
+fi
+root=$(mktemp -d "${TMPDIR:-/tmp}/vivid-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/bin "$root"/dev "$root"/proc "$root"/sys "$root"/lib/modules
+cp "$busybox" "$root/bin/busybox"
+for a in sh mount insmod sleep cat cut ls grep tr uname poweroff; do ln -s busybox "$root/bin/$a"; done
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init"
+cp "$mods"/*.ko "$root/lib/modules/"
+cp "$prog" "$root/vivid-check"
+# shared libraries and the loader, at the paths the binary looks for them
+for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
+  mkdir -p "$root$(dirname "$lib")"
+  cp -L "$lib" "$root$lib"
+done
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

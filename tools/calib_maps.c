@@ -1,0 +1,222 @@
+/* calib-maps — rectification maps from a calibration YAML, computed in C (hal/calib.h), and
+ * checks of map files.
+ *
+ *   calib-maps [--size WxH] CALIB.yml MAPS            write the map file computed from CALIB.yml
+ *   calib-maps --compare MAPS CALIB.yml [--tolerance N]
+ *                                                     compare a map file with CALIB.yml's maps
+ *   calib-maps --info FILE                            check a map file or calibration, describe it
+ *
+ * Exit status: 0 success, 1 bad input (one line naming the file) or maps that differ by more
+ * than the tolerance, 2 bad usage.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib.h"
+#include "mapfile.h"
+#include "rectify.h"
+
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+    "usage: calib-maps [--size WxH] CALIB.yml MAPS\n"
+    "       calib-maps --compare MAPS CALIB.yml [--tolerance N]\n"
+    "       calib-maps --info FILE\n"
+    "\n"
+    "Computes the rectification maps of a stereo calibration (OpenCV YAML: M1 D1 M2 D2 R T R1\n"
+    "R2 P1 P2 Q, image_width, image_height) the way OpenCV's initUndistortRectifyMap does, and\n"
+    "writes them as a map file for stereo-match --maps.\n"
+    "  --size WxH       output size (default: the calibration's rectified size)\n"
+    "  --compare        compare MAPS (e.g. from stereo-calibrate --maps) with the maps computed\n"
+    "                   from CALIB.yml; fails when a pixel differs by more than the tolerance\n"
+    "  --tolerance N    largest accepted difference in 1/32 px (default 1)\n"
+    "  --info           check FILE (map file or calibration) and print what its maps cover\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "calib-maps: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (calib-maps --help)\n");
+    return EXIT_USAGE;
+}
+
+/* Map position of pixel i in 1/32 px. */
+static int32_t pos32(const stereo_map *m, size_t i, int axis)
+{
+    int f = axis == 0 ? m->frac[i] & 31 : (m->frac[i] >> 5) & 31;
+    return (int32_t)m->xy[2 * i + axis] * 32 + f;
+}
+
+/* Does the sample at pixel i read only source pixels inside the camera image? (rectify.h) */
+static int inside(const stereo_map *m, size_t i)
+{
+    int x = m->xy[2 * i], y = m->xy[2 * i + 1];
+    int fx = m->frac[i] & 31, fy = (m->frac[i] >> 5) & 31;
+    return x >= 0 && y >= 0 && x + (fx != 0) < m->src_width && y + (fy != 0) < m->src_height;
+}
+
+static int compare(const char *maps_path, const char *calib_path, int tolerance)
+{
+    char err[512];
+    stereo_map file[2], ours[2];
+    if (mapfile_read(maps_path, file, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    if (calib_load_maps(calib_path, 0, 0, ours, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        mapfile_free(file);
+        return 1;
+    }
+    int rc = 0;
+    if (ours[0].src_width != file[0].src_width || ours[0].src_height != file[0].src_height) {
+        fprintf(stderr, "calib-maps: %s: maps for %dx%d camera images, but %s calibrates "
+                "%dx%d images\n", maps_path, file[0].src_width, file[0].src_height, calib_path,
+                ours[0].src_width, ours[0].src_height);
+        rc = 1;
+    } else if (ours[0].width != file[0].width || ours[0].height != file[0].height) {
+        fprintf(stderr, "calib-maps: %s: maps are %dx%d, but %s gives %dx%d\n", maps_path,
+                file[0].width, file[0].height, calib_path, ours[0].width, ours[0].height);
+        rc = 1;
+    }
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        size_t n = (size_t)file[k].width * file[k].height, compared = 0, differ = 0;
+        int32_t worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            /* where both sample outside the image both are invalid, whatever the position */
+            if (!inside(&file[k], i) && !inside(&ours[k], i))
+                continue;
+            compared++;
+            int32_t dx = abs(pos32(&file[k], i, 0) - pos32(&ours[k], i, 0));
+            int32_t dy = abs(pos32(&file[k], i, 1) - pos32(&ours[k], i, 1));
+            int32_t d = dx > dy ? dx : dy;
+            differ += d != 0;
+            worst = d > worst ? d : worst;
+        }
+        printf("%s: %zu pixels compared, %zu differ (%.4f %%), max difference %d/32 px\n",
+               k ? "right" : "left", compared, differ, compared ? 100.0 * differ / compared : 0.0,
+               worst);
+        if (worst > tolerance) {
+            fprintf(stderr, "calib-maps: %s: %s map differs from %s by up to %d/32 px "
+                    "(tolerance %d/32)\n", maps_path, k ? "right" : "left", calib_path, worst,
+                    tolerance);
+            rc = 1;
+        }
+    }
+    mapfile_free(file);
+    mapfile_free(ours);
+    return rc;
+}
+
+static int info(const char *path)
+{
+    char err[512];
+    stereo_map m[2];
+    if (calib_load_maps(path, 0, 0, m, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    printf("%s: %dx%d maps from %dx%d camera images\n", path, m[0].width, m[0].height,
+           m[0].src_width, m[0].src_height);
+    int rc = 0;
+    for (int k = 0; k < 2; k++) {
+        if (rectify_map_check(&m[k], m[k].width, m[k].height, err, sizeof err)) {
+            fprintf(stderr, "calib-maps: %s: %s map: %s\n", path, k ? "right" : "left", err);
+            rc = 1;
+            break;
+        }
+        size_t n = (size_t)m[k].width * m[k].height, valid = 0;
+        int64_t sum[2] = {0, 0};
+        int32_t lo[2] = {INT32_MAX, INT32_MAX}, hi[2] = {INT32_MIN, INT32_MIN};
+        for (size_t i = 0; i < n; i++) {
+            valid += inside(&m[k], i);
+            for (int a = 0; a < 2; a++) {
+                int32_t p = pos32(&m[k], i, a);
+                sum[a] += p;
+                lo[a] = p < lo[a] ? p : lo[a];
+                hi[a] = p > hi[a] ? p : hi[a];
+            }
+        }
+        /* positions in 1/32 px, exact, so that tests can check every value got through */
+        printf("%s: %zu of %zu pixels sample inside the image (%.1f %%); x/32 %" PRId32
+               "..%" PRId32 " sum %" PRId64 "; y/32 %" PRId32 "..%" PRId32 " sum %" PRId64 "\n",
+               k ? "right" : "left", valid, n, 100.0 * valid / n, lo[0], hi[0], sum[0], lo[1],
+               hi[1], sum[1]);
+    }
+    mapfile_free(m);
+    return rc;
+}
+
+static int write_maps(const char *calib_path, const char *maps_path, int w, int h)
+{
+    char err[512];
+    stereo_calib c;
+    stereo_map m[2];
+    if (calib_read_yaml(calib_path, &c, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    if (calib_compute_maps(&c, w, h, m, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s: %s\n", calib_path, err);
+        return 1;
+    }
+    int rc = mapfile_write(maps_path, m, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "calib-maps: %s\n", err);
+    else
+        printf("%s: %dx%d maps from %dx%d camera images (baseline %.6g, rectified focal length "
+               "%.2f px)\n", maps_path, m[0].width, m[0].height, m[0].src_width,
+               m[0].src_height, calib_baseline(&c), calib_focal_px(&c));
+    mapfile_free(m);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_COMPARE = 256, O_INFO, O_SIZE, O_TOL, O_HELP };
+    static const struct option opts[] = {
+        {"compare", no_argument, 0, O_COMPARE}, {"info", no_argument, 0, O_INFO},
+        {"size", required_argument, 0, O_SIZE}, {"tolerance", required_argument, 0, O_TOL},
+        {"help", no_argument, 0, O_HELP},       {0, 0, 0, 0}};
+    int mode = 0, w = 0, h = 0, tolerance = 1, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        char tail;
+        switch (c) {
+        case O_COMPARE:
+        case O_INFO:
+            if (mode && mode != c)
+                return usage_error("%s", "--compare and --info exclude each other");
+            mode = c;
+            break;
+        case O_SIZE:
+            if (sscanf(optarg, "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1)
+                return usage_error("--size '%s' is not WxH", optarg);
+            break;
+        case O_TOL:
+            if (sscanf(optarg, "%d%c", &tolerance, &tail) != 1 || tolerance < 0)
+                return usage_error("--tolerance '%s' is not an integer >= 0", optarg);
+            break;
+        case O_HELP:
+            fputs(usage_text, stdout);
+            return 0;
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int nargs = argc - optind;
+    if (mode == O_INFO) {
+        if (nargs != 1)
+            return usage_error("%s", "--info takes one file");
+        return info(argv[optind]);
+    }
+    if (nargs != 2)
+        return usage_error("%s", "expected two files");
+    if (mode == O_COMPARE)
+        return compare(argv[optind], argv[optind + 1], tolerance);
+    return write_maps(argv[optind], argv[optind + 1], w, h);
+}
