@@ -44,6 +44,8 @@ cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *
                         cudaStream_t stream);
 cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
 
+#define SGM_MAX_BRANCHES 4
+
 /* sgm.cu — stages 4 to 7: cost on the fly, the aggregation along every direction, and in the
  * last direction's pass the winner-takes-all (uniqueness, subpixel, confidence) and the right
  * disparity; S itself stays a device-internal buffer. */
@@ -54,7 +56,8 @@ typedef struct {
     const uint8_t *grey;                 /* left, rectified */
     const uint8_t *rank_l, *rank_r;      /* rank cost */
     const uint64_t *census_l, *census_r; /* census cost */
-    uint16_t *S, *S2;                    /* partial sums of the two branches, w * h * D each */
+    uint16_t *S[SGM_MAX_BRANCHES];       /* the branches' partial sums, w * h * D each */
+    int branches;                        /* 2 or SGM_MAX_BRANCHES */
     /* outputs of the final pass */
     const uint8_t *valid, *valid_right;  /* rectification validity, NULL = all valid */
     int uniqueness, subpixel;
@@ -62,8 +65,10 @@ typedef struct {
     int16_t *disp_right;                 /* NULL: no right disparity (no LR check) */
     uint8_t *conf;                       /* NULL: no confidence */
 } sgm_args;
-cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t stream, cudaStream_t stream2,
-                       cudaEvent_t fork, cudaEvent_t join);
+/* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
+ * forked from and joined into streams[0] with the events given. */
+cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cudaEvent_t fork,
+                       cudaEvent_t *join);
 
 /* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);

@@ -14,11 +14,11 @@
  * Latency: the loads of step i + PF (S and the cost inputs) are issued while step i computes, so
  * a line keeps PF steps of memory traffic in flight instead of waiting for each load.
  *
- * Direction order: two branches run concurrently (a line is a long sequential chain, so one
- * direction alone has too few lines to keep the GPU busy), each into its own partial sum:
- * A = directions 0 (stores), 2, 4, 6 and B = 3 (stores), 5, 7. Direction 1 (right to left) runs
- * last in FINAL mode: it adds its L to both partial sums it reads, which makes S complete for
- * the pixel, and instead of writing S back it
+ * Direction order: 2 or 4 branches run concurrently (a line is a long sequential chain, so one
+ * direction alone has too few lines to keep the GPU busy), each into its own partial sum; an
+ * extra branch's store replaces a read-modify-write, so the traffic stays the same. Direction 1
+ * (right to left) runs last in FINAL mode: it adds its L to the branches' partial sums, which
+ * makes S complete for the pixel, and instead of writing S back it
  *   - picks the left disparity (argmin with ties to the smaller k, uniqueness, subpixel,
  *     confidence) by group reductions over packed keys (S << 9 | k), and
  *   - builds the right disparity by the diagonal search: walking right to left, slot j of a
@@ -106,12 +106,12 @@ static __device__ __forceinline__ void store_words(uint16_t *p, const uint32_t (
 }
 
 /* ---- what one step needs from memory, loaded PF steps ahead ------------------------------ */
-template <int K, bool CENSUS>
+template <int K, bool CENSUS, int NB>
 struct step_inputs {
     static constexpr int W = K / 2;               /* words of S */
     static constexpr int R = (K + 3) / 4 + 1;     /* aligned words covering the K rank bytes */
-    uint32_t s[W];                                /* partial S (MODE_ADD / MODE_FINAL) */
-    uint32_t s2[W];                               /* the other branch's partial S (MODE_FINAL) */
+    uint32_t s[NB][W];                            /* partial sums: one (MODE_ADD), every branch's
+                                                     (MODE_FINAL), added up only when used */
     uint64_t cr[CENSUS ? K : 1];
     uint64_t cl;
     uint32_t rr[CENSUS ? 1 : R];                  /* right rank bytes, aligned words */
@@ -123,14 +123,15 @@ struct step_inputs {
  * up to 7 bytes past xr0; the rank buffers are padded in front and behind (RANK_PAD_FRONT /
  * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
  * where the costs are replaced by max_cost anyway. */
-template <int K, bool CENSUS, int MODE>
+template <int K, bool CENSUS, int MODE, int NB>
 static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, int y, int xr0,
-                                                 int k0, step_inputs<K, CENSUS> &in)
+                                                 int k0, step_inputs<K, CENSUS, NB> &in)
 {
-    if (MODE != MODE_STORE)
-        load_words(a.S + p * a.ndisp + k0, in.s);
-    if (MODE == MODE_FINAL)
-        load_words(a.S2 + p * a.ndisp + k0, in.s2);
+    if (MODE != MODE_STORE) {
+#pragma unroll
+        for (int b = 0; b < NB; b++)
+            load_words(a.S[b] + p * a.ndisp + k0, in.s[b]);
+    }
     if (CENSUS) {
         in.cl = a.census_l[p];
         const uint64_t *cr = a.census_r + (size_t)y * a.width;
@@ -143,15 +144,15 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, in
         const uint32_t *wp = (const uint32_t *)((uintptr_t)lo & ~(uintptr_t)3);
         in.shift = 8 * (int)((uintptr_t)lo & 3);
 #pragma unroll
-        for (int i = 0; i < step_inputs<K, CENSUS>::R; i++)
+        for (int i = 0; i < step_inputs<K, CENSUS, NB>::R; i++)
             in.rr[i] = wp[i];
     }
     in.grey = a.grey[p];
 }
 
 /* Costs of the lane's K disparities as K/2 16-bit pairs; max_cost where x - d < 0. */
-template <int K, bool CENSUS>
-static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS> &in,
+template <int K, bool CENSUS, int NB>
+static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS, NB> &in,
                                                   int xr0, uint32_t (&cost)[K / 2])
 {
     if (CENSUS) {
@@ -194,7 +195,7 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
     }
 }
 
-template <int K, int G, bool CENSUS, int MODE>
+template <int K, int G, bool CENSUS, int MODE, int NB>
 static __global__ void __launch_bounds__(AGG_BLOCK)
 k_aggregate(sgm_args a, int dir, int nlines)
 {
@@ -231,11 +232,11 @@ k_aggregate(sgm_args a, int dir, int nlines)
     }
 
     const size_t p0 = (size_t)y0 * w + x0;
-    step_inputs<K, CENSUS> ring[PF];
+    step_inputs<K, CENSUS, NB> ring[PF];
 #pragma unroll
     for (int j = 0; j < PF; j++)
         if (j < steps)
-            load_step<K, CENSUS, MODE>(a, p0 + j * stride, y0 + j * dy, x0 + j * dx - a.dmin - k0,
+            load_step<K, CENSUS, MODE, NB>(a, p0 + j * stride, y0 + j * dy, x0 + j * dx - a.dmin - k0,
                                        k0, ring[j]);
 
     uint32_t prev[W];
@@ -254,10 +255,10 @@ k_aggregate(sgm_args a, int dir, int nlines)
             const int x = x0 + step * dx, y = y0 + step * dy;
             const size_t p = p0 + step * stride;
             const int xr0 = x - a.dmin - k0;
-            step_inputs<K, CENSUS> &in = ring[j];
+            step_inputs<K, CENSUS, NB> &in = ring[j];
             /* stage 4 */
             uint32_t cost[W];
-            step_costs<K, CENSUS>(a, in, xr0, cost);
+            step_costs<K, CENSUS, NB>(a, in, xr0, cost);
             /* stage 5: L = C + min(prev_k, min(prev_k-1, prev_k+1) + P1, min_prev + P2') - min_prev */
             uint32_t cur[W];
             if (step == 0) {
@@ -294,7 +295,13 @@ k_aggregate(sgm_args a, int dir, int nlines)
                 uint32_t tot[W];
 #pragma unroll
                 for (int i = 0; i < W; i++)
-                    tot[i] = __vadd2(__vadd2(in.s[i], in.s2[i]), cur[i]);
+                {
+                    uint32_t t = __vadd2(in.s[0][i], cur[i]);
+#pragma unroll
+                    for (int b = 1; b < NB; b++)
+                        t = __vadd2(t, in.s[b][i]);
+                    tot[i] = t;
+                }
                 /* 6. winner-takes-all: smallest S, ties to the smaller k */
                 uint32_t key = KEY_EMPTY;
 #pragma unroll
@@ -356,28 +363,28 @@ k_aggregate(sgm_args a, int dir, int nlines)
                 uint32_t out[W];
 #pragma unroll
                 for (int i = 0; i < W; i++)
-                    out[i] = MODE == MODE_STORE ? cur[i] : __vadd2(in.s[i], cur[i]);
-                store_words(a.S + p * D + k0, out);
+                    out[i] = MODE == MODE_STORE ? cur[i] : __vadd2(in.s[0][i], cur[i]);
+                store_words(a.S[0] + p * D + k0, out);
             }
 #pragma unroll
             for (int i = 0; i < W; i++)
                 prev[i] = cur[i];
             /* refill this ring slot with step + PF */
             if (step + PF < steps)
-                load_step<K, CENSUS, MODE>(a, p + PF * stride, y + PF * dy, xr0 + PF * dx, k0, in);
+                load_step<K, CENSUS, MODE, NB>(a, p + PF * stride, y + PF * dy, xr0 + PF * dx, k0, in);
         }
     }
 }
 
-template <int K, int G, int MODE>
+template <int K, int G, int MODE, int NB>
 static cudaError_t launch_kgm(const sgm_args *a, int dir, cudaStream_t stream)
 {
     int nlines = stereo_sgm_line_count(dir, a->width, a->height);
     unsigned blocks = (unsigned)(((size_t)nlines * G + AGG_BLOCK - 1) / AGG_BLOCK);
     if (a->cost == STEREO_COST_CENSUS)
-        k_aggregate<K, G, true, MODE><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
+        k_aggregate<K, G, true, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
     else
-        k_aggregate<K, G, false, MODE><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
+        k_aggregate<K, G, false, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
     return cudaGetLastError();
 }
 
@@ -385,9 +392,11 @@ template <int K, int G>
 static cudaError_t launch_kg(const sgm_args *a, int dir, int mode, cudaStream_t stream)
 {
     switch (mode) {
-    case MODE_STORE: return launch_kgm<K, G, MODE_STORE>(a, dir, stream);
-    case MODE_ADD: return launch_kgm<K, G, MODE_ADD>(a, dir, stream);
-    default: return launch_kgm<K, G, MODE_FINAL>(a, dir, stream);
+    case MODE_STORE: return launch_kgm<K, G, MODE_STORE, 1>(a, dir, stream);
+    case MODE_ADD: return launch_kgm<K, G, MODE_ADD, 1>(a, dir, stream);
+    default:
+        return a->branches == 4 ? launch_kgm<K, G, MODE_FINAL, 4>(a, dir, stream)
+                                : launch_kgm<K, G, MODE_FINAL, 2>(a, dir, stream);
     }
 }
 
@@ -416,30 +425,32 @@ static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t
     return cudaErrorInvalidValue;
 }
 
-cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t stream, cudaStream_t stream2,
-                       cudaEvent_t fork, cudaEvent_t join)
+cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cudaEvent_t fork,
+                       cudaEvent_t *join)
 {
-    /* Two branches run at the same time, each into its own partial sum: branch A (stream)
-     * directions 0 (store), 2, 4, 6; branch B (stream2) directions 3 (store), 5, 7. Direction 1
-     * then adds both partial sums and finishes (see the top of this file). */
-    sgm_args b = *a;
-    b.S = a->S2;
-    cudaError_t e = cudaEventRecord(fork, stream);
+    /* Directions 0, 2, 3, ..., paths-1 are spread round-robin over the branches (2 or 4); each
+     * branch's first direction stores, its others add. All branches run at the same time;
+     * direction 1 then adds every branch's partial sum and finishes (see the top of this file).
+     * With 4 paths and 4 branches the fourth branch stays empty: it gets a zero volume. */
+    static const int order[7] = {0, 2, 3, 4, 5, 6, 7};
+    int nb = a->branches;
+    cudaError_t e = cudaEventRecord(fork, streams[0]);
+    for (int b = 1; b < nb && e == cudaSuccess; b++)
+        e = cudaStreamWaitEvent(streams[b], fork, 0);
+    for (int b = paths - 1; b < nb && e == cudaSuccess; b++) /* branches without a direction */
+        e = cudaMemsetAsync(a->S[b], 0, (size_t)a->width * a->height * a->ndisp * 2, streams[b]);
+    for (int i = 0; i < paths - 1 && e == cudaSuccess; i++) {
+        int b = i % nb;
+        sgm_args one = *a;
+        one.S[0] = a->S[b];
+        e = launch_dir(&one, order[i], i < nb ? MODE_STORE : MODE_ADD, streams[b]);
+    }
+    for (int b = 1; b < nb && e == cudaSuccess; b++) {
+        e = cudaEventRecord(join[b], streams[b]);
+        if (e == cudaSuccess)
+            e = cudaStreamWaitEvent(streams[0], join[b], 0);
+    }
     if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(stream2, fork, 0);
-    if (e == cudaSuccess)
-        e = launch_dir(a, 0, MODE_STORE, stream);
-    if (e == cudaSuccess)
-        e = launch_dir(&b, 3, MODE_STORE, stream2);
-    for (int dir = 4; dir < paths && e == cudaSuccess; dir++)
-        e = launch_dir(dir % 2 ? &b : a, dir, MODE_ADD, dir % 2 ? stream2 : stream);
-    if (e == cudaSuccess)
-        e = launch_dir(a, 2, MODE_ADD, stream);
-    if (e == cudaSuccess)
-        e = cudaEventRecord(join, stream2);
-    if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(stream, join, 0);
-    if (e == cudaSuccess)
-        e = launch_dir(a, 1, MODE_FINAL, stream);
+        e = launch_dir(a, 1, MODE_FINAL, streams[0]);
     return e;
 }

@@ -4,8 +4,8 @@
  * - Every buffer is allocated at create: device memory (cudaMalloc) for the camera images, the
  *   grey/rectified images, the transforms, the summed cost volume S and the disparity maps.
  *   Processing a frame allocates nothing.
- * - One stream per stage (plus a second one inside the frame, forked and joined by events, for
- *   the concurrent aggregation branch). The per-frame kernel sequence (run_kernels) is captured
+ * - One stream per stage (plus up to three more inside the frame, forked and joined by events,
+ *   for the concurrent aggregation branches). The per-frame kernel sequence (run_kernels) is captured
  *   once into a CUDA graph and replayed each frame: one launch call for ~15 kernels. With
  *   profiling on, the kernels are launched one by one with events between the stages instead.
  * - A frame: copy both camera images into the stage's input buffers (from host memory, or
@@ -38,9 +38,10 @@ struct stage_cuda {
     uint8_t *rank[2];        /* inside rank_alloc, after RANK_PAD_FRONT bytes */
     uint8_t *rank_alloc[2];
     uint64_t *census[2];
-    uint16_t *S, *S2;        /* the two branches' partial sums (sgm.cu) */
-    cudaStream_t stream2;    /* the second aggregation branch */
-    cudaEvent_t fork, join;
+    uint16_t *S[SGM_MAX_BRANCHES];      /* the aggregation branches' partial sums (sgm.cu) */
+    int branches;
+    cudaStream_t branch_stream[SGM_MAX_BRANCHES]; /* [0] is `stream` */
+    cudaEvent_t fork, join[SGM_MAX_BRANCHES];
     int16_t *disp, *disp_right;          /* final maps */
     int16_t *raw, *raw_right;            /* before the median (only with median on) */
     uint8_t *conf;
@@ -137,10 +138,12 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     int16_t *wta_right = p->median ? s->raw_right : s->disp_right;
     sgm_args a = {w, h, p->min_disparity, D, p->p1, p->p2, p->p2_adapt,
                   transform_max_cost(p->cost, p->rank_window), p->cost, s->grey[0],
-                  s->rank[0], s->rank[1], s->census[0], s->census[1], s->S, s->S2,
+                  s->rank[0], s->rank[1], s->census[0], s->census[1], {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
-    LAUNCH(launch_sgm(&a, p->paths, st, s->stream2, s->fork, s->join), "sgm");
+    for (int b = 0; b < s->branches; b++)
+        a.S[b] = s->S[b];
+    LAUNCH(launch_sgm(&a, p->paths, s->branch_stream, s->fork, s->join), "sgm");
     mark(s, "sgm+wta");
     /* 7. median on both maps, then the LR check */
     if (p->median) {
@@ -251,11 +254,23 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
                 s->in_fmt[i] = STEREO_PIX_GREY8;
             }
-            DEV_ALLOC(s->S, vol * sizeof(uint16_t));
-            DEV_ALLOC(s->S2, vol * sizeof(uint16_t));
-            CUDA_TRY(cudaStreamCreateWithFlags(&s->stream2, cudaStreamNonBlocking));
+            /* 4 aggregation branches (one partial-sum volume each) when they fit in a quarter of
+             * the device memory and half of what is free, else 2; STEREO_CUDA_BRANCHES=2|4
+             * forces one (for measurements) */
+            size_t budget = total_b / 4 < free_b / 2 ? total_b / 4 : free_b / 2;
+            s->branches = 4 * vol * 2 <= budget ? 4 : 2;
+            const char *env = getenv("STEREO_CUDA_BRANCHES");
+            if (env && (!strcmp(env, "2") || !strcmp(env, "4")))
+                s->branches = atoi(env);
+            s->branch_stream[0] = s->stream;
             CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
-            CUDA_TRY(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
+            for (int b = 0; b < s->branches; b++) {
+                DEV_ALLOC(s->S[b], vol * sizeof(uint16_t));
+                if (b > 0) {
+                    CUDA_TRY(cudaStreamCreateWithFlags(&s->branch_stream[b], cudaStreamNonBlocking));
+                    CUDA_TRY(cudaEventCreateWithFlags(&s->join[b], cudaEventDisableTiming));
+                }
+            }
             DEV_ALLOC(s->disp, n * 2);
             DEV_ALLOC(s->disp_right, n * 2);
             if (p->median) {
@@ -318,14 +333,15 @@ void stage_cuda_destroy(stage_cuda *s)
         cudaFree(s->rank_alloc[i]);
         cudaFree(s->census[i]);
     }
-    cudaFree(s->S);
-    cudaFree(s->S2);
+    for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
+        cudaFree(s->S[b]);
+        if (s->join[b])
+            cudaEventDestroy(s->join[b]);
+        if (b > 0 && s->branch_stream[b])
+            cudaStreamDestroy(s->branch_stream[b]);
+    }
     if (s->fork)
         cudaEventDestroy(s->fork);
-    if (s->join)
-        cudaEventDestroy(s->join);
-    if (s->stream2)
-        cudaStreamDestroy(s->stream2);
     cudaFree(s->disp);
     cudaFree(s->disp_right);
     cudaFree(s->raw);
@@ -399,18 +415,29 @@ static stereo_status check_format(stage_cuda *s, const stereo_image *left,
     return STEREO_OK;
 }
 
-stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                char *err, size_t errlen)
+/* Starts a frame: refused while another is in flight; returns the cleared staging descriptor
+ * (0: the synchronous path, 1 + slot: a result slot of the asynchronous path). */
+static stereo_status begin_frame(stage_cuda *s, const stereo_image *left,
+                                 const stereo_image *right, int index, frame_desc **d, char *err,
+                                 size_t errlen)
 {
-    stereo_status st;
     if (s->in_flight) {
         snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
         return STEREO_ERR_PARAM;
     }
-    if ((st = check_format(s, left, right, err, errlen)) != STEREO_OK)
+    stereo_status st = check_format(s, left, right, err, errlen);
+    *d = &s->h_desc[index];
+    memset(*d, 0, sizeof **d);
+    return st;
+}
+
+stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+                                char *err, size_t errlen)
+{
+    frame_desc *d; /* synchronous path: results stay in the stage's device buffers */
+    stereo_status st = begin_frame(s, left, right, 0, &d, err, errlen);
+    if (st != STEREO_OK)
         return st;
-    frame_desc *d = &s->h_desc[0];
-    memset(d, 0, sizeof *d); /* synchronous path: results stay in the stage's device buffers */
     if ((st = upload(s, 0, left, d, err, errlen)) != STEREO_OK ||
         (st = upload(s, 1, right, d, err, errlen)) != STEREO_OK)
         return st;
@@ -532,16 +559,11 @@ void stage_cuda_frame_free(stage_cuda *s, void *frame)
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
                                 int colormap, char *err, size_t errlen)
 {
-    stereo_status st;
-    if (s->in_flight) {
-        snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
-        return STEREO_ERR_PARAM;
-    }
-    if ((st = check_format(s, left, right, err, errlen)) != STEREO_OK)
-        return st;
     int k = s->next_slot;
-    frame_desc *d = &s->h_desc[1 + k];
-    memset(d, 0, sizeof *d);
+    frame_desc *d;
+    stereo_status st = begin_frame(s, left, right, 1 + k, &d, err, errlen);
+    if (st != STEREO_OK)
+        return st;
     const stereo_image *im[2] = {left, right};
     s->attached[0] = s->attached[1] = NULL;
     for (int i = 0; i < 2; i++) {

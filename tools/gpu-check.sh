@@ -57,6 +57,11 @@ build/gpu/test-cuda .device/data >"$OUT/test-cuda.log" 2>&1
 rc=$?; [ $rc -ne 0 ] && status=1
 grep -E "FAIL|shared scenes|passed" "$OUT/test-cuda.log" | tail -25
 tests_line=$(tail -1 "$OUT/test-cuda.log")
+# the stage picks 4 aggregation branches when memory allows; check the 2-branch kernels too
+STEREO_CUDA_BRANCHES=2 build/gpu/test-cuda --quick >"$OUT/test-cuda-2branches.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+echo "with 2 branches (quick): $(tail -1 "$OUT/test-cuda-2branches.log")"
+tests_line="$tests_line; 2 branches: $(tail -1 "$OUT/test-cuda-2branches.log")"
 
 step "compute-sanitizer (small case)"
 san=""
