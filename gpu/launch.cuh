@@ -69,6 +69,8 @@ typedef struct {
  * forked from and joined into streams[0] with the events given. */
 cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cudaEvent_t fork,
                        cudaEvent_t *join);
+/* The last direction, with the winner-takes-all and the right disparity (after launch_sgm). */
+cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);

@@ -195,6 +195,77 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
     }
 }
 
+/* Stages 6 and 7 for one pixel of the final pass, from its complete S (tot: K/2 pairs per lane):
+ * the left disparity (+ confidence) and one step of the right disparity's shifting ring. The
+ * final pass runs it one step late (for the previous pixel) so that its reductions overlap the
+ * next step's recurrence instead of stalling it (a warp issues in order). */
+template <int K, int G>
+static __device__ __forceinline__ void finish_pixel(const sgm_args &a, const uint32_t (&tot)[K / 2],
+                                                    int x, int y, int lane, int k0, unsigned mask,
+                                                    uint32_t (&right_best)[K])
+{
+    constexpr int W = K / 2, D = K * G;
+    const int w = a.width;
+    const size_t p = (size_t)y * w + x;
+    /* 6. winner-takes-all: smallest S, ties to the smaller k */
+    uint32_t key = KEY_EMPTY;
+#pragma unroll
+    for (int i = 0; i < W; i++) {
+        key = min(key, lo16(tot[i]) << 9 | (uint32_t)(k0 + 2 * i));
+        key = min(key, hi16(tot[i]) << 9 | (uint32_t)(k0 + 2 * i + 1));
+    }
+    key = group_min<G>(key, mask);
+    int best = key & 511;
+    uint32_t s1 = key >> 9, s2 = KEY_EMPTY, c0 = 0, c2 = 0;
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+        int k = k0 + i;
+        uint32_t v = i & 1 ? hi16(tot[i / 2]) : lo16(tot[i / 2]);
+        if (k < best - 1 || k > best + 1)
+            s2 = min(s2, v);
+        if (k == best - 1)
+            c0 = v;
+        if (k == best + 1)
+            c2 = v;
+    }
+    s2 = group_min<G>(s2, mask);
+    /* S(best - 1) and S(best + 1) from the lanes that hold them */
+    c0 = __shfl_sync(mask, c0, best > 0 ? (best - 1) / K : 0, G);
+    c2 = __shfl_sync(mask, c2, best < D - 1 ? (best + 1) / K : 0, G);
+    if (lane == 0) {
+        int ok = x >= a.dmin && (!a.valid || a.valid[p]) &&
+                 (a.uniqueness == 0 || stereo_unique(s1, s2, a.uniqueness));
+        int v = STEREO_SUBPIXEL_SCALE * (a.dmin + best);
+        if (a.subpixel && best > 0 && best < D - 1)
+            v += stereo_subpixel_offset((int)c0, (int)s1, (int)c2);
+        a.disp[p] = ok ? (int16_t)v : STEREO_INVALID;
+        if (a.conf)
+            a.conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+    }
+    /* 7. right disparity: slot i is right pixel x - dmin - (k0 + i) */
+    if (a.disp_right) {
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            uint32_t v = i & 1 ? hi16(tot[i / 2]) : lo16(tot[i / 2]);
+            right_best[i] =
+                min(right_best[i], v << 9 | (uint32_t)(k0 + i));
+        }
+        int xr = x - a.dmin;
+        if (lane == 0 && xr >= 0) {
+            size_t q = (size_t)y * w + xr;
+            a.disp_right[q] =
+                a.valid_right && !a.valid_right[q]
+                    ? STEREO_INVALID
+                    : (int16_t)(STEREO_SUBPIXEL_SCALE * (a.dmin + (int)(right_best[0] & 511)));
+        }
+        uint32_t next = __shfl_down_sync(mask, right_best[0], 1, G);
+#pragma unroll
+        for (int i = 0; i < K - 1; i++)
+            right_best[i] = right_best[i + 1];
+        right_best[K - 1] = lane == G - 1 ? KEY_EMPTY : next;
+    }
+}
+
 template <int K, int G, bool CENSUS, int MODE, int NB>
 static __global__ void __launch_bounds__(AGG_BLOCK)
 k_aggregate(sgm_args a, int dir, int nlines)
@@ -240,9 +311,9 @@ k_aggregate(sgm_args a, int dir, int nlines)
                                        k0, ring[j]);
 
     uint32_t prev[W];
-    uint32_t right_best[MODE == MODE_FINAL ? K : 1];
+    uint32_t right_best[K], pending[W]; /* final pass only */
 #pragma unroll
-    for (int i = 0; i < (MODE == MODE_FINAL ? K : 1); i++)
+    for (int i = 0; i < K; i++)
         right_best[i] = KEY_EMPTY;
     uint32_t min_prev = 0;
     int grey_prev = 0;
@@ -302,63 +373,13 @@ k_aggregate(sgm_args a, int dir, int nlines)
                         t = __vadd2(t, in.s[b][i]);
                     tot[i] = t;
                 }
-                /* 6. winner-takes-all: smallest S, ties to the smaller k */
-                uint32_t key = KEY_EMPTY;
+                /* the previous pixel's winner-takes-all and right disparity, now that this
+                 * step's recurrence is under way */
+                if (step > 0)
+                    finish_pixel<K, G>(a, pending, x - dx, y - dy, lane, k0, mask, right_best);
 #pragma unroll
-                for (int i = 0; i < W; i++) {
-                    key = min(key, lo16(tot[i]) << 9 | (uint32_t)(k0 + 2 * i));
-                    key = min(key, hi16(tot[i]) << 9 | (uint32_t)(k0 + 2 * i + 1));
-                }
-                key = group_min<G>(key, mask);
-                int best = key & 511;
-                uint32_t s1 = key >> 9, s2 = KEY_EMPTY, c0 = 0, c2 = 0;
-#pragma unroll
-                for (int i = 0; i < K; i++) {
-                    int k = k0 + i;
-                    uint32_t v = i & 1 ? hi16(tot[i / 2]) : lo16(tot[i / 2]);
-                    if (k < best - 1 || k > best + 1)
-                        s2 = min(s2, v);
-                    if (k == best - 1)
-                        c0 = v;
-                    if (k == best + 1)
-                        c2 = v;
-                }
-                s2 = group_min<G>(s2, mask);
-                /* S(best - 1) and S(best + 1) from the lanes that hold them */
-                c0 = __shfl_sync(mask, c0, best > 0 ? (best - 1) / K : 0, G);
-                c2 = __shfl_sync(mask, c2, best < D - 1 ? (best + 1) / K : 0, G);
-                if (lane == 0) {
-                    int ok = x >= a.dmin && (!a.valid || a.valid[p]) &&
-                             (a.uniqueness == 0 || stereo_unique(s1, s2, a.uniqueness));
-                    int v = STEREO_SUBPIXEL_SCALE * (a.dmin + best);
-                    if (a.subpixel && best > 0 && best < D - 1)
-                        v += stereo_subpixel_offset((int)c0, (int)s1, (int)c2);
-                    a.disp[p] = ok ? (int16_t)v : STEREO_INVALID;
-                    if (a.conf)
-                        a.conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
-                }
-                /* 7. right disparity: slot i is right pixel x - dmin - (k0 + i) */
-                if (a.disp_right) {
-#pragma unroll
-                    for (int i = 0; i < K; i++) {
-                        uint32_t v = i & 1 ? hi16(tot[i / 2]) : lo16(tot[i / 2]);
-                        right_best[MODE == MODE_FINAL ? i : 0] =
-                            min(right_best[MODE == MODE_FINAL ? i : 0], v << 9 | (uint32_t)(k0 + i));
-                    }
-                    int xr = x - a.dmin;
-                    if (lane == 0 && xr >= 0) {
-                        size_t q = (size_t)y * w + xr;
-                        a.disp_right[q] =
-                            a.valid_right && !a.valid_right[q]
-                                ? STEREO_INVALID
-                                : (int16_t)(STEREO_SUBPIXEL_SCALE * (a.dmin + (int)(right_best[0] & 511)));
-                    }
-                    uint32_t next = __shfl_down_sync(mask, right_best[0], 1, G);
-#pragma unroll
-                    for (int i = 0; i < (MODE == MODE_FINAL ? K : 1) - 1; i++)
-                        right_best[i] = right_best[i + 1];
-                    right_best[(MODE == MODE_FINAL ? K : 1) - 1] = lane == G - 1 ? KEY_EMPTY : next;
-                }
+                for (int i = 0; i < W; i++)
+                    pending[i] = tot[i];
             } else {
                 uint32_t out[W];
 #pragma unroll
@@ -374,6 +395,9 @@ k_aggregate(sgm_args a, int dir, int nlines)
                 load_step<K, CENSUS, MODE, NB>(a, p + PF * stride, y + PF * dy, xr0 + PF * dx, k0, in);
         }
     }
+    if (MODE == MODE_FINAL && steps > 0) /* the last pixel of the line */
+        finish_pixel<K, G>(a, pending, x0 + (steps - 1) * dx, y0 + (steps - 1) * dy, lane, k0,
+                           mask, right_best);
 }
 
 template <int K, int G, int MODE, int NB>
@@ -430,7 +454,8 @@ cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cuda
 {
     /* Directions 0, 2, 3, ..., paths-1 are spread round-robin over the branches (2 or 4); each
      * branch's first direction stores, its others add. All branches run at the same time;
-     * direction 1 then adds every branch's partial sum and finishes (see the top of this file).
+     * direction 1 (launch_sgm_final) then adds every branch's partial sum and finishes (see the
+     * top of this file).
      * With 4 paths and 4 branches the fourth branch stays empty: it gets a zero volume. */
     static const int order[7] = {0, 2, 3, 4, 5, 6, 7};
     int nb = a->branches;
@@ -450,7 +475,10 @@ cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cuda
         if (e == cudaSuccess)
             e = cudaStreamWaitEvent(streams[0], join[b], 0);
     }
-    if (e == cudaSuccess)
-        e = launch_dir(a, 1, MODE_FINAL, streams[0]);
     return e;
+}
+
+cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream)
+{
+    return launch_dir(a, 1, MODE_FINAL, stream);
 }

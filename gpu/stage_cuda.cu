@@ -144,7 +144,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     for (int b = 0; b < s->branches; b++)
         a.S[b] = s->S[b];
     LAUNCH(launch_sgm(&a, p->paths, s->branch_stream, s->fork, s->join), "sgm");
-    mark(s, "sgm+wta");
+    mark(s, "sgm");
+    LAUNCH(launch_sgm_final(&a, st), "sgm_final");
+    mark(s, "final+wta");
     /* 7. median on both maps, then the LR check */
     if (p->median) {
         LAUNCH(launch_median(s->raw, w, h, s->disp, st), "median");
