@@ -1,0 +1,709 @@
+/* config.c — the live app's settings: defaults, the INI file (through inih), command-line
+ * overrides, and the cross-field checks (config.h has the keys; config/README.md the reference).
+ *
+ * Every key is one row of `keys` below: where it lives in live_config, what kind of value it
+ * takes and its range. The file and the command line go through the same setter (set_key), so
+ * both accept exactly the same values and say the same thing about a bad one.
+ *
+ * How the packaged inih (Debian libinih1 55) is used. Its behaviour is fixed when the library is
+ * built, not by our compiler flags, so this file relies on none of it and feeds it lines itself
+ * (ini_parse_stream with read_line as the reader):
+ *  - Multi-line values are on (INI_ALLOW_MULTILINE): an indented line would be taken as the
+ *    continuation of the previous value. read_line strips leading blanks, so indentation is
+ *    harmless and continuation lines cannot happen.
+ *  - A line longer than its fixed buffer (INI_MAX_LINE = 200 bytes) is cut into pieces that are
+ *    parsed as separate lines, and its line numbers drift from there on. read_line refuses such
+ *    a line instead.
+ *  - A line it cannot parse (no '=' or ':', a '[' without ']') is skipped; parsing goes on and
+ *    ini_parse_stream returns the number of the first such line, or of the first line whose
+ *    handler failed. That line is reported as "FILE:LINE: cannot parse this line" unless the
+ *    handler (or read_line) recorded its own message for it.
+ *  - The library is built with INI_HANDLER_LINENO, though its header says otherwise; line
+ *    numbers are counted in read_line, and the handler has the header's four-argument
+ *    signature (the extra argument is ignored under every C calling convention).
+ *  - `;` starts a comment at the start of a line or after a blank inside a line; `#` only at
+ *    the start of a line (a value containing " #" is refused below, as a misplaced comment).
+ *  - Sections are only seen through the keys under them, so read_line checks each [section]
+ *    header itself (an unknown section is an error even when it is empty).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <ini.h>
+
+#include "synth.h"
+
+#define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+#define MAX_SIDE 8192     /* camera and window sides (the stage's own limit) */
+#define MAX_FPS 1000
+#define MAX_SKEW_MS 1000
+#define CONTROL_NAME_MAX ((int)sizeof(((capture_control *)0)->name) - 1)
+
+/* ---- names ------------------------------------------------------------------------------- */
+
+static const char *const source_names[] = {"synth", "v4l2", "sbs", "files"};
+static const char *const view_names[] = {"disparity", "left", "pair", "depth"};
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *live_source_to_str(live_source s)
+{
+    return (unsigned)s < NELEM(source_names) ? source_names[s] : "?";
+}
+
+const char *live_view_to_str(live_view v)
+{
+    return (unsigned)v < NELEM(view_names) ? view_names[v] : "?";
+}
+
+static int word_index(const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Enum parsers with one signature for the key table: the value, or -1 if the word is unknown. */
+static int parse_source(const char *s) { return word_index(source_names, NELEM(source_names), s); }
+static int parse_view(const char *s) { return word_index(view_names, NELEM(view_names), s); }
+static int parse_format(const char *s) { return capture_format_from_str(s); }
+static int parse_cost(const char *s)
+{
+    stereo_cost c;
+    return stereo_cost_from_str(s, &c) == 0 ? (int)c : -1;
+}
+static int parse_backend(const char *s)
+{
+    stereo_backend b;
+    return stereo_backend_from_str(s, &b) == 0 ? (int)b : -1;
+}
+static int parse_colormap(const char *s)
+{
+    colormap_id id;
+    return colormap_from_str(s, &id) == 0 ? (int)id : -1;
+}
+
+/* Enum fields are written as int (memcpy): they must have its size. */
+_Static_assert(sizeof(live_source) == sizeof(int), "enum size");
+_Static_assert(sizeof(live_view) == sizeof(int), "enum size");
+_Static_assert(sizeof(capture_format) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
+_Static_assert(sizeof(colormap_id) == sizeof(int), "enum size");
+
+/* ---- the keys ---------------------------------------------------------------------------- */
+
+typedef enum {
+    K_INT,     /* int in lo..hi */
+    K_D,       /* int in lo..hi, a multiple of 16 (disparities) */
+    K_ODD,     /* odd int in lo..hi (rank window) */
+    K_PATHS,   /* 4 or 8 */
+    K_LONG,    /* long in 0..LONG_MAX */
+    K_BOOL,    /* true/false yes/no on/off 1/0 */
+    K_ENUM,    /* a word of `words`, through parse */
+    K_PATH,    /* a path; lo = 1: must not be empty */
+    K_PATTERN, /* a path with one integer printf conversion (the frame number) */
+} key_kind;
+
+typedef struct {
+    const char *section, *key;
+    key_kind kind;
+    long lo, hi;
+    size_t offset;
+    int (*parse)(const char *); /* K_ENUM */
+    const char *words;          /* K_ENUM: the accepted words, for messages */
+} key_def;
+
+#define F(field) offsetof(live_config, field)
+static const key_def keys[] = {
+    {"source", "type", K_ENUM, 0, 0, F(source), parse_source, "synth, v4l2, sbs, files"},
+
+    {"camera", "left", K_PATH, 1, 0, F(left_device), 0, 0},
+    {"camera", "right", K_PATH, 1, 0, F(right_device), 0, 0},
+    {"camera", "device", K_PATH, 1, 0, F(sbs_device), 0, 0},
+    {"camera", "width", K_INT, 1, MAX_SIDE, F(width), 0, 0},
+    {"camera", "height", K_INT, 1, MAX_SIDE, F(height), 0, 0},
+    {"camera", "fps", K_INT, 0, MAX_FPS, F(fps), 0, 0},
+    {"camera", "format", K_ENUM, 0, 0, F(format), parse_format, "auto, yuyv, grey, rgb24"},
+    {"camera", "buffers", K_INT, CAPTURE_MIN_BUFFERS, CAPTURE_MAX_BUFFERS, F(buffers), 0, 0},
+    {"camera", "max_skew_ms", K_INT, 0, MAX_SKEW_MS, F(max_skew_ms), 0, 0},
+
+    {"files", "left", K_PATTERN, 1, 0, F(left_pattern), 0, 0},
+    {"files", "right", K_PATTERN, 1, 0, F(right_pattern), 0, 0},
+    {"files", "fps", K_INT, 0, MAX_FPS, F(files_fps), 0, 0},
+    {"files", "loop", K_BOOL, 0, 0, F(files_loop), 0, 0},
+
+    {"synth", "width", K_INT, SYNTH_MIN_SIZE, SYNTH_MAX_SIZE, F(synth_width), 0, 0},
+    {"synth", "height", K_INT, SYNTH_MIN_SIZE, SYNTH_MAX_SIZE, F(synth_height), 0, 0},
+    {"synth", "fps", K_INT, 0, MAX_FPS, F(synth_fps), 0, 0},
+
+    {"stereo", "disparities", K_D, 16, 256, F(stereo.num_disparities), 0, 0},
+    {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
+    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census"},
+    {"stereo", "window", K_ODD, 3, 15, F(stereo.rank_window), 0, 0},
+    {"stereo", "paths", K_PATHS, 4, 8, F(stereo.paths), 0, 0},
+    {"stereo", "p1", K_INT, 1, 1022, F(stereo.p1), 0, 0},
+    {"stereo", "p2", K_INT, 2, 1023, F(stereo.p2), 0, 0},
+    {"stereo", "p2_adapt", K_INT, 0, 255, F(stereo.p2_adapt), 0, 0},
+    {"stereo", "uniqueness", K_INT, 0, 99, F(stereo.uniqueness), 0, 0},
+    {"stereo", "subpixel", K_BOOL, 0, 0, F(stereo.subpixel), 0, 0},
+    {"stereo", "lr_check", K_BOOL, 0, 0, F(stereo.lr_check), 0, 0},
+    {"stereo", "lr_tolerance", K_INT, 0, 255, F(stereo.lr_tolerance), 0, 0},
+    {"stereo", "median", K_BOOL, 0, 0, F(stereo.median), 0, 0},
+    {"stereo", "backend", K_ENUM, 0, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
+    {"stereo", "threads", K_INT, 0, 256, F(stereo.threads), 0, 0},
+
+    {"calibration", "maps", K_PATH, 0, 0, F(maps), 0, 0},
+
+    {"display", "headless", K_BOOL, 0, 0, F(headless), 0, 0},
+    {"display", "fullscreen", K_BOOL, 0, 0, F(fullscreen), 0, 0},
+    {"display", "width", K_INT, 0, MAX_SIDE, F(window_width), 0, 0},
+    {"display", "height", K_INT, 0, MAX_SIDE, F(window_height), 0, 0},
+    {"display", "colormap", K_ENUM, 0, 0, F(colormap), parse_colormap, "turbo, jet, grey"},
+    {"display", "view", K_ENUM, 0, 0, F(view), parse_view, "disparity, left, pair, depth"},
+    {"display", "font", K_PATH, 1, 0, F(font), 0, 0},
+
+    {"record", "dir", K_PATH, 0, 0, F(record_dir), 0, 0},
+
+    {"run", "frames", K_LONG, 0, LONG_MAX, F(frames), 0, 0},
+    {"run", "screenshot", K_PATH, 0, 0, F(screenshot), 0, 0},
+};
+#undef F
+#define NKEYS ((int)NELEM(keys))
+
+/* [controls] has no fixed keys: any control name. */
+static const char *const sections[] = {"source", "camera", "controls", "files", "synth",
+                                       "stereo", "calibration", "display", "record", "run"};
+
+static int known_section(const char *s) { return word_index(sections, NELEM(sections), s) >= 0; }
+
+/* "source, camera, ..." for the unknown-section message */
+static const char *section_list(char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < NELEM(sections) && used < n; i++) {
+        int k = snprintf(out + used, n - used, "%s%s", i ? ", " : "", sections[i]);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    return out;
+}
+
+static int find_key(const char *section, const char *key)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
+static int failf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* "width, height, fps" — the keys of a section, for the unknown-key message. */
+static void section_keys(const char *section, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < NKEYS && used < n; i++)
+        if (strcmp(keys[i].section, section) == 0) {
+            int k = snprintf(out + used, n - used, "%s%s", used ? ", " : "", keys[i].key);
+            used += k > 0 ? (size_t)k : 0;
+        }
+}
+
+/* ---- values ------------------------------------------------------------------------------ */
+
+/* A decimal integer (optional sign), nothing before or after it, in lo..hi. */
+static int parse_integer(const char *key, const char *v, long lo, long hi, long *out, char *err,
+                         size_t errlen)
+{
+    if (!*v)
+        return failf(err, errlen, "%s: empty; expected an integer in %ld..%ld", key, lo, hi);
+    if (!isdigit((unsigned char)v[0]) && !((v[0] == '-' || v[0] == '+') &&
+                                           isdigit((unsigned char)v[1])))
+        return failf(err, errlen, "%s: '%s' is not an integer", key, v);
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (*end)
+        return failf(err, errlen, "%s: '%s' is not an integer (unexpected '%s')", key, v, end);
+    if (errno == ERANGE || x < lo || x > hi)
+        return failf(err, errlen, "%s: %s is outside %ld..%ld", key, v, lo, hi);
+    *out = (long)x;
+    return 0;
+}
+
+static int parse_bool(const char *key, const char *v, int *out, char *err, size_t errlen)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"};
+    static const char *const no[] = {"false", "no", "off", "0"};
+    if (word_index(yes, NELEM(yes), v) >= 0)
+        *out = 1;
+    else if (word_index(no, NELEM(no), v) >= 0)
+        *out = 0;
+    else
+        return failf(err, errlen, "%s: '%s' is not true/false, yes/no, on/off or 1/0", key, v);
+    return 0;
+}
+
+/* Checks a path value; empty_ok says whether "" (off / none) is allowed. */
+static int check_path(const char *key, const char *v, int empty_ok, char *err, size_t errlen)
+{
+    size_t n = strlen(v);
+    if (!n && !empty_ok)
+        return failf(err, errlen, "%s: empty; a path is needed", key);
+    if (n >= CONFIG_PATH_MAX)
+        return failf(err, errlen, "%s: the path is %zu characters long; at most %d fit", key, n,
+                     CONFIG_PATH_MAX - 1);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+            return failf(err, errlen, "%s: the path contains a control character (byte %zu)",
+                         key, i + 1);
+    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+        return failf(err, errlen, "%s: %s: quotes would be part of the path; remove them", key, v);
+    if (strstr(v, " #") || strstr(v, "\t#"))
+        return failf(err, errlen,
+                     "%s: '%s': a '#' comment must be on a line of its own (or use ';')", key, v);
+    return 0;
+}
+
+/* A file pattern is given to snprintf with the frame number (an int): exactly one conversion,
+ * an integer one (%d, %i, %u with flags 0 - + space and a width up to 99); "%%" is a
+ * literal percent sign. Anything else (%s, %n, %ld, ...) would read an argument that is not
+ * there. */
+static int check_pattern(const char *key, const char *v, char *err, size_t errlen)
+{
+    int conversions = 0;
+    for (const char *q = v; *q; q++) {
+        if (*q != '%')
+            continue;
+        const char *start = q++;
+        if (*q == '%')
+            continue;
+        while (*q && strchr("0-+ ", *q))
+            q++;
+        int digits = 0;
+        while (isdigit((unsigned char)*q) && digits <= 2)
+            q++, digits++;
+        if (!*q)
+            return failf(err, errlen, "%s: '%s' ends inside a '%%' conversion (a literal %% is "
+                         "written %%%%)", key, v);
+        if (digits > 2 || (*q != 'd' && *q != 'i' && *q != 'u'))
+            return failf(err, errlen, "%s: '%s': '%.*s' is not a frame-number conversion such "
+                         "as %%04d (a literal %% is written %%%%)", key, v, (int)(q - start) + 1,
+                         start);
+        conversions++;
+    }
+    if (conversions != 1)
+        return failf(err, errlen,
+                     "%s: '%s' has %d conversions; it needs one, for the frame number (e.g. "
+                     "left_%%04d.png)", key, v, conversions);
+    return 0;
+}
+
+/* Penalties not given follow the tuned defaults for the cost and window (stereo_match.c does
+ * the same for its options). */
+static void tune_penalties(live_config *c)
+{
+    int p1, p2;
+    stereo_default_penalties(c->stereo.cost, c->stereo.rank_window, &p1, &p2);
+    if (!c->p1_given)
+        c->stereo.p1 = p1;
+    if (!c->p2_given)
+        c->stereo.p2 = p2 > c->stereo.p1 ? p2 : c->stereo.p1 + 1;
+}
+
+/* Validates `value` for key k and stores it; "KEY: what is wrong" on failure (nothing stored). */
+static int set_key(live_config *c, const key_def *k, const char *value, char *err, size_t errlen)
+{
+    char *field = (char *)c + k->offset;
+    long x = 0;
+    int b = 0;
+    switch (k->kind) {
+    case K_INT:
+    case K_D:
+    case K_ODD:
+    case K_PATHS:
+    case K_LONG:
+        if (parse_integer(k->key, value, k->lo, k->hi, &x, err, errlen))
+            return -1;
+        if (k->kind == K_D && x % 16 != 0)
+            return failf(err, errlen, "%s: %ld is not a multiple of 16 in %ld..%ld", k->key, x,
+                         k->lo, k->hi);
+        if (k->kind == K_ODD && x % 2 == 0)
+            return failf(err, errlen, "%s: %ld is not odd (the window has a centre pixel)",
+                         k->key, x);
+        if (k->kind == K_PATHS && x != 4 && x != 8)
+            return failf(err, errlen, "%s: %ld is neither 4 nor 8", k->key, x);
+        if (k->kind == K_LONG)
+            memcpy(field, &x, sizeof x);
+        else {
+            int i = (int)x;
+            memcpy(field, &i, sizeof i);
+        }
+        break;
+    case K_BOOL:
+        if (parse_bool(k->key, value, &b, err, errlen))
+            return -1;
+        memcpy(field, &b, sizeof b);
+        break;
+    case K_ENUM:
+        if (!*value)
+            return failf(err, errlen, "%s: empty; expected one of %s", k->key, k->words);
+        b = k->parse(value);
+        if (b < 0)
+            return failf(err, errlen, "%s: '%s' is not one of %s", k->key, value, k->words);
+        memcpy(field, &b, sizeof b);
+        break;
+    case K_PATH:
+    case K_PATTERN:
+        if (check_path(k->key, value, k->lo == 0, err, errlen))
+            return -1;
+        if (k->kind == K_PATTERN && check_pattern(k->key, value, err, errlen))
+            return -1;
+        memcpy(field, value, strlen(value) + 1);
+        break;
+    }
+    if (k->offset == offsetof(live_config, stereo.p1))
+        c->p1_given = 1;
+    if (k->offset == offsetof(live_config, stereo.p2))
+        c->p2_given = 1;
+    tune_penalties(c);
+    return 0;
+}
+
+/* [controls] NAME = integer: replaces the value of a control already set, else appends. */
+static int set_control(live_config *c, const char *name, const char *value, char *err,
+                       size_t errlen)
+{
+    size_t n = strlen(name);
+    if (n == 0)
+        return failf(err, errlen, "controls: a control name is missing");
+    if (n > (size_t)CONTROL_NAME_MAX)
+        return failf(err, errlen, "%s: a control name has at most %d characters", name,
+                     CONTROL_NAME_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+            return failf(err, errlen,
+                         "%s: a control name has only letters, digits and '_' (as v4l2-ctl "
+                         "writes it, e.g. exposure_time_absolute)",
+                         name);
+    long v;
+    if (parse_integer(name, value, INT32_MIN, INT32_MAX, &v, err, errlen))
+        return -1;
+    int i = 0;
+    while (i < c->ncontrols && strcmp(c->controls[i].name, name) != 0)
+        i++;
+    if (i == c->ncontrols) {
+        if (c->ncontrols >= CAPTURE_MAX_CONTROLS)
+            return failf(err, errlen, "%s: more than %d controls", name, CAPTURE_MAX_CONTROLS);
+        memcpy(c->controls[i].name, name, n + 1);
+        c->ncontrols++;
+    }
+    c->controls[i].value = (int32_t)v;
+    return 0;
+}
+
+/* ---- public: defaults, set, check --------------------------------------------------------- */
+
+void live_config_defaults(live_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->source = SOURCE_SYNTH;
+    c->width = 640;
+    c->height = 480;
+    c->fps = 30;
+    c->format = CAPTURE_FORMAT_AUTO;
+    c->buffers = CAPTURE_MIN_BUFFERS;
+    c->max_skew_ms = 0;
+    c->files_fps = 0;
+    c->files_loop = 1;
+    c->synth_width = 640;
+    c->synth_height = 480;
+    c->synth_fps = 30;
+    stereo_params_default(&c->stereo, c->synth_width, c->synth_height);
+    c->stereo.num_disparities = 64;
+    tune_penalties(c);
+    c->colormap = COLORMAP_TURBO;
+    c->view = VIEW_DISPARITY;
+    snprintf(c->font, sizeof c->font, "%s", DEFAULT_FONT);
+    c->frames = 0;
+}
+
+int live_config_set(live_config *c, const char *section, const char *key, const char *value,
+                    char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    char list[160];
+    if (!section || !known_section(section))
+        return failf(err, errlen, "[%s]: unknown section (sections: %s)", section ? section : "",
+                     section_list(list, sizeof list));
+    if (!key)
+        return failf(err, errlen, "[%s]: no key", section);
+    if (!value)
+        return failf(err, errlen, "%s: no value", key);
+    if (strcmp(section, "controls") == 0)
+        return set_control(c, key, value, err, errlen);
+    int i = find_key(section, key);
+    if (i < 0) {
+        char known[256];
+        section_keys(section, known, sizeof known);
+        return failf(err, errlen, "%s: unknown key in [%s] (keys: %s)", key, section, known);
+    }
+    return set_key(c, &keys[i], value, err, errlen);
+}
+
+int live_config_check(const live_config *c, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    /* the size of each view the matcher sees (the maps may change it; the app checks the
+     * stage's parameters again once it knows) */
+    int w, h;
+    switch (c->source) {
+    case SOURCE_SYNTH:
+        w = c->synth_width, h = c->synth_height;
+        break;
+    case SOURCE_V4L2:
+        if (!c->left_device[0] || !c->right_device[0])
+            return failf(err, errlen, "%s: [source] type = v4l2 needs [camera] left and right",
+                         c->left_device[0] ? "right" : "left");
+        if (strcmp(c->left_device, c->right_device) == 0)
+            return failf(err, errlen, "right: %s is also the left camera", c->right_device);
+        w = c->width, h = c->height;
+        break;
+    case SOURCE_SBS:
+        if (!c->sbs_device[0])
+            return failf(err, errlen, "device: [source] type = sbs needs [camera] device");
+        if (c->width % 2)
+            return failf(err, errlen, "width: %d: a side-by-side frame has an even width (two "
+                         "views side by side)", c->width);
+        w = c->width / 2, h = c->height;
+        break;
+    case SOURCE_FILES:
+        if (!c->left_pattern[0] || !c->right_pattern[0])
+            return failf(err, errlen, "%s: [source] type = files needs [files] left and right",
+                         c->left_pattern[0] ? "right" : "left");
+        w = 4096, h = 1; /* known from the first image only */
+        break;
+    default:
+        return failf(err, errlen, "type: %d is not a source", (int)c->source);
+    }
+    if ((unsigned)c->format > CAPTURE_FORMAT_RGB24)
+        return failf(err, errlen, "format: %d is not a capture format", (int)c->format);
+    if ((unsigned)c->colormap >= COLORMAP_COUNT)
+        return failf(err, errlen, "colormap: %d is not a colour map", (int)c->colormap);
+    if ((unsigned)c->view > VIEW_DEPTH)
+        return failf(err, errlen, "view: %d is not a view", (int)c->view);
+    if (c->ncontrols < 0 || c->ncontrols > CAPTURE_MAX_CONTROLS)
+        return failf(err, errlen, "controls: %d controls (at most %d)", c->ncontrols,
+                     CAPTURE_MAX_CONTROLS);
+    if ((c->window_width == 0) != (c->window_height == 0))
+        return failf(err, errlen, "%s: give [display] width and height together (or neither: "
+                     "the image size)", c->window_width ? "height" : "width");
+
+    stereo_params p = c->stereo;
+    p.width = w;
+    p.height = h;
+    char why[200];
+    if (stereo_params_check(&p, why, sizeof why) != STEREO_OK)
+        return failf(err, errlen, "%s", why);
+    return 0;
+}
+
+/* ---- the file ----------------------------------------------------------------------------- */
+
+typedef struct {
+    FILE *fp;
+    char *buf; /* getline's */
+    size_t cap;
+    int lineno;             /* of the line handed to inih last */
+    int err_line;           /* first error we found ourselves (0: none), -1: read error */
+    char msg[400];          /* its message, without "FILE:LINE: " */
+    int key_line[NKEYS];    /* line each key was set on in this file (repeats are errors) */
+    int ncontrols;          /* controls set in this file, with their lines */
+    char control_name[CAPTURE_MAX_CONTROLS][sizeof(((capture_control *)0)->name)];
+    int control_line[CAPTURE_MAX_CONTROLS];
+    live_config cfg;        /* the values being read; copied out only when all is well */
+} load_state;
+
+static int load_fail(load_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+    va_end(ap);
+    st->err_line = st->lineno;
+    return 0; /* inih: the handler failed */
+}
+
+/* The fgets-style reader inih calls for each line: one whole line (blanks at both ends
+ * stripped, see the top of the file), or NULL at the end or after the first error. */
+static char *read_line(char *str, int num, void *stream)
+{
+    load_state *st = stream;
+    if (st->err_line)
+        return NULL;
+    errno = 0;
+    ssize_t n = getline(&st->buf, &st->cap, st->fp);
+    if (n < 0) {
+        if (ferror(st->fp)) {
+            snprintf(st->msg, sizeof st->msg, "cannot read: %s", strerror(errno ? errno : EIO));
+            st->err_line = -1;
+        }
+        return NULL;
+    }
+    st->lineno++;
+    char *s = st->buf;
+    if ((size_t)n != strlen(s)) {
+        load_fail(st, "the line contains a NUL byte");
+        return NULL;
+    }
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    if (st->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte order mark */
+        s += 3;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t len = strlen(s);
+    if (num < 1 || len >= (size_t)num) {
+        load_fail(st, "the line is %zu characters long; at most %d are read", len,
+                  num > 0 ? num - 1 : 0);
+        return NULL;
+    }
+    if (*s == '[') {
+        const char *end = strchr(s, ']');
+        if (end) { /* without ']' inih reports the line as unparsable */
+            int namelen = (int)(end - s - 1);
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", namelen, s + 1);
+            const char *after = end + 1;
+            while (*after == ' ' || *after == '\t')
+                after++;
+            if (namelen >= (int)sizeof name || !known_section(name)) {
+                char list[160];
+                load_fail(st, "[%.*s]: unknown section (sections: %s)",
+                          namelen > 60 ? 60 : namelen, s + 1, section_list(list, sizeof list));
+                return NULL;
+            }
+            if (*after && *after != ';' && *after != '#') {
+                load_fail(st, "[%s]: unexpected text after the section header", name);
+                return NULL;
+            }
+        }
+    }
+    memcpy(str, s, len + 1);
+    return str;
+}
+
+/* inih's handler, once per `key = value` line: 1 to go on, 0 on error (see load_fail). */
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    load_state *st = user;
+    if (!name) /* a library built to call the handler at each new section */
+        return 1;
+    if (!*name)
+        return load_fail(st, "a key name is missing before '='");
+    if (!value)
+        return load_fail(st, "%s: no value", name);
+    if (!*section)
+        return load_fail(st, "%s: a key before the first [section]", name);
+    if (strcmp(section, "controls") == 0) {
+        for (int i = 0; i < st->ncontrols; i++)
+            if (strcmp(st->control_name[i], name) == 0)
+                return load_fail(st, "%s: repeated (first set on line %d)", name,
+                                 st->control_line[i]);
+        if (st->ncontrols < CAPTURE_MAX_CONTROLS && strlen(name) < sizeof st->control_name[0]) {
+            strcpy(st->control_name[st->ncontrols], name);
+            st->control_line[st->ncontrols++] = st->lineno;
+        }
+    } else {
+        int i = find_key(section, name);
+        if (i >= 0 && st->key_line[i])
+            return load_fail(st, "%s: repeated (first set on line %d)", name, st->key_line[i]);
+        if (i >= 0)
+            st->key_line[i] = st->lineno;
+    }
+    char why[sizeof st->msg];
+    if (live_config_set(&st->cfg, section, name, value, why, sizeof why))
+        return load_fail(st, "%s", why);
+    return 1;
+}
+
+int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    load_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return failf(err, errlen, "%s: out of memory", path);
+    st->cfg = *c;
+    int rc = -1;
+    st->fp = fopen(path, "r");
+    struct stat sb;
+    if (!st->fp) {
+        failf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        goto done;
+    }
+    if (fstat(fileno(st->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        failf(err, errlen, "%s: cannot open: %s", path, strerror(EISDIR));
+        goto done;
+    }
+
+    int first = ini_parse_stream(read_line, st, on_key, st);
+    if (st->err_line < 0) {
+        failf(err, errlen, "%s: %s", path, st->msg);
+        goto done;
+    }
+    if (first == -2) { /* only with a heap line buffer */
+        failf(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    if (first > 0 && first != st->err_line) { /* ini_parse_stream: the first bad line */
+        failf(err, errlen, "%s:%d: cannot parse this line", path, first);
+        goto done;
+    }
+    if (st->err_line) {
+        failf(err, errlen, "%s:%d: %s", path, st->err_line, st->msg);
+        goto done;
+    }
+    /* p1 < p2 is checked once both are known, at the later of the two lines of this file */
+    int l1 = st->key_line[find_key("stereo", "p1")], l2 = st->key_line[find_key("stereo", "p2")];
+    const stereo_params *p = &st->cfg.stereo;
+    if ((l1 || l2) && p->p2 <= p->p1) {
+        if (l1 > l2)
+            failf(err, errlen, "%s:%d: p1: %d must be smaller than p2 (%d)", path, l1, p->p1,
+                  p->p2);
+        else
+            failf(err, errlen, "%s:%d: p2: %d must be greater than p1 (%d)", path, l2, p->p2,
+                  p->p1);
+        goto done;
+    }
+    *c = st->cfg;
+    rc = 0;
+done:
+    if (st->fp)
+        fclose(st->fp);
+    free(st->buf);
+    free(st);
+    return rc;
+}

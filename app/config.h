@@ -1,0 +1,98 @@
+/* config.h — the live app's settings: defaults, the INI file, command-line overrides.
+ *
+ * The file (examples in config/) is INI: [section] headers, `key = value` lines, `#` or `;`
+ * comments. Every value is validated; an unknown section or key, a bad value, or a repeated key is
+ * an error reported as "FILE:LINE: KEY: what is wrong", and nothing is opened before the whole file
+ * has been read. Command-line options override the file through live_config_set, with the same
+ * checks ("--KEY: what is wrong").
+ *
+ * Sections and keys (the header of each field names its key):
+ *   [source]       type = synth | v4l2 | sbs | files
+ *   [camera]       left, right (v4l2: device paths), device (sbs: one side-by-side camera),
+ *                  width, height, fps, format = auto|yuyv|grey|rgb24, buffers, max_skew_ms
+ *   [controls]     any V4L2 control by name = integer (e.g. auto_exposure = 1, gain = 10)
+ *   [files]        left, right (printf patterns such as left_%04d.png), fps (0 = as fast as
+ *                  possible), loop = true|false
+ *   [synth]        width, height, fps
+ *   [stereo]       disparities, min_disparity, cost = rank|census, window, paths, p1, p2,
+ *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
+ *                  threads
+ *   [calibration]  maps (a map file or a calibration YAML; empty: inputs already rectified)
+ *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,
+ *                  view = disparity|left|pair|depth, font (a TTF path)
+ *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off)
+ *   [run]          frames (stop after N, 0 = until closed), screenshot (PNG after the last frame)
+ */
+#ifndef STEREO_APP_CONFIG_H
+#define STEREO_APP_CONFIG_H
+
+#include <stddef.h>
+
+#include "capture.h"
+#include "colormap.h"
+#include "stereo.h"
+
+#define CONFIG_PATH_MAX 512
+
+typedef enum { SOURCE_SYNTH = 0, SOURCE_V4L2, SOURCE_SBS, SOURCE_FILES } live_source;
+typedef enum { VIEW_DISPARITY = 0, VIEW_LEFT, VIEW_PAIR, VIEW_DEPTH } live_view;
+
+typedef struct {
+    /* [source] type */
+    live_source source;
+    /* [camera] */
+    char left_device[CONFIG_PATH_MAX], right_device[CONFIG_PATH_MAX]; /* left, right */
+    char sbs_device[CONFIG_PATH_MAX];                                 /* device */
+    int width, height, fps;      /* camera frames (sbs: the whole left|right frame) */
+    capture_format format;
+    int buffers;                 /* 4..32 */
+    int max_skew_ms;             /* 0 = half a frame period */
+    /* [controls] */
+    int ncontrols;
+    capture_control controls[CAPTURE_MAX_CONTROLS];
+    /* [files] left, right, fps, loop */
+    char left_pattern[CONFIG_PATH_MAX], right_pattern[CONFIG_PATH_MAX];
+    int files_fps;
+    int files_loop;
+    /* [synth] width, height, fps */
+    int synth_width, synth_height, synth_fps;
+    /* [stereo]: width/height are set by the app from the source (or the maps) */
+    stereo_params stereo;
+    /* 1 once [stereo] p1 / p2 was set (file or live_config_set); until then each follows the
+     * tuned default for the cost and window (stereo_default_penalties), as stereo-match does */
+    int p1_given, p2_given;
+    /* [calibration] maps */
+    char maps[CONFIG_PATH_MAX];
+    /* [display] */
+    int headless, fullscreen;
+    int window_width, window_height; /* 0 = the image size */
+    colormap_id colormap;
+    live_view view;
+    char font[CONFIG_PATH_MAX];
+    /* [record] dir */
+    char record_dir[CONFIG_PATH_MAX];
+    /* [run] frames, screenshot */
+    long frames;
+    char screenshot[CONFIG_PATH_MAX];
+} live_config;
+
+/* Defaults: the generated scene at 640x480 / 30 fps, stage defaults with D = 64, turbo,
+ * the disparity view, DejaVu Sans from fonts-dejavu-core, window sized to the image. */
+void live_config_defaults(live_config *c);
+
+/* Reads FILE over the current values. 0, or -1 with "FILE:LINE: KEY: what is wrong" in err. */
+int live_config_load(const char *path, live_config *c, char *err, size_t errlen);
+
+/* Sets one key (as in the file) from text; the command line uses it for overrides.
+ * 0, or -1 with "KEY: what is wrong" in err (unknown section/key, bad value). */
+int live_config_set(live_config *c, const char *section, const char *key, const char *value,
+                    char *err, size_t errlen);
+
+/* Cross-field checks after everything is set (e.g. v4l2 needs both devices, files both
+ * patterns, D < width). 0, or -1 with the reason. */
+int live_config_check(const live_config *c, char *err, size_t errlen);
+
+const char *live_source_to_str(live_source s);
+const char *live_view_to_str(live_view v);
+
+#endif

@@ -1,0 +1,966 @@
+/* test_config.c — the live app's configuration (app/config.h): every key's bad values give
+ * "FILE:LINE: KEY: ..." at the right line, unknown sections and keys, repeated keys, unreadable
+ * files, the example files in config/, command-line overrides, the cross-field checks, and a
+ * deterministic fuzzer over mutated example files.
+ *
+ * Run from the repository root (config/ is read): CMOCKA_MESSAGE_OUTPUT=TAP build/tests/test_config
+ * The fuzzer runs 10000 iterations and stops early after 8 s; STEREO_FUZZ_ITERATIONS and
+ * STEREO_FUZZ_SECONDS change both (a longer soak: both large, e.g. under ASan). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static char tmpdir[64];
+static char err[1024];
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static int setup_dir(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_config.XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes len bytes into tmpdir/name; returns the path (static, valid until the next call). */
+static const char *write_bytes(const char *name, const char *data, size_t len)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    return write_bytes(name, text, strlen(text));
+}
+
+/* Loads text over the defaults: the return value of live_config_load (err holds the message). */
+static int load_text(const char *text, live_config *c, const char **path_out)
+{
+    const char *path = write_text("t.ini", text);
+    if (path_out)
+        *path_out = path;
+    live_config_defaults(c);
+    return live_config_load(path, c, err, sizeof err);
+}
+
+static void expect_in(const char *text, const char *want, const char *what)
+{
+    if (!strstr(text, want))
+        fail_msg("%s: expected \"%s\" in \"%s\"", what, want, text);
+}
+
+/* Loads text that must fail at `line` with `key`: "PATH:LINE: KEY:". */
+static void expect_load_error(const char *text, int line, const char *key)
+{
+    live_config c;
+    const char *path;
+    if (load_text(text, &c, &path) == 0)
+        fail_msg("loaded without error:\n%s", text);
+    char want[512];
+    if (key)
+        snprintf(want, sizeof want, "%s:%d: %s:", path, line, key);
+    else
+        snprintf(want, sizeof want, "%s:%d: ", path, line);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("expected \"%s...\", got \"%s\" for:\n%s", want, err, text);
+}
+
+static void load_ok(const char *text, live_config *c)
+{
+    if (load_text(text, c, NULL) != 0)
+        fail_msg("%s\nfor:\n%s", err, text);
+    assert_string_equal(err, "");
+}
+
+/* ---- defaults ------------------------------------------------------------------------------ */
+
+static void test_defaults(void **state)
+{
+    live_config c;
+    live_config_defaults(&c);
+    assert_int_equal(c.source, SOURCE_SYNTH);
+    assert_int_equal(c.synth_width, 640);
+    assert_int_equal(c.synth_height, 480);
+    assert_int_equal(c.synth_fps, 30);
+    assert_int_equal(c.width, 640);
+    assert_int_equal(c.height, 480);
+    assert_int_equal(c.fps, 30);
+    assert_int_equal(c.format, CAPTURE_FORMAT_AUTO);
+    assert_int_equal(c.buffers, 4);
+    assert_int_equal(c.max_skew_ms, 0);
+    assert_int_equal(c.ncontrols, 0);
+    assert_int_equal(c.files_fps, 0);
+    assert_int_equal(c.files_loop, 1);
+    stereo_params p;
+    stereo_params_default(&p, 640, 480);
+    assert_int_equal(c.stereo.num_disparities, 64);
+    assert_int_equal(c.stereo.p1, p.p1);
+    assert_int_equal(c.stereo.p2, p.p2);
+    assert_int_equal(c.stereo.cost, p.cost);
+    assert_int_equal(c.stereo.rank_window, p.rank_window);
+    assert_int_equal(c.stereo.paths, p.paths);
+    assert_int_equal(c.stereo.p2_adapt, p.p2_adapt);
+    assert_int_equal(c.stereo.lr_check, 1);
+    assert_int_equal(c.stereo.median, 1);
+    assert_int_equal(c.stereo.subpixel, 1);
+    assert_int_equal(c.stereo.backend, STEREO_BACKEND_AUTO);
+    assert_int_equal(c.p1_given, 0);
+    assert_int_equal(c.p2_given, 0);
+    assert_int_equal(c.colormap, COLORMAP_TURBO);
+    assert_int_equal(c.view, VIEW_DISPARITY);
+    assert_string_equal(c.font, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    assert_int_equal(c.window_width, 0);
+    assert_int_equal(c.window_height, 0);
+    assert_int_equal(c.headless, 0);
+    assert_string_equal(c.maps, "");
+    assert_string_equal(c.record_dir, "");
+    assert_int_equal(c.frames, 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    assert_string_equal(live_source_to_str(SOURCE_SBS), "sbs");
+    assert_string_equal(live_view_to_str(VIEW_PAIR), "pair");
+}
+
+/* ---- every key: bad values at a known line ------------------------------------------------- */
+
+#define LONG_NAME "a123456789b123456789c123456789d123456789" /* 40 characters */
+
+static const struct {
+    const char *section, *key;
+    const char *bad[16]; /* NULL-terminated */
+} bad_values[] = {
+    {"source", "type", {"", "camera", "SYNTH", "synth2", "v4l2 sbs", "1"}},
+    {"camera", "left", {"", "\"/dev/video0\"", "/dev/video0 # the left one", "/dev/vi\001deo"}},
+    {"camera", "right", {"", "'/dev/video1'", "/dev/video1\t# right"}},
+    {"camera", "device", {"", "\"/dev/video0\""}},
+    {"camera", "width", {"", "abc", "12abc", "-640", "0", "8193", "1e3", "0x10", "6 40",
+                         "99999999999999999999", "640.0", "+"}},
+    {"camera", "height", {"", "-1", "0", "8193", "480p"}},
+    {"camera", "fps", {"", "-1", "1001", "30fps", "3.5", "thirty"}},
+    {"camera", "format", {"", "mjpeg", "yuv", "rgb", "auto yuyv"}},
+    {"camera", "buffers", {"", "3", "33", "four", "-4"}},
+    {"camera", "max_skew_ms", {"", "-1", "1001", "5ms"}},
+    {"files", "left", {"", "left_%s.png", "left_%d_%d.png", "left_%ld.png", "left_%", "left_%4",
+                       "left_%123d.png", "left_%n.png", "left_%x.png", "\"left_%d.png\"",
+                       "left_%.3d.png", "left.png", "left_%%.png"}},
+    {"files", "right", {"", "right_%f.png", "r_%%_%d_%i.png"}},
+    {"files", "fps", {"", "-1", "1001", "abc"}},
+    {"files", "loop", {"", "maybe", "2", "TRUE", "Yes", "-1", "truee"}},
+    {"synth", "width", {"", "31", "4097", "w", "-640"}},
+    {"synth", "height", {"", "0", "31", "4097"}},
+    {"synth", "fps", {"", "-1", "1001", "x"}},
+    {"stereo", "disparities", {"", "0", "8", "50", "65", "272", "-16", "64px", "512"}},
+    {"stereo", "min_disparity", {"", "-1", "2032", "a"}},
+    {"stereo", "cost", {"", "ssd", "Rank", "census9x7"}},
+    {"stereo", "window", {"", "2", "4", "1", "17", "-3", "16", "9x9"}},
+    {"stereo", "paths", {"", "0", "5", "6", "16", "2", "eight"}},
+    {"stereo", "p1", {"", "0", "1023", "-5", "p1"}},
+    {"stereo", "p2", {"", "1", "0", "1024", "many"}},
+    {"stereo", "p2_adapt", {"", "-1", "256", "on"}},
+    {"stereo", "uniqueness", {"", "-1", "100", "10%"}},
+    {"stereo", "subpixel", {"", "2", "y", "enable", "onn"}},
+    {"stereo", "lr_check", {"", "maybe", "01"}},
+    {"stereo", "lr_tolerance", {"", "-1", "256", "1px"}},
+    {"stereo", "median", {"", "3x3", "True"}},
+    {"stereo", "backend", {"", "gpu", "CUDA", "opencl"}},
+    {"stereo", "threads", {"", "-1", "257", "all"}},
+    {"calibration", "maps", {"\"rig.maps\"", "rig.maps # the rig", "'rig.yml'"}},
+    {"display", "headless", {"", "maybe", "10"}},
+    {"display", "fullscreen", {"", "nope"}},
+    {"display", "width", {"", "-1", "8193", "wide"}},
+    {"display", "height", {"", "-1", "8193", "tall"}},
+    {"display", "colormap", {"", "rainbow", "Turbo", "viridis"}},
+    {"display", "view", {"", "depthmap", "right", "both"}},
+    {"display", "font", {"", "'DejaVuSans.ttf'", "x.ttf # bold"}},
+    {"record", "dir", {"\"rec\"", "rec # today"}},
+    {"run", "frames", {"", "-1", "ten", "9223372036854775808", "1e6"}},
+    {"run", "screenshot", {"'shot.png'", "shot.png # last frame"}},
+    /* [controls]: the control's name is the key */
+    {"controls", "gain", {"", "x", "1.5", "2147483648", "-2147483649", "0x10"}},
+};
+
+static void test_bad_values(void **state)
+{
+    int cases = 0;
+    for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
+        const char *sec = bad_values[i].section, *key = bad_values[i].key;
+        /* a valid key in another section first, so the bad one is on line 8 */
+        const char *filler = strcmp(sec, "record") ? "[record]\ndir = rec" : "[run]\nframes = 5";
+        for (int j = 0; bad_values[i].bad[j]; j++) {
+            char text[512];
+            snprintf(text, sizeof text, "# test\n%s\n\n[%s]\n; the bad one is next-but-one\n\n"
+                     "%s = %s\n[display]\n", filler, sec, key, bad_values[i].bad[j]);
+            expect_load_error(text, 8, key);
+            /* the same through live_config_set: "KEY: ..." */
+            live_config c;
+            live_config_defaults(&c);
+            if (live_config_set(&c, sec, key, bad_values[i].bad[j], err, sizeof err) == 0)
+                fail_msg("live_config_set [%s] %s = '%s' succeeded", sec, key,
+                         bad_values[i].bad[j]);
+            char want[64];
+            snprintf(want, sizeof want, "%s: ", key);
+            if (strncmp(err, want, strlen(want)) != 0)
+                fail_msg("set [%s] %s = '%s': \"%s\"", sec, key, bad_values[i].bad[j], err);
+            cases++;
+        }
+    }
+    printf("# %d bad values over %zu keys\n", cases, sizeof bad_values / sizeof bad_values[0]);
+}
+
+/* A failed load or set leaves the configuration as it was. */
+static void test_failures_change_nothing(void **state)
+{
+    live_config a, b;
+    live_config_defaults(&a);
+    const char *path = write_text("t.ini", "[stereo]\ndisparities = 128\ncost = census\n"
+                                           "[display]\nview = left\ncolormap = magenta\n");
+    b = a;
+    assert_int_equal(live_config_load(path, &b, err, sizeof err), -1);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(live_config_set(&b, "stereo", "disparities", "100", err, sizeof err), -1);
+    assert_int_equal(live_config_set(&b, "controls", "gain", "lots", err, sizeof err), -1);
+    assert_int_equal(live_config_set(&b, "files", "left", "l_%s", err, sizeof err), -1);
+    assert_memory_equal(&a, &b, sizeof a);
+}
+
+/* ---- good values ----------------------------------------------------------------------------- */
+
+static void test_good_values(void **state)
+{
+    live_config c;
+    load_ok("[source]\ntype = files\n"
+            "[camera]\nleft = /dev/v4l/by-id/usb-cam-L-video-index0\nright = /dev/video3\n"
+            "device = /dev/video9\nwidth = 1280\nheight = 720\nfps = 0\nformat = GREY\n"
+            "buffers = 32\nmax_skew_ms = 7\n"
+            "[controls]\nauto_exposure = 1\nexposure_time_absolute = 250\ngain = -3\n"
+            "0x00980913 = 2147483647\n"
+            "[files]\nleft = rec/l_%06d.png\nright = rec/100%%_%-3u.pgm\nfps = 1000\nloop = off\n"
+            "[synth]\nwidth = 32\nheight = 4096\nfps = 0\n"
+            "[stereo]\ndisparities = 256\nmin_disparity = 16\ncost = census\nwindow = 15\n"
+            "paths = 4\np2_adapt = 0\nuniqueness = 99\nsubpixel = no\nlr_check = 0\n"
+            "lr_tolerance = 255\nmedian = false\nbackend = cpu\nthreads = 256\n"
+            "[calibration]\nmaps = rig.yml\n"
+            "[display]\nheadless = yes\nfullscreen = on\nwidth = 1920\nheight = 1080\n"
+            "colormap = gray\nview = depth\nfont = /tmp/f.ttf\n"
+            "[record]\ndir = /tmp/rec dir\n"
+            "[run]\nframes = 9223372036854775807\nscreenshot = out.png\n",
+            &c);
+    assert_int_equal(c.source, SOURCE_FILES);
+    assert_string_equal(c.left_device, "/dev/v4l/by-id/usb-cam-L-video-index0");
+    assert_string_equal(c.right_device, "/dev/video3");
+    assert_string_equal(c.sbs_device, "/dev/video9");
+    assert_int_equal(c.width, 1280);
+    assert_int_equal(c.height, 720);
+    assert_int_equal(c.fps, 0);
+    assert_int_equal(c.format, CAPTURE_FORMAT_GREY);
+    assert_int_equal(c.buffers, 32);
+    assert_int_equal(c.max_skew_ms, 7);
+    assert_int_equal(c.ncontrols, 4);
+    assert_string_equal(c.controls[0].name, "auto_exposure");
+    assert_int_equal(c.controls[0].value, 1);
+    assert_string_equal(c.controls[1].name, "exposure_time_absolute");
+    assert_int_equal(c.controls[1].value, 250);
+    assert_int_equal(c.controls[2].value, -3);
+    assert_string_equal(c.controls[3].name, "0x00980913");
+    assert_int_equal(c.controls[3].value, INT32_MAX);
+    assert_string_equal(c.left_pattern, "rec/l_%06d.png");
+    assert_string_equal(c.right_pattern, "rec/100%%_%-3u.pgm");
+    assert_int_equal(c.files_fps, 1000);
+    assert_int_equal(c.files_loop, 0);
+    assert_int_equal(c.synth_width, 32);
+    assert_int_equal(c.synth_height, 4096);
+    assert_int_equal(c.synth_fps, 0);
+    assert_int_equal(c.stereo.num_disparities, 256);
+    assert_int_equal(c.stereo.min_disparity, 16);
+    assert_int_equal(c.stereo.cost, STEREO_COST_CENSUS);
+    assert_int_equal(c.stereo.rank_window, 15);
+    assert_int_equal(c.stereo.paths, 4);
+    assert_int_equal(c.stereo.p2_adapt, 0);
+    assert_int_equal(c.stereo.uniqueness, 99);
+    assert_int_equal(c.stereo.subpixel, 0);
+    assert_int_equal(c.stereo.lr_check, 0);
+    assert_int_equal(c.stereo.lr_tolerance, 255);
+    assert_int_equal(c.stereo.median, 0);
+    assert_int_equal(c.stereo.backend, STEREO_BACKEND_CPU);
+    assert_int_equal(c.stereo.threads, 256);
+    /* census penalties, not given: tuned */
+    assert_int_equal(c.stereo.p1, 16);
+    assert_int_equal(c.stereo.p2, 96);
+    assert_string_equal(c.maps, "rig.yml");
+    assert_int_equal(c.headless, 1);
+    assert_int_equal(c.fullscreen, 1);
+    assert_int_equal(c.window_width, 1920);
+    assert_int_equal(c.window_height, 1080);
+    assert_int_equal(c.colormap, COLORMAP_GREY);
+    assert_int_equal(c.view, VIEW_DEPTH);
+    assert_string_equal(c.font, "/tmp/f.ttf");
+    assert_string_equal(c.record_dir, "/tmp/rec dir");
+    assert_int_equal(c.frames, 9223372036854775807L);
+    assert_string_equal(c.screenshot, "out.png");
+
+    /* every boolean word */
+    const char *yes[] = {"true", "yes", "on", "1"}, *no[] = {"false", "no", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        live_config_defaults(&c);
+        assert_int_equal(live_config_set(&c, "display", "headless", yes[i], err, sizeof err), 0);
+        assert_int_equal(c.headless, 1);
+        assert_int_equal(live_config_set(&c, "display", "headless", no[i], err, sizeof err), 0);
+        assert_int_equal(c.headless, 0);
+    }
+    /* empty means "off" for these paths, and clears an earlier value */
+    live_config_defaults(&c);
+    assert_int_equal(live_config_set(&c, "calibration", "maps", "rig.maps", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "run", "screenshot", "a.png", err, sizeof err), 0);
+    const char *path = write_text("empty.ini", "[calibration]\nmaps =\n[record]\ndir=\n[run]\n"
+                                               "screenshot = ; none\n");
+    assert_int_equal(live_config_load(path, &c, err, sizeof err), 0);
+    assert_string_equal(c.maps, "");
+    assert_string_equal(c.screenshot, "");
+}
+
+/* ---- structure: sections, keys, repeats, unparsable lines ---------------------------------- */
+
+static void test_unknown_section(void **state)
+{
+    expect_load_error("[source]\ntype = synth\n[cameras]\nwidth = 640\n", 3, "[cameras]");
+    /* empty, and at the end of the file */
+    expect_load_error("[source]\ntype = synth\n\n[extra]\n", 4, "[extra]");
+    expect_load_error("[ source ]\ntype = synth\n", 1, "[ source ]");
+    expect_load_error("[Source]\ntype = synth\n", 1, "[Source]");
+    expect_load_error("[source] type = synth\n", 1, "[source]");
+    expect_load_error("[]\n", 1, "[]");
+    expect_in(err, "unknown section", "[]");
+    /* a comment after the header is fine */
+    live_config c;
+    load_ok("[source] ; where from\ntype = sbs\n[camera] # the camera\ndevice = /dev/video0\n",
+            &c);
+    assert_int_equal(c.source, SOURCE_SBS);
+    /* a very long section name */
+    char text[256];
+    snprintf(text, sizeof text, "\n[%0150d]\n", 0);
+    expect_load_error(text, 2, NULL);
+    expect_in(err, "unknown section", "long section");
+
+    live_config_defaults(&c);
+    assert_int_equal(live_config_set(&c, "cameras", "width", "640", err, sizeof err), -1);
+    expect_in(err, "[cameras]: unknown section", "set");
+}
+
+static void test_unknown_key(void **state)
+{
+    expect_load_error("[source]\ntype = synth\n[camera]\nwidht = 640\n", 4, "widht");
+    expect_in(err, "unknown key in [camera]", "widht");
+    expect_in(err, "width", "the known keys are listed");
+    expect_load_error("[stereo]\nDisparities = 64\n", 2, "Disparities");
+    expect_load_error("[synth]\nformat = yuyv\n", 2, "format");  /* a key of another section */
+    expect_load_error("[display]\nconfidence = 1\n", 2, "confidence");
+    /* a key before any section */
+    expect_load_error("# hello\ntype = synth\n[source]\n", 2, "type");
+    expect_in(err, "before the first [section]", "no section");
+    /* a key without a name */
+    expect_load_error("[run]\n = 5\n", 2, NULL);
+    /* a control name with characters v4l2-ctl never writes, or too long */
+    expect_load_error("[controls]\nauto exposure = 1\n", 2, "auto exposure");
+    expect_load_error("[controls]\nwhite-balance = 1\n", 2, "white-balance");
+    expect_load_error("[controls]\n" LONG_NAME " = 1\n", 2, LONG_NAME);
+}
+
+static void test_controls(void **state)
+{
+    live_config c;
+    /* 39 characters is the longest name */
+    load_ok("[controls]\na123456789b123456789c123456789d12345678 = 1\n", &c);
+    assert_int_equal(c.ncontrols, 1);
+    /* CAPTURE_MAX_CONTROLS, then one too many */
+    char text[2048] = "[controls]\n";
+    for (int i = 0; i < CAPTURE_MAX_CONTROLS; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "c%d = %d\n", i, i);
+    load_ok(text, &c);
+    assert_int_equal(c.ncontrols, CAPTURE_MAX_CONTROLS);
+    assert_int_equal(c.controls[15].value, 15);
+    snprintf(text + strlen(text), sizeof text - strlen(text), "one_more = 1\n");
+    expect_load_error(text, CAPTURE_MAX_CONTROLS + 2, "one_more");
+    expect_in(err, "more than 16 controls", "too many");
+    /* an override replaces a control's value, in place */
+    load_ok("[controls]\nauto_exposure = 3\ngain = 1\n", &c);
+    assert_int_equal(live_config_set(&c, "controls", "auto_exposure", "1", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "controls", "brightness", "-20", err, sizeof err), 0);
+    assert_int_equal(c.ncontrols, 3);
+    assert_string_equal(c.controls[0].name, "auto_exposure");
+    assert_int_equal(c.controls[0].value, 1);
+    assert_string_equal(c.controls[2].name, "brightness");
+    assert_int_equal(c.controls[2].value, -20);
+    /* a second file replaces too (only repeats within one file are errors) */
+    const char *path = write_text("second.ini", "[controls]\ngain = 7\n");
+    assert_int_equal(live_config_load(path, &c, err, sizeof err), 0);
+    assert_int_equal(c.ncontrols, 3);
+    assert_int_equal(c.controls[1].value, 7);
+}
+
+static void test_repeated_key(void **state)
+{
+    expect_load_error("[stereo]\ndisparities = 64\npaths = 8\ndisparities = 128\n", 4,
+                      "disparities");
+    expect_in(err, "repeated (first set on line 2)", "repeat");
+    /* also across two headers of the same section, and with the same value */
+    expect_load_error("[stereo]\npaths = 8\n[display]\nview = left\n[stereo]\npaths = 8\n", 6,
+                      "paths");
+    expect_load_error("[controls]\ngain = 1\nbrightness = 2\ngain = 1\n", 4, "gain");
+    expect_in(err, "repeated (first set on line 2)", "repeated control");
+    /* the same key name in different sections is not a repeat */
+    live_config c;
+    load_ok("[camera]\nwidth = 800\n[synth]\nwidth = 320\n[display]\nwidth = 100\nheight = 50\n",
+            &c);
+    assert_int_equal(c.width, 800);
+    assert_int_equal(c.synth_width, 320);
+    assert_int_equal(c.window_width, 100);
+    /* a section header twice is fine */
+    load_ok("[stereo]\npaths = 4\n[run]\nframes = 3\n[stereo]\nmedian = off\n", &c);
+    assert_int_equal(c.stereo.paths, 4);
+    assert_int_equal(c.stereo.median, 0);
+}
+
+static void test_cannot_parse(void **state)
+{
+    expect_load_error("[source]\ntype = synth\nthis line has no equals sign\n", 3, NULL);
+    expect_in(err, "cannot parse this line", "no =");
+    expect_load_error("[source\ntype = synth\n", 1, NULL);
+    expect_in(err, "cannot parse this line", "no ]");
+    /* the first bad line is reported, whatever kind of error comes later */
+    expect_load_error("[run]\nframes = 1\nxyz\n[stereo]\npaths = 5\n", 3, NULL);
+    expect_load_error("[run]\nframes = x\nxyz\n", 2, "frames");
+    /* an indented line is an ordinary line, never the continuation of the previous value */
+    live_config c;
+    load_ok("[stereo]\n    disparities = 96\n\tpaths = 4\n", &c);
+    assert_int_equal(c.stereo.num_disparities, 96);
+    assert_int_equal(c.stereo.paths, 4);
+    expect_load_error("[files]\nleft = a_%d.png\n   b_%d.png\n", 3, NULL);
+    expect_in(err, "cannot parse this line", "continuation");
+}
+
+static void test_line_handling(void **state)
+{
+    live_config c;
+    /* CR LF, a byte order mark, `key: value`, inline ';' comments, no newline at the end */
+    load_ok("\xEF\xBB\xBF[stereo]\r\ndisparities: 32\r\npaths = 4 ; faster\r\n"
+            "; comment\r\n# comment\r\n[display]\r\nview = left", &c);
+    assert_int_equal(c.stereo.num_disparities, 32);
+    assert_int_equal(c.stereo.paths, 4);
+    assert_int_equal(c.view, VIEW_LEFT);
+    /* an over-long line is refused at its own line, and the lines after it are not misnumbered */
+    char text[4096];
+    snprintf(text, sizeof text, "[run]\nframes = 1\nscreenshot = %0300d.png\n", 0);
+    expect_load_error(text, 3, NULL);
+    expect_in(err, "characters long", "long line");
+    /* even a long comment is refused: inih would parse its second part as a line of its own */
+    snprintf(text, sizeof text, "[run]\n# %0400d\nframes = -1\n", 0);
+    expect_load_error(text, 2, NULL);
+    snprintf(text, sizeof text, "[run]\n# %0190d\nframes = -1\n", 0);
+    expect_load_error(text, 3, "frames"); /* a long comment that fits */
+    /* a NUL byte */
+    const char nul[] = "[run]\nframes = 1\0 2\n";
+    const char *path = write_bytes("nul.ini", nul, sizeof nul - 1);
+    live_config_defaults(&c);
+    assert_int_equal(live_config_load(path, &c, err, sizeof err), -1);
+    char want[300];
+    snprintf(want, sizeof want, "%s:2: ", path);
+    expect_in(err, want, "NUL");
+    /* an empty file and a file of comments change nothing */
+    live_config d;
+    live_config_defaults(&d);
+    load_ok("", &c);
+    assert_memory_equal(&c, &d, sizeof c);
+    load_ok("# nothing\n\n; here\n", &c);
+    assert_memory_equal(&c, &d, sizeof c);
+}
+
+static void test_files_that_cannot_be_read(void **state)
+{
+    live_config c;
+    live_config_defaults(&c);
+    char path[300];
+    snprintf(path, sizeof path, "%s/no-such-file.ini", tmpdir);
+    assert_int_equal(live_config_load(path, &c, err, sizeof err), -1);
+    char want[400];
+    snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(ENOENT));
+    assert_string_equal(err, want);
+    /* a directory */
+    assert_int_equal(live_config_load(tmpdir, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: cannot open: %s", tmpdir, strerror(EISDIR));
+    assert_string_equal(err, want);
+    /* no permission (root reads anything: skipped then) */
+    const char *p = write_text("secret.ini", "[run]\nframes = 1\n");
+    assert_int_equal(chmod(p, 0), 0);
+    if (geteuid() != 0) {
+        assert_int_equal(live_config_load(p, &c, err, sizeof err), -1);
+        snprintf(want, sizeof want, "%s: cannot open: %s", p, strerror(EACCES));
+        assert_string_equal(err, want);
+    }
+}
+
+/* ---- the example files ---------------------------------------------------------------------- */
+
+static void load_example(const char *name, live_config *c)
+{
+    char path[256];
+    snprintf(path, sizeof path, "config/%s", name);
+    live_config_defaults(c);
+    if (live_config_load(path, c, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    if (live_config_check(c, err, sizeof err) != 0)
+        fail_msg("%s: check: %s", path, err);
+}
+
+static void test_examples(void **state)
+{
+    live_config c, d;
+    load_example("generated-scene.ini", &c);
+    live_config_defaults(&d);
+    assert_memory_equal(&c, &d, sizeof c); /* the defaults, written out */
+
+    load_example("two-usb-cameras.ini", &c);
+    assert_int_equal(c.source, SOURCE_V4L2);
+    assert_non_null(strstr(c.left_device, "/dev/v4l/by-id/"));
+    assert_non_null(strstr(c.right_device, "/dev/v4l/by-id/"));
+    assert_int_equal(c.width, 640);
+    assert_int_equal(c.height, 480);
+    assert_int_equal(c.fps, 30);
+    assert_int_equal(c.format, CAPTURE_FORMAT_YUYV);
+    assert_string_equal(c.maps, "rig.maps");
+    assert_true(c.ncontrols >= 2);
+    assert_string_equal(c.controls[0].name, "auto_exposure");
+    assert_int_equal(c.controls[0].value, 1);
+    assert_string_equal(c.controls[1].name, "exposure_time_absolute");
+
+    load_example("side-by-side.ini", &c);
+    assert_int_equal(c.source, SOURCE_SBS);
+    assert_int_equal(c.width, 2560);
+    assert_int_equal(c.height, 720);
+    assert_non_null(strstr(c.sbs_device, "/dev/v4l/by-id/"));
+
+    load_example("file-replay.ini", &c);
+    assert_int_equal(c.source, SOURCE_FILES);
+    assert_non_null(strstr(c.left_pattern, "left_%04d.png"));
+    assert_non_null(strstr(c.right_pattern, "right_%04d.png"));
+    assert_int_equal(c.files_fps, 30);
+    assert_int_equal(c.files_loop, 1);
+}
+
+/* config/README.md's key table lists exactly the keys tested above (and every one loads). */
+static void test_readme_lists_every_key(void **state)
+{
+    FILE *f = fopen("config/README.md", "r");
+    assert_non_null(f);
+    char line[1024];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        char sec[64], key[64];
+        int end = 0;
+        if (sscanf(line, "| %63[a-z] | %63[a-z0-9_*] |%n", sec, key, &end) != 2 || !end ||
+            !strcmp(sec, "section"))
+            continue;
+        rows++;
+        int found = 0;
+        for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++)
+            found |= !strcmp(bad_values[i].section, sec) &&
+                     (!strcmp(bad_values[i].key, key) || !strcmp(sec, "controls"));
+        if (!found)
+            fail_msg("config/README.md lists [%s] %s, which the test does not know", sec, key);
+    }
+    fclose(f);
+    assert_int_equal(rows, (int)(sizeof bad_values / sizeof bad_values[0]));
+}
+
+/* ---- overrides and cross-field checks ------------------------------------------------------- */
+
+static void test_set_overrides(void **state)
+{
+    live_config c;
+    load_example("two-usb-cameras.ini", &c);
+    assert_int_equal(live_config_set(&c, "stereo", "disparities", "128", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "display", "headless", "true", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "calibration", "maps", "", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "camera", "left", "/dev/video4", err, sizeof err), 0);
+    assert_int_equal(c.stereo.num_disparities, 128);
+    assert_int_equal(c.headless, 1);
+    assert_string_equal(c.maps, "");
+    assert_string_equal(c.left_device, "/dev/video4");
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+
+    /* errors name the key, with no file or line */
+    assert_int_equal(live_config_set(&c, "stereo", "paths", "6", err, sizeof err), -1);
+    assert_string_equal(err, "paths: 6 is neither 4 nor 8");
+    assert_int_equal(live_config_set(&c, "stereo", "dispariteis", "64", err, sizeof err), -1);
+    expect_in(err, "dispariteis: unknown key in [stereo]", "unknown key");
+    assert_int_equal(live_config_set(&c, "stereo", "disparities", NULL, err, sizeof err), -1);
+    assert_int_equal(live_config_set(&c, NULL, "disparities", "64", err, sizeof err), -1);
+    /* a path longer than the buffers (only the command line can give one: a file line cannot) */
+    char path[CONFIG_PATH_MAX + 10];
+    memset(path, 'a', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    assert_int_equal(live_config_set(&c, "calibration", "maps", path, err, sizeof err), -1);
+    expect_in(err, "maps: the path is 521 characters long; at most 511 fit", "long path");
+    path[CONFIG_PATH_MAX - 1] = '\0';
+    assert_int_equal(live_config_set(&c, "calibration", "maps", path, err, sizeof err), 0);
+    assert_int_equal(strlen(c.maps), CONFIG_PATH_MAX - 1);
+    path[CONFIG_PATH_MAX] = '\0';
+    path[CONFIG_PATH_MAX - 1] = 'a';
+    assert_int_equal(live_config_set(&c, "record", "dir", path, err, sizeof err), -1);
+
+    /* penalties not given follow the cost and window; given ones stay */
+    live_config_defaults(&c);
+    int p1, p2;
+    assert_int_equal(live_config_set(&c, "stereo", "cost", "census", err, sizeof err), 0);
+    stereo_default_penalties(STEREO_COST_CENSUS, 9, &p1, &p2);
+    assert_int_equal(c.stereo.p1, p1);
+    assert_int_equal(c.stereo.p2, p2);
+    assert_int_equal(live_config_set(&c, "stereo", "cost", "rank", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "window", "5", err, sizeof err), 0);
+    stereo_default_penalties(STEREO_COST_RANK, 5, &p1, &p2);
+    assert_int_equal(c.stereo.p1, p1);
+    assert_int_equal(c.stereo.p2, p2);
+    assert_int_equal(live_config_set(&c, "stereo", "p1", "40", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "cost", "census", err, sizeof err), 0);
+    assert_int_equal(c.stereo.p1, 40);
+    assert_int_equal(c.stereo.p2, 96);
+    assert_int_equal(live_config_set(&c, "stereo", "p1", "200", err, sizeof err), 0);
+    assert_int_equal(c.stereo.p2, 201); /* kept above p1 while not given */
+    assert_int_equal(live_config_set(&c, "stereo", "p2", "300", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "cost", "rank", err, sizeof err), 0);
+    assert_int_equal(c.stereo.p1, 200);
+    assert_int_equal(c.stereo.p2, 300);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    /* p2 <= p1 from the command line: the cross check catches it (options come in any order) */
+    assert_int_equal(live_config_set(&c, "stereo", "p2", "100", err, sizeof err), 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p2: 100 must be greater than p1 (200)", "p2 <= p1");
+}
+
+static void test_penalties_in_file(void **state)
+{
+    live_config c;
+    expect_load_error("[stereo]\np2 = 20\n", 2, "p2");
+    expect_in(err, "must be greater than p1 (24)", "p2 below the default p1");
+    expect_load_error("[stereo]\np1 = 50\n\np2 = 50\n", 4, "p2");
+    expect_load_error("[stereo]\np2 = 50\n\np1 = 60\n", 4, "p1");
+    expect_in(err, "p1: 60 must be smaller than p2 (50)", "p1 above p2");
+    /* order does not matter when both are right */
+    load_ok("[stereo]\np2 = 20\np1 = 10\n", &c);
+    assert_int_equal(c.stereo.p1, 10);
+    assert_int_equal(c.stereo.p2, 20);
+    assert_int_equal(c.p1_given + c.p2_given, 2);
+    /* census set after the penalties keeps them */
+    load_ok("[stereo]\np1 = 30\ncost = census\n", &c);
+    assert_int_equal(c.stereo.p1, 30);
+    assert_int_equal(c.stereo.p2, 96);
+}
+
+static void test_check_cross_field(void **state)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"[source]\ntype = v4l2\n", "left: [source] type = v4l2 needs [camera] left and right"},
+        {"[source]\ntype = v4l2\n[camera]\nleft = /dev/video0\n", "right: "},
+        {"[source]\ntype = v4l2\n[camera]\nleft = /dev/video0\nright = /dev/video0\n",
+         "right: /dev/video0 is also the left camera"},
+        {"[source]\ntype = sbs\n", "device: [source] type = sbs needs [camera] device"},
+        {"[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 1279\n", "width: 1279"},
+        {"[source]\ntype = files\n[files]\nleft = l%d.png\n", "right: [source] type = files"},
+        {"[source]\ntype = files\n[files]\nright = r%d.png\n", "left: "},
+        {"[synth]\nwidth = 64\n", "disparities: 64 must be smaller than the image width 64"},
+        {"[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 256\n[stereo]\n"
+         "disparities = 128\n",
+         "disparities: 128 must be smaller than the image width 128"},
+        {"[stereo]\ndisparities = 256\nmin_disparity = 1800\n[synth]\nwidth = 1024\n",
+         "min disparity"},
+        {"[display]\nwidth = 800\n", "height: give [display] width and height together"},
+        {"[display]\nheight = 600\n", "width: give"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        live_config c;
+        load_ok(cases[i].text, &c);
+        if (live_config_check(&c, err, sizeof err) == 0)
+            fail_msg("check passed for:\n%s", cases[i].text);
+        expect_in(err, cases[i].want, cases[i].text);
+    }
+    /* and the passing neighbours */
+    live_config c;
+    load_ok("[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 2560\n[stereo]\n"
+            "disparities = 256\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    load_ok("[source]\ntype = files\n[files]\nleft = l%d.png\nright = r%d.png\n[stereo]\n"
+            "disparities = 256\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+}
+
+/* ---- the fuzzer ----------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x5eed5eed12345678ull;
+
+static uint64_t rng(void) /* splitmix64 */
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static size_t below(size_t n) { return n ? (size_t)(rng() % n) : 0; }
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} buffer;
+
+static void buf_insert(buffer *b, size_t at, const char *src, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->data = realloc(b->data, b->cap);
+        assert_non_null(b->data);
+    }
+    memmove(b->data + at + n, b->data + at, b->len - at);
+    memcpy(b->data + at, src, n);
+    b->len += n;
+}
+
+static void buf_erase(buffer *b, size_t at, size_t n)
+{
+    memmove(b->data + at, b->data + at + n, b->len - at - n);
+    b->len -= n;
+}
+
+/* start of the line holding position at, and one past its end (after the '\n', if any) */
+static void line_bounds(const buffer *b, size_t at, size_t *start, size_t *end)
+{
+    size_t s = at, e = at;
+    while (s > 0 && b->data[s - 1] != '\n')
+        s--;
+    while (e < b->len && b->data[e] != '\n')
+        e++;
+    *start = s;
+    *end = e < b->len ? e + 1 : e;
+}
+
+static const char *const fuzz_keys[] = {
+    "type", "left", "right", "device", "width", "height", "fps", "format", "buffers",
+    "max_skew_ms", "loop", "disparities", "min_disparity", "cost", "window", "paths", "p1", "p2",
+    "p2_adapt", "uniqueness", "subpixel", "lr_check", "lr_tolerance", "median", "backend",
+    "threads", "maps", "headless", "fullscreen", "colormap", "view", "font", "dir", "frames",
+    "screenshot", "gain", "[source]", "[camera]", "[controls]", "[files]", "[synth]", "[stereo]",
+    "[calibration]", "[display]", "[record]", "[run]", "[bogus]"};
+static const char *const fuzz_values[] = {
+    "0", "1", "-1", "16", "64", "640", "4096", "99999999999", "true", "off", "census", "yuyv",
+    "left_%04d.png", "%s", "%", "", "\"x\"", "a # b", "x ; y", "2147483648", "8", "auto"};
+
+static void mutate(buffer *b, const buffer *bases, int nbases)
+{
+    char tmp[8192];
+    size_t at = below(b->len + 1), s, e, n;
+    switch (below(8)) {
+    case 0: /* flip bits of a few bytes */
+        for (int i = 0, k = 1 + (int)below(4); i < k && b->len; i++)
+            b->data[below(b->len)] ^= (char)(1u << below(8));
+        break;
+    case 1: /* insert random bytes, biased towards the syntax */
+        n = 1 + below(8);
+        for (size_t i = 0; i < n; i++) {
+            static const char syntax[] = "=[]#;:%\n\r\t \\\"'0123456789-";
+            tmp[i] = below(2) ? syntax[below(sizeof syntax)] : (char)below(256);
+        }
+        buf_insert(b, at, tmp, n);
+        break;
+    case 2: /* delete a range */
+        if (b->len) {
+            n = 1 + below(below(2) ? 4 : 64);
+            if (at >= b->len)
+                at = b->len - 1;
+            if (n > b->len - at)
+                n = b->len - at;
+            buf_erase(b, at, n);
+        }
+        break;
+    case 3: /* duplicate a line somewhere */
+        if (b->len) {
+            line_bounds(b, below(b->len), &s, &e);
+            n = e - s < sizeof tmp ? e - s : sizeof tmp;
+            memcpy(tmp, b->data + s, n);
+            line_bounds(b, below(b->len), &s, &e);
+            buf_insert(b, below(2) ? s : e, tmp, n);
+        }
+        break;
+    case 4: /* a garbage line */
+        n = below(120);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (char)(below(4) ? 32 + below(95) : below(256));
+        tmp[n++] = '\n';
+        line_bounds(b, at < b->len ? at : (b->len ? b->len - 1 : 0), &s, &e);
+        buf_insert(b, s, tmp, n);
+        break;
+    case 5: /* a very long line: a key with a long value, or a long comment */
+        n = (size_t)snprintf(tmp, sizeof tmp, "%s = ", fuzz_keys[below(NELEMS(fuzz_keys))]);
+        for (size_t k = 150 + below(sizeof tmp - 200); n < k;)
+            tmp[n++] = below(2) ? 'a' : (char)('0' + below(10));
+        if (below(3) == 0)
+            tmp[0] = '#';
+        tmp[n++] = '\n';
+        line_bounds(b, at < b->len ? at : (b->len ? b->len - 1 : 0), &s, &e);
+        buf_insert(b, s, tmp, n);
+        break;
+    case 6: /* a plausible key = value line (keys in the wrong section too) */
+        n = (size_t)snprintf(tmp, sizeof tmp, "%s%s%s\n", fuzz_keys[below(NELEMS(fuzz_keys))],
+                             below(4) ? " = " : "=", fuzz_values[below(NELEMS(fuzz_values))]);
+        line_bounds(b, at < b->len ? at : (b->len ? b->len - 1 : 0), &s, &e);
+        buf_insert(b, s, tmp, n);
+        break;
+    case 7: /* a line from another example */
+        {
+            const buffer *o = &bases[below((size_t)nbases)];
+            line_bounds(o, below(o->len), &s, &e);
+            size_t s2, e2;
+            line_bounds(b, at < b->len ? at : (b->len ? b->len - 1 : 0), &s2, &e2);
+            buf_insert(b, s2, o->data + s, e - s);
+        }
+        break;
+    }
+}
+
+static int count_lines(const buffer *b)
+{
+    int n = 1;
+    for (size_t i = 0; i < b->len; i++)
+        n += b->data[i] == '\n';
+    return n;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void test_fuzz(void **state)
+{
+    static const char *const examples[] = {"generated-scene.ini", "two-usb-cameras.ini",
+                                           "side-by-side.ini", "file-replay.ini"};
+    enum { NB = sizeof examples / sizeof examples[0] };
+    buffer bases[NB];
+    for (int i = 0; i < NB; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "config/%s", examples[i]);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        bases[i].cap = 1 << 16;
+        bases[i].data = malloc(bases[i].cap);
+        assert_non_null(bases[i].data);
+        bases[i].len = fread(bases[i].data, 1, bases[i].cap, f);
+        fclose(f);
+    }
+    long iterations = 10000;
+    const char *env = getenv("STEREO_FUZZ_ITERATIONS");
+    if (env && atol(env) > 0)
+        iterations = atol(env);
+    double budget_s = 8.0;
+    env = getenv("STEREO_FUZZ_SECONDS");
+    if (env && atof(env) > 0)
+        budget_s = atof(env);
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/fuzz.ini", tmpdir);
+    buffer b = {0};
+    long done = 0, loaded = 0, checked_ok = 0;
+    double t0 = now_s();
+    for (; done < iterations && now_s() - t0 < budget_s; done++) {
+        const buffer *base = &bases[below(NB)];
+        b.len = 0;
+        buf_insert(&b, 0, base->data, base->len);
+        for (int m = 0, k = 1 + (int)below(below(4) ? 3 : 12); m < k; m++)
+            mutate(&b, bases, NB);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+        assert_int_equal(fclose(f), 0);
+
+        live_config c;
+        live_config_defaults(&c);
+        memset(err, 'x', sizeof err);
+        int rc = live_config_load(path, &c, err, sizeof err);
+        if (rc == 0) {
+            assert_string_equal(err, "");
+            loaded++;
+            checked_ok += live_config_check(&c, err, sizeof err) == 0;
+            continue;
+        }
+        assert_int_equal(rc, -1);
+        /* "PATH:LINE: ..." with LINE within the file */
+        size_t plen = strlen(path);
+        if (strncmp(err, path, plen) != 0 || err[plen] != ':')
+            fail_msg("iteration %ld: \"%s\"", done, err);
+        char *end;
+        long line = strtol(err + plen + 1, &end, 10);
+        if (end == err + plen + 1 || *end != ':' || end[1] != ' ' || line < 1 ||
+            line > count_lines(&b))
+            fail_msg("iteration %ld: \"%s\" (the file has %d lines)", done, err,
+                     count_lines(&b));
+    }
+    double dt = now_s() - t0;
+    printf("# fuzz: %ld iterations in %.2f s: %ld loaded (%ld also passed the cross checks), "
+           "%ld errors\n", done, dt, loaded, checked_ok, done - loaded);
+    assert_true(done >= 100);
+    assert_true(loaded > 0);
+    assert_true(done - loaded > 0);
+    free(b.data);
+    for (int i = 0; i < NB; i++)
+        free(bases[i].data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_failures_change_nothing),
+        cmocka_unit_test(test_good_values),
+        cmocka_unit_test(test_unknown_section),
+        cmocka_unit_test(test_unknown_key),
+        cmocka_unit_test(test_controls),
+        cmocka_unit_test(test_repeated_key),
+        cmocka_unit_test(test_cannot_parse),
+        cmocka_unit_test(test_line_handling),
+        cmocka_unit_test(test_files_that_cannot_be_read),
+        cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_readme_lists_every_key),
+        cmocka_unit_test(test_set_overrides),
+        cmocka_unit_test(test_penalties_in_file),
+        cmocka_unit_test(test_check_cross_field),
+        cmocka_unit_test(test_fuzz),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+}
