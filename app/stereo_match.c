@@ -23,6 +23,7 @@
 #include "colormap.h"
 #include "image_io.h"
 #include "mapfile.h"
+#include "parse_num.h"
 #include "stereo.h"
 #include "synth.h"
 
@@ -85,18 +86,14 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-/* Strict integer parse: the whole string, in [lo, hi]. */
+/* Strict integer parse (parse_num.h); prints the message. */
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "stereo-match: %s: '%s' is not an integer in %d..%d (see --help)\n", opt,
-                s, lo, hi);
+    char err[256];
+    if (parse_int_arg(opt, s, lo, hi, out, err, sizeof err)) {
+        fprintf(stderr, "stereo-match: %s (see --help)\n", err);
         return -1;
     }
-    *out = (int)v;
     return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "mapgen.h"
+#include "parse_num.h"
 #include "stage_cuda.h"
 #include "synth.h"
 
@@ -207,14 +208,11 @@ done:
 
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "stereo-bench: %s: '%s' is not an integer in %d..%d\n", opt, s, lo, hi);
+    char err[256];
+    if (parse_int_arg(opt, s, lo, hi, out, err, sizeof err)) {
+        fprintf(stderr, "stereo-bench: %s\n", err);
         return -1;
     }
-    *out = (int)v;
     return 0;
 }
 

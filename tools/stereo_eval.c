@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "image_io.h"
+#include "parse_num.h"
 
 #define PROG "stereo-eval"
 
@@ -81,15 +82,11 @@ static int parse_scale(const char *opt, const char *s, double *out)
 
 static int parse_count(const char *opt, const char *s, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < 0 || v > INT_MAX) {
-        fprintf(stderr, PROG ": %s needs a non-negative integer, got \"%s\" (see --help)\n", opt,
-                s);
+    char err[256];
+    if (parse_int_arg(opt, s, 0, INT_MAX, out, err, sizeof err)) {
+        fprintf(stderr, PROG ": %s (see --help)\n", err);
         return -1;
     }
-    *out = (int)v;
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "image_io.h"
+#include "parse_num.h"
 #include "synth.h"
 
 #define PROG "stereo-synth"
@@ -47,15 +48,11 @@ static int usage_error(const char *opt, const char *what, const char *value)
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-        char what[96];
-        snprintf(what, sizeof what, "needs an integer in %ld..%ld", lo, hi);
-        return usage_error(opt, what, s);
+    char err[256];
+    if (parse_long_arg(opt, s, lo, hi, out, err, sizeof err)) {
+        fprintf(stderr, PROG ": %s (see --help)\n", err);
+        return -1;
     }
-    *out = v;
     return 0;
 }
 
