@@ -10,7 +10,8 @@ set -eu
 cd "$(dirname "$0")"
 packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
 python3 python3-numpy python3-opencv valgrind
-libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev"
+libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev
+libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

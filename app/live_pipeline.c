@@ -1,0 +1,556 @@
+/* live_pipeline.c — capture thread, stage thread, and the hand-over to the display.
+ *
+ * DESIGN
+ *
+ * Threads. Three: the capture thread (reads the source), the stage thread (runs the stereo
+ * stage), and the display — the caller's thread (SDL wants the main thread), which only calls
+ * acquire/release and the setters. Workers are started by live_pipeline_start and stopped by a
+ * flag, a broadcast and a join (live_pipeline_stop); nothing is cancelled.
+ *
+ * Memory. A fixed pool of POOL_SLOTS slots, each a pair of frames from stereo_frame_alloc (the
+ * stage's unified memory on CUDA), allocated at create. A slot is always in exactly one place,
+ * and whoever holds it is the only one touching it — no copies between threads:
+ *
+ *   free --capture thread fills it--> ready (FIFO) --stage thread submits, waits--> published
+ *     ^                                  |                                             |
+ *     |        live source, queue full:  |                   display acquires the newest|
+ *     +------- oldest dropped, counted <-+                   published one: reading     |
+ *     +---------- replaced by a newer result (freed at release if the display reads it) +
+ *
+ *   - capture_slot: the capture thread is writing it (lock not held while reading the source).
+ *   - ready: bounded (1 pair for live sources: the stage always gets the newest; 2 for files).
+ *     Live sources (cameras, the paced scene) drop the oldest pair when it is full and count
+ *     the drop; files wait for room instead and never drop.
+ *   - the stage thread holds one slot from stereo_submit to stereo_wait; the frames are not
+ *     touched by anyone in between (stereo.h's ownership protocol).
+ *   - published: the newest result with its input pair. The stage's results are double-buffered
+ *     (valid until the second submit after), so before submitting result m the stage thread
+ *     waits while the display still reads result m-2 or older.
+ *   - reading: the slot the display holds between acquire and release (it copies the images
+ *     into its textures there, so it holds it briefly).
+ *
+ * Who wakes whom. One mutex and one condition variable (CLOCK_MONOTONIC), always broadcast:
+ *   capture -> stage: a pair is ready; the source ended or failed.
+ *   stage -> capture: a slot is free / the ready queue has room; the frame limit was reached.
+ *   stage -> display: a new result (broadcast, plus the wake callback: the SDL loop sleeps in
+ *                     SDL_WaitEvent, so the callback posts an event).
+ *   display -> stage: a slot was released (the double-buffer rule above may be waiting on it);
+ *                     pause, colour map and P2 changes.
+ *   stop: the flag + broadcast wakes both workers; a paced capture sleeps in a timed wait on the
+ *         same condition, so it wakes at once too.
+ *
+ * A new P2. The stage's parameters are fixed, so the stage is recreated between frames: the
+ * request freezes the pool (the capture thread takes no more free slots), the stage thread
+ * finishes what is queued, waits until nobody holds a slot, drops the published result, then
+ * creates the new stage, moves the pool's frames to it and thaws the pool.
+ */
+#include "live_pipeline.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POOL_SLOTS 6
+#define LIVE_QUEUE 1
+#define FILES_QUEUE 2
+#define READ_TIMEOUT_MS 100 /* a camera read returns this often, to notice the stop flag */
+
+typedef struct {
+    uint8_t *frame[2];  /* left, right: stereo_frame_alloc */
+    frame_pair pair;
+} slot;
+
+struct live_pipeline {
+    /* fixed after create (stage and params change only while the pool is frozen) */
+    frame_source *src;
+    frame_source_info info;
+    const stereo_map *maps;
+    stereo_params params;
+    stereo_stage *stage;
+    pair_recorder *rec;
+    long frame_limit;
+    char backend[16], note[256];
+    slot slots[POOL_SLOTS];
+    void (*wake)(void *);
+    void *wake_user;
+    pthread_t capture_thread, stage_thread;
+    int started;
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    /* everything below: under lock */
+    int stop;
+    int free_list[POOL_SLOTS], nfree;
+    int ready[POOL_SLOTS], nready, queue_cap;
+    int capture_slot;            /* -1: none */
+    int source_done;             /* the source ended or failed */
+    int stage_done;              /* no more results: limit, end of the files, or an error */
+    int published;               /* -1: none */
+    stereo_result published_result;
+    uint64_t published_number;
+    int published_p2;
+    int reading;                 /* -1: none */
+    uint64_t reading_number;
+    int reading_retired;         /* the display's slot was replaced: free it at release */
+    uint64_t shown_number;
+    int paused, colormap, p2, p2_request, frozen;
+    live_stats stats;
+};
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* Timed wait on the pipeline's condition until the monotonic time deadline_ns. */
+static void wait_until(live_pipeline *p, int64_t deadline_ns)
+{
+    struct timespec ts = {deadline_ns / 1000000000LL, deadline_ns % 1000000000LL};
+    pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+}
+
+static void push_free(live_pipeline *p, int k) { p->free_list[p->nfree++] = k; }
+
+static int pop_ready(live_pipeline *p)
+{
+    int k = p->ready[0];
+    memmove(p->ready, p->ready + 1, (size_t)--p->nready * sizeof p->ready[0]);
+    return k;
+}
+
+/* Stops the stage thread's work for good with a reason (under lock). */
+static void fail_locked(live_pipeline *p, const char *msg)
+{
+    if (!p->stats.error[0])
+        say(p->stats.error, sizeof p->stats.error, "%s", msg);
+    p->stage_done = 1;
+    pthread_cond_broadcast(&p->cond);
+}
+
+static void wake_display(live_pipeline *p)
+{
+    if (p->wake)
+        p->wake(p->wake_user);
+}
+
+/* ---- pool ----------------------------------------------------------------------------------- */
+
+static void pool_free(live_pipeline *p)
+{
+    for (int k = 0; k < POOL_SLOTS; k++)
+        for (int i = 0; i < 2; i++) {
+            if (p->slots[k].frame[i])
+                stereo_frame_free(p->stage, p->slots[k].frame[i]);
+            p->slots[k].frame[i] = NULL;
+        }
+}
+
+static int pool_alloc(live_pipeline *p, char *err, size_t errlen)
+{
+    for (int k = 0; k < POOL_SLOTS; k++)
+        for (int i = 0; i < 2; i++)
+            if (stereo_frame_alloc(p->stage, p->info.frame_bytes, (void **)&p->slots[k].frame[i]) !=
+                STEREO_OK) {
+                say(err, errlen, "frames: %s", stereo_error(p->stage));
+                return -1;
+            }
+    return 0;
+}
+
+/* ---- capture thread ------------------------------------------------------------------------- */
+
+static int capture_may_take(const live_pipeline *p)
+{
+    return !p->frozen && p->nfree > 0 && (p->info.live || p->nready < p->queue_cap);
+}
+
+static void *capture_main(void *arg)
+{
+    live_pipeline *p = arg;
+    int64_t period = p->info.fps > 0 ? (int64_t)(1e9 / p->info.fps) : 0;
+    int64_t next_tick = monotonic_ns();
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        /* room to work: a free slot, and for files room in the queue (they never drop) */
+        while (!p->stop && !p->stage_done && !capture_may_take(p))
+            pthread_cond_wait(&p->cond, &p->lock);
+        /* pacing (the scene, timed files): sleep until the next tick, woken early by stop */
+        while (period && !p->stop && !p->stage_done && monotonic_ns() < next_tick)
+            wait_until(p, next_tick);
+        if (p->stop || p->stage_done)
+            break;
+        if (!capture_may_take(p))
+            continue;
+        int k = p->free_list[--p->nfree];
+        p->capture_slot = k;
+        pthread_mutex_unlock(&p->lock);
+
+        slot *s = &p->slots[k];
+        frame_status st = frame_source_read(p->src, s->frame[0], s->frame[1], &s->pair,
+                                            READ_TIMEOUT_MS);
+
+        pthread_mutex_lock(&p->lock);
+        p->capture_slot = -1;
+        say(p->stats.message, sizeof p->stats.message, "%s", frame_source_message(p->src));
+        /* read by the capture thread, which owns the source; others see this copy */
+        frame_source_stats_line(p->src, p->stats.source_stats, sizeof p->stats.source_stats);
+        p->stats.lost = st == FRAME_LOST;
+        if (st == FRAME_OK) {
+            p->stats.captured++;
+            if (p->nready >= p->queue_cap) { /* only live sources get here */
+                push_free(p, pop_ready(p));
+                p->stats.dropped++;
+            }
+            p->ready[p->nready++] = k;
+            if (period) {
+                int64_t now = monotonic_ns();
+                next_tick += period;
+                if (next_tick < now - period) /* fell behind: no burst to catch up */
+                    next_tick = now;
+            }
+        } else {
+            push_free(p, k);
+            if (st == FRAME_END || st == FRAME_ERROR) {
+                if (st == FRAME_ERROR)
+                    say(p->stats.error, sizeof p->stats.error, "%s", frame_source_message(p->src));
+                p->source_done = 1;
+                pthread_cond_broadcast(&p->cond);
+                break;
+            }
+        }
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* ---- stage thread --------------------------------------------------------------------------- */
+
+/* Recreates the stage with a new P2 while the pool is frozen and every slot is free (lock not
+ * held). 0; 1 when the new stage could not be made (the old one stays); -1 when the frames
+ * could not be moved (fatal). */
+static int recreate_stage(live_pipeline *p, int p2, char *err, size_t errlen)
+{
+    stereo_params np = p->params;
+    np.p2 = p2;
+    np.backend = stereo_active_backend(p->stage);
+    stereo_stage *ns;
+    if (stereo_create(&np, p->maps, &ns, err, errlen) != STEREO_OK)
+        return 1;
+    pool_free(p);
+    stereo_destroy(p->stage);
+    p->stage = ns;
+    p->params = np;
+    return pool_alloc(p, err, errlen);
+}
+
+/* Publishes slot k's result (under lock); the slot it replaces goes back to the pool unless the
+ * display is reading it. */
+static void publish(live_pipeline *p, int k, const stereo_result *r)
+{
+    if (p->published >= 0) {
+        if (p->published == p->reading)
+            p->reading_retired = 1;
+        else
+            push_free(p, p->published);
+    }
+    p->published = k;
+    p->published_result = *r;
+    p->published_number = p->stats.processed;
+    p->published_p2 = p->params.p2;
+}
+
+static void *stage_main(void *arg)
+{
+    live_pipeline *p = arg;
+    char err[512];
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        if (p->stop || p->stage_done)
+            break;
+        /* a new P2: once nobody holds a slot (the queue processed first) */
+        if (p->p2_request && p->nready == 0 && p->capture_slot < 0 && p->reading < 0) {
+            int p2 = p->p2_request;
+            p->p2_request = 0;
+            if (p->published >= 0) /* its result dies with the old stage */
+                push_free(p, p->published);
+            p->published = -1;
+            pthread_mutex_unlock(&p->lock);
+            int rc = recreate_stage(p, p2, err, sizeof err);
+            pthread_mutex_lock(&p->lock);
+            if (rc < 0) {
+                fail_locked(p, err);
+                break;
+            }
+            if (rc > 0) { /* keep the old stage, say why */
+                fprintf(stderr, "stereo-live: P2 %d: %s\n", p2, err);
+                p->p2 = p->params.p2;
+            }
+            p->frozen = 0;
+            pthread_cond_broadcast(&p->cond);
+            continue;
+        }
+        if (p->paused || p->nready == 0) {
+            if (p->source_done && p->nready == 0) { /* the files ran out (or the source failed) */
+                p->stage_done = 1;
+                pthread_cond_broadcast(&p->cond);
+                break;
+            }
+            pthread_cond_wait(&p->cond, &p->lock);
+            continue;
+        }
+        /* results are double-buffered: submitting result m ends result m-2 */
+        uint64_t m = p->stats.processed + 1;
+        if (p->reading >= 0 && p->reading_number + 2 <= m) {
+            pthread_cond_wait(&p->cond, &p->lock);
+            continue;
+        }
+        int k = pop_ready(p);
+        int colormap = p->colormap;
+        pthread_cond_broadcast(&p->cond); /* room in the queue */
+        pthread_mutex_unlock(&p->lock);
+
+        /* the frames belong to the stage from submit to wait */
+        slot *s = &p->slots[k];
+        stereo_result r;
+        int64_t t0 = monotonic_ns();
+        stereo_status st = stereo_submit(p->stage, &s->pair.left, &s->pair.right, colormap);
+        if (st == STEREO_OK)
+            st = stereo_wait(p->stage, &r);
+        double ms = (double)(monotonic_ns() - t0) * 1e-6;
+        if (st != STEREO_OK)
+            say(err, sizeof err, "stage: %s", stereo_error(p->stage));
+        int rec_rc = 0;
+        if (st == STEREO_OK && p->rec)
+            rec_rc = pair_recorder_write(p->rec, &s->pair, err, sizeof err);
+
+        pthread_mutex_lock(&p->lock);
+        if (st != STEREO_OK || rec_rc != 0) {
+            push_free(p, k);
+            fail_locked(p, err);
+            break;
+        }
+        p->stats.processed++;
+        p->stats.stage_ms_total += ms;
+        p->stats.stage_ms_last = ms;
+        publish(p, k, &r);
+        if (p->frame_limit > 0 && (long)p->stats.processed >= p->frame_limit)
+            p->stage_done = 1;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
+        wake_display(p);
+        pthread_mutex_lock(&p->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+    wake_display(p);
+    return NULL;
+}
+
+/* ---- the interface -------------------------------------------------------------------------- */
+
+int live_pipeline_create(const live_config *cfg, const stereo_params *params,
+                         const stereo_map maps[2], frame_source *src, live_pipeline **out,
+                         char *err, size_t errlen)
+{
+    *out = NULL;
+    live_pipeline *p = calloc(1, sizeof *p);
+    if (!p) {
+        say(err, errlen, "pipeline: out of memory");
+        return -1;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    p->src = src;
+    frame_source_info_get(src, &p->info);
+    p->maps = maps;
+    p->params = *params;
+    p->frame_limit = cfg->frames;
+    p->colormap = cfg->colormap;
+    p->p2 = params->p2;
+    p->queue_cap = p->info.live ? LIVE_QUEUE : FILES_QUEUE;
+    p->capture_slot = p->published = p->reading = -1;
+    if (stereo_create(params, maps, &p->stage, err, errlen) != STEREO_OK)
+        goto err;
+    say(p->backend, sizeof p->backend, "%s",
+        stereo_backend_to_str(stereo_active_backend(p->stage)));
+    say(p->note, sizeof p->note, "%s", stereo_backend_note(p->stage));
+    if (pool_alloc(p, err, errlen) != 0)
+        goto err;
+    for (int k = POOL_SLOTS - 1; k >= 0; k--)
+        push_free(p, k);
+    if (cfg->record_dir[0] && pair_recorder_open(cfg->record_dir, &p->rec, err, errlen) != 0)
+        goto err;
+    *out = p;
+    return 0;
+err:
+    live_pipeline_destroy(p, NULL, 0);
+    return -1;
+}
+
+int live_pipeline_start(live_pipeline *p, void (*wake)(void *), void *wake_user, char *err,
+                        size_t errlen)
+{
+    p->wake = wake;
+    p->wake_user = wake_user;
+    /* SIGINT / SIGTERM go to the caller's thread: the workers block them */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int e = pthread_create(&p->capture_thread, NULL, capture_main, p);
+    if (e == 0 && (e = pthread_create(&p->stage_thread, NULL, stage_main, p)) != 0) {
+        pthread_mutex_lock(&p->lock);
+        p->stop = 1;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->capture_thread, NULL);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e != 0) {
+        say(err, errlen, "pipeline: cannot start a thread: %s", strerror(e));
+        return -1;
+    }
+    p->started = 1;
+    return 0;
+}
+
+int live_pipeline_acquire(live_pipeline *p, live_frame *out)
+{
+    int got = 0;
+    pthread_mutex_lock(&p->lock);
+    if (p->reading < 0 && p->published >= 0 && p->published_number > p->shown_number) {
+        const slot *s = &p->slots[p->published];
+        p->reading = p->published;
+        p->reading_number = p->shown_number = p->published_number;
+        *out = (live_frame){p->published_result, s->pair.left, s->pair.right,
+                            s->pair.timestamp_ns, s->pair.scene_t, p->published_number,
+                            p->published_p2};
+        got = 1;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return got;
+}
+
+void live_pipeline_release(live_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->reading >= 0 && p->reading_retired)
+        push_free(p, p->reading);
+    p->reading = -1;
+    p->reading_retired = 0;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void live_pipeline_wait(live_pipeline *p, int timeout_ms)
+{
+    int64_t deadline = monotonic_ns() + (int64_t)timeout_ms * 1000000;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop && !p->stage_done && p->published_number <= p->shown_number &&
+           monotonic_ns() < deadline)
+        wait_until(p, deadline);
+    pthread_mutex_unlock(&p->lock);
+}
+
+int live_pipeline_finished(live_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    int done = p->stage_done && (p->stats.error[0] || p->published_number <= p->shown_number);
+    pthread_mutex_unlock(&p->lock);
+    return done;
+}
+
+void live_pipeline_stats(live_pipeline *p, live_stats *out)
+{
+    pthread_mutex_lock(&p->lock);
+    *out = p->stats;
+    pthread_mutex_unlock(&p->lock);
+}
+
+const char *live_pipeline_backend(const live_pipeline *p) { return p->backend; }
+const char *live_pipeline_backend_note(const live_pipeline *p) { return p->note; }
+
+void live_pipeline_set_colormap(live_pipeline *p, int colormap)
+{
+    pthread_mutex_lock(&p->lock);
+    p->colormap = colormap;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void live_pipeline_set_paused(live_pipeline *p, int paused)
+{
+    pthread_mutex_lock(&p->lock);
+    p->paused = paused;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+int live_pipeline_change_p2(live_pipeline *p, int delta)
+{
+    pthread_mutex_lock(&p->lock);
+    int lo = p->params.p1 + 1, p2 = p->p2 + delta;
+    p2 = p2 < lo ? lo : p2 > 1023 ? 1023 : p2;
+    if (p2 != p->p2) {
+        p->p2 = p->p2_request = p2;
+        p->frozen = 1;
+        pthread_cond_broadcast(&p->cond);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return p2;
+}
+
+void live_pipeline_stop(live_pipeline *p)
+{
+    if (!p || !p->started)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->capture_thread, NULL);
+    pthread_join(p->stage_thread, NULL);
+    p->started = 0;
+}
+
+int live_pipeline_destroy(live_pipeline *p, char *err, size_t errlen)
+{
+    if (!p)
+        return 0;
+    live_pipeline_stop(p);
+    int rc = 0;
+    char e[512];
+    if (p->rec && pair_recorder_close(p->rec, e, sizeof e) != 0) {
+        if (err)
+            say(err, errlen, "%s", e);
+        rc = -1;
+    }
+    if (p->stage) {
+        pool_free(p);
+        stereo_destroy(p->stage);
+    }
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* live_pipeline.h — the live app's capture and stage threads and the frames handed between them
+ * and the display (the caller's thread). live_pipeline.c's DESIGN comment has the details.
+ *
+ *   live_pipeline_create   stage + frame pool (+ recorder); nothing runs yet
+ *   live_pipeline_start    starts the capture and stage threads
+ *   live_pipeline_acquire  the newest result not shown yet, held until live_pipeline_release
+ *   live_pipeline_stop     flag, broadcast, join (idempotent)
+ *   live_pipeline_destroy  frees everything (stops first)
+ * Only the display thread calls acquire/release and the setters; create/start/stop/destroy come
+ * from the thread that owns the pipeline (the same one, in the app).
+ */
+#ifndef STEREO_APP_LIVE_PIPELINE_H
+#define STEREO_APP_LIVE_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "live_sources.h"
+#include "stereo.h"
+
+typedef struct live_pipeline live_pipeline;
+
+/* A processed pair as the display sees it. Everything points into pipeline memory that stays
+ * unchanged until live_pipeline_release. */
+typedef struct {
+    stereo_result result;       /* disparity, colour image (width x height of the stage) */
+    stereo_image left, right;   /* the input pair (before rectification) */
+    int64_t capture_ns;         /* CLOCK_MONOTONIC when the pair was captured */
+    double scene_t;             /* synth: the scene time */
+    uint64_t number;            /* 1, 2, ...: which processed pair this is */
+    int p2;                     /* the P2 it was computed with */
+} live_frame;
+
+typedef struct {
+    uint64_t captured;          /* pairs the source delivered */
+    uint64_t dropped;           /* pairs dropped (live sources only: oldest first) */
+    uint64_t processed;         /* pairs the stage finished */
+    double stage_ms_total;      /* sum of submit -> wait times */
+    double stage_ms_last;
+    int lost;                   /* the source says a camera is lost */
+    char message[512];          /* the source's latest message ("" when all is well) */
+    char source_stats[256];     /* cameras: pairs, unpaired drops, skew... ("" for other sources) */
+    char error[512];            /* why the pipeline stopped by itself ("" if it did not) */
+} live_stats;
+
+/* The source and maps are borrowed: they must outlive the pipeline (a new P2 recreates the
+ * stage from them); maps may be NULL. params: the stage's parameters with width/height set.
+ * On failure err has one line and *out is NULL. */
+int live_pipeline_create(const live_config *cfg, const stereo_params *params,
+                         const stereo_map maps[2], frame_source *src, live_pipeline **out,
+                         char *err, size_t errlen);
+
+/* wake (may be NULL) is called from the stage thread after each new result and when the
+ * pipeline finishes, e.g. to post an event to the display loop. */
+int live_pipeline_start(live_pipeline *p, void (*wake)(void *), void *wake_user, char *err,
+                        size_t errlen);
+
+/* The newest unseen result: 1 (held in *out until live_pipeline_release), 0 if none is new. */
+int live_pipeline_acquire(live_pipeline *p, live_frame *out);
+void live_pipeline_release(live_pipeline *p);
+
+/* Waits up to timeout_ms for a new result or the end (the headless loop). */
+void live_pipeline_wait(live_pipeline *p, int timeout_ms);
+
+/* 1 once nothing more will come: the frame limit was reached, the files ran out, or an error
+ * stopped it (stats.error) — and the last result has been acquired. */
+int live_pipeline_finished(live_pipeline *p);
+
+void live_pipeline_stats(live_pipeline *p, live_stats *out);
+
+/* The active backend's name ("cpu", "cuda") and stereo_backend_note ("" if nothing to say),
+ * fixed at create (a new P2 keeps the backend). */
+const char *live_pipeline_backend(const live_pipeline *p);
+const char *live_pipeline_backend_note(const live_pipeline *p);
+
+void live_pipeline_set_colormap(live_pipeline *p, int colormap);
+void live_pipeline_set_paused(live_pipeline *p, int paused);
+/* Asks for P2 + delta over the last P2 asked for (clamped to P1+1..1023); the stage thread
+ * recreates the stage between frames. Returns the P2 that will be used. */
+int live_pipeline_change_p2(live_pipeline *p, int delta);
+
+void live_pipeline_stop(live_pipeline *p);
+/* Stops, then frees everything; closes the recorder (writing replay.ini). 0, or -1 with err
+ * when closing the recording failed. NULL is a no-op. */
+int live_pipeline_destroy(live_pipeline *p, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,644 @@
+/* live_sources.c — the live app's frame sources (synth, files, v4l2 pair, side-by-side camera)
+ * behind the interface in live_sources.h, and the pair recorder.
+ *
+ * Each source is a section below with the same three static functions (name_open, name_read,
+ * name_close) and is reached through a small table; the shared part only dispatches.
+ */
+#include "live_sources.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "image_io.h"
+#include "synth.h"
+#include "v4l2_camera.h"
+
+/* A lost side-by-side camera is reopened this often (the pair backend's rate, capture.h). */
+#define SBS_RETRY_MS 1000
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int bytes_per_pixel(stereo_pixfmt f)
+{
+    return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1;
+}
+
+static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+typedef struct {
+    frame_status (*read)(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out, int timeout);
+    void (*close)(frame_source *s);
+} source_ops;
+
+struct frame_source {
+    const source_ops *ops;
+    frame_source_info info;
+    char message[512];
+    /* synth */
+    synth *scene;
+    int64_t t0_ns;
+    long count;
+    /* files */
+    char pattern[2][CONFIG_PATH_MAX];
+    long first, next;
+    int loop, channels;
+    /* v4l2 pair */
+    capture *cap;
+    /* sbs */
+    capture_config cam_cfg;    /* outlives the camera (v4l2_camera.h keeps a pointer) */
+    char device[CONFIG_PATH_MAX];
+    v4l2_camera *cam;
+    int64_t retry_at_ns;       /* lost: the next reopen attempt */
+    uint64_t cam_errors, cam_frames, cam_losses, cam_reconnects;
+};
+
+/* ---- synth: the generated scene, rendered straight into the stage's frames ----------------- */
+
+static frame_status synth_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+                               int timeout)
+{
+    int w = s->info.width, h = s->info.height;
+    int64_t now = monotonic_ns();
+    if (s->count == 0)
+        s->t0_ns = now;
+    double t = (double)(now - s->t0_ns) * 1e-9;
+    if (synth_render_views(s->scene, t, l, r, 1, (size_t)w, s->message, sizeof s->message) != 0)
+        return FRAME_ERROR;
+    out->left = (stereo_image){l, w, h, (size_t)w, STEREO_PIX_GREY8};
+    out->right = (stereo_image){r, w, h, (size_t)w, STEREO_PIX_GREY8};
+    out->timestamp_ns = now;
+    out->scene_t = t;
+    out->index = s->count++;
+    return FRAME_OK;
+}
+
+static void synth_close(frame_source *s) { synth_destroy(s->scene); }
+
+static const source_ops synth_ops = {synth_read, synth_close};
+
+static frame_status synth_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
+{
+    synth_params p = {.width = cfg->synth_width, .height = cfg->synth_height, .seed = 1};
+    if (synth_create(&p, &s->scene, err, errlen) != 0)
+        return FRAME_ERROR;
+    s->ops = &synth_ops;
+    s->info = (frame_source_info){cfg->synth_width, cfg->synth_height,
+                                  (size_t)cfg->synth_width * cfg->synth_height, 1,
+                                  cfg->synth_fps, 1};
+    return FRAME_OK;
+}
+
+/* ---- files: two printf-patterned image sequences -------------------------------------------- */
+
+/* A pattern must hold exactly one integer conversion (%d, %i, %u, with flags and width) and may
+ * hold %% besides: it goes to snprintf. */
+static int pattern_check(const char *pattern)
+{
+    int conversions = 0;
+    for (const char *c = pattern; *c; c++) {
+        if (*c != '%')
+            continue;
+        if (c[1] == '%') {
+            c++;
+            continue;
+        }
+        c++;
+        while (*c == '0' || *c == '-' || *c == ' ' || *c == '+')
+            c++;
+        while (*c >= '0' && *c <= '9')
+            c++;
+        if (*c != 'd' && *c != 'i' && *c != 'u')
+            return -1;
+        conversions++;
+    }
+    return conversions == 1 ? 0 : -1;
+}
+
+static void file_path(const frame_source *s, int side, long index, char *buf, size_t len)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(buf, len, s->pattern[side], (int)index); /* checked by pattern_check */
+#pragma GCC diagnostic pop
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Reads one side into buf; the image must have the size and channels of the first one. */
+static frame_status files_read_side(frame_source *s, int side, long index, uint8_t *buf)
+{
+    char path[PATH_MAX + CONFIG_PATH_MAX];
+    image im = {0};
+    file_path(s, side, index, path, sizeof path);
+    if (image_read8(path, &im, s->message, sizeof s->message) != 0)
+        return FRAME_ERROR;
+    if (im.width != s->info.width || im.height != s->info.height || im.channels != s->channels) {
+        say(s->message, sizeof s->message, "%s: %dx%d with %d channel(s), the sequence is %dx%d "
+            "with %d", path, im.width, im.height, im.channels, s->info.width, s->info.height,
+            s->channels);
+        image_free(&im);
+        return FRAME_ERROR;
+    }
+    memcpy(buf, im.data, (size_t)im.width * im.height * im.channels);
+    image_free(&im);
+    return FRAME_OK;
+}
+
+static frame_status files_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+                               int timeout)
+{
+    char path[PATH_MAX + CONFIG_PATH_MAX];
+    file_path(s, 0, s->next, path, sizeof path);
+    if (!file_exists(path)) {
+        if (!s->loop || s->next == s->first)
+            return FRAME_END;
+        s->next = s->first; /* loop */
+    }
+    frame_status st;
+    if ((st = files_read_side(s, 0, s->next, l)) != FRAME_OK ||
+        (st = files_read_side(s, 1, s->next, r)) != FRAME_OK)
+        return st;
+    int w = s->info.width, h = s->info.height;
+    stereo_pixfmt f = s->channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8;
+    out->left = (stereo_image){l, w, h, (size_t)w * s->channels, f};
+    out->right = (stereo_image){r, w, h, (size_t)w * s->channels, f};
+    out->timestamp_ns = monotonic_ns();
+    out->scene_t = 0;
+    out->index = s->next++;
+    return FRAME_OK;
+}
+
+static void files_close(frame_source *s) { (void)s; }
+
+static const source_ops files_ops = {files_read, files_close};
+
+static frame_status files_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
+{
+    const char *pat[2] = {cfg->left_pattern, cfg->right_pattern};
+    for (int i = 0; i < 2; i++) {
+        if (!pat[i][0] || pattern_check(pat[i]) != 0) {
+            say(err, errlen, "files: %s pattern '%s' needs exactly one %%d-style number (e.g. "
+                "%s_%%04d.png)", i ? "right" : "left", pat[i], i ? "right" : "left");
+            return FRAME_ERROR;
+        }
+        snprintf(s->pattern[i], sizeof s->pattern[i], "%s", pat[i]);
+    }
+    /* sequences start at 0 or 1 */
+    char path[PATH_MAX + CONFIG_PATH_MAX];
+    s->first = -1;
+    for (long k = 0; k <= 1 && s->first < 0; k++) {
+        file_path(s, 0, k, path, sizeof path);
+        if (file_exists(path))
+            s->first = k;
+    }
+    if (s->first < 0) {
+        file_path(s, 0, 0, path, sizeof path);
+        say(err, errlen, "files: no left image: neither %s nor the one numbered 1 exists", path);
+        return FRAME_ERROR;
+    }
+    image im = {0};
+    file_path(s, 0, s->first, path, sizeof path);
+    if (image_read8(path, &im, err, errlen) != 0)
+        return FRAME_ERROR;
+    s->channels = im.channels;
+    s->info = (frame_source_info){im.width, im.height,
+                                  (size_t)im.width * im.height * im.channels, 0, cfg->files_fps, 0};
+    image_free(&im);
+    s->next = s->first;
+    s->loop = cfg->files_loop;
+    s->ops = &files_ops;
+    return FRAME_OK;
+}
+
+/* ---- v4l2: a camera pair through capture.h -------------------------------------------------- */
+
+static void log_line(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "stereo-live: %s\n", line);
+}
+
+/* Copies a frame's rows (the driver's pitch) into a tightly packed buffer. */
+static stereo_image pack_rows(const uint8_t *src, size_t src_pitch, int width, int height,
+                              stereo_pixfmt f, uint8_t *dst)
+{
+    size_t row = (size_t)width * bytes_per_pixel(f);
+    for (int y = 0; y < height; y++)
+        memcpy(dst + y * row, src + y * src_pitch, row);
+    return (stereo_image){dst, width, height, row, f};
+}
+
+static frame_status v4l2_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+                              int timeout)
+{
+    capture_pair p;
+    capture_status st = capture_next(s->cap, &p, timeout);
+    snprintf(s->message, sizeof s->message, "%s", capture_message(s->cap));
+    if (st == CAPTURE_TIMEOUT)
+        return FRAME_TIMEOUT;
+    if (st == CAPTURE_LOST)
+        return FRAME_LOST;
+    if (st != CAPTURE_OK)
+        return FRAME_ERROR;
+    /* one copy out of the driver's buffers, which go straight back (see live_sources.h) */
+    out->left = pack_rows(p.left.data, p.left.pitch, p.left.width, p.left.height, p.left.format, l);
+    out->right = pack_rows(p.right.data, p.right.pitch, p.right.width, p.right.height,
+                           p.right.format, r);
+    out->timestamp_ns = p.left.timestamp_ns;
+    out->scene_t = 0;
+    out->index = p.left.sequence;
+    capture_release(s->cap, &p);
+    return FRAME_OK;
+}
+
+static void v4l2_close(frame_source *s) { capture_close(s->cap); }
+
+static const source_ops v4l2_ops = {v4l2_read, v4l2_close};
+
+static void camera_config(const live_config *cfg, capture_config *cc)
+{
+    memset(cc, 0, sizeof *cc);
+    cc->backend = CAPTURE_V4L2_PAIR;
+    cc->width = cfg->width;
+    cc->height = cfg->height;
+    cc->fps = cfg->fps;
+    cc->format = cfg->format;
+    cc->buffers = cfg->buffers;
+    cc->max_skew_ns = (int64_t)cfg->max_skew_ms * 1000000;
+    cc->ncontrols = cfg->ncontrols;
+    memcpy(cc->controls, cfg->controls, sizeof cc->controls);
+    cc->log = log_line;
+}
+
+static frame_status v4l2_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
+{
+    capture_config cc;
+    camera_config(cfg, &cc);
+    cc.device[0] = cfg->left_device;
+    cc.device[1] = cfg->right_device;
+    if (capture_open(&cc, &s->cap, err, errlen) != CAPTURE_OK)
+        return FRAME_ERROR;
+    s->ops = &v4l2_ops;
+    /* the format is known at the first frame: room for the widest (RGB24) */
+    s->info = (frame_source_info){cfg->width, cfg->height, (size_t)cfg->width * cfg->height * 3,
+                                  1, 0, 0};
+    return FRAME_OK;
+}
+
+/* ---- sbs: one side-by-side camera (left half | right half), split here ---------------------- */
+
+static frame_status sbs_start(frame_source *s, char *err, size_t errlen)
+{
+    if (v4l2_camera_open(&s->cam_cfg, 0, &s->cam, err, errlen) != CAPTURE_OK)
+        return FRAME_ERROR;
+    if (v4l2_camera_start(s->cam, err, errlen) != CAPTURE_OK) {
+        v4l2_camera_close(s->cam);
+        s->cam = NULL;
+        return FRAME_ERROR;
+    }
+    return FRAME_OK;
+}
+
+static void sbs_stop(frame_source *s)
+{
+    v4l2_camera_stop(s->cam);
+    v4l2_camera_close(s->cam);
+    s->cam = NULL;
+}
+
+static void sbs_lose(frame_source *s, const char *reason)
+{
+    sbs_stop(s);
+    s->cam_losses++;
+    s->retry_at_ns = monotonic_ns() + SBS_RETRY_MS * 1000000LL;
+    say(s->message, sizeof s->message, "sbs camera %s: lost (%s), retrying every %d s", s->device,
+        reason, SBS_RETRY_MS / 1000);
+    log_line(NULL, s->message);
+}
+
+static frame_status sbs_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+                             int timeout)
+{
+    char err[512];
+    if (!s->cam) { /* lost: reopen by path once the retry time has come */
+        int64_t wait_ms = (s->retry_at_ns - monotonic_ns()) / 1000000;
+        if (wait_ms > 0) {
+            if (wait_ms > timeout)
+                wait_ms = timeout;
+            struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000};
+            nanosleep(&ts, NULL);
+            return FRAME_LOST;
+        }
+        if (sbs_start(s, err, sizeof err) != FRAME_OK) {
+            s->retry_at_ns = monotonic_ns() + SBS_RETRY_MS * 1000000LL;
+            return FRAME_LOST;
+        }
+        s->cam_reconnects++;
+        log_line(NULL, "sbs camera reconnected");
+        s->message[0] = 0;
+    }
+    struct pollfd pfd = {.fd = v4l2_camera_fd(s->cam), .events = POLLIN};
+    int n = poll(&pfd, 1, timeout);
+    if (n < 0 && errno != EINTR) {
+        sbs_lose(s, strerror(errno));
+        return FRAME_LOST;
+    }
+    if (n <= 0)
+        return FRAME_TIMEOUT;
+    capture_frame f;
+    int got = v4l2_camera_dequeue(s->cam, &f, &s->cam_errors, err, sizeof err);
+    if (got < 0) {
+        sbs_lose(s, errno == ENODEV ? "unplugged" : err);
+        return FRAME_LOST;
+    }
+    if (got == 0) {
+        if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) {
+            sbs_lose(s, "the device reported an error");
+            return FRAME_LOST;
+        }
+        return FRAME_TIMEOUT;
+    }
+    /* split: each half into its own frame (the stage reads a frame in place only from the start
+     * of its allocation) */
+    int half = f.width / 2;
+    out->left = pack_rows(f.data, f.pitch, half, f.height, f.format, l);
+    out->right = pack_rows(f.data + (size_t)half * bytes_per_pixel(f.format), f.pitch, half,
+                           f.height, f.format, r);
+    out->timestamp_ns = f.timestamp_ns;
+    out->scene_t = 0;
+    out->index = f.sequence;
+    s->cam_frames++;
+    if (v4l2_camera_requeue(s->cam, f.buffer) != 0)
+        sbs_lose(s, "cannot give a buffer back to the driver");
+    return FRAME_OK;
+}
+
+static void sbs_close(frame_source *s)
+{
+    if (s->cam)
+        sbs_stop(s);
+}
+
+static const source_ops sbs_ops = {sbs_read, sbs_close};
+
+static frame_status sbs_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
+{
+    /* YUYV pairs pixels: each half must start on a pixel pair */
+    if (cfg->width % 4 != 0) {
+        say(err, errlen, "sbs: camera width %d must be a multiple of 4 (two halves of whole "
+            "pixel pairs)", cfg->width);
+        return FRAME_ERROR;
+    }
+    snprintf(s->device, sizeof s->device, "%s", cfg->sbs_device);
+    camera_config(cfg, &s->cam_cfg);
+    s->cam_cfg.device[0] = s->device;
+    if (s->cam_cfg.buffers == 0)
+        s->cam_cfg.buffers = CAPTURE_MIN_BUFFERS;
+    s->cam_cfg.retry_ms = SBS_RETRY_MS;
+    char why[512];
+    if (sbs_start(s, why, sizeof why) != FRAME_OK) {
+        say(err, errlen, "sbs: %s", why);
+        return FRAME_ERROR;
+    }
+    s->ops = &sbs_ops;
+    s->info = (frame_source_info){cfg->width / 2, cfg->height,
+                                  (size_t)(cfg->width / 2) * cfg->height * 3, 1, 0, 0};
+    return FRAME_OK;
+}
+
+/* ---- the interface -------------------------------------------------------------------------- */
+
+frame_status frame_source_open(const live_config *cfg, frame_source **out, char *err,
+                               size_t errlen)
+{
+    *out = NULL;
+    frame_source *s = calloc(1, sizeof *s);
+    if (!s) {
+        say(err, errlen, "source: out of memory");
+        return FRAME_ERROR;
+    }
+    frame_status st;
+    switch (cfg->source) {
+    case SOURCE_SYNTH: st = synth_open(cfg, s, err, errlen); break;
+    case SOURCE_FILES: st = files_open(cfg, s, err, errlen); break;
+    case SOURCE_V4L2: st = v4l2_open(cfg, s, err, errlen); break;
+    case SOURCE_SBS: st = sbs_open(cfg, s, err, errlen); break;
+    default:
+        say(err, errlen, "source: unknown type %d", (int)cfg->source);
+        st = FRAME_ERROR;
+    }
+    if (st != FRAME_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return FRAME_OK;
+}
+
+void frame_source_info_get(const frame_source *s, frame_source_info *out) { *out = s->info; }
+
+frame_status frame_source_read(frame_source *s, uint8_t *left_buf, uint8_t *right_buf,
+                               frame_pair *out, int timeout_ms)
+{
+    memset(out, 0, sizeof *out);
+    return s->ops->read(s, left_buf, right_buf, out, timeout_ms);
+}
+
+const char *frame_source_message(const frame_source *s) { return s->message; }
+
+void frame_source_stats_line(const frame_source *s, char *buf, size_t len)
+{
+    if (s->cap) {
+        capture_stats cs;
+        capture_stats_get(s->cap, &cs);
+        say(buf, len, "cameras: %llu pairs, skew %.1f ms (max %.1f), %llu+%llu unpaired, "
+            "%llu stale, %llu+%llu errors, %llu+%llu losses", (unsigned long long)cs.pairs,
+            cs.skew_ns / 1e6, cs.max_skew_ns / 1e6,
+            (unsigned long long)cs.unpaired[0], (unsigned long long)cs.unpaired[1],
+            (unsigned long long)cs.stale_pairs, (unsigned long long)cs.errors[0],
+            (unsigned long long)cs.errors[1], (unsigned long long)cs.losses[0],
+            (unsigned long long)cs.losses[1]);
+    } else if (s->ops == &sbs_ops) {
+        say(buf, len, "sbs camera: %llu frames, %llu errors, %llu losses, %llu reconnects",
+            (unsigned long long)s->cam_frames, (unsigned long long)s->cam_errors,
+            (unsigned long long)s->cam_losses, (unsigned long long)s->cam_reconnects);
+    } else if (len) {
+        buf[0] = 0;
+    }
+}
+
+void frame_source_close(frame_source *s)
+{
+    if (!s)
+        return;
+    s->ops->close(s);
+    free(s);
+}
+
+/* ---- recording ------------------------------------------------------------------------------ */
+
+struct pair_recorder {
+    char dir[PATH_MAX];
+    FILE *stamps;
+    long count;
+    int64_t first_ns, last_ns;
+    uint8_t *row;          /* YUYV -> Y conversion, one image */
+    size_t row_bytes;
+};
+
+int pair_recorder_open(const char *dir, pair_recorder **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        say(err, errlen, "%s: cannot create the recording folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    pair_recorder *r = calloc(1, sizeof *r);
+    if (!r) {
+        say(err, errlen, "%s: out of memory", dir);
+        return -1;
+    }
+    /* absolute, so replay.ini works from any directory */
+    if (!realpath(dir, r->dir)) {
+        say(err, errlen, "%s: %s", dir, strerror(errno));
+        free(r);
+        return -1;
+    }
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/timestamps.txt", r->dir);
+    if (!(r->stamps = fopen(path, "w"))) {
+        say(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        free(r);
+        return -1;
+    }
+    fprintf(r->stamps, "# index t_ns (CLOCK_MONOTONIC, relative to the first pair)\n");
+    *out = r;
+    return 0;
+}
+
+/* One side as an image_io image: GREY8 / RGB24 rows as they are, YUYV's Y plane. */
+static int write_side(pair_recorder *r, const stereo_image *im, const char *path, char *err,
+                      size_t errlen)
+{
+    int channels = im->format == STEREO_PIX_RGB24 ? 3 : 1;
+    size_t need = (size_t)im->width * im->height * channels;
+    if (need > r->row_bytes) {
+        uint8_t *p = realloc(r->row, need);
+        if (!p) {
+            say(err, errlen, "%s: out of memory", path);
+            return -1;
+        }
+        r->row = p;
+        r->row_bytes = need;
+    }
+    for (int y = 0; y < im->height; y++) {
+        const uint8_t *src = im->data + y * im->pitch;
+        uint8_t *dst = r->row + (size_t)y * im->width * channels;
+        if (im->format == STEREO_PIX_YUYV)
+            for (int x = 0; x < im->width; x++)
+                dst[x] = src[2 * x];
+        else
+            memcpy(dst, src, (size_t)im->width * channels);
+    }
+    image img = {im->width, im->height, channels, 8, r->row};
+    return image_write(path, &img, err, errlen);
+}
+
+int pair_recorder_write(pair_recorder *r, const frame_pair *p, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/left_%06ld.png", r->dir, r->count);
+    if (write_side(r, &p->left, path, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/right_%06ld.png", r->dir, r->count);
+    if (write_side(r, &p->right, path, err, errlen) != 0)
+        return -1;
+    if (r->count == 0)
+        r->first_ns = p->timestamp_ns;
+    r->last_ns = p->timestamp_ns;
+    fprintf(r->stamps, "%ld %lld\n", r->count, (long long)(p->timestamp_ns - r->first_ns));
+    if (fflush(r->stamps) != 0) {
+        say(err, errlen, "%s/timestamps.txt: %s", r->dir, strerror(errno));
+        return -1;
+    }
+    r->count++;
+    return 0;
+}
+
+long pair_recorder_count(const pair_recorder *r) { return r->count; }
+
+/* A path for a printf pattern: '%' doubled. */
+static void escape_percent(const char *in, char *out, size_t len)
+{
+    size_t k = 0;
+    for (; *in && k + 2 < len; in++) {
+        if (*in == '%')
+            out[k++] = '%';
+        out[k++] = *in;
+    }
+    out[k] = 0;
+}
+
+int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
+{
+    if (!r)
+        return 0;
+    int rc = 0;
+    if (fclose(r->stamps) != 0) {
+        say(err, errlen, "%s/timestamps.txt: %s", r->dir, strerror(errno));
+        rc = -1;
+    }
+    char path[PATH_MAX + 32], dir[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/replay.ini", r->dir);
+    escape_percent(r->dir, dir, sizeof dir);
+    /* replay at the recorded rate */
+    int fps = 0;
+    if (r->count > 1 && r->last_ns > r->first_ns)
+        fps = (int)((double)(r->count - 1) * 1e9 / (double)(r->last_ns - r->first_ns) + 0.5);
+    if (fps < 1)
+        fps = 1;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        if (rc == 0)
+            say(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        rc = -1;
+    } else {
+        fprintf(f, "# written by stereo-live --record: %ld pairs; replay with\n"
+                   "#   stereo-live --config %s\n"
+                   "[source]\ntype = files\n\n[files]\nleft = %s/left_%%06d.png\n"
+                   "right = %s/right_%%06d.png\nfps = %d\nloop = false\n",
+                r->count, path, dir, dir, fps);
+        if (fclose(f) != 0 && rc == 0) {
+            say(err, errlen, "%s: %s", path, strerror(errno));
+            rc = -1;
+        }
+    }
+    free(r->row);
+    free(r);
+    return rc;
+}

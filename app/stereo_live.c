@@ -1,0 +1,958 @@
+/* stereo-live — live stereo depth: two cameras (or the generated scene, or recorded files) in,
+ * colour-mapped disparity in an SDL window with an overlay out.
+ *
+ *   stereo-live                         the generated scene, in a window (the embedded default)
+ *   stereo-live --config rig.ini        cameras and settings from a file (see app/config.h)
+ *   stereo-live --headless --frames 100 no window: statistics once a second
+ *
+ * The main thread is the display (SDL wants it); the capture and stage threads live in
+ * live_pipeline.c, the sources in live_sources.c. Exit status: 0 after a clean shutdown (frame
+ * limit, end of the files, window closed, q/Esc, SIGINT, SIGTERM), 1 when something failed while
+ * running, 2 for a bad option or configuration (reported before anything is opened).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <SDL.h>
+#include <SDL_ttf.h>
+
+#include "calib.h"
+#include "colormap.h"
+#include "config.h"
+#include "image_io.h"
+#include "live_pipeline.h"
+#include "live_sources.h"
+#include "mapfile.h"
+#include "stereo.h"
+
+#define EXIT_USAGE 2
+#define MAX_OVERRIDES 64
+#define MIN_WINDOW_WIDTH 640    /* small images are scaled up by an integer factor to this */
+#define P2_STEP 16              /* +/- keys */
+#define GRID_LINES 16           /* horizontal lines of the pair view */
+#define OVERLAY_LINE 640        /* bytes of one overlay line */
+
+static const char usage_text[] =
+    "usage: stereo-live [options]\n"
+    "\n"
+    "Live stereo depth: frame pairs from the generated scene (default), two V4L2 cameras, one\n"
+    "side-by-side camera or image files, through the stereo stage, shown colour-mapped.\n"
+    "\n"
+    "  --config FILE          settings (INI, see config/); options below override it\n"
+    "  --source S             synth (default) | v4l2 | sbs | files\n"
+    "  --frames N             stop after N processed pairs (0 = until closed; the files\n"
+    "                         source also stops at its last pair unless files.loop = true)\n"
+    "  --headless             no window: statistics once a second\n"
+    "  --fullscreen           full screen window\n"
+    "  --backend B            auto (default) | cpu | cuda\n"
+    "  --screenshot FILE.png  save the window (headless: the colour disparity) at the end\n"
+    "  --record DIR           write the processed raw pairs and timestamps.txt to DIR\n"
+    "                         (replay: stereo-live --config DIR/replay.ini)\n"
+    "  --set SECTION.KEY=VAL  any key of the configuration file, e.g. --set synth.width=320\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
+    "s screenshot, f full screen, +/- P2, h help.\n";
+
+static volatile sig_atomic_t got_signal;
+static void on_signal(int sig) { got_signal = sig; }
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void report(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("stereo-live: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+typedef struct {
+    char option[96];    /* "--frames", "--set" (for messages) */
+    char section[32], key[64];
+    const char *value;
+} override;
+
+/* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
+ * the reason; *help set for --help. */
+static int parse_options(int argc, char **argv, const char **config_path, override *ov, int *nov,
+                         int *help)
+{
+    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SCREENSHOT,
+           O_RECORD, O_SET };
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, O_CONFIG},
+        {"source", required_argument, NULL, O_SOURCE},
+        {"frames", required_argument, NULL, O_FRAMES},
+        {"headless", no_argument, NULL, O_HEADLESS},
+        {"fullscreen", no_argument, NULL, O_FULLSCREEN},
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"screenshot", required_argument, NULL, O_SCREENSHOT},
+        {"record", required_argument, NULL, O_RECORD},
+        {"set", required_argument, NULL, O_SET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    static const struct {
+        int id;
+        const char *section, *key, *value;
+    } simple[] = {
+        {O_SOURCE, "source", "type", NULL},     {O_FRAMES, "run", "frames", NULL},
+        {O_HEADLESS, "display", "headless", "true"},
+        {O_FULLSCREEN, "display", "fullscreen", "true"},
+        {O_BACKEND, "stereo", "backend", NULL}, {O_SCREENSHOT, "run", "screenshot", NULL},
+        {O_RECORD, "record", "dir", NULL},
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            *help = 1;
+            return 0;
+        }
+        if (c == '?' || c == ':') {
+            const char *arg = argv[optind - 1];
+            report("%s: %s (see --help)", arg,
+                  c == ':' ? "needs a value" : "unknown option");
+            return -1;
+        }
+        if (c == O_CONFIG) {
+            *config_path = optarg;
+            continue;
+        }
+        if (*nov == MAX_OVERRIDES) {
+            report("too many options (at most %d)", MAX_OVERRIDES);
+            return -1;
+        }
+        override *o = &ov[(*nov)++];
+        memset(o, 0, sizeof *o);
+        for (const struct option *op = opts; op->name; op++)
+            if (op->val == c)
+                snprintf(o->option, sizeof o->option, "--%s", op->name);
+        if (c == O_SET) {
+            snprintf(o->option, sizeof o->option, "--set %.80s", optarg);
+            const char *dot = strchr(optarg, '.'), *eq = strchr(optarg, '=');
+            if (!dot || !eq || dot > eq || dot == optarg || eq == dot + 1 ||
+                (size_t)(dot - optarg) >= sizeof o->section ||
+                (size_t)(eq - dot - 1) >= sizeof o->key) {
+                report("--set %s: expected SECTION.KEY=VALUE (e.g. synth.width=320)", optarg);
+                return -1;
+            }
+            memcpy(o->section, optarg, (size_t)(dot - optarg));
+            memcpy(o->key, dot + 1, (size_t)(eq - dot - 1));
+            o->value = eq + 1;
+            continue;
+        }
+        for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+            if (simple[i].id == c) {
+                snprintf(o->section, sizeof o->section, "%s", simple[i].section);
+                snprintf(o->key, sizeof o->key, "%s", simple[i].key);
+                o->value = simple[i].value ? simple[i].value : optarg;
+            }
+    }
+    if (optind < argc) {
+        report("%s: unexpected argument (see --help)", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Defaults, the file, the options, the cross-checks: 0, or -1 after printing one line. */
+static int load_config(int argc, char **argv, live_config *cfg, int *help)
+{
+    override ov[MAX_OVERRIDES];
+    int nov = 0;
+    const char *path = NULL;
+    char err[1024];
+    live_config_defaults(cfg);
+    if (parse_options(argc, argv, &path, ov, &nov, help) != 0)
+        return -1;
+    if (*help)
+        return 0;
+    if (path && live_config_load(path, cfg, err, sizeof err) != 0) {
+        report("%s", err);
+        return -1;
+    }
+    for (int i = 0; i < nov; i++)
+        if (live_config_set(cfg, ov[i].section, ov[i].key, ov[i].value, err, sizeof err) != 0) {
+            report("%s: %s", ov[i].option, err);
+            return -1;
+        }
+    if (live_config_check(cfg, err, sizeof err) != 0) {
+        report("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- statistics over the last second ------------------------------------------------------- */
+
+typedef struct {
+    int64_t t_ns;
+    live_stats last;
+    double capture_fps, stage_fps, stage_ms;
+    double latency_sum_ms;
+    int latency_n;
+    double latency_ms;      /* mean over the last period */
+} rates;
+
+static void rates_update(rates *r, const live_stats *s, int64_t now)
+{
+    double dt = (double)(now - r->t_ns) * 1e-9;
+    if (dt <= 0)
+        return;
+    uint64_t dp = s->processed - r->last.processed;
+    r->capture_fps = (double)(s->captured - r->last.captured) / dt;
+    r->stage_fps = (double)dp / dt;
+    if (dp)
+        r->stage_ms = (s->stage_ms_total - r->last.stage_ms_total) / (double)dp;
+    if (r->latency_n)
+        r->latency_ms = r->latency_sum_ms / r->latency_n;
+    r->latency_sum_ms = 0;
+    r->latency_n = 0;
+    r->last = *s;
+    r->t_ns = now;
+}
+
+static void rates_latency(rates *r, int64_t capture_ns, int64_t now)
+{
+    r->latency_sum_ms += (double)(now - capture_ns) * 1e-6;
+    r->latency_n++;
+}
+
+/* ---- what the app runs on -------------------------------------------------------------------- */
+
+typedef struct {
+    live_config cfg;
+    frame_source *src;
+    frame_source_info info;
+    stereo_map maps[2];
+    int have_maps;
+    double focal_px, baseline;   /* > 0 when a calibration YAML gives them (depth readout) */
+    stereo_params params;
+    live_pipeline *pipe;
+    rates rt;
+    /* the newest frame shown */
+    uint64_t shown;
+    double scene_t;
+    int p2;
+    int16_t *disparity;          /* copy of the shown disparity, for the cursor readout */
+    uint8_t *last_rgb;           /* headless --screenshot: the shown colour disparity */
+} app;
+
+static void status_line(app *a, const live_stats *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "frame %llu | capture %.1f fps | stage %.1f fps %.1f ms | latency %.0f ms"
+             " | dropped %llu | %s | %dx%d D%d%s%s%s%s",
+             (unsigned long long)s->processed, a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms,
+             a->rt.latency_ms, (unsigned long long)s->dropped, live_pipeline_backend(a->pipe),
+             a->params.width, a->params.height, a->params.num_disparities,
+             s->source_stats[0] ? " | " : "", s->source_stats,
+             s->message[0] ? " | " : "", s->message);
+}
+
+/* The generated scene's time lets a test render the ground truth of the frame shown. */
+static void log_screenshot(const app *a)
+{
+    if (a->info.have_scene_time)
+        report("screenshot %s (frame %llu, scene t %.3f s)", a->cfg.screenshot,
+              (unsigned long long)a->shown, a->scene_t);
+    else
+        report("screenshot %s (frame %llu)", a->cfg.screenshot, (unsigned long long)a->shown);
+}
+
+/* Keeps what the overlay and the screenshot need from a frame the display holds. */
+static void take_frame(app *a, const live_frame *f)
+{
+    size_t n = (size_t)a->params.width * a->params.height;
+    memcpy(a->disparity, f->result.disparity, n * sizeof *a->disparity);
+    a->shown = f->number;
+    a->scene_t = f->scene_t;
+    a->p2 = f->p2;
+    if (a->last_rgb)
+        for (int y = 0; y < a->params.height; y++)
+            for (int x = 0; x < a->params.width; x++)
+                memcpy(a->last_rgb + ((size_t)y * a->params.width + x) * 3,
+                       f->result.rgba + y * f->result.rgba_pitch + (size_t)x * 4, 3);
+}
+
+/* ---- headless ---------------------------------------------------------------------------- */
+
+static void run_headless(app *a)
+{
+    int64_t next_print = monotonic_ns() + 1000000000LL;
+    live_stats s;
+    char line[1024];
+    while (!got_signal) {
+        live_pipeline_wait(a->pipe, 100);
+        live_frame f;
+        if (live_pipeline_acquire(a->pipe, &f)) {
+            take_frame(a, &f);
+            live_pipeline_release(a->pipe);
+            rates_latency(&a->rt, f.capture_ns, monotonic_ns());
+        }
+        int64_t now = monotonic_ns();
+        if (now >= next_print) {
+            live_pipeline_stats(a->pipe, &s);
+            rates_update(&a->rt, &s, now);
+            status_line(a, &s, line, sizeof line);
+            printf("%s\n", line);
+            fflush(stdout);
+            next_print += 1000000000LL;
+        }
+        if (live_pipeline_finished(a->pipe))
+            break;
+    }
+}
+
+/* ---- display --------------------------------------------------------------------------------- */
+
+typedef struct {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    SDL_Texture *disp;   /* stage size: the colour-mapped disparity */
+    SDL_Texture *pair;   /* 2 x source width: left | right input */
+    TTF_Font *font;
+    int font_px, ttf_up;
+    Uint32 wake_event;
+    live_view view;
+    colormap_id colormap;
+    int paused, help, fullscreen;
+    int mouse_x, mouse_y, mouse_in;
+    int shown_any;
+    int screenshots;
+    char renderer[64];   /* video driver and renderer, for the log */
+} display;
+
+static void wake_display(void *user)
+{
+    display *d = user;
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = d->wake_event;
+    SDL_PushEvent(&e); /* thread-safe; a full queue only delays the next frame */
+}
+
+static void open_font(display *d, const live_config *cfg)
+{
+    int w, h;
+    SDL_GetRendererOutputSize(d->ren, &w, &h);
+    int px = h / 34;
+    px = px < 11 ? 11 : px > 22 ? 22 : px;
+    if (d->font && px == d->font_px)
+        return;
+    if (d->font)
+        TTF_CloseFont(d->font);
+    d->font = TTF_OpenFont(cfg->font, px);
+    d->font_px = px;
+    if (!d->font)
+        report("font %s: %s (no overlay text)", cfg->font, TTF_GetError());
+}
+
+static void display_close(display *d)
+{
+    if (d->font)
+        TTF_CloseFont(d->font);
+    if (d->ttf_up)
+        TTF_Quit();
+    if (d->disp)
+        SDL_DestroyTexture(d->disp);
+    if (d->pair)
+        SDL_DestroyTexture(d->pair);
+    if (d->ren)
+        SDL_DestroyRenderer(d->ren);
+    if (d->win)
+        SDL_DestroyWindow(d->win);
+    SDL_Quit();
+    memset(d, 0, sizeof *d);
+}
+
+/* Opens the window. 0; -1 when there is no display (err says why: the app then runs headless). */
+static int display_open(display *d, const app *a, char *err, size_t errlen)
+{
+    const live_config *cfg = &a->cfg;
+    memset(d, 0, sizeof *d);
+    d->view = cfg->view;
+    d->colormap = cfg->colormap;
+    d->fullscreen = cfg->fullscreen;
+    SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1"); /* SIGINT/SIGTERM are ours */
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        snprintf(err, errlen, "%s", SDL_GetError());
+        SDL_Quit();
+        return -1;
+    }
+    /* SDL falls back to a window in memory when there is no screen: that is "no display",
+     * unless asked for by name (SDL_VIDEODRIVER=offscreen, for tests) */
+    const char *driver = SDL_GetCurrentVideoDriver(), *asked = SDL_getenv("SDL_VIDEODRIVER");
+    if (driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) &&
+        !(asked && asked[0])) {
+        snprintf(err, errlen, "SDL found no screen, only its %s driver", driver);
+        SDL_Quit();
+        return -1;
+    }
+    int w = cfg->window_width, h = cfg->window_height;
+    if (w <= 0 || h <= 0) {
+        int k = a->params.width < MIN_WINDOW_WIDTH ? MIN_WINDOW_WIDTH / a->params.width : 1;
+        w = a->params.width * (k < 1 ? 1 : k);
+        h = a->params.height * (k < 1 ? 1 : k);
+    }
+    Uint32 flags = SDL_WINDOW_RESIZABLE | (d->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+    if (!(d->win = SDL_CreateWindow("stereo-live", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                                    w, h, flags))) {
+        snprintf(err, errlen, "%s", SDL_GetError());
+        display_close(d);
+        return -1;
+    }
+    if (!(d->ren = SDL_CreateRenderer(d->win, -1, 0)) &&
+        !(d->ren = SDL_CreateRenderer(d->win, -1, SDL_RENDERER_SOFTWARE))) {
+        snprintf(err, errlen, "renderer: %s", SDL_GetError());
+        display_close(d);
+        return -1;
+    }
+    SDL_RendererInfo ri;
+    snprintf(d->renderer, sizeof d->renderer, "%s %s", driver ? driver : "?",
+             SDL_GetRendererInfo(d->ren, &ri) == 0 ? ri.name : "?");
+    d->disp = SDL_CreateTexture(d->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING,
+                                a->params.width, a->params.height);
+    d->pair = SDL_CreateTexture(d->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING,
+                                2 * a->info.width, a->info.height);
+    if (!d->disp || !d->pair) {
+        snprintf(err, errlen, "texture: %s", SDL_GetError());
+        display_close(d);
+        return -1;
+    }
+    if (TTF_Init() != 0)
+        report("SDL_ttf: %s (no overlay text)", TTF_GetError());
+    else {
+        d->ttf_up = 1;
+        open_font(d, cfg);
+    }
+    d->wake_event = SDL_RegisterEvents(1);
+    return 0;
+}
+
+/* One input image's rows into RGBA texture rows (grey, RGB24, or YUYV's luma). */
+static void input_to_rgba(const stereo_image *im, uint8_t *pixels, int pitch, int x0)
+{
+    for (int y = 0; y < im->height; y++) {
+        const uint8_t *s = im->data + y * im->pitch;
+        uint8_t *o = pixels + (size_t)y * pitch + (size_t)x0 * 4;
+        for (int x = 0; x < im->width; x++, o += 4) {
+            if (im->format == STEREO_PIX_RGB24) {
+                o[0] = s[3 * x];
+                o[1] = s[3 * x + 1];
+                o[2] = s[3 * x + 2];
+            } else {
+                o[0] = o[1] = o[2] = s[im->format == STEREO_PIX_YUYV ? 2 * x : x];
+            }
+            o[3] = 255;
+        }
+    }
+}
+
+/* Copies a held frame into the textures, row by row at the pitch SDL gives. */
+static void upload(display *d, const live_frame *f)
+{
+    void *px;
+    int pitch;
+    if (SDL_LockTexture(d->disp, NULL, &px, &pitch) == 0) {
+        int w, h;
+        SDL_QueryTexture(d->disp, NULL, NULL, &w, &h);
+        for (int y = 0; y < h; y++)
+            memcpy((uint8_t *)px + (size_t)y * pitch, f->result.rgba + y * f->result.rgba_pitch,
+                   (size_t)w * 4);
+        SDL_UnlockTexture(d->disp);
+    }
+    if (SDL_LockTexture(d->pair, NULL, &px, &pitch) == 0) {
+        input_to_rgba(&f->left, px, pitch, 0);
+        input_to_rgba(&f->right, px, pitch, f->left.width);
+        SDL_UnlockTexture(d->pair);
+    }
+}
+
+/* The largest rect of the image's aspect centred in the output. */
+static SDL_Rect fit_rect(SDL_Renderer *ren, int iw, int ih)
+{
+    int ow, oh;
+    SDL_GetRendererOutputSize(ren, &ow, &oh);
+    SDL_Rect r;
+    if ((int64_t)ow * ih <= (int64_t)oh * iw) {
+        r.w = ow;
+        r.h = (int)((int64_t)ow * ih / iw);
+    } else {
+        r.h = oh;
+        r.w = (int)((int64_t)oh * iw / ih);
+    }
+    r.x = (ow - r.w) / 2;
+    r.y = (oh - r.h) / 2;
+    return r;
+}
+
+/* The view's image size and where it is drawn. */
+static SDL_Rect view_rect(const display *d, const app *a, int *iw, int *ih)
+{
+    *iw = d->view == VIEW_PAIR ? 2 * a->info.width
+          : d->view == VIEW_LEFT ? a->info.width : a->params.width;
+    *ih = d->view == VIEW_PAIR || d->view == VIEW_LEFT ? a->info.height : a->params.height;
+    return fit_rect(d->ren, *iw, *ih);
+}
+
+/* The stage pixel under the mouse (the left image in the pair view). 0 if outside. */
+static int cursor_pixel(const display *d, const app *a, int *x, int *y)
+{
+    int iw, ih;
+    SDL_Rect r = view_rect(d, a, &iw, &ih);
+    if (!d->mouse_in || d->mouse_x < r.x || d->mouse_y < r.y || d->mouse_x >= r.x + r.w ||
+        d->mouse_y >= r.y + r.h)
+        return 0;
+    double u = (double)(d->mouse_x - r.x) / r.w, v = (double)(d->mouse_y - r.y) / r.h;
+    if (d->view == VIEW_PAIR) {
+        if (u >= 0.5)
+            return 0;
+        u *= 2;
+    }
+    *x = (int)(u * a->params.width);
+    *y = (int)(v * a->params.height);
+    return *x < a->params.width && *y < a->params.height;
+}
+
+static int text_width(display *d, const char *s)
+{
+    int w = 0, h = 0;
+    if (d->font)
+        TTF_SizeUTF8(d->font, s, &w, &h);
+    return w;
+}
+
+static void draw_text(display *d, int x, int y, const char *s, SDL_Color c)
+{
+    if (!d->font || !s[0])
+        return;
+    SDL_Surface *surf = TTF_RenderUTF8_Blended(d->font, s, c);
+    if (!surf)
+        return;
+    SDL_Texture *t = SDL_CreateTextureFromSurface(d->ren, surf);
+    if (t) {
+        SDL_Rect dst = {x, y, surf->w, surf->h};
+        SDL_RenderCopy(d->ren, t, NULL, &dst);
+        SDL_DestroyTexture(t);
+    }
+    SDL_FreeSurface(surf);
+}
+
+/* Lines of text on a dark box at (x, y). */
+static void draw_box(display *d, int x, int y, char lines[][OVERLAY_LINE],
+                     const SDL_Color *colors, int n)
+{
+    if (!d->font)
+        return;
+    int lh = TTF_FontLineSkip(d->font), w = 0, pad = d->font_px / 2;
+    for (int i = 0; i < n; i++) {
+        int tw = text_width(d, lines[i]);
+        w = tw > w ? tw : w;
+    }
+    SDL_Rect box = {x, y, w + 2 * pad, n * lh + 2 * pad};
+    SDL_SetRenderDrawBlendMode(d->ren, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(d->ren, 0, 0, 0, 190);
+    SDL_RenderFillRect(d->ren, &box);
+    for (int i = 0; i < n; i++)
+        draw_text(d, x + pad, y + pad + i * lh, lines[i], colors[i]);
+}
+
+static void draw_overlay(display *d, app *a, const live_stats *s)
+{
+    static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
+                           yellow = {255, 220, 90, 255};
+    char lines[8][OVERLAY_LINE];
+    SDL_Color colors[8];
+    int n = 0;
+    snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
+             a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
+    colors[n++] = white;
+    snprintf(lines[n], OVERLAY_LINE, "latency %.0f ms   dropped %llu   frame %llu",
+             a->rt.latency_ms, (unsigned long long)s->dropped, (unsigned long long)a->shown);
+    colors[n++] = white;
+    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   P2 %d", live_pipeline_backend(a->pipe),
+             live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
+             a->params.height, a->params.num_disparities, a->p2);
+    colors[n++] = white;
+    snprintf(lines[n], OVERLAY_LINE, "view %s%s   %s%s", live_view_to_str(d->view),
+             (d->view == VIEW_LEFT || d->view == VIEW_PAIR) && a->have_maps
+                 ? " (camera input, not rectified)" : "",
+             colormap_to_str(d->colormap), d->paused ? "   PAUSED" : "");
+    colors[n++] = d->paused ? yellow : white;
+    if (s->source_stats[0]) { /* cameras: pairing skew and drops, to check the two are paired */
+        snprintf(lines[n], OVERLAY_LINE, "%s", s->source_stats);
+        colors[n++] = white;
+    }
+    int x, y;
+    if (a->shown && cursor_pixel(d, a, &x, &y)) {
+        int16_t v = a->disparity[(size_t)y * a->params.width + x];
+        if (v == STEREO_INVALID)
+            snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  no disparity", x, y);
+        else if (a->focal_px > 0 && v > 0)
+            snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  d %.2f px   Z %.3f m", x, y,
+                     v / (double)STEREO_SUBPIXEL_SCALE,
+                     a->focal_px * a->baseline * STEREO_SUBPIXEL_SCALE / v);
+        else
+            snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  d %.2f px%s", x, y,
+                     v / (double)STEREO_SUBPIXEL_SCALE,
+                     d->view == VIEW_DEPTH ? "   (depth needs a calibration YAML)" : "");
+        colors[n++] = d->view == VIEW_DEPTH ? yellow : white;
+    }
+    if (s->message[0]) {
+        snprintf(lines[n], OVERLAY_LINE, "%s", s->message);
+        colors[n++] = red;
+    }
+    if (s->error[0]) {
+        snprintf(lines[n], OVERLAY_LINE, "stopped: %s", s->error);
+        colors[n++] = red;
+    }
+    int pad = d->font_px / 2;
+    draw_box(d, pad, pad, lines, colors, n);
+
+    if (d->help) {
+        static const char *const keys[] = {
+            "q / Esc   quit",      "Space     pause",
+            "v         view: disparity, left, pair, depth",
+            "c         colour map: turbo, jet, grey (next frame)",
+            "s         screenshot (PNG in the current folder)",
+            "f         full screen",
+            "+ / -     P2 up / down (recreates the stage)",
+            "h         this help",
+        };
+        char help[8][OVERLAY_LINE];
+        SDL_Color hc[8];
+        for (int i = 0; i < 8; i++) {
+            snprintf(help[i], OVERLAY_LINE, "%s", keys[i]);
+            hc[i] = white;
+        }
+        int ow, oh;
+        SDL_GetRendererOutputSize(d->ren, &ow, &oh);
+        draw_box(d, ow / 4, oh / 3, help, hc, 8);
+    }
+}
+
+static void render(display *d, app *a, const live_stats *s)
+{
+    SDL_SetRenderDrawColor(d->ren, 0, 0, 0, 255);
+    SDL_RenderClear(d->ren);
+    if (d->shown_any) {
+        int iw, ih;
+        SDL_Rect dst = view_rect(d, a, &iw, &ih);
+        if (d->view == VIEW_DISPARITY || d->view == VIEW_DEPTH) {
+            SDL_RenderCopy(d->ren, d->disp, NULL, &dst);
+        } else {
+            SDL_Rect src = {0, 0, iw, ih}; /* left: the pair texture's left half */
+            SDL_RenderCopy(d->ren, d->pair, &src, &dst);
+        }
+        SDL_SetRenderDrawBlendMode(d->ren, SDL_BLENDMODE_BLEND);
+        if (d->view == VIEW_PAIR) { /* rows are epipolar lines once rectified: check by eye */
+            SDL_SetRenderDrawColor(d->ren, 0, 255, 0, 150);
+            for (int i = 0; i < GRID_LINES; i++) {
+                int y = dst.y + (int)((i + 0.5) * dst.h / GRID_LINES);
+                SDL_RenderDrawLine(d->ren, dst.x, y, dst.x + dst.w - 1, y);
+            }
+            SDL_RenderDrawLine(d->ren, dst.x + dst.w / 2, dst.y, dst.x + dst.w / 2,
+                               dst.y + dst.h - 1);
+        }
+        if (d->view == VIEW_DEPTH && d->mouse_in) {
+            SDL_SetRenderDrawColor(d->ren, 255, 255, 255, 200);
+            SDL_RenderDrawLine(d->ren, d->mouse_x - 12, d->mouse_y, d->mouse_x + 12, d->mouse_y);
+            SDL_RenderDrawLine(d->ren, d->mouse_x, d->mouse_y - 12, d->mouse_x, d->mouse_y + 12);
+        }
+    }
+    draw_overlay(d, a, s);
+}
+
+/* The rendered (not yet presented) window as a PNG. */
+static int save_window(display *d, const char *path)
+{
+    int w, h;
+    char err[512];
+    SDL_GetRendererOutputSize(d->ren, &w, &h);
+    image img;
+    if (image_alloc(&img, w, h, 3, 8) != 0) {
+        report("%s: out of memory", path);
+        return -1;
+    }
+    int rc = -1;
+    if (SDL_RenderReadPixels(d->ren, NULL, SDL_PIXELFORMAT_RGB24, img.data, w * 3) != 0)
+        report("%s: cannot read the window: %s", path, SDL_GetError());
+    else if (image_write(path, &img, err, sizeof err) != 0)
+        report("%s", err);
+    else
+        rc = 0;
+    image_free(&img);
+    return rc;
+}
+
+static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_shot)
+{
+    switch (k) {
+    case SDLK_q:
+    case SDLK_ESCAPE: *quit = 1; break;
+    case SDLK_SPACE:
+        d->paused = !d->paused;
+        live_pipeline_set_paused(a->pipe, d->paused);
+        break;
+    case SDLK_v: d->view = (live_view)((d->view + 1) % (VIEW_DEPTH + 1)); break;
+    case SDLK_c:
+        d->colormap = (colormap_id)((d->colormap + 1) % COLORMAP_COUNT);
+        live_pipeline_set_colormap(a->pipe, d->colormap);
+        break;
+    case SDLK_s: *want_shot = 1; break;
+    case SDLK_f:
+        d->fullscreen = !d->fullscreen;
+        SDL_SetWindowFullscreen(d->win, d->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+        break;
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS:
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: {
+        int up = k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS;
+        int p2 = live_pipeline_change_p2(a->pipe, up ? P2_STEP : -P2_STEP);
+        report("P2 %d (the stage is recreated with it)", p2);
+        break;
+    }
+    case SDLK_h: d->help = !d->help; break;
+    default: break;
+    }
+}
+
+static void run_display(display *d, app *a)
+{
+    int quit = 0, want_shot = 0;
+    int64_t next_stats = monotonic_ns() + 1000000000LL;
+    live_stats s;
+    live_pipeline_stats(a->pipe, &s);
+    while (!quit && !got_signal) {
+        int dirty = 0;
+        SDL_Event e;
+        if (SDL_WaitEventTimeout(&e, 50)) {
+            do {
+                dirty = 1;
+                if (e.type == SDL_QUIT)
+                    quit = 1;
+                else if (e.type == SDL_KEYDOWN)
+                    handle_key(d, a, e.key.keysym.sym, &quit, &want_shot);
+                else if (e.type == SDL_MOUSEMOTION) {
+                    d->mouse_x = e.motion.x;
+                    d->mouse_y = e.motion.y;
+                    d->mouse_in = 1;
+                } else if (e.type == SDL_WINDOWEVENT) {
+                    if (e.window.event == SDL_WINDOWEVENT_LEAVE)
+                        d->mouse_in = 0;
+                    if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED)
+                        open_font(d, &a->cfg);
+                }
+            } while (SDL_PollEvent(&e));
+        }
+        live_frame f;
+        int fresh = live_pipeline_acquire(a->pipe, &f);
+        if (fresh) {
+            upload(d, &f);
+            take_frame(a, &f);
+            live_pipeline_release(a->pipe);
+            d->shown_any = dirty = 1;
+        }
+        int64_t now = monotonic_ns();
+        if (now >= next_stats) {
+            live_pipeline_stats(a->pipe, &s);
+            rates_update(&a->rt, &s, now);
+            next_stats = now + 1000000000LL;
+            dirty = 1;
+        }
+        if (dirty) {
+            render(d, a, &s);
+            if (want_shot) {
+                char name[64];
+                time_t t = time(NULL);
+                strftime(name, sizeof name, "stereo-live-%Y%m%d-%H%M%S", localtime(&t));
+                char path[96];
+                snprintf(path, sizeof path, "%s-%d.png", name, ++d->screenshots);
+                if (save_window(d, path) == 0)
+                    report("screenshot %s", path);
+                want_shot = 0;
+            }
+            SDL_RenderPresent(d->ren);
+            if (fresh)
+                rates_latency(&a->rt, f.capture_ns, monotonic_ns());
+        }
+        if (live_pipeline_finished(a->pipe))
+            break;
+    }
+    if (a->cfg.screenshot[0] && d->shown_any) { /* the window after the last frame */
+        live_pipeline_stats(a->pipe, &s);
+        render(d, a, &s);
+        if (save_window(d, a->cfg.screenshot) == 0)
+            log_screenshot(a);
+        SDL_RenderPresent(d->ren);
+    }
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+/* Source, maps, calibration, stage parameters. 0, or -1 after printing the reason. */
+static int open_inputs(app *a)
+{
+    char err[1024];
+    if (frame_source_open(&a->cfg, &a->src, err, sizeof err) != FRAME_OK) {
+        report("%s", err);
+        return -1;
+    }
+    frame_source_info_get(a->src, &a->info);
+    a->params = a->cfg.stereo;
+    a->params.width = a->info.width;
+    a->params.height = a->info.height;
+    if (a->cfg.maps[0]) {
+        if (calib_load_maps(a->cfg.maps, a->info.width, a->info.height, a->maps, err,
+                            sizeof err) != 0) {
+            report("%s", err);
+            return -1;
+        }
+        a->have_maps = 1;
+        a->params.width = a->maps[0].width;
+        a->params.height = a->maps[0].height;
+        stereo_calib cal;
+        if (calib_read_yaml(a->cfg.maps, &cal, err, sizeof err) == 0) { /* a map file: no depth */
+            a->focal_px = calib_focal_px(&cal);
+            a->baseline = calib_baseline(&cal);
+        }
+    }
+    if (stereo_params_check(&a->params, err, sizeof err) != STEREO_OK) {
+        report("stereo: %s", err);
+        return -1;
+    }
+    size_t n = (size_t)a->params.width * a->params.height;
+    if (!(a->disparity = calloc(n, sizeof *a->disparity)) ||
+        (a->cfg.headless && a->cfg.screenshot[0] && !(a->last_rgb = calloc(n, 3)))) {
+        report("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    app a;
+    memset(&a, 0, sizeof a);
+    int help = 0;
+    if (load_config(argc, argv, &a.cfg, &help) != 0)
+        return EXIT_USAGE;
+    if (help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    int rc = 1;
+    char err[1024];
+    display d;
+    int windowed = 0;
+    if (open_inputs(&a) != 0)
+        goto out;
+    if (live_pipeline_create(&a.cfg, &a.params, a.have_maps ? a.maps : NULL, a.src, &a.pipe, err,
+                             sizeof err) != 0) {
+        report("%s", err);
+        goto out;
+    }
+    if (live_pipeline_backend_note(a.pipe)[0])
+        report("%s", live_pipeline_backend_note(a.pipe));
+    if (!a.cfg.headless) {
+        if (display_open(&d, &a, err, sizeof err) == 0)
+            windowed = 1;
+        else {
+            report("no display (%s): running headless", err);
+            if (a.cfg.screenshot[0] && !a.last_rgb &&
+                !(a.last_rgb = calloc((size_t)a.params.width * a.params.height, 3))) {
+                report("out of memory");
+                goto out;
+            }
+        }
+    }
+    report("%s source, %dx%d, D %d, %s backend, %s%s", live_source_to_str(a.cfg.source),
+          a.params.width, a.params.height, a.params.num_disparities,
+          live_pipeline_backend(a.pipe), windowed ? "window: " : "headless",
+          windowed ? d.renderer : "");
+    a.rt.t_ns = monotonic_ns();
+    if (live_pipeline_start(a.pipe, windowed ? wake_display : NULL, &d, err, sizeof err) != 0) {
+        report("%s", err);
+        goto out;
+    }
+    if (windowed)
+        run_display(&d, &a);
+    else
+        run_headless(&a);
+    if (got_signal)
+        report("%s: stopping", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    live_pipeline_stop(a.pipe);
+
+    live_stats s;
+    live_pipeline_stats(a.pipe, &s);
+    rc = 0;
+    if (s.error[0]) {
+        report("stopped: %s", s.error);
+        rc = 1;
+    }
+    if (!windowed && a.cfg.screenshot[0] && a.shown) {
+        image img = {a.params.width, a.params.height, 3, 8, a.last_rgb};
+        if (image_write(a.cfg.screenshot, &img, err, sizeof err) != 0) {
+            report("%s", err);
+            rc = 1;
+        } else
+            log_screenshot(&a);
+    }
+    printf("stereo-live: %llu frames, %llu captured, %llu dropped, stage %.1f ms mean, "
+           "%s backend\n",
+           (unsigned long long)s.processed, (unsigned long long)s.captured,
+           (unsigned long long)s.dropped, s.processed ? s.stage_ms_total / s.processed : 0.0,
+           live_pipeline_backend(a.pipe));
+    if (a.cfg.record_dir[0])
+        printf("stereo-live: recorded %llu pairs to %s (replay: stereo-live --config "
+               "%s/replay.ini)\n",
+               (unsigned long long)s.processed, a.cfg.record_dir, a.cfg.record_dir);
+    {
+        char line[256];
+        frame_source_stats_line(a.src, line, sizeof line);
+        if (line[0])
+            report("%s", line);
+    }
+out:
+    if (live_pipeline_destroy(a.pipe, err, sizeof err) != 0) {
+        report("%s", err);
+        rc = 1;
+    }
+    if (windowed)
+        display_close(&d);
+    frame_source_close(a.src);
+    if (a.have_maps)
+        mapfile_free(a.maps);
+    free(a.disparity);
+    free(a.last_rgb);
+    return rc;
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# tests/test_live.sh — the live app (build/stereo-live) end to end, as TAP.
+#
+#   1. headless on the generated scene with the CPU backend: exit 0, frame count, stats lines
+#   2. a window (Xvfb through xvfb-run, else SDL's offscreen driver): --screenshot; the colour
+#      map follows the scene's depth order against its exact ground truth at the screenshot's
+#      scene time (background bluer than the panel, the panel bluer than the nearest occluders),
+#      the overlay box holds text; the pair view shows both images and the horizontal lines
+#   3. SIGTERM / SIGINT while running (headless and in a window): exit 0 within a second or two
+#   4. bad options and configurations: exit 2, one stderr line, nothing created; sources that
+#      cannot open: exit 1, one line
+#   5. --record, then replay with the files source: every pair, none dropped, same disparity
+#   6. leaks: valgrind over 300 headless frames at 64x48 (and a record + replay): none definite
+# Run from the repo root (tests/run does): bash tests/test_live.sh. Env: STEREO_BUILD (build).
+# About 40 s on 2 cores. Exits non-zero only on a setup error.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${STEREO_BUILD:-build}
+LIVE=$B/stereo-live
+SY=$B/stereo-synth
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+for x in "$LIVE" "$SY"; do
+  [ -x "$x" ] || { echo "Bail out! $x is not built (ninja $x)"; exit 1; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/test_live.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
+trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1            # the app writes nothing else, but 's' screenshots land in the cwd
+case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY ;; esac
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && sed 's/^/#   /' <<<"$2"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# check NAME DIAGNOSTIC-FILE COMMAND...: ok if the command succeeds
+check() {
+  local name=$1 diag=$2; shift 2
+  if "$@"; then ok "$name"; else not_ok "$name" "$(tail -15 "$diag" 2>/dev/null)"; fi
+}
+lines() { grep -c '' "$1"; }
+
+# A display for the window tests: Xvfb through xvfb-run, else SDL's offscreen driver.
+if command -v xvfb-run >/dev/null 2>&1; then
+  WINDOW=(xvfb-run -a -s "-screen 0 1024x768x24")
+  WINDOW_KIND=Xvfb
+else
+  WINDOW=(env SDL_VIDEODRIVER=offscreen)
+  WINDOW_KIND="SDL offscreen"
+fi
+
+# ---- 1. headless, generated scene, CPU backend ----------------------------------------------
+timeout 60 "$LIVE" --headless --frames 30 --backend cpu >h.out 2>h.err
+rc=$?
+check "headless: 30 frames of the generated scene exit 0" h.err [ $rc -eq 0 ]
+check "headless: the frame count is printed" h.out grep -q '^stereo-live: 30 frames, ' h.out
+stats='^frame [0-9]+ \| capture [0-9.]+ fps \| stage [0-9.]+ fps [0-9.]+ ms \| '
+stats+='latency [0-9]+ ms \| dropped [0-9]+ \| cpu \| 640x480 D64'
+check "headless: stats lines once a second (capture, stage, latency, dropped, backend, size)" \
+  h.out grep -qE "$stats" h.out
+
+# ---- 2. window: screenshot, depth order, overlay, pair view ---------------------------------
+timeout 60 "${WINDOW[@]}" "$LIVE" --frames 20 --backend cpu --screenshot "$W/shot.png" \
+  >w.out 2>w.err
+rc=$?
+check "window ($WINDOW_KIND): 20 frames exit 0 and a screenshot" w.err \
+  [ $rc -eq 0 -a -s "$W/shot.png" ]
+check "window: it opened a window, not the headless fallback" w.err grep -q 'window: ' w.err
+t=$(sed -n 's/.*screenshot .*scene t \([0-9.]*\) s.*/\1/p' w.err)
+if [ -s shot.png ] && [ -n "$t" ] && "$SY" --t "$t" --size 640x480 gt >/dev/null 2>&1; then
+  "$PY" - shot.png gt/disp_left.pfm >py.out 2>&1 <<'EOF'
+# The synth scene at 640x480 has D = 48 (background 8..20, flat panel 24, occluders 40 and 48);
+# the app searches 0..63, so the turbo index rises with disparity and the hue falls from blue
+# (background) through green-cyan (panel) to yellow/orange (occluders).
+import sys, cv2, numpy as np
+shot, gt = cv2.imread(sys.argv[1]), cv2.imread(sys.argv[2], cv2.IMREAD_UNCHANGED)
+assert shot is not None and shot.shape == (480, 640, 3), shot is None or shot.shape
+D = 48.0
+hue = cv2.cvtColor(shot, cv2.COLOR_BGR2HSV)[:, :, 0].astype(float) * 2
+valid = shot.astype(int).sum(axis=2) > 60           # invalid disparities are black
+free = np.ones(gt.shape, bool)
+free[:140, :340] = False                              # the overlay box
+k = np.ones((9, 9), np.uint8)
+def inner(m): return cv2.erode(m.astype(np.uint8), k).astype(bool) & free
+regions = {"background": inner(gt < 0.45 * D), "panel": inner(np.abs(gt - D / 2) < 0.01),
+           "occluders": inner(gt > 0.8 * D)}
+med = {}
+for name, m in regions.items():
+    cover = (m & valid).sum() / max(m.sum(), 1)
+    med[name] = np.median(hue[m & valid])
+    print(f"{name}: {m.sum()} px, {cover:.2f} valid, median hue {med[name]:.0f}")
+    assert m.sum() > 5000 and cover > 0.8, name
+assert med["background"] > med["panel"] + 20 > med["occluders"] + 40, med
+assert med["occluders"] < 70, "nearest occluders are not yellow-red"
+white = shot.min(axis=2) > 190                        # turbo has no white: text only
+box, rest = white[:120, :320].sum(), white[140:, :].sum()
+print(f"overlay: {box} text pixels in the box, {rest} elsewhere")
+assert box > 300 and rest < 20
+EOF
+  rc=$?
+  check "screenshot: turbo follows the scene's depth order (t = $t s) and the overlay has text" \
+    py.out [ $rc -eq 0 ]
+  sed 's/^/# /' py.out
+else
+  not_ok "screenshot: turbo follows the scene's depth order and the overlay has text" \
+    "no screenshot, no scene time in the log, or stereo-synth failed: $(tail -3 w.err)"
+fi
+timeout 60 "${WINDOW[@]}" "$LIVE" --frames 3 --backend cpu --set display.view=pair \
+  --screenshot "$W/pair.png" >p.out 2>p.err
+rc=$?
+if [ $rc -eq 0 ] && [ -s pair.png ]; then
+  "$PY" - pair.png >py2.out 2>&1 <<'EOF'
+# 640x480 window, the left|right pair (1280x480) letterboxed into rows 120..359
+import sys, cv2, numpy as np
+im = cv2.imread(sys.argv[1]).astype(int)
+strip = im[125:355]
+left, right = strip[:, 10:310], strip[:, 330:630]
+green = ((strip[:, :, 1] > 180) & (strip[:, :, 2] < 120) & (strip[:, :, 0] < 120)).sum()
+print("left mean", left.mean(), "right mean", right.mean(), "green line px", green,
+      "above the strip", im[:115, 330:].mean())
+assert left.mean() > 40 and right.mean() > 40 and green > 2000
+assert im[:115, 330:].mean() < 5
+EOF
+  rc=$?
+  check "pair view: both images side by side with the horizontal lines" py2.out [ $rc -eq 0 ]
+else
+  not_ok "pair view: both images side by side with the horizontal lines" "$(tail -3 p.err)"
+fi
+
+# ---- 3. signals -------------------------------------------------------------------------------
+# starts the app in the background, waits until it runs (a stats line or 2 s), sends the signal;
+# ok if it exits 0 within 3 s
+signal_test() { # NAME SIGNAL COMMAND...
+  local name=$1 sig=$2; shift 2
+  "$@" >s.out 2>s.err &
+  local pid=$! i
+  for i in $(seq 20); do grep -q '^frame ' s.out 2>/dev/null && break; sleep 0.1; done
+  sleep 0.5
+  local t0=$(date +%s%N)
+  kill -"$sig" "$pid"
+  for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -KILL "$pid"; wait "$pid" 2>/dev/null
+    not_ok "$name" "still running 3 s after SIG$sig"
+    return
+  fi
+  wait "$pid"
+  local rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+  check "$name (exit $rc after ${ms} ms)" s.err [ $rc -eq 0 ]
+}
+signal_test "SIGTERM while running headless: clean exit 0" TERM "$LIVE" --headless --backend cpu
+signal_test "SIGINT while running headless: clean exit 0" INT "$LIVE" --headless --backend cpu
+# xvfb-run would take the signal itself: in a window only with a display of our own
+if command -v Xvfb >/dev/null 2>&1; then
+  Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp 3>xdisplay >/dev/null 2>&1 &
+  xpid=$!
+  for i in $(seq 50); do [ -s xdisplay ] && break; sleep 0.1; done
+  signal_test "SIGTERM while running in a window: clean exit 0" TERM \
+    env DISPLAY=":$(head -1 xdisplay)" "$LIVE" --backend cpu
+  grep -q 'window: ' s.err || echo "# (it ran headless: $(grep 'no display' s.err))"
+  kill "$xpid" 2>/dev/null; wait "$xpid" 2>/dev/null
+else
+  skip "SIGTERM while running in a window: clean exit 0" "no Xvfb"
+fi
+
+# ---- 4. bad options and configurations --------------------------------------------------------
+printf '[source]\ntype = synth\n[stereo]\nwindow_size = 9\n' >bad_key.ini
+printf '[stereo]\ndisparities = 100\n' >bad_value.ini
+bad_case() { # NAME EXPECTED-STATUS ARGS...
+  local name=$1 want=$2; shift 2
+  rm -rf never never.png
+  timeout 20 "$LIVE" --headless --record never --screenshot never.png "$@" >b.out 2>b.err
+  local rc=$?
+  if [ $rc -eq "$want" ] && [ "$(lines b.err)" -eq 1 ] && [ ! -e never ] && [ ! -e never.png ]; then
+    ok "$name: exit $want, one line: $(cat b.err)"
+  else
+    not_ok "$name: exit $want, one line, nothing created" \
+      "exit $rc; stderr: $(cat b.err); $(ls -d never never.png 2>/dev/null)"
+  fi
+}
+bad_case "unknown option" 2 --bogus
+bad_case "option without its value" 2 --frames
+bad_case "--frames not a number" 2 --frames abc
+bad_case "--source unknown" 2 --source tape
+bad_case "--backend unknown" 2 --backend gpu
+bad_case "--set without a key" 2 --set display
+bad_case "--set bad value" 2 --set stereo.disparities=17
+bad_case "config file missing" 2 --config missing.ini
+bad_case "config file: unknown key" 2 --config bad_key.ini
+bad_case "config file: bad value" 2 --config bad_value.ini
+bad_case "files source without patterns" 2 --source files --set files.left= --set files.right=
+bad_case "v4l2 cameras that do not exist" 1 --source v4l2 --set camera.left=/dev/no-such-cam0 \
+  --set camera.right=/dev/no-such-cam1
+bad_case "sbs camera that does not exist" 1 --source sbs --set camera.device=/dev/no-such-cam
+bad_case "files that do not exist" 1 --source files --set "files.left=nothing/l_%04d.png" \
+  --set "files.right=nothing/r_%04d.png"
+
+# ---- 5. record, then replay with the files source -------------------------------------------
+timeout 60 "$LIVE" --headless --frames 10 --backend cpu --record rec --set synth.width=160 \
+  --set synth.height=120 --screenshot live.png >r.out 2>r.err
+rc=$?
+np=$(ls rec/left_*.png rec/right_*.png 2>/dev/null | wc -l)
+ns=$(grep -vc '^#' rec/timestamps.txt 2>/dev/null)
+check "record: 10 pairs, timestamps.txt and replay.ini (exit $rc, $np images, $ns stamps)" r.err \
+  [ $rc -eq 0 -a "$np" -eq 20 -a "${ns:-0}" -eq 10 -a -s rec/replay.ini ]
+timeout 60 "$LIVE" --headless --backend cpu --config rec/replay.ini --screenshot replay.png \
+  >f.out 2>f.err
+rc=$?
+check "replay (files source, replay.ini): exit 0, 10 frames, 10 captured, 0 dropped" f.out \
+  grep -q '^stereo-live: 10 frames, 10 captured, 0 dropped' f.out
+check "replay: the last disparity equals the live run's bit for bit" f.err \
+  cmp -s live.png replay.png
+timeout 60 "$LIVE" --headless --backend cpu --source files --set "files.left=rec/left_%06d.png" \
+  --set "files.right=rec/right_%06d.png" --set files.fps=0 --set files.loop=false \
+  >f2.out 2>f2.err
+check "files source from options, as fast as possible: 10 frames, none dropped" f2.out \
+  grep -q '^stereo-live: 10 frames, 10 captured, 0 dropped' f2.out
+
+# ---- 6. leaks -------------------------------------------------------------------------------
+if command -v valgrind >/dev/null 2>&1; then
+  VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99)
+  timeout 120 "${VG[@]}" "$LIVE" --headless --frames 300 --backend cpu --set synth.width=64 \
+    --set synth.height=48 --set synth.fps=100 --set stereo.disparities=16 --set stereo.paths=4 \
+    --set stereo.threads=1 >v.out 2>v.err
+  rc=$?
+  check "valgrind: 300 headless frames at 64x48, no definite leak, no error (exit $rc)" v.err \
+    [ $rc -eq 0 ]
+  rm -rf vrec
+  timeout 120 "${VG[@]}" "$LIVE" --headless --frames 5 --backend cpu --set synth.width=64 \
+    --set synth.height=48 --set stereo.disparities=16 --record vrec >v2.out 2>v2.err &&
+    timeout 120 "${VG[@]}" "$LIVE" --headless --config vrec/replay.ini --backend cpu \
+      --set stereo.disparities=16 --set files.fps=0 >v3.out 2>v3.err
+  rc=$?
+  cat v3.err >>v2.err 2>/dev/null
+  check "valgrind: record and replay, no definite leak, no error (exit $rc)" v2.err [ $rc -eq 0 ]
+else
+  skip "valgrind: 300 headless frames, no definite leak" "valgrind not installed"
+  skip "valgrind: record and replay, no definite leak" "valgrind not installed"
+fi
+
+echo "1..$n"
