@@ -433,7 +433,7 @@ static int display_open(display *d, const app *a, char *err, size_t errlen)
     d->disp = SDL_CreateTexture(d->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING,
                                 a->params.width, a->params.height);
     d->pair = SDL_CreateTexture(d->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING,
-                                2 * a->info.width, a->info.height);
+                                2 * a->params.width, a->params.height);
     if (!d->disp || !d->pair) {
         snprintf(err, errlen, "texture: %s", SDL_GetError());
         display_close(d);
@@ -482,8 +482,14 @@ static void upload(display *d, const live_frame *f)
         SDL_UnlockTexture(d->disp);
     }
     if (SDL_LockTexture(d->pair, NULL, &px, &pitch) == 0) {
-        input_to_rgba(&f->left, px, pitch, 0);
-        input_to_rgba(&f->right, px, pitch, f->left.width);
+        /* the rectified grey images the stage matched: rows are epipolar lines */
+        int w, h;
+        SDL_QueryTexture(d->pair, NULL, NULL, &w, &h);
+        w /= 2;
+        for (int i = 0; i < 2; i++) {
+            stereo_image im = {f->result.rectified[i], w, h, (size_t)w, STEREO_PIX_GREY8};
+            input_to_rgba(&im, px, pitch, i * w);
+        }
         SDL_UnlockTexture(d->pair);
     }
 }
@@ -509,9 +515,8 @@ static SDL_Rect fit_rect(SDL_Renderer *ren, int iw, int ih)
 /* The view's image size and where it is drawn. */
 static SDL_Rect view_rect(const display *d, const app *a, int *iw, int *ih)
 {
-    *iw = d->view == VIEW_PAIR ? 2 * a->info.width
-          : d->view == VIEW_LEFT ? a->info.width : a->params.width;
-    *ih = d->view == VIEW_PAIR || d->view == VIEW_LEFT ? a->info.height : a->params.height;
+    *iw = d->view == VIEW_PAIR ? 2 * a->params.width : a->params.width;
+    *ih = a->params.height;
     return fit_rect(d->ren, *iw, *ih);
 }
 
@@ -594,9 +599,7 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
              a->params.height, a->params.num_disparities, a->p2);
     colors[n++] = white;
-    snprintf(lines[n], OVERLAY_LINE, "view %s%s   %s%s", live_view_to_str(d->view),
-             (d->view == VIEW_LEFT || d->view == VIEW_PAIR) && a->have_maps
-                 ? " (camera input, not rectified)" : "",
+    snprintf(lines[n], OVERLAY_LINE, "view %s   %s%s", live_view_to_str(d->view),
              colormap_to_str(d->colormap), d->paused ? "   PAUSED" : "");
     colors[n++] = d->paused ? yellow : white;
     if (s->source_stats[0]) { /* cameras: pairing skew and drops, to check the two are paired */

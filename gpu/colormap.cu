@@ -21,7 +21,8 @@ static __global__ void k_colormap(const int16_t *disp, int w, int lo, int span, 
 }
 
 static __global__ void k_publish(const frame_desc *desc, const int16_t *disp,
-                                 const int16_t *disp_right, const uint8_t *conf, int w, int lo,
+                                 const int16_t *disp_right, const uint8_t *conf,
+                                 const uint8_t *grey_l, const uint8_t *grey_r, int w, int lo,
                                  int span)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
@@ -35,6 +36,10 @@ static __global__ void k_publish(const frame_desc *desc, const int16_t *disp,
         desc->right_out[p] = disp_right[p];
     if (desc->conf_out && conf)
         desc->conf_out[p] = conf[p];
+    if (desc->rect_out[0]) {
+        desc->rect_out[0][p] = grey_l[p];
+        desc->rect_out[1][p] = grey_r[p];
+    }
     if (desc->rgba_out)
         *(uchar4 *)(desc->rgba_out + (size_t)y * desc->rgba_pitch + 4 * (size_t)x) =
             colour_of(v, lo, span, desc->lut);
@@ -49,10 +54,11 @@ cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
 }
 
 cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
-                           const uint8_t *conf, int w, int h, int dmin, int D, cudaStream_t stream)
+                           const uint8_t *conf, const uint8_t *grey_l, const uint8_t *grey_r,
+                           int w, int h, int dmin, int D, cudaStream_t stream)
 {
     dim3 block(128), grid((w + 127) / 128, h);
-    k_publish<<<grid, block, 0, stream>>>(desc, disp, disp_right, conf, w, 16 * dmin,
-                                          16 * (D - 1));
+    k_publish<<<grid, block, 0, stream>>>(desc, disp, disp_right, conf, grey_l, grey_r, w,
+                                          16 * dmin, 16 * (D - 1));
     return cudaGetLastError();
 }

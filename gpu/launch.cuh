@@ -23,6 +23,7 @@ typedef struct {
     int16_t *right_out;         /* published; NULL: not published */
     uint8_t *conf_out;
     uint8_t *rgba_out;          /* colour image (pitch rgba_pitch); NULL: none */
+    uint8_t *rect_out[2];       /* rectified grey images; NULL: not published */
     size_t rgba_pitch;
     const uint8_t *lut;         /* 256 RGB entries of the colour map */
 } frame_desc;
@@ -84,6 +85,7 @@ cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
 /* The frame's last kernel: copies the final maps to desc's outputs and colour-maps the
  * disparity into desc->rgba_out (each only where desc gives a destination). */
 cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
-                           const uint8_t *conf, int w, int h, int dmin, int D, cudaStream_t stream);
+                           const uint8_t *conf, const uint8_t *grey_l, const uint8_t *grey_r,
+                           int w, int h, int dmin, int D, cudaStream_t stream);
 
 #endif

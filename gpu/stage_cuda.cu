@@ -54,7 +54,7 @@ struct stage_cuda {
      * frame in flight has attached to the stream, and the event that ends it */
     struct {
         int16_t *disp, *right;
-        uint8_t *conf, *rgba;
+        uint8_t *conf, *rgba, *rect[2];
     } slot[2];
     int next_slot, in_flight, last_slot;
     void *attached[2];
@@ -157,8 +157,8 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                             p->lr_tolerance, st),
            "lr_finish");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
-    LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
-                          p->min_disparity, D, st),
+    LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
+                          s->grey[0], s->grey[1], w, h, p->min_disparity, D, st),
            "publish");
     mark(s, "median+lr+publish");
     return STEREO_OK;
@@ -223,11 +223,11 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             st = cuda_fail(err, errlen, "cudaMemGetInfo", e, __FILE__, __LINE__);
             goto fail;
         }
-        if (vol * 4 + n * 64 > free_b) {
+        if (vol * 4 + n * 72 > free_b) {
             snprintf(err, errlen,
                      "the CUDA stage needs %.0f MB of device memory for %dx%d with %d "
                      "disparities, %.0f MB are free",
-                     (vol * 4 + n * 64) / 1e6, p->width, p->height, p->num_disparities,
+                     (vol * 4 + n * 72) / 1e6, p->width, p->height, p->num_disparities,
                      free_b / 1e6);
             st = STEREO_ERR_NOMEM;
             goto fail;
@@ -293,6 +293,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                 if (p->confidence)
                     CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].conf, n, cudaMemAttachHost));
                 CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rgba, n * 4, cudaMemAttachHost));
+                for (int i = 0; i < 2; i++)
+                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rect[i], n, cudaMemAttachHost));
             }
             CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
             DEV_ALLOC(s->lut, 3 * 256 * 3);
@@ -359,6 +361,8 @@ void stage_cuda_destroy(stage_cuda *s)
         cudaFree(s->slot[k].right);
         cudaFree(s->slot[k].conf);
         cudaFree(s->slot[k].rgba);
+        cudaFree(s->slot[k].rect[0]);
+        cudaFree(s->slot[k].rect[1]);
     }
     if (s->done)
         cudaEventDestroy(s->done);
@@ -586,14 +590,17 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
         }
     }
     /* the result slot: attached to the stream while written, to the host afterwards */
-    void *outs[4] = {s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba};
-    for (int i = 0; i < 4; i++)
+    void *outs[6] = {s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba,
+                     s->slot[k].rect[0], s->slot[k].rect[1]};
+    for (int i = 0; i < 6; i++)
         if (outs[i])
             CUDA_TRY(cudaStreamAttachMemAsync(s->stream, outs[i], 0, cudaMemAttachSingle));
     d->disp_out = s->slot[k].disp;
     d->right_out = s->slot[k].right;
     d->conf_out = s->slot[k].conf;
     d->rgba_out = s->slot[k].rgba;
+    d->rect_out[0] = s->slot[k].rect[0];
+    d->rect_out[1] = s->slot[k].rect[1];
     d->rgba_pitch = (size_t)s->p.width * 4;
     d->lut = s->lut + 768 * ((unsigned)colormap < COLORMAP_COUNT ? colormap : 0);
     CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
@@ -602,7 +609,7 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
     for (int i = 0; i < 2; i++)
         if (s->attached[i])
             CUDA_TRY(cudaStreamAttachMemAsync(s->stream, s->attached[i], 0, cudaMemAttachHost));
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
         if (outs[i])
             CUDA_TRY(cudaStreamAttachMemAsync(s->stream, outs[i], 0, cudaMemAttachHost));
     CUDA_TRY(cudaEventRecord(s->done, s->stream));
@@ -628,5 +635,7 @@ stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size
     out->confidence = s->slot[k].conf;
     out->rgba = s->slot[k].rgba;
     out->rgba_pitch = (size_t)s->p.width * 4;
+    out->rectified[0] = s->slot[k].rect[0];
+    out->rectified[1] = s->slot[k].rect[1];
     return STEREO_OK;
 }

@@ -46,7 +46,7 @@ struct stereo_stage {
     /* asynchronous API on the CPU backend: two result slots (stereo.h) */
     struct {
         int16_t *disp, *right;
-        uint8_t *conf, *rgba;
+        uint8_t *conf, *rgba, *rect[2];
     } slot[2];
     int next_slot, in_flight;
 };
@@ -349,6 +349,8 @@ void stereo_destroy(stereo_stage *s)
         free(s->slot[k].right);
         free(s->slot[k].conf);
         free(s->slot[k].rgba);
+        free(s->slot[k].rect[0]);
+        free(s->slot[k].rect[1]);
     }
     free(s);
 }
@@ -579,7 +581,8 @@ static stereo_status cpu_slots(stereo_stage *s)
     for (int k = 0; k < 2; k++) {
         if (s->slot[k].disp)
             continue;
-        int ok = !!(s->slot[k].disp = malloc(n * 2)) & !!(s->slot[k].rgba = malloc(n * 4));
+        int ok = !!(s->slot[k].disp = malloc(n * 2)) & !!(s->slot[k].rgba = malloc(n * 4)) &
+                 !!(s->slot[k].rect[0] = malloc(n)) & !!(s->slot[k].rect[1] = malloc(n));
         if (s->p.lr_check)
             ok &= !!(s->slot[k].right = malloc(n * 2));
         if (s->p.confidence)
@@ -613,6 +616,8 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
         memcpy(s->slot[k].right, s->disp_right, n * 2);
     if (s->slot[k].conf)
         memcpy(s->slot[k].conf, s->conf, n);
+    memcpy(s->slot[k].rect[0], s->grey[0], n);
+    memcpy(s->slot[k].rect[1], s->grey[1], n);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
     colormap_disparity_rows(s->disp, s->p.width, s->p.min_disparity, s->p.num_disparities, lut,
@@ -630,7 +635,7 @@ stereo_status stereo_wait(stereo_stage *s, stereo_result *out)
         return stage_cuda_wait(s->cuda, out, s->err, sizeof s->err);
     int k = s->next_slot;
     *out = (stereo_result){s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba,
-                           (size_t)s->p.width * 4};
+                           (size_t)s->p.width * 4, {s->slot[k].rect[0], s->slot[k].rect[1]}};
     s->next_slot = k ^ 1;
     return STEREO_OK;
 }

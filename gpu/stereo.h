@@ -132,7 +132,8 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
  *    stage's stream for the frame, back to the host at its end; other host memory is copied in.
  *    From stereo_submit until stereo_wait returns, the caller must not touch the two frames.
  *  - stereo_wait blocks until the frame is done and fills a stereo_result: the disparity, right
- *    disparity, confidence and the colour image, which the GPU wrote in place (managed memory,
+ *    disparity, confidence, the colour image and both rectified grey images, which the GPU
+ *    wrote in place (managed memory,
  *    attached to the host again once the frame is done). Results are double-buffered: a result
  *    stays valid and readable until the second stereo_submit after the one that produced it, so
  *    a display thread may show frame N while frame N+1 is being computed.
@@ -145,6 +146,8 @@ typedef struct {
     const uint8_t *confidence;       /* NULL unless params.confidence */
     const uint8_t *rgba;             /* colour-mapped disparity, 4 bytes per pixel, alpha 255 */
     size_t rgba_pitch;
+    const uint8_t *rectified[2];     /* the grey images matched (left, right; after the maps),
+                                        width bytes per row */
 } stereo_result;
 
 stereo_status stereo_frame_alloc(stereo_stage *s, size_t bytes, void **frame);

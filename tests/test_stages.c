@@ -718,6 +718,8 @@ static void test_async_api_double_buffers_results(void **state)
     uint8_t rgba[48 * 20 * 4];
     assert_int_equal(stereo_process(ref, &la, &ra), STEREO_OK);
     assert_memory_equal(r1.disparity, stereo_disparity(ref), 48 * 20 * 2);
+    assert_memory_equal(r1.rectified[0], stereo_rectified(ref, 0), 48 * 20);
+    assert_memory_equal(r1.rectified[1], stereo_rectified(ref, 1), 48 * 20);
     assert_memory_equal(r1.disparity_right, stereo_disparity_right(ref), 48 * 20 * 2);
     assert_memory_equal(r1.confidence, stereo_confidence(ref), 48 * 20);
     assert_int_equal(stereo_colorize(ref, COLORMAP_TURBO, rgba, 48 * 4), STEREO_OK);

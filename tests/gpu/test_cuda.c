@@ -211,6 +211,9 @@ static void check_result(const stereo_result *r, stereo_stage *ref, int colormap
           "%s: async right disparity differs", what);
     check(r->confidence && !memcmp(r->confidence, stereo_confidence(ref), n),
           "%s: async confidence differs", what);
+    for (int i = 0; i < 2; i++)
+        check(r->rectified[i] && !memcmp(r->rectified[i], stereo_rectified(ref, i), n),
+              "%s: async rectified image %d differs", what, i);
     uint8_t *rgba = malloc(4 * n);
     check(stereo_colorize(ref, colormap, rgba, (size_t)p->width * 4) == STEREO_OK &&
               r->rgba_pitch == (size_t)p->width * 4 && !memcmp(r->rgba, rgba, 4 * n),
