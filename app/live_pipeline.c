@@ -109,15 +109,6 @@ static int64_t monotonic_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
 /* Timed wait on the pipeline's condition until the monotonic time deadline_ns. */
 static void wait_until(live_pipeline *p, int64_t deadline_ns)
 {

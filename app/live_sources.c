@@ -32,13 +32,7 @@ static int64_t monotonic_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int bytes_per_pixel(stereo_pixfmt f)
-{
-    return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1;
-}
-
-static void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t len, const char *fmt, ...)
+void say(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -247,7 +241,7 @@ static void log_line(void *user, const char *line)
 static stereo_image pack_rows(const uint8_t *src, size_t src_pitch, int width, int height,
                               stereo_pixfmt f, uint8_t *dst)
 {
-    size_t row = (size_t)width * bytes_per_pixel(f);
+    size_t row = (size_t)width * stereo_pixfmt_bytes(f);
     for (int y = 0; y < height; y++)
         memcpy(dst + y * row, src + y * src_pitch, row);
     return (stereo_image){dst, width, height, row, f};
@@ -387,7 +381,7 @@ static frame_status sbs_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair
      * of its allocation) */
     int half = f.width / 2;
     out->left = pack_rows(f.data, f.pitch, half, f.height, f.format, l);
-    out->right = pack_rows(f.data + (size_t)half * bytes_per_pixel(f.format), f.pitch, half,
+    out->right = pack_rows(f.data + (size_t)half * stereo_pixfmt_bytes(f.format), f.pitch, half,
                            f.height, f.format, r);
     out->timestamp_ns = f.timestamp_ns;
     out->scene_t = 0;

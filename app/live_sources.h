@@ -67,6 +67,9 @@ const char *frame_source_message(const frame_source *s);
 /* Camera statistics as one short line for the log ("" for the other sources). */
 void frame_source_stats_line(const frame_source *s, char *buf, size_t len);
 
+/* printf into a message buffer (truncating): the app's modules report through it. */
+void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 void frame_source_close(frame_source *s);
 
 /* ---- recording: synchronised raw pairs the files source replays ----------------------------

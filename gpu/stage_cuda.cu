@@ -87,11 +87,6 @@ int stage_cuda_available(char *why, size_t whylen)
     return 1;
 }
 
-static int bytes_per_pixel(stereo_pixfmt f)
-{
-    return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1;
-}
-
 /* ---- the per-frame kernel sequence --------------------------------------------------------- */
 
 static void mark(stage_cuda *s, const char *name)
@@ -394,7 +389,7 @@ static cudaMemoryType memory_type(const void *ptr)
 static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, frame_desc *d,
                             char *err, size_t errlen)
 {
-    size_t row = (size_t)im->width * bytes_per_pixel(im->format);
+    size_t row = (size_t)im->width * stereo_pixfmt_bytes(im->format);
     cudaMemoryType t = memory_type(im->data);
     cudaMemcpyKind kind = t == cudaMemoryTypeDevice || t == cudaMemoryTypeManaged
                               ? cudaMemcpyDeviceToDevice

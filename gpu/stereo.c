@@ -486,7 +486,7 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
 
 /* ---- processing --------------------------------------------------------------------------- */
 
-static int bytes_per_pixel(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
+int stereo_pixfmt_bytes(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
 
 static stereo_status check_image(stereo_stage *s, const stereo_image *im, const char *side)
 {
@@ -501,7 +501,7 @@ static stereo_status check_image(stereo_stage *s, const stereo_image *im, const 
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
                     "%s image: size %dx%d, the stage expects %dx%d", side, im->width, im->height,
                     w, h);
-    if (im->pitch < (size_t)im->width * bytes_per_pixel(im->format))
+    if (im->pitch < (size_t)im->width * stereo_pixfmt_bytes(im->format))
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
                     "%s image: pitch %zu is smaller than a row", side, im->pitch);
     return STEREO_OK;

@@ -161,6 +161,9 @@ stereo_backend stereo_active_backend(const stereo_stage *s);
 const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */
 const char *stereo_error(const stereo_stage *s);          /* message of the last failed call */
 
+/* Bytes per pixel of a pixel format: 1 (GREY8), 2 (YUYV), 3 (RGB24). */
+int stereo_pixfmt_bytes(stereo_pixfmt f);
+
 const char *stereo_status_str(stereo_status st);
 const char *stereo_cost_to_str(stereo_cost c);
 int stereo_cost_from_str(const char *s, stereo_cost *out);          /* 0 on success */

@@ -58,11 +58,10 @@ typedef struct {
     stereo_image im[2];
 } pair;
 
-static int bpp(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
 
 static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int shift)
 {
-    size_t pitch = (size_t)w * bpp(fmt) + pad;
+    size_t pitch = (size_t)w * stereo_pixfmt_bytes(fmt) + pad;
     for (int i = 0; i < 2; i++) {
         p->data[i] = malloc(pitch * h);
         p->im[i] = (stereo_image){p->data[i], w, h, pitch, fmt};
@@ -71,7 +70,7 @@ static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int s
         p->data[0][i] = (uint8_t)rnd();
     for (int y = 0; y < h; y++)
         for (size_t b = 0; b < pitch; b++) {
-            size_t src = b + (size_t)shift * bpp(fmt);
+            size_t src = b + (size_t)shift * stereo_pixfmt_bytes(fmt);
             p->data[1][y * pitch + b] =
                 src < pitch ? (uint8_t)(p->data[0][y * pitch + src] + rnd() % 5) : (uint8_t)rnd();
         }
