@@ -393,7 +393,8 @@ def check_real(tap, work):
     src = os.path.join(DATA, "calib", "opencv_samples")
     names = ["real: tool runs on the 13 opencv_samples pairs",
              "real: RMS against OpenCV's stereo_calib sample pipeline",
-             "real: rectified epipolar error"]
+             "real: rectified epipolar error",
+             "real: --sample-model RMS within 5 % of OpenCV's stereo_calib sample"]
     if not glob.glob(os.path.join(src, "left*.jpg")):
         for n in names:
             tap.skip(n, f"calibration pairs not found at {src} (set STEREO_DATA)")
@@ -419,6 +420,13 @@ def check_real(tap, work):
            "two focal lengths per camera; the sample fixes them)")
     epi = report_value(r.stdout, r"epipolar error\s+mean ([\d.]+)")
     tap.ok(epi < EPI_MAX_REAL, f"{names[2]} {epi:.4f} px < {EPI_MAX_REAL}")
+    # the same camera model as the sample: the "within 5 %" taken literally
+    r2 = run([sys.executable, TOOL, "--left", left, "--right", right, "--board", "9x6",
+              "--square", "0.025", "--out", os.path.join(out, "sample.yml"), "--sample-model"])
+    rms2 = report_value(r2.stdout, r"RMS reprojection error\s+([\d.]+)")
+    tap.ok(r2.returncode == 0 and abs(rms2 / ref - 1) <= 0.05,
+           f"{names[3]}: ours {rms2:.4f} px, sample {ref:.4f} px, ratio {rms2 / ref:.3f}",
+           r2.stdout, r2.stderr)
     return dict(yml=yml, maps=maps, cal=read_yaml(yml))
 
 
