@@ -289,7 +289,7 @@ static int check_path(const char *key, const char *v, int empty_ok, char *err, s
  * an integer one (%d, %i, %u with flags 0 - + space and a width up to 99); "%%" is a
  * literal percent sign. Anything else (%s, %n, %ld, ...) would read an argument that is not
  * there. */
-static int check_pattern(const char *key, const char *v, char *err, size_t errlen)
+int live_config_check_pattern(const char *key, const char *v, char *err, size_t errlen)
 {
     int conversions = 0;
     for (const char *q = v; *q; q++) {
@@ -377,7 +377,7 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
     case K_PATTERN:
         if (check_path(k->key, value, k->lo == 0, err, errlen))
             return -1;
-        if (k->kind == K_PATTERN && check_pattern(k->key, value, err, errlen))
+        if (k->kind == K_PATTERN && live_config_check_pattern(k->key, value, err, errlen))
             return -1;
         memcpy(field, value, strlen(value) + 1);
         break;

@@ -92,6 +92,11 @@ int live_config_set(live_config *c, const char *section, const char *key, const 
  * patterns, D < width). 0, or -1 with the reason. */
 int live_config_check(const live_config *c, char *err, size_t errlen);
 
+/* A files-source pattern: exactly one integer conversion (%d, %i, %u; flags 0 - + space, width
+ * up to 99) for the frame number, "%%" for a literal percent sign. 0, or -1 with
+ * "KEY: what is wrong" in err. */
+int live_config_check_pattern(const char *key, const char *pattern, char *err, size_t errlen);
+
 const char *live_source_to_str(live_source s);
 const char *live_view_to_str(live_view v);
 

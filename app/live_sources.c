@@ -105,35 +105,11 @@ static frame_status synth_open(const live_config *cfg, frame_source *s, char *er
 
 /* ---- files: two printf-patterned image sequences -------------------------------------------- */
 
-/* A pattern must hold exactly one integer conversion (%d, %i, %u, with flags and width) and may
- * hold %% besides: it goes to snprintf. */
-static int pattern_check(const char *pattern)
-{
-    int conversions = 0;
-    for (const char *c = pattern; *c; c++) {
-        if (*c != '%')
-            continue;
-        if (c[1] == '%') {
-            c++;
-            continue;
-        }
-        c++;
-        while (*c == '0' || *c == '-' || *c == ' ' || *c == '+')
-            c++;
-        while (*c >= '0' && *c <= '9')
-            c++;
-        if (*c != 'd' && *c != 'i' && *c != 'u')
-            return -1;
-        conversions++;
-    }
-    return conversions == 1 ? 0 : -1;
-}
-
 static void file_path(const frame_source *s, int side, long index, char *buf, size_t len)
 {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(buf, len, s->pattern[side], (int)index); /* checked by pattern_check */
+    snprintf(buf, len, s->pattern[side], (int)index); /* checked by live_config_check_pattern */
 #pragma GCC diagnostic pop
 }
 
@@ -195,9 +171,14 @@ static frame_status files_open(const live_config *cfg, frame_source *s, char *er
 {
     const char *pat[2] = {cfg->left_pattern, cfg->right_pattern};
     for (int i = 0; i < 2; i++) {
-        if (!pat[i][0] || pattern_check(pat[i]) != 0) {
-            say(err, errlen, "files: %s pattern '%s' needs exactly one %%d-style number (e.g. "
-                "%s_%%04d.png)", i ? "right" : "left", pat[i], i ? "right" : "left");
+        char why[256];
+        if (!pat[i][0]) {
+            say(err, errlen, "files: %s pattern is empty (e.g. %s_%%04d.png)",
+                i ? "right" : "left", i ? "right" : "left");
+            return FRAME_ERROR;
+        }
+        if (live_config_check_pattern(i ? "right" : "left", pat[i], why, sizeof why)) {
+            say(err, errlen, "files: %s", why);
             return FRAME_ERROR;
         }
         snprintf(s->pattern[i], sizeof s->pattern[i], "%s", pat[i]);
