@@ -112,6 +112,7 @@ typedef enum {
     K_ENUM,    /* a word of `words`, through parse */
     K_PATH,    /* a path; lo = 1: must not be empty */
     K_PATTERN, /* a path with one integer printf conversion (the frame number) */
+    K_CALIB,   /* a path, or LEFT,RIGHT (two camera_info files, hal/calib.h); may be empty */
 } key_kind;
 
 typedef struct {
@@ -162,7 +163,7 @@ static const key_def keys[] = {
     {"stereo", "backend", K_ENUM, 0, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
     {"stereo", "threads", K_INT, 0, 256, F(stereo.threads), 0, 0},
 
-    {"calibration", "maps", K_PATH, 0, 0, F(maps), 0, 0},
+    {"calibration", "maps", K_CALIB, 0, 0, F(maps), 0, 0},
 
     {"display", "headless", K_BOOL, 0, 0, F(headless), 0, 0},
     {"display", "fullscreen", K_BOOL, 0, 0, F(fullscreen), 0, 0},
@@ -285,6 +286,37 @@ static int check_path(const char *key, const char *v, int empty_ok, char *err, s
     return 0;
 }
 
+/* [calibration] maps: one file (map file or calibration YAML), or "LEFT,RIGHT", the ROS
+ * camera_info files of the two cameras (hal/calib.h splits it the same way: at the one comma,
+ * blanks around it dropped). */
+static int check_calib(const char *key, const char *v, char *err, size_t errlen)
+{
+    if (check_path(key, v, 1, err, errlen))
+        return -1;
+    const char *comma = strchr(v, ',');
+    if (!comma)
+        return 0;
+    if (strchr(comma + 1, ','))
+        return failf(err, errlen, "%s: '%s' has more than one ','; give one file, or the two "
+                     "camera_info files as LEFT,RIGHT", key, v);
+    const char *a = v, *a_end = comma, *b = comma + 1, *b_end = v + strlen(v);
+    while (a < a_end && isblank((unsigned char)*a))
+        a++;
+    while (a_end > a && isblank((unsigned char)a_end[-1]))
+        a_end--;
+    while (b < b_end && isblank((unsigned char)*b))
+        b++;
+    while (b_end > b && isblank((unsigned char)b_end[-1]))
+        b_end--;
+    if (a == a_end || b == b_end)
+        return failf(err, errlen, "%s: '%s': the %s camera's camera_info file is missing "
+                     "(LEFT,RIGHT)", key, v, a == a_end ? "left" : "right");
+    if (a_end - a == b_end - b && strncmp(a, b, (size_t)(a_end - a)) == 0)
+        return failf(err, errlen, "%s: '%s': the same file for both cameras; each has its own "
+                     "camera_info file", key, v);
+    return 0;
+}
+
 /* A file pattern is given to snprintf with the frame number (an int): exactly one conversion,
  * an integer one (%d, %i, %u with flags 0 - + space and a width up to 99); "%%" is a
  * literal percent sign. Anything else (%s, %n, %ld, ...) would read an argument that is not
@@ -378,6 +410,11 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
         if (check_path(k->key, value, k->lo == 0, err, errlen))
             return -1;
         if (k->kind == K_PATTERN && live_config_check_pattern(k->key, value, err, errlen))
+            return -1;
+        memcpy(field, value, strlen(value) + 1);
+        break;
+    case K_CALIB:
+        if (check_calib(k->key, value, err, errlen))
             return -1;
         memcpy(field, value, strlen(value) + 1);
         break;

@@ -17,7 +17,8 @@
  *   [stereo]       disparities, min_disparity, cost = rank|census, window, paths, p1, p2,
  *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
  *                  threads
- *   [calibration]  maps (a map file or a calibration YAML; empty: inputs already rectified)
+ *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
+ *                  files of a stereo calibration; empty: inputs already rectified)
  *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,
  *                  view = disparity|left|pair|depth, font (a TTF path)
  *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off)
@@ -61,7 +62,7 @@ typedef struct {
     /* 1 once [stereo] p1 / p2 was set (file or live_config_set); until then each follows the
      * tuned default for the cost and window (stereo_default_penalties), as stereo-match does */
     int p1_given, p2_given;
-    /* [calibration] maps */
+    /* [calibration] maps: a map file, a calibration YAML or "LEFT,RIGHT" camera_info files */
     char maps[CONFIG_PATH_MAX];
     /* [display] */
     int headless, fullscreen;

@@ -51,7 +51,8 @@ static const char usage_text[] =
     "      --lr-tolerance N   LR check tolerance in pixels (default 1)\n"
     "      --no-median        no 3x3 median\n"
     "      --maps FILE        rectify both inputs first: a map file or a calibration YAML\n"
-    "                         (stereo-calibrate --maps / --out, or OpenCV's M1 D1 ... Q keys)\n"
+    "                         (stereo-calibrate --maps / --out, or OpenCV's M1 D1 ... Q keys),\n"
+    "                         or LEFT,RIGHT: the ROS camera_info files of a stereo calibration\n"
     "Backend:\n"
     "      --backend B        auto (default: CUDA if a device is present, else CPU), cpu, cuda\n"
     "      --threads N        CPU worker threads (default: one per core)\n"
@@ -416,7 +417,8 @@ static int run_files(options *o)
                 o->left_path, left.width, left.height, o->right_path, right.width, right.height);
         goto done;
     }
-    /* a map file from stereo-calibrate, or a calibration YAML whose maps are computed here */
+    /* a map file from stereo-calibrate, or a calibration (YAML, or camera_info pair) whose maps
+     * are computed here */
     if (o->maps && calib_load_maps(o->maps, left.width, left.height, maps, err, sizeof err)) {
         fprintf(stderr, "stereo-match: %s\n", err);
         goto done;

@@ -2,6 +2,7 @@
 #include "calib.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -38,7 +39,14 @@ typedef struct {
     int nentries;
     char *err;
     size_t errlen;
+    int ros;          /* a ROS camera_info file: no header needed, untagged matrices */
 } yaml_doc;
+
+/* What the file should have been, for "not ..." messages. */
+static const char *doc_kind(const yaml_doc *d)
+{
+    return d->ros ? "a ROS camera_info file" : "an OpenCV calibration YAML";
+}
 
 /* "<path>: line N: <key>: <what>" (key may be NULL). Returns -1. */
 static int yaml_fail(yaml_doc *d, int line, const char *key, const char *fmt, ...)
@@ -123,8 +131,8 @@ static int yaml_load(yaml_doc *d)
     }
     d->text[n] = '\0';
     if (memchr(d->text, '\0', n)) {
-        imgio_error(d->err, d->errlen, d->path,
-                    "binary data (a NUL byte): not an OpenCV calibration YAML");
+        imgio_error(d->err, d->errlen, d->path, "binary data (a NUL byte): not %s",
+                    doc_kind(d));
         return -1;
     }
     int count = 1;
@@ -154,18 +162,38 @@ static int yaml_load(yaml_doc *d)
     return 0;
 }
 
-/* Header, then the top-level entries with their continuation lines. */
+static int is_yaml_directive(const char *h)
+{
+    return strncmp(h, "%YAML", 5) == 0 && (h[5] == ':' || h[5] == ' ') &&
+           strncmp(h + 6, "1.", 2) == 0;
+}
+
+/* Header, then the top-level entries with their continuation lines. OpenCV's files start with
+ * "%YAML:1.0" and "---"; a camera_info file may start with either, both or neither. */
 static int yaml_index(yaml_doc *d)
 {
     const char *h = d->nlines > 0 ? d->lines[0] : "";
-    if (strncmp(h, "%YAML", 5) != 0 || (h[5] != ':' && h[5] != ' ') || strncmp(h + 6, "1.", 2))
-        return yaml_fail(d, 0, NULL, "not an OpenCV YAML file (the first line must be %%YAML:1.0)");
-    int i = 1;
-    while (i < d->nlines && !*trim(d->lines[i]))
-        i++;
-    if (i >= d->nlines || strncmp(trim(d->lines[i]), "---", 3) != 0)
-        return yaml_fail(d, i < d->nlines ? i : d->nlines - 1, NULL,
-                         "expected the document start '---' after the %%YAML line");
+    int i = 0;
+    if (!d->ros) {
+        if (!is_yaml_directive(h))
+            return yaml_fail(d, 0, NULL,
+                             "not an OpenCV YAML file (the first line must be %%YAML:1.0)");
+        i = 1;
+        while (i < d->nlines && !*trim(d->lines[i]))
+            i++;
+        if (i >= d->nlines || strncmp(trim(d->lines[i]), "---", 3) != 0)
+            return yaml_fail(d, i < d->nlines ? i : d->nlines - 1, NULL,
+                             "expected the document start '---' after the %%YAML line");
+    } else {
+        while (i < d->nlines && !*trim(d->lines[i]))
+            i++;
+        if (i < d->nlines && is_yaml_directive(d->lines[i]))
+            for (i++; i < d->nlines && !*trim(d->lines[i]);)
+                i++;
+        if (i < d->nlines && strcmp(trim(d->lines[i]), "---") == 0)
+            i++;
+        i--; /* the loop below starts after the header */
+    }
     d->entries = malloc(sizeof *d->entries * YAML_MAX_KEYS);
     if (!d->entries) {
         imgio_error(d->err, d->errlen, d->path, "out of memory");
@@ -291,8 +319,13 @@ static int parse_matrix(yaml_doc *d, const yaml_entry *e, double *out, int maxn,
 {
     long rows = -1, cols = -1;
     int have_dt = 0, have_data = 0, n = 0;
-    if (strcmp(e->value, "!!opencv-matrix") != 0)
-        return yaml_fail(d, e->line, e->key, "expected a matrix (!!opencv-matrix), got '%.40s'",
+    /* OpenCV tags its matrices and always writes dt; ROS writes a plain mapping (dt optional) */
+    int tagged = strcmp(e->value, "!!opencv-matrix") == 0;
+    if (!tagged && !(d->ros && !*e->value))
+        return yaml_fail(d, e->line, e->key,
+                         d->ros ? "expected a matrix (rows, cols and data indented below the "
+                                  "key), got '%.40s'"
+                                : "expected a matrix (!!opencv-matrix), got '%.40s'",
                          e->value);
     for (int i = next_line(d, e, e->first); i >= 0; i = next_line(d, e, i + 1)) {
         /* "field: value"; the line is left intact (entries are parsed more than once) */
@@ -375,7 +408,7 @@ static int parse_matrix(yaml_doc *d, const yaml_entry *e, double *out, int maxn,
             return yaml_fail(d, i, e->key, "unexpected matrix field '%.20s'", s);
         }
     }
-    const char *missing = rows < 0 ? "rows" : cols < 0 ? "cols" : !have_dt ? "dt"
+    const char *missing = rows < 0 ? "rows" : cols < 0 ? "cols" : !have_dt && tagged ? "dt"
                         : !have_data ? "data" : NULL;
     if (missing)
         return yaml_fail(d, e->line, e->key, "matrix without '%s' (truncated file?)", missing);
@@ -464,8 +497,15 @@ static int yaml_to_calib(yaml_doc *d, stereo_calib *c)
 {
     static const char *dist_key[2] = {"D1", "D2"}, *cam_key[2] = {"M1", "M2"},
                       *rect_key[2] = {"R1", "R2"}, *proj_key[2] = {"P1", "P2"};
-    if (check_other_entries(d) ||
-        get_int(d, "image_width", 1, 1, SIDE_MAX, &c->image_width) ||
+    if (check_other_entries(d))
+        return -1;
+    if (!yaml_find(d, "M1") && yaml_find(d, "camera_matrix")) {
+        imgio_error(d->err, d->errlen, d->path,
+                    "one camera's ROS camera_info, not a stereo calibration: give both "
+                    "cameras' files as LEFT,RIGHT");
+        return -1;
+    }
+    if (get_int(d, "image_width", 1, 1, SIDE_MAX, &c->image_width) ||
         get_int(d, "image_height", 1, 1, SIDE_MAX, &c->image_height))
         return -1;
     for (int k = 0; k < 2; k++)
@@ -527,6 +567,278 @@ int calib_read_yaml(const char *path, stereo_calib *out, char *err, size_t errle
     free(d.lines);
     free(d.text);
     return rc;
+}
+
+/* ---- ROS camera_info ------------------------------------------------------------------------ */
+
+/* One camera of a camera_info file. */
+typedef struct {
+    int width, height;
+    double K[3][3];
+    double D[CALIB_MAX_DIST];
+    int ndist;
+    double R[3][3]; /* rectification_matrix */
+    double P[3][4]; /* projection_matrix */
+} camera_info;
+
+/* Tolerances of the consistency checks between the two files (ROS writes 5 to 8 decimals). */
+#define INFO_PX_TOL 0.01     /* px: fx, fy, cy of both projection matrices */
+#define INFO_ROT_TOL 1e-3    /* rectification_matrix: |det - 1| */
+
+static int info_distortion(yaml_doc *d, camera_info *ci)
+{
+    /* distortion_model: older files have none; ROS's own parser then takes plumb_bob */
+    const char *model = "plumb_bob";
+    char buf[64];
+    const yaml_entry *m = yaml_find(d, "distortion_model");
+    if (m) {
+        const char *s = "";
+        if (scalar_text(d, m, &s))
+            return -1;
+        size_t n = strlen(s);
+        if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+            snprintf(buf, sizeof buf, "%.*s", (int)(n - 2), s + 1);
+            s = buf;
+        }
+        if (strcmp(s, "plumb_bob") != 0 && strcmp(s, "rational_polynomial") != 0)
+            return yaml_fail(d, m->line, "distortion_model",
+                             "'%.40s' is not supported (only plumb_bob and rational_polynomial)",
+                             s);
+        model = s;
+    }
+    int rational = strcmp(model, "rational_polynomial") == 0;
+    const yaml_entry *e = yaml_find(d, "distortion_coefficients");
+    matrix_shape sh;
+    double all[CALIB_MAX_DIST] = {0};
+    if (!e) {
+        imgio_error(d->err, d->errlen, d->path, "missing key 'distortion_coefficients'");
+        return -1;
+    }
+    if (parse_matrix(d, e, all, CALIB_MAX_DIST, &sh))
+        return -1;
+    int ok = (sh.rows == 1 || sh.cols == 1) &&
+             (rational ? sh.n == 8 : (sh.n == 4 || sh.n == 5));
+    if (!ok)
+        return yaml_fail(d, e->line, "distortion_coefficients",
+                         "%dx%d: %s needs %s in one row", sh.rows, sh.cols, model,
+                         rational ? "8 coefficients (k1 k2 p1 p2 k3 k4 k5 k6)"
+                                  : "5 coefficients (k1 k2 p1 p2 k3) or 4");
+    memcpy(ci->D, all, sizeof all);
+    ci->ndist = sh.n;
+    return 0;
+}
+
+static int doc_to_info(yaml_doc *d, camera_info *ci)
+{
+    if (check_other_entries(d))
+        return -1;
+    if (yaml_find(d, "M1") && !yaml_find(d, "camera_matrix")) {
+        imgio_error(d->err, d->errlen, d->path,
+                    "an OpenCV stereo calibration (M1 ... Q), not a ROS camera_info file: give "
+                    "it alone, without ','");
+        return -1;
+    }
+    if (!yaml_find(d, "camera_matrix") && !yaml_find(d, "projection_matrix") &&
+        !yaml_find(d, "image_width")) {
+        imgio_error(d->err, d->errlen, d->path,
+                    "no image_width, camera_matrix or projection_matrix: not a ROS camera_info "
+                    "file");
+        return -1;
+    }
+    if (get_int(d, "image_width", 1, 1, SIDE_MAX, &ci->width) ||
+        get_int(d, "image_height", 1, 1, SIDE_MAX, &ci->height) ||
+        get_matrix(d, "camera_matrix", 3, 3, 0, &ci->K[0][0]) || info_distortion(d, ci) ||
+        get_matrix(d, "rectification_matrix", 3, 3, 0, &ci->R[0][0]) ||
+        get_matrix(d, "projection_matrix", 3, 4, 0, &ci->P[0][0]))
+        return -1;
+    if (!(ci->K[0][0] > 0 && ci->K[1][1] > 0))
+        return yaml_fail(d, yaml_find(d, "camera_matrix")->line, "camera_matrix",
+                         "focal lengths must be positive (%g, %g)", ci->K[0][0], ci->K[1][1]);
+    if (!(ci->P[0][0] > 0 && ci->P[1][1] > 0))
+        return yaml_fail(d, yaml_find(d, "projection_matrix")->line, "projection_matrix",
+                         "focal lengths must be positive (%g, %g)", ci->P[0][0], ci->P[1][1]);
+    const double(*r)[3] = ci->R;
+    double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
+                 r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
+                 r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+    if (!(fabs(det - 1) < INFO_ROT_TOL))
+        return yaml_fail(d, yaml_find(d, "rectification_matrix")->line, "rectification_matrix",
+                         "not a rotation (determinant %g)", det);
+    return 0;
+}
+
+static int read_camera_info(const char *path, camera_info *ci, char *err, size_t errlen)
+{
+    yaml_doc d = {.path = path, .err = err, .errlen = errlen, .ros = 1};
+    memset(ci, 0, sizeof *ci);
+    int rc = yaml_load(&d);
+    if (rc == 0)
+        rc = yaml_index(&d);
+    if (rc == 0)
+        rc = doc_to_info(&d, ci);
+    free(d.entries);
+    free(d.lines);
+    free(d.text);
+    return rc;
+}
+
+static int is_identity(const double r[3][3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (fabs(r[i][j] - (i == j)) > 1e-9)
+                return 0;
+    return 1;
+}
+
+/* The stereo checks between the two files; the message names the file at fault. */
+static int check_pair(const char *lp, const char *rp, const camera_info *l, const camera_info *r,
+                      char *err, size_t errlen)
+{
+    if (l->width != r->width || l->height != r->height) {
+        imgio_error(err, errlen, rp, "image size %dx%d, but %s is %dx%d; both cameras must have "
+                    "the same size", r->width, r->height, lp, l->width, l->height);
+        return -1;
+    }
+    double ltx = l->P[0][3], lty = l->P[1][3], tx = r->P[0][3], ty = r->P[1][3];
+    if (ltx != 0 || lty != 0) {
+        imgio_error(err, errlen, lp, "projection_matrix has a baseline (P[0][3] = %g, P[1][3] = "
+                    "%g), which only the right (second) camera has: are LEFT and RIGHT swapped?",
+                    ltx, lty);
+        return -1;
+    }
+    if (tx == 0 && ty == 0) {
+        if (is_identity(l->R) && is_identity(r->R))
+            imgio_error(err, errlen, rp, "not stereo-rectified camera_info files: both "
+                        "rectification_matrix are identity and the right projection_matrix has "
+                        "no baseline (P[0][3] = 0), as two mono calibrations give; calibrate the "
+                        "pair together (ROS camera_calibration, stereo mode)");
+        else
+            imgio_error(err, errlen, rp, "projection_matrix has no baseline (P[0][3] = 0): the "
+                        "right camera of a stereo calibration has -fx * B there");
+        return -1;
+    }
+    if (fabs(ty) > fabs(tx)) {
+        imgio_error(err, errlen, rp, "projection_matrix: P[1][3] = %g is larger than P[0][3] = "
+                    "%g: the cameras are above each other; the matcher needs a horizontal pair",
+                    ty, tx);
+        return -1;
+    }
+    if (tx > 0) {
+        imgio_error(err, errlen, rp, "projection_matrix: P[0][3] = %g > 0 puts this camera to "
+                    "the left of the other: are LEFT and RIGHT swapped?", tx);
+        return -1;
+    }
+    if (fabs(l->P[0][0] - r->P[0][0]) > INFO_PX_TOL ||
+        fabs(l->P[1][1] - r->P[1][1]) > INFO_PX_TOL ||
+        fabs(l->P[1][2] - r->P[1][2]) > INFO_PX_TOL) {
+        imgio_error(err, errlen, rp, "projection_matrix: fx %g, fy %g, cy %g, but %s has %g, %g, "
+                    "%g: not the two halves of one stereo rectification", r->P[0][0],
+                    r->P[1][1], r->P[1][2], lp, l->P[0][0], l->P[1][1], l->P[1][2]);
+        return -1;
+    }
+    return 0;
+}
+
+int calib_read_camera_info(const char *left_path, const char *right_path, stereo_calib *out,
+                           char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!left_path || !right_path) {
+        imgio_error(err, errlen, "(null)", "two camera_info files are needed");
+        return -1;
+    }
+    if (strcmp(left_path, right_path) == 0) {
+        imgio_error(err, errlen, right_path, "given for both cameras; the right camera has its "
+                    "own camera_info file");
+        return -1;
+    }
+    camera_info ci[2];
+    if (read_camera_info(left_path, &ci[0], err, errlen) ||
+        read_camera_info(right_path, &ci[1], err, errlen) ||
+        check_pair(left_path, right_path, &ci[0], &ci[1], err, errlen))
+        return -1;
+    stereo_calib *c = out;
+    c->image_width = c->rect_width = ci[0].width;   /* ROS rectifies to the camera size */
+    c->image_height = c->rect_height = ci[0].height;
+    for (int k = 0; k < 2; k++) {
+        memcpy(c->M[k], ci[k].K, sizeof c->M[k]);
+        memcpy(c->D[k], ci[k].D, sizeof c->D[k]);
+        c->ndist[k] = ci[k].ndist;
+        memcpy(c->Rrect[k], ci[k].R, sizeof c->Rrect[k]);
+        memcpy(c->P[k], ci[k].P, sizeof c->P[k]);
+    }
+    /* The right projection maps points of the left rectified frame: the right rectified frame is
+     * that frame shifted by t = (P2[0][3] / fx, P2[1][3] / fy, 0). With X_rect_k = R_k X_k, the
+     * pose X_right = R X_left + T is R = R2^T R1, T = R2^T t; |T| is the baseline. */
+    double t[3] = {c->P[1][0][3] / c->P[1][0][0], c->P[1][1][3] / c->P[1][1][1], 0};
+    for (int i = 0; i < 3; i++) {
+        c->T[i] = 0;
+        for (int j = 0; j < 3; j++) {
+            c->T[i] += c->Rrect[1][j][i] * t[j];
+            c->R[i][j] = 0;
+            for (int l = 0; l < 3; l++)
+                c->R[i][j] += c->Rrect[1][l][i] * c->Rrect[0][l][j];
+        }
+    }
+    /* Q as OpenCV's stereoRectify writes it for a horizontal pair */
+    double f = c->P[0][0][0], cx1 = c->P[0][0][2], cy = c->P[0][1][2], cx2 = c->P[1][0][2];
+    memset(c->Q, 0, sizeof c->Q);
+    c->Q[0][0] = c->Q[1][1] = 1;
+    c->Q[0][3] = -cx1;
+    c->Q[1][3] = -cy;
+    c->Q[2][3] = f;
+    c->Q[3][2] = -1 / t[0];
+    c->Q[3][3] = (cx1 - cx2) / t[0];
+    c->rms = -1;
+    return 0;
+}
+
+/* "LEFT,RIGHT" -> 1 with both paths (blanks around the comma dropped); no comma -> 0; a bad
+ * pair -> -1 with the reason. */
+static int split_pair(const char *spec, char *left, char *right, size_t n, char *err,
+                      size_t errlen)
+{
+    const char *comma = strchr(spec, ',');
+    if (!comma)
+        return 0;
+    if (strchr(comma + 1, ',')) {
+        imgio_error(err, errlen, spec, "more than one ','; a pair of camera_info files is "
+                    "LEFT,RIGHT (and a file name with ',' cannot be used here)");
+        return -1;
+    }
+    const char *a = spec, *a_end = comma, *b = comma + 1, *b_end = comma + strlen(comma);
+    while (a < a_end && is_space(*a))
+        a++;
+    while (a_end > a && is_space(a_end[-1]))
+        a_end--;
+    while (b < b_end && is_space(*b))
+        b++;
+    while (b_end > b && is_space(b_end[-1]))
+        b_end--;
+    if (a == a_end || b == b_end) {
+        imgio_error(err, errlen, spec, "the %s camera's camera_info file is missing (a pair is "
+                    "LEFT,RIGHT)", a == a_end ? "left" : "right");
+        return -1;
+    }
+    if ((size_t)(a_end - a) >= n || (size_t)(b_end - b) >= n) {
+        imgio_error(err, errlen, spec, "a path longer than %zu characters", n - 1);
+        return -1;
+    }
+    snprintf(left, n, "%.*s", (int)(a_end - a), a);
+    snprintf(right, n, "%.*s", (int)(b_end - b), b);
+    return 1;
+}
+
+int calib_read(const char *spec, stereo_calib *out, char *err, size_t errlen)
+{
+    char left[PATH_MAX], right[PATH_MAX];
+    memset(out, 0, sizeof *out);
+    int pair = split_pair(spec ? spec : "", left, right, sizeof left, err, errlen);
+    if (pair < 0)
+        return -1;
+    return pair ? calib_read_camera_info(left, right, out, err, errlen)
+                : calib_read_yaml(spec, out, err, errlen);
 }
 
 /* ---- maps ------------------------------------------------------------------------------------ */
@@ -650,10 +962,34 @@ int calib_compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map m
     return compute_maps(c, out_w, out_h, maps, "calibration", err, errlen);
 }
 
+/* When cam_w > 0 the maps must be for cam_w x cam_h camera images (else they are freed). */
+static int check_source_size(const char *path, int cam_w, int cam_h, stereo_map maps[2],
+                             char *err, size_t errlen)
+{
+    if (cam_w > 0 && (maps[0].src_width != cam_w || maps[0].src_height != cam_h)) {
+        imgio_error(err, errlen, path, "maps are for %dx%d camera images, but the images are %dx%d",
+                    maps[0].src_width, maps[0].src_height, cam_w, cam_h);
+        mapfile_free(maps);
+        return -1;
+    }
+    return 0;
+}
+
 int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], char *err,
                     size_t errlen)
 {
     memset(maps, 0, 2 * sizeof *maps);
+    char left[PATH_MAX], right[PATH_MAX];
+    int pair = split_pair(path ? path : "", left, right, sizeof left, err, errlen);
+    if (pair < 0)
+        return -1;
+    if (pair) {
+        stereo_calib c;
+        if (calib_read_camera_info(left, right, &c, err, errlen) ||
+            compute_maps(&c, 0, 0, maps, path, err, errlen))
+            return -1;
+        return check_source_size(path, cam_w, cam_h, maps, err, errlen);
+    }
     FILE *f = imgio_open(path, err, errlen);
     if (!f)
         return -1;
@@ -670,18 +1006,18 @@ int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], 
         if (compute_maps(&c, 0, 0, maps, path, err, errlen))
             return -1;
     } else {
-        imgio_error(err, errlen, path,
-                    "neither a map file (stereo-calibrate --maps) nor a calibration YAML "
-                    "(%%YAML:1.0)");
+        camera_info ci;
+        char quiet[8];
+        if (read_camera_info(path, &ci, quiet, sizeof quiet) == 0)
+            imgio_error(err, errlen, path, "one camera's ROS camera_info: give both cameras' "
+                        "files as LEFT,RIGHT");
+        else
+            imgio_error(err, errlen, path,
+                        "neither a map file (stereo-calibrate --maps), a calibration YAML "
+                        "(%%YAML:1.0) nor a LEFT,RIGHT pair of ROS camera_info files");
         return -1;
     }
-    if (cam_w > 0 && (maps[0].src_width != cam_w || maps[0].src_height != cam_h)) {
-        imgio_error(err, errlen, path, "maps are for %dx%d camera images, but the images are %dx%d",
-                    maps[0].src_width, maps[0].src_height, cam_w, cam_h);
-        mapfile_free(maps);
-        return -1;
-    }
-    return 0;
+    return check_source_size(path, cam_w, cam_h, maps, err, errlen);
 }
 
 double calib_baseline(const stereo_calib *c)

@@ -1,6 +1,7 @@
 /* calib.h — a stereo calibration read from OpenCV's FileStorage YAML (what tools/stereo-calibrate
- * and cv2.FileStorage write), and the rectification maps computed from it in C, so the app can
- * start from a calibration file as well as from a map file (hal/mapfile.h) without OpenCV.
+ * and cv2.FileStorage write) or from the two ROS camera_info files of a stereo calibration, and
+ * the rectification maps computed from it in C, so the app can start from a calibration file as
+ * well as from a map file (hal/mapfile.h) without OpenCV.
  *
  * The YAML subset read (strictly):
  *   %YAML:1.0                      first line ("%YAML 1.0" too), then "---"
@@ -13,6 +14,28 @@
  * Optional: rectified_width, rectified_height (default: the image size), rms. Other keys are
  * checked for syntax and otherwise ignored. Errors are one line,
  * "<path>: line N: <key>: what is wrong" (or "<path>: missing key 'Q'").
+ *
+ * ROS camera_info (calib_read_camera_info), one file per camera, as ROS camera_calibration and
+ * camera_info_manager write them: the same YAML subset without the header (an optional "%YAML"
+ * line and "---" are skipped) and with untagged matrices (a key followed by the indented fields
+ * rows, cols, data; an "!!opencv-matrix" tag with dt is accepted too). Required: image_width,
+ * image_height, camera_matrix (3x3), distortion_coefficients (one row or column: plumb_bob 5 or
+ * 4, rational_polynomial 8), rectification_matrix (3x3, a rotation), projection_matrix (3x4).
+ * distortion_model: plumb_bob (also when absent, as ROS's own parser) or rational_polynomial;
+ * any other (equidistant, ...) is refused. camera_name and other keys are ignored. The two files
+ * must come from one stereo calibration: R and P of each are stereoRectify's R1/P1 and R2/P2,
+ * so the maps are those of the OpenCV YAML with the same numbers (M = camera_matrix, D,
+ * R1 R2, P1 P2), for images of the camera size. Refused, naming the file at fault: different
+ * image sizes; a left projection_matrix with a baseline (files swapped); a right one without
+ * (P[0][3] = 0; with both rectification matrices identity: two mono calibrations, not a
+ * stereo-rectified pair); a vertical pair; P[0][3] > 0 (swapped); fx, fy or cy of the two
+ * projection matrices more than 0.01 px apart. The pose comes from the rectification: with
+ * t = (P2[0][3] / P2[0][0], P2[1][3] / P2[1][1], 0) the shift between the rectified frames,
+ * R = R2^T R1 and T = R2^T t (|T| = B, as P2[0][3] = -fx B); Q as stereoRectify; rms -1.
+ *
+ * Where a calibration is named by one string (calib_read, calib_load_maps, stereo-match --maps,
+ * the live app's [calibration] maps), "LEFT,RIGHT" (one comma; blanks around it ignored) names
+ * the camera_info pair; a map file or YAML whose name contains a comma cannot be given there.
  *
  * Maps (calib_compute_maps) follow OpenCV's initUndistortRectifyMap for CV_16SC2: for the output
  * pixel (u, v) of camera k,
@@ -54,14 +77,24 @@ typedef struct {
 /* Reads a calibration YAML. 0, or -1 with "<path>: ..." in err; *out is then zeroed. */
 int calib_read_yaml(const char *path, stereo_calib *out, char *err, size_t errlen);
 
+/* Reads the two ROS camera_info files of a stereo calibration (left, right) into *out (see
+ * above). 0, or -1 with "<path of the file at fault>: ..." in err; *out is then zeroed. */
+int calib_read_camera_info(const char *left_path, const char *right_path, stereo_calib *out,
+                           char *err, size_t errlen);
+
+/* A calibration named by spec: "LEFT,RIGHT" camera_info files, or an OpenCV calibration YAML.
+ * 0, or -1 with err; *out is then zeroed. */
+int calib_read(const char *spec, stereo_calib *out, char *err, size_t errlen);
+
 /* Computes both maps (left, right) for an out_w x out_h output; 0 for either takes the
  * calibration's rectified size. Allocates; release with mapfile_free. 0, or -1 with err. */
 int calib_compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map maps[2],
                        char *err, size_t errlen);
 
-/* Reads rectification maps from either a map file (hal/mapfile.h) or a calibration YAML
- * (computing them), told apart by content. When cam_w > 0 the maps must be for cam_w x cam_h
- * camera images, else it fails naming the file and both sizes. Release with mapfile_free. */
+/* Reads rectification maps from a map file (hal/mapfile.h) or a calibration YAML (computing
+ * them), told apart by content, or from a "LEFT,RIGHT" pair of camera_info files. When
+ * cam_w > 0 the maps must be for cam_w x cam_h camera images, else it fails naming the file and
+ * both sizes. Release with mapfile_free. */
 int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], char *err,
                     size_t errlen);
 

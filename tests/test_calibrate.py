@@ -9,17 +9,28 @@ build/calib-maps).
                    against OpenCV's stereo_calib sample pipeline re-done here, epipolar < 0.5 px
   maps             the Python-written map file read by C (hal/mapfile.c) with every value; the
                    C maps from the YAML against cv2.initUndistortRectifyMap (in 1/32 px)
+  camera_info      ROS camera_info pairs written from both calibrations: maps in C identical
+                   to the YAML's, equal to OpenCV's (also as ROS rounds the numbers), the same
+                   disparity from stereo-match; mono, swapped, mismatched, truncated and
+                   fisheye files refused
   whole chain      a textured plane seen through the distorting cameras, rectified by the
                    stage with the calibrated maps: disparity = f * B / Z
   bad inputs       each fails with exit status 1, one line naming the file, and no output
                    (nor temporary file) left behind; an existing output is not touched
+  live capture     --live on two image sequences standing in for the cameras (the generated
+                   views with new noise each frame, held, moving and board-less stretches):
+                   the 12 steady poses auto-saved, without a window and with one under Xvfb,
+                   then calibrated within the generated bounds; Space and q through scripted
+                   window keys; cameras that cannot be opened, give no frame or differ in size
 
 Run by tests/run with /usr/bin/python3 (Debian's python3-opencv). Env: STEREO_BUILD (build),
 STEREO_DATA (../shared/data).
 """
+import contextlib
 import glob
 import importlib.machinery
 import importlib.util
+import io
 import os
 import re
 import shutil
@@ -696,6 +707,338 @@ def check_bad_inputs(tap, work, gen):
                     os.path.join(out, "d.pfm")], src["maps"], out)
 
 
+# --- ROS camera_info ---------------------------------------------------------------------------
+
+def camera_info_text(cal, k, rounded=False):
+    """Camera k (0 left, 1 right) of an OpenCV calibration as a ROS camera_info file, in the
+    layout ROS camera_calibration writes (rows of a matrix on their own lines). Numbers exact
+    (repr), or rounded=True as ROS prints them: K and P 5 decimals, D 6, R 8."""
+    def mat(m, decimals):
+        m = np.atleast_2d(np.asarray(m, np.float64))
+        rows, cols = m.shape
+        fmt = (lambda v: repr(float(v))) if not rounded else (lambda v: f"{v:.{decimals}f}")
+        lines = [", ".join(fmt(v) for v in row) for row in m]
+        return f"  rows: {rows}\n  cols: {cols}\n  data: [" + ",\n         ".join(lines) + "]\n"
+    d = np.asarray(cal[f"D{k + 1}"]).ravel()
+    model = "rational_polynomial" if d.size == 8 else "plumb_bob"
+    return (f"image_width: {int(cal['image_width'])}\nimage_height: {int(cal['image_height'])}\n"
+            f"camera_name: narrow_stereo/{'right' if k else 'left'}\n"
+            "camera_matrix:\n" + mat(cal[f"M{k + 1}"], 5) +
+            f"distortion_model: {model}\n"
+            "distortion_coefficients:\n" + mat(d.reshape(1, -1), 6) +
+            "rectification_matrix:\n" + mat(cal[f"R{k + 1}"], 8) +
+            "projection_matrix:\n" + mat(cal[f"P{k + 1}"], 5))
+
+
+def write_camera_info(d, cal, rounded=False, names=("left.yaml", "right.yaml")):
+    paths = [os.path.join(d, n) for n in names]
+    for k, p in enumerate(paths):
+        with open(p, "w") as f:
+            f.write(camera_info_text(cal, k, rounded))
+    return paths
+
+
+def rounded_cal(cal):
+    """The calibration with the numbers a ROS camera_info file holds (rounded as printed)."""
+    out = dict(cal)
+    for k in (1, 2):
+        for key, decimals in (("M", 5), ("D", 6), ("R", 8), ("P", 5)):
+            out[f"{key}{k}"] = np.array([[float(f"{v:.{decimals}f}") for v in row]
+                                         for row in np.atleast_2d(cal[f"{key}{k}"])])
+    return out
+
+
+def check_camera_info(tap, work, tool, gen, real):
+    """ROS camera_info pairs written from the calibrations: the maps computed in C are those of
+    the OpenCV YAML (byte for byte) and of cv2.initUndistortRectifyMap; stereo-match gives the
+    same disparity; bad pairs are refused."""
+    cases = [(label, c) for label, c in (("generated", gen), ("real", real)) if c]
+    if not cases:
+        tap.skip("camera_info pairs", "no calibration to write them from")
+        return
+    d = os.path.join(work, "camera_info")
+    os.mkdir(d)
+    for label, c in cases:
+        cal = c["cal"]
+        left, right = write_camera_info(d, cal)
+        spec = f"{left},{right}"
+        # 1. the same maps in C as from the OpenCV YAML of the same calibration
+        a, b = os.path.join(d, "yaml.maps"), os.path.join(d, "info.maps")
+        ra, rb = run([CALIB_MAPS, c["yml"], a]), run([CALIB_MAPS, spec, b])
+        same = (ra.returncode == 0 and rb.returncode == 0 and
+                open(a, "rb").read() == open(b, "rb").read())
+        pixels = 2 * int(cal["rectified_width"]) * int(cal["rectified_height"])
+        tap.ok(same, f"{label}: camera_info pair -> maps in C identical to the OpenCV YAML's "
+               f"({pixels} pixels, both cameras; baseline and focal: "
+               f"{rb.stdout.strip().split('(')[-1].rstrip(')')})", ra.stderr, rb.stderr, rb.stdout)
+        # 2. against OpenCV, and the pair as ROS prints it (rounded)
+        r = run([CALIB_MAPS, "--compare", c["maps"], spec])
+        tap.ok(r.returncode == 0, f"{label}: camera_info maps vs cv2.initUndistortRectifyMap "
+               "(stereo-calibrate --maps): " + "; ".join(r.stdout.strip().splitlines()), r.stderr)
+        rl, rr = write_camera_info(d, cal, rounded=True, names=("ros_left.yaml", "ros_right.yaml"))
+        rcal = rounded_cal(cal)
+        size = (int(cal["rectified_width"]), int(cal["rectified_height"]))
+        ref = os.path.join(d, "ros.maps")
+        with open(ref, "wb") as f:
+            f.write(tool.map_file_bytes(opencv_maps(rcal, size),
+                                        (int(cal["image_width"]), int(cal["image_height"]))))
+        r = run([CALIB_MAPS, "--compare", ref, f"{rl},{rr}"])
+        tap.ok(r.returncode == 0, f"{label}: camera_info as ROS writes it (rounded) vs OpenCV's "
+               "maps of the same numbers: " + "; ".join(r.stdout.strip().splitlines()), r.stderr)
+
+    # 3. stereo-match: the same disparity from the pair as from the YAML
+    c = cases[0][1]
+    left, right = write_camera_info(d, c["cal"])
+    imgs = sorted(glob.glob(os.path.join(gen["dir"], "*01.png"))) if gen else []
+    if len(imgs) == 2:
+        outs = [os.path.join(d, n) for n in ("yaml.pfm", "info.pfm")]
+        runs = [run([STEREO_MATCH, "-q", "--maps", m, "-d", "64", imgs[0], imgs[1], o])
+                for m, o in zip((c["yml"], f"{left}, {right}"), outs)]
+        same = all(r.returncode == 0 for r in runs) and \
+            open(outs[0], "rb").read() == open(outs[1], "rb").read()
+        tap.ok(same, "stereo-match --maps LEFT,RIGHT (camera_info) gives the disparity of "
+               "--maps calib.yml, byte for byte", *(r.stderr for r in runs))
+
+    # 4. bad pairs through the programs: exit 1, one line naming the file at fault
+    out = os.path.join(work, "camera-info-out")
+    os.mkdir(out)
+    maps_out = os.path.join(out, "x.maps")
+    cal = c["cal"]
+    mono = dict(cal)
+    for k in (1, 2):
+        mono[f"R{k}"] = np.eye(3)
+        mono[f"P{k}"] = np.hstack([cal[f"M{k}"], np.zeros((3, 1))])
+    ml, mr = write_camera_info(d, mono, names=("mono_left.yaml", "mono_right.yaml"))
+    expect_failure(tap, "camera_info of two mono calibrations (calib-maps)",
+                   [CALIB_MAPS, f"{ml},{mr}", maps_out], mr + ": not stereo-rectified", out)
+    if gen:
+        expect_failure(tap, "camera_info pair swapped (stereo-match --maps RIGHT,LEFT)",
+                       [STEREO_MATCH, "--maps", f"{right},{left}",
+                        os.path.join(gen["dir"], "left01.png"),
+                        os.path.join(gen["dir"], "right01.png"), os.path.join(out, "d.pfm")],
+                       right + ": projection_matrix has a baseline", out)
+    small = dict(cal, image_width=320, image_height=240)
+    sl, sr = write_camera_info(d, small, names=("small_left.yaml", "small_right.yaml"))
+    expect_failure(tap, "camera_info files of different sizes",
+                   [CALIB_MAPS, f"{left},{sr}", maps_out], sr + ": image size 320x240", out)
+    text = open(right).read()
+    cut = os.path.join(d, "cut_right.yaml")
+    open(cut, "w").write(text[:text.index("projection_matrix") + 40])
+    expect_failure(tap, "truncated camera_info", [CALIB_MAPS, f"{left},{cut}", maps_out],
+                   cut + ": ", out)
+    fisheye = os.path.join(d, "fisheye_right.yaml")
+    lines = [l.replace("plumb_bob", "equidistant").replace("rational_polynomial", "equidistant")
+             for l in text.splitlines()]
+    open(fisheye, "w").write("\n".join(lines) + "\n")
+    line = 1 + next(i for i, l in enumerate(lines) if l.startswith("distortion_model"))
+    expect_failure(tap, "camera_info with the equidistant (fisheye) model",
+                   [CALIB_MAPS, f"{left},{fisheye}", maps_out],
+                   f"{fisheye}: line {line}: distortion_model: 'equidistant' is not supported", out)
+    expect_failure(tap, "one camera's camera_info alone (calib-maps --info)",
+                   [CALIB_MAPS, "--info", left], left + ": one camera's ROS camera_info", out)
+    expect_failure(tap, "the OpenCV YAML given as a camera_info file",
+                   [CALIB_MAPS, f"{c['yml']},{right}", maps_out],
+                   c["yml"] + ": an OpenCV stereo calibration", out)
+    expect_failure(tap, "--maps 'LEFT,' (the right file missing)",
+                   [CALIB_MAPS, f"{left},", maps_out], "the right camera's camera_info file is "
+                   "missing", out)
+
+
+# --- live capture (stereo-calibrate --live) ------------------------------------------------------
+
+LIVE_HOLD = 5  # frames each pose is held in the generated "camera" streams
+
+
+def live_streams(gen_dir, seq_dir):
+    """Two image sequences (left_NNN.png, right_NNN.png) standing in for the cameras, built from
+    the generated views with new sensor noise in every frame: pose 1 held 3 x LIVE_HOLD frames
+    (saved once: --min-move), the right camera without the board (never saved), pair 13 moving
+    3 px a frame (never steady), then poses 2..12 held LIVE_HOLD frames each. Auto-capture with
+    --auto-frames LIVE_HOLD - 1 must save the 12 poses, pose k as pair k. Returns the frame
+    count."""
+    os.mkdir(seq_dir)
+    view = {(s, k): cv2.imread(os.path.join(gen_dir, f"{s}{k:02d}.png"), cv2.IMREAD_GRAYSCALE)
+            for s in ("left", "right") for k in range(1, 14)}
+    frames = [(view["left", 1], view["right", 1])] * (3 * LIVE_HOLD)
+    frames += [(view["left", 2], np.full((H, W), 128, np.uint8))] * LIVE_HOLD
+    frames += [(np.roll(view["left", 13], 3 * i, 1), np.roll(view["right", 13], 3 * i, 1))
+               for i in range(2 * LIVE_HOLD)]
+    for k in range(2, 13):
+        frames += [(view["left", k], view["right", k])] * LIVE_HOLD
+    rng = np.random.default_rng(17)
+    for i, pair in enumerate(frames):
+        for side, img in zip(("left", "right"), pair):
+            noisy = np.clip(img + rng.normal(0, NOISE, img.shape), 0, 255).astype(np.uint8)
+            cv2.imwrite(os.path.join(seq_dir, f"{side}_{i:03d}.png"), noisy)
+    return len(frames)
+
+
+def calibration_error(cal):
+    """Worst relative error of the four focal lengths and of the baseline against the true rig."""
+    K, D, R, T = rig()
+    errs = [cal["M1"][0, 0] / K[0][0, 0], cal["M1"][1, 1] / K[0][1, 1],
+            cal["M2"][0, 0] / K[1][0, 0], cal["M2"][1, 1] / K[1][1, 1],
+            np.linalg.norm(cal["T"]) / np.linalg.norm(T)]
+    return max(abs(e - 1) for e in errs)
+
+
+def check_live_result(tap, name, r, save, out, frames, extra=""):
+    """Pairs 01..12 saved (and nothing else), and the calibration from them within the
+    generated checks' bounds."""
+    files = listing(save) if os.path.isdir(save) else []
+    want = [f"{s}_{k:02d}.png" for s in ("left", "right") for k in range(1, 13)]
+    yml = os.path.join(out, "calib.yml")
+    if not tap.ok(r.returncode == 0 and files == want and os.path.exists(yml),
+                  f"{name}: 12 pairs auto-captured from {frames} frames (held, board-less and "
+                  f"moving frames not saved){extra}", r.stdout, r.stderr, f"saved: {files}"):
+        return
+    cal = read_yaml(yml)
+    worst, epi = calibration_error(cal), epipolar_held_out(cal)
+    tap.ok(worst < REL_TOL and cal["rms"] < RMS_MAX_GEN and epi < EPI_MAX_GEN,
+           f"{name}: calibration from the captured pairs: focal lengths and baseline within "
+           f"{worst:.3%} (< {REL_TOL:.1%}), RMS {cal['rms']:.4f} px (< {RMS_MAX_GEN}), held-out "
+           f"epipolar error {epi:.4f} px (< {EPI_MAX_GEN})", r.stdout)
+
+
+def scripted_keys(tool, keys):
+    """Runs the tool's window code without a display: imshow does nothing, waitKey returns
+    keys[frame] (a character, or -1). Returns a restore function."""
+    cv = tool.cv2
+    saved = {n: getattr(cv, n) for n in ("namedWindow", "imshow", "waitKey", "getWindowProperty",
+                                         "destroyAllWindows")}
+    count = [0]
+
+    def wait_key(delay):
+        count[0] += 1
+        k = keys.get(count[0], -1)
+        return ord(k) if isinstance(k, str) else k
+    cv.namedWindow = lambda *a: None
+    cv.imshow = lambda *a: None
+    cv.waitKey = wait_key
+    cv.getWindowProperty = lambda *a: 1.0
+    cv.destroyAllWindows = lambda: None
+    display = tool.display_available
+    tool.display_available = lambda: True
+
+    def restore():
+        for n, f in saved.items():
+            setattr(cv, n, f)
+        tool.display_available = display
+    return restore
+
+
+def check_live(tap, work, tool, gen):
+    names = ["live: --no-window auto-capture", "live: --no-window calibration",
+             "live: window under Xvfb", "live: window calibration", "live: keys",
+             "live: bad cameras"]
+    if not gen:
+        for n in names:
+            tap.skip(n, "no generated views")
+        return
+    seq = os.path.join(work, "live-seq")
+    t0 = time.time()
+    frames = live_streams(gen["dir"], seq)
+    tap.note(f"live: {frames} frames per camera generated in {time.time() - t0:.1f} s")
+    cams = [os.path.join(seq, "left_%03d.png"), os.path.join(seq, "right_%03d.png")]
+
+    def tool_cmd(save, out, *extra, cameras=cams):
+        return [sys.executable, TOOL, "--live", *cameras, "--save-dir", save, "--board", "9x6",
+                "--square", str(SQUARE), "--auto-frames", str(LIVE_HOLD - 1),
+                "--out", os.path.join(out, "calib.yml"), *extra]
+
+    # 1. no window: auto-capture only
+    save, out = os.path.join(work, "live-save"), os.path.join(work, "live-out")
+    os.mkdir(out)
+    t0 = time.time()
+    r = run(tool_cmd(save, out, "--no-window"))
+    check_live_result(tap, "live, --no-window", r, save, out, frames,
+                      f" in {time.time() - t0:.1f} s")
+    # the same pairs calibrate again offline: the same result
+    if os.path.isdir(save):
+        again = os.path.join(out, "again.yml")
+        r2 = run([sys.executable, TOOL, "--left", os.path.join(save, "left_*.png"), "--right",
+                  os.path.join(save, "right_*.png"), "--board", "9x6", "--square", str(SQUARE),
+                  "--out", again])
+        same = r2.returncode == 0 and os.path.exists(os.path.join(out, "calib.yml")) and \
+            np.array_equal(read_yaml(again)["P2"], read_yaml(os.path.join(out, "calib.yml"))["P2"])
+        tap.ok(same, "live: the saved pairs calibrate again offline (--left/--right) to the same "
+               "result", r2.stdout, r2.stderr)
+
+    # 2. the window (preview with the corners drawn) under Xvfb
+    if shutil.which("xvfb-run"):
+        save, out = os.path.join(work, "live-save-x"), os.path.join(work, "live-out-x")
+        os.mkdir(out)
+        env = dict(os.environ, XDG_RUNTIME_DIR=work)
+        env.pop("WAYLAND_DISPLAY", None)
+        r = run(["xvfb-run", "-a", "-s", "-screen 0 1600x900x24"] + tool_cmd(save, out), env=env)
+        shown = "Space saves a pair" in r.stdout
+        check_live_result(tap, "live, window under Xvfb", r, save, out, frames,
+                          "" if shown else " [the window was not used]")
+    else:
+        tap.skip(names[2], "xvfb-run not installed")
+
+    # 3. keys, with the window's functions scripted: Space in a frame without the board in the
+    #    right view saves that pair (the calibration skips it), q ends the capture
+    save, out = os.path.join(work, "live-save-keys"), os.path.join(work, "live-out-keys")
+    os.mkdir(out)
+    # frames 16..20 have no board on the right; pose 7 is saved at frame 59 (see live_streams)
+    assert LIVE_HOLD == 5
+    restore = scripted_keys(tool, {17: " ", 60: "q"})
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            rc = tool.main(tool_cmd(save, out)[2:])
+    finally:
+        restore()
+    text = buf.getvalue()
+    space = re.search(r"saved pair  2 \(Space, frame 17\); board not seen in the right view", text)
+    ended = "end of the input" not in text
+    used = re.search(r"(\d+) of (\d+) pairs used", text)
+    tap.ok(rc == 0 and space and ended and used and used.groups() == ("7", "8") and
+           "skipping pair 2" in text,
+           "live, keys: Space saves the current pair (board missing on the right: noted, then "
+           "skipped by the calibration), q ends the capture and calibrates the 8 pairs saved",
+           text)
+
+    # 4. cameras that cannot be opened or give no frame, sizes that differ, a used directory
+    bad = os.path.join(work, "live-bad")
+    os.mkdir(bad)
+    with open(os.path.join(bad, "broken_000.png"), "w") as f:
+        f.write("not an image\n")
+    small = os.path.join(bad, "small_%03d.png")
+    for i in range(3):
+        cv2.imwrite(small % i, np.zeros((240, 320), np.uint8))
+    out = os.path.join(work, "live-bad-out")
+    os.mkdir(out)
+    missing_dev = "/dev/video-missing"
+    cases = [("a camera device that does not exist", [missing_dev, cams[1]], missing_dev),
+             ("an image sequence with no file", [cams[0], os.path.join(bad, "none_%03d.png")],
+              os.path.join(bad, "none_%03d.png") + ": cannot open"),
+             ("a camera that gives no frame", [cams[0], os.path.join(bad, "broken_%03d.png")],
+              os.path.join(bad, "broken_%03d.png") + ": the camera opened but gave no frame"),
+             ("cameras of different sizes", [cams[0], small], small + ": 320x240 frames, but")]
+    for label, cameras, must in cases:
+        save = os.path.join(bad, "save")
+        expect_failure(tap, f"live: {label}", tool_cmd(save, out, "--no-window", cameras=cameras),
+                       must, out)
+        if os.path.exists(save):
+            tap.ok(False, f"live: {label}: --save-dir {save} was left behind")
+    used_dir = os.path.join(work, "live-save")
+    expect_failure(tap, "live: --save-dir that already holds pairs",
+                   tool_cmd(used_dir, out, "--no-window"), used_dir + ": already holds pairs", out)
+    expect_failure(tap, "live: --live without --save-dir",
+                   [sys.executable, TOOL, "--live", *cams, "--board", "9x6", "--square", "0.025",
+                    "--out", os.path.join(out, "c.yml")], "--save-dir", out, status=2)
+    save = os.path.join(bad, "save-none")
+    expect_failure(tap, "live: no pair saved (--auto-frames longer than any pose is held)",
+                   tool_cmd(save, out, "--no-window", "--auto-frames", "50"), "no pair saved", out)
+    tap.ok(not os.path.exists(save), "live: no pair saved: the --save-dir it made is removed")
+    save = os.path.join(bad, "save-one")
+    expect_failure(tap, "live: fewer than 5 pairs (--min-move larger than any pose change)",
+                   tool_cmd(save, out, "--no-window", "--min-move", "100000"),
+                   save + ": only 1 pair saved; at least 5 are needed", out)
+
+
 def main():
     global cv2, np
     tap = Tap()
@@ -717,8 +1060,10 @@ def main():
         gen = check_generated(tap, work)
         real = check_real(tap, work)
         check_maps(tap, work, tool, gen, real)
+        check_camera_info(tap, work, tool, gen, real)
         check_chain(tap, work, gen)
         check_bad_inputs(tap, work, gen)
+        check_live(tap, work, tool, gen)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     tap.note(f"{time.time() - t0:.1f} s")

@@ -189,7 +189,10 @@ static const struct {
     {"stereo", "median", {"", "3x3", "True"}},
     {"stereo", "backend", {"", "gpu", "CUDA", "opencl"}},
     {"stereo", "threads", {"", "-1", "257", "all"}},
-    {"calibration", "maps", {"\"rig.maps\"", "rig.maps # the rig", "'rig.yml'"}},
+    {"calibration", "maps", {"\"rig.maps\"", "rig.maps # the rig", "'rig.yml'",
+                             /* LEFT,RIGHT camera_info pairs */
+                             "left.yaml,", ",right.yaml", " , ", "l.yaml,r.yaml,x.yaml",
+                             "cam.yaml, cam.yaml"}},
     {"display", "headless", {"", "maybe", "10"}},
     {"display", "fullscreen", {"", "nope"}},
     {"display", "width", {"", "-1", "8193", "wide"}},
@@ -341,6 +344,17 @@ static void test_good_values(void **state)
     assert_int_equal(live_config_load(path, &c, err, sizeof err), 0);
     assert_string_equal(c.maps, "");
     assert_string_equal(c.screenshot, "");
+    /* a pair of ROS camera_info files, kept as written (hal/calib.c splits it) */
+    path = write_text("pair.ini", "[calibration]\nmaps = ros/left.yaml, ros/right.yaml\n");
+    assert_int_equal(live_config_load(path, &c, err, sizeof err), 0);
+    assert_string_equal(c.maps, "ros/left.yaml, ros/right.yaml");
+    assert_int_equal(live_config_set(&c, "calibration", "maps", "l.yaml,r.yaml", err, sizeof err),
+                     0);
+    assert_string_equal(c.maps, "l.yaml,r.yaml");
+    assert_int_equal(live_config_set(&c, "calibration", "maps", "l.yaml,", err, sizeof err), -1);
+    assert_string_equal(err, "maps: 'l.yaml,': the right camera's camera_info file is missing "
+                             "(LEFT,RIGHT)");
+    assert_string_equal(c.maps, "l.yaml,r.yaml");
 }
 
 /* ---- structure: sections, keys, repeats, unparsable lines ---------------------------------- */

@@ -1,10 +1,11 @@
-/* calib-maps — rectification maps from a calibration YAML, computed in C (hal/calib.h), and
- * checks of map files.
+/* calib-maps — rectification maps from a calibration YAML (or a LEFT,RIGHT pair of ROS
+ * camera_info files), computed in C (hal/calib.h), and checks of map files.
  *
  *   calib-maps [--size WxH] CALIB.yml MAPS            write the map file computed from CALIB.yml
  *   calib-maps --compare MAPS CALIB.yml [--tolerance N]
  *                                                     compare a map file with CALIB.yml's maps
  *   calib-maps --info FILE                            check a map file or calibration, describe it
+ * CALIB.yml may be "LEFT.yaml,RIGHT.yaml": the two ROS camera_info files of a stereo calibration.
  *
  * Exit status: 0 success, 1 bad input (one line naming the file) or maps that differ by more
  * than the tolerance, 2 bad usage.
@@ -29,7 +30,8 @@ static const char usage_text[] =
     "\n"
     "Computes the rectification maps of a stereo calibration (OpenCV YAML: M1 D1 M2 D2 R T R1\n"
     "R2 P1 P2 Q, image_width, image_height) the way OpenCV's initUndistortRectifyMap does, and\n"
-    "writes them as a map file for stereo-match --maps.\n"
+    "writes them as a map file for stereo-match --maps. CALIB.yml may also be the pair\n"
+    "LEFT.yaml,RIGHT.yaml of ROS camera_info files written by a stereo calibration.\n"
     "  --size WxH       output size (default: the calibration's rectified size)\n"
     "  --compare        compare MAPS (e.g. from stereo-calibrate --maps) with the maps computed\n"
     "                   from CALIB.yml; fails when a pixel differs by more than the tolerance\n"
@@ -156,7 +158,7 @@ static int write_maps(const char *calib_path, const char *maps_path, int w, int 
     char err[512];
     stereo_calib c;
     stereo_map m[2];
-    if (calib_read_yaml(calib_path, &c, err, sizeof err)) {
+    if (calib_read(calib_path, &c, err, sizeof err)) {
         fprintf(stderr, "calib-maps: %s\n", err);
         return 1;
     }
