@@ -65,6 +65,9 @@ typedef struct {
     int16_t *disp;
     int16_t *disp_right;                 /* NULL: no right disparity (no LR check) */
     uint8_t *conf;                       /* NULL: no confidence */
+    /* per-direction design (sgm_dirs.cu): direction i's L in bytes at L8 + i * vol */
+    uint8_t *L8;
+    size_t vol;                          /* w * h * D */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -72,6 +75,17 @@ cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cuda
                        cudaEvent_t *join);
 /* The last direction, with the winner-takes-all and the right disparity (after launch_sgm). */
 cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream);
+
+/* sgm_dirs.cu — the per-direction design, used when every L fits a byte (max_cost +
+ * max(P2, P1 + 1) <= 255, sgm_fits_bytes) and paths * vol bytes fit: every direction's walk
+ * stores its L into its own byte volume, all in one launch; then one kernel per row adds the
+ * volumes and picks the left and right disparities. */
+static inline int sgm_fits_bytes(int max_cost, int p1, int p2)
+{
+    return max_cost + (p2 > p1 + 1 ? p2 : p1 + 1) <= 255;
+}
+cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);

@@ -2,7 +2,8 @@
  *
  * DESIGN
  * - Every buffer is allocated at create: device memory (cudaMalloc) for the camera images, the
- *   grey/rectified images, the transforms, the summed cost volume S and the disparity maps.
+ *   grey/rectified images, the transforms, the aggregation's volumes (one byte volume per
+ *   direction, sgm_dirs.cu, or the branches' 16-bit partial sums, sgm.cu) and the disparity maps.
  *   Processing a frame allocates nothing.
  * - One stream per stage (plus up to three more inside the frame, forked and joined by events,
  *   for the concurrent aggregation branches). The per-frame kernel sequence (run_kernels) is captured
@@ -38,6 +39,10 @@ struct stage_cuda {
     uint8_t *rank[2];        /* inside rank_alloc, after RANK_PAD_FRONT bytes */
     uint8_t *rank_alloc[2];
     uint64_t *census[2];
+    /* aggregation: per-direction byte volumes (sgm_dirs.cu) when L fits a byte and they fit in
+     * memory, else the branches' 16-bit partial sums (sgm.cu) */
+    int agg_dirs;
+    uint8_t *L8;                        /* paths volumes of w * h * D bytes */
     uint16_t *S[SGM_MAX_BRANCHES];      /* the aggregation branches' partial sums (sgm.cu) */
     int branches;
     cudaStream_t branch_stream[SGM_MAX_BRANCHES]; /* [0] is `stream` */
@@ -136,12 +141,21 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                   s->rank[0], s->rank[1], s->census[0], s->census[1], {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
-    for (int b = 0; b < s->branches; b++)
-        a.S[b] = s->S[b];
-    LAUNCH(launch_sgm(&a, p->paths, s->branch_stream, s->fork, s->join), "sgm");
-    mark(s, "sgm");
-    LAUNCH(launch_sgm_final(&a, st), "sgm_final");
-    mark(s, "final+wta");
+    if (s->agg_dirs) {
+        a.L8 = s->L8;
+        a.vol = (size_t)w * h * D;
+        LAUNCH(launch_sgm_dirs(&a, p->paths, st), "sgm_dirs");
+        mark(s, "sgm (directions)");
+        LAUNCH(launch_wta_dirs(&a, p->paths, st), "wta_dirs");
+        mark(s, "sum+wta");
+    } else {
+        for (int b = 0; b < s->branches; b++)
+            a.S[b] = s->S[b];
+        LAUNCH(launch_sgm(&a, p->paths, s->branch_stream, s->fork, s->join), "sgm");
+        mark(s, "sgm (branches)");
+        LAUNCH(launch_sgm_final(&a, st), "sgm_final");
+        mark(s, "final+wta");
+    }
     /* 7. median on both maps, then the LR check */
     if (p->median) {
         LAUNCH(launch_median(s->raw, w, h, s->disp, st), "median");
@@ -251,13 +265,21 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
                 s->in_fmt[i] = STEREO_PIX_GREY8;
             }
-            /* 4 aggregation branches (one partial-sum volume each) when they fit in a quarter of
-             * the device memory and half of what is free, else 2; STEREO_CUDA_BRANCHES=2|4
-             * forces one (for measurements) */
+            /* The aggregation's volumes may take a quarter of the device memory and half of
+             * what is free. Per-direction byte volumes (paths * vol bytes) when every L fits a
+             * byte and they fit; else 4 branches' 16-bit partial sums when they fit, else 2.
+             * For measurements and tests: STEREO_CUDA_AGG=branches forces the branches,
+             * STEREO_CUDA_BRANCHES=2|4 their number. */
             size_t budget = total_b / 4 < free_b / 2 ? total_b / 4 : free_b / 2;
-            s->branches = 4 * vol * 2 <= budget ? 4 : 2;
+            const char *agg = getenv("STEREO_CUDA_AGG");
+            int max_cost = transform_max_cost(p->cost, p->rank_window);
+            s->agg_dirs = sgm_fits_bytes(max_cost, p->p1, p->p2) &&
+                          (size_t)p->paths * vol <= budget && !(agg && !strcmp(agg, "branches"));
+            if (s->agg_dirs)
+                DEV_ALLOC(s->L8, (size_t)p->paths * vol);
+            s->branches = s->agg_dirs ? 0 : 4 * vol * 2 <= budget ? 4 : 2;
             const char *env = getenv("STEREO_CUDA_BRANCHES");
-            if (env && (!strcmp(env, "2") || !strcmp(env, "4")))
+            if (!s->agg_dirs && env && (!strcmp(env, "2") || !strcmp(env, "4")))
                 s->branches = atoi(env);
             s->branch_stream[0] = s->stream;
             CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
@@ -332,6 +354,7 @@ void stage_cuda_destroy(stage_cuda *s)
         cudaFree(s->rank_alloc[i]);
         cudaFree(s->census[i]);
     }
+    cudaFree(s->L8);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);
         if (s->join[b])

@@ -1,0 +1,513 @@
+/* sgm_walk.cuh — the device code shared by the two aggregation designs (sgm.cu: partial-sum
+ * branches and a final pass; sgm_dirs.cu: one byte volume per direction and a winner-takes-all
+ * kernel): 16x2 SIMD helpers, the cost of a step, the line walk of one direction, and the
+ * finishing of a pixel (winner-takes-all, uniqueness, subpixel, confidence, right disparity).
+ * See the top of sgm.cu for the line walk and sgm_dirs.cu for the per-direction design.
+ */
+#ifndef STEREO_SGM_WALK_CUH
+#define STEREO_SGM_WALK_CUH
+
+#include "launch.cuh"
+#include "stereo_math.h"
+
+#define AGG_BLOCK 128
+#define KEY_EMPTY 0xffffffffu
+#define FAR2 ((uint32_t)STEREO_SGM_FAR * 0x10001u)
+
+/* What a line walk does with its L: store it as the partial sum S[0] (a branch's first
+ * direction), add it to S[0], add it to every branch's partial sum and finish the pixel (the
+ * last direction), or store it as bytes into its own direction's volume (sgm_dirs.cu). */
+enum { MODE_STORE = 0, MODE_ADD = 1, MODE_FINAL = 2, MODE_STORE8 = 3 };
+
+/* ---- 16x2 SIMD: Hopper has min-plus in one instruction (DPX, CUDA 12+); elsewhere the
+ * portable SIMD intrinsics give the same values ---------------------------------------------- */
+static __device__ __forceinline__ uint32_t min2(uint32_t a, uint32_t b) { return __vminu2(a, b); }
+
+/* min(a + b, c) per 16-bit half */
+static __device__ __forceinline__ uint32_t addmin2(uint32_t a, uint32_t b, uint32_t c)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && CUDART_VERSION >= 12000
+    return __viaddmin_u16x2(a, b, c);
+#else
+    return __vminu2(__vadd2(a, b), c);
+/* K disparities per lane, G lanes per line for each supported D: 8 disparities per lane where
+ * the group size comes out a power of two (D = 64, 128, 256), else 8 lanes with K = D / 8 (even
+ * for every multiple of 16). Expands to a switch that returns fn<K, G>(...). */
+#define SGM_DISPATCH(fn, ...)                                  \
+    switch (a->ndisp) {                                        \
+    case 16: return fn<2, 8>(__VA_ARGS__);                     \
+    case 32: return fn<4, 8>(__VA_ARGS__);                     \
+    case 48: return fn<6, 8>(__VA_ARGS__);                     \
+    case 64: return fn<8, 8>(__VA_ARGS__);                     \
+    case 80: return fn<10, 8>(__VA_ARGS__);                    \
+    case 96: return fn<12, 8>(__VA_ARGS__);                    \
+    case 112: return fn<14, 8>(__VA_ARGS__);                   \
+    case 128: return fn<8, 16>(__VA_ARGS__);                   \
+    case 144: return fn<18, 8>(__VA_ARGS__);                   \
+    case 160: return fn<10, 16>(__VA_ARGS__);                  \
+    case 176: return fn<22, 8>(__VA_ARGS__);                   \
+    case 192: return fn<12, 16>(__VA_ARGS__);                  \
+    case 208: return fn<26, 8>(__VA_ARGS__);                   \
+    case 224: return fn<14, 16>(__VA_ARGS__);                  \
+    case 240: return fn<30, 8>(__VA_ARGS__);                   \
+    case 256: return fn<8, 32>(__VA_ARGS__);                   \
+    }                                                          \
+    return cudaErrorInvalidValue
+
+#endif
+}
+
+static __device__ __forceinline__ uint32_t lo16(uint32_t v) { return v & 0xffffu; }
+static __device__ __forceinline__ uint32_t hi16(uint32_t v) { return v >> 16; }
+
+template <int G>
+static __device__ __forceinline__ uint32_t group_min(uint32_t v, unsigned mask)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) {
+        uint32_t o = __shfl_xor_sync(mask, v, off, G);
+        v = o < v ? o : v;
+    }
+    return v;
+}
+
+/* ---- vector access to a lane's K/2 words of S -------------------------------------------- */
+template <int W>
+static __device__ __forceinline__ void load_words(const uint16_t *p, uint32_t (&w)[W])
+{
+    if (W % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < W; i += 4) {
+            uint4 v = *(const uint4 *)(p + 2 * i);
+            w[i] = v.x, w[i + 1] = v.y, w[i + 2] = v.z, w[i + 3] = v.w;
+        }
+    } else if (W % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < W; i += 2) {
+            uint2 v = *(const uint2 *)(p + 2 * i);
+            w[i] = v.x, w[i + 1] = v.y;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < W; i++)
+            w[i] = *(const uint32_t *)(p + 2 * i);
+    }
+}
+
+template <int W>
+static __device__ __forceinline__ void store_words(uint16_t *p, const uint32_t (&w)[W])
+{
+    if (W % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < W; i += 4)
+            *(uint4 *)(p + 2 * i) = make_uint4(w[i], w[i + 1], w[i + 2], w[i + 3]);
+    } else if (W % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < W; i += 2)
+            *(uint2 *)(p + 2 * i) = make_uint2(w[i], w[i + 1]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < W; i++)
+            *(uint32_t *)(p + 2 * i) = w[i];
+    }
+}
+
+/* ---- what one step needs from memory, loaded PF steps ahead ------------------------------ */
+template <int K, bool CENSUS, int NB>
+struct step_inputs {
+    static constexpr int W = K / 2;               /* words of S */
+    static constexpr int R = (K + 3) / 4 + 1;     /* aligned words covering the K rank bytes */
+    uint32_t s[NB][W];                            /* partial sums: one (MODE_ADD), every branch's
+                                                     (MODE_FINAL), added up only when used */
+    uint64_t cr[CENSUS ? K : 1];
+    uint64_t cl;
+    uint32_t rr[CENSUS ? 1 : R];                  /* right rank bytes, aligned words */
+    int shift;                                    /* 8 * (window start & 3) */
+    int rl, grey;
+};
+
+/* The right rank row is read through aligned 32-bit words from at or below byte xr0 - K + 1 to
+ * up to 7 bytes past xr0; the rank buffers are padded in front and behind (RANK_PAD_FRONT /
+ * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
+ * where the costs are replaced by max_cost anyway. */
+template <int K, bool CENSUS, int MODE, int NB>
+static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, int y, int xr0,
+                                                 int k0, step_inputs<K, CENSUS, NB> &in)
+{
+    if (MODE == MODE_ADD || MODE == MODE_FINAL) {
+#pragma unroll
+        for (int b = 0; b < NB; b++)
+            load_words(a.S[b] + p * a.ndisp + k0, in.s[b]);
+    }
+    if (CENSUS) {
+        in.cl = a.census_l[p];
+        const uint64_t *cr = a.census_r + (size_t)y * a.width;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            in.cr[i] = xr0 - i >= 0 ? cr[xr0 - i] : 0;
+    } else {
+        in.rl = a.rank_l[p];
+        const uint8_t *lo = a.rank_r + (size_t)y * a.width + (xr0 - K + 1);
+        const uint32_t *wp = (const uint32_t *)((uintptr_t)lo & ~(uintptr_t)3);
+        in.shift = 8 * (int)((uintptr_t)lo & 3);
+#pragma unroll
+        for (int i = 0; i < step_inputs<K, CENSUS, NB>::R; i++)
+            in.rr[i] = wp[i];
+    }
+    in.grey = a.grey[p];
+}
+
+/* Costs of the lane's K disparities as K/2 16-bit pairs; max_cost where x - d < 0. */
+template <int K, bool CENSUS, int NB>
+static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS, NB> &in,
+                                                  int xr0, uint32_t (&cost)[K / 2])
+{
+    if (CENSUS) {
+#pragma unroll
+        for (int j = 0; j < K / 2; j++)
+            cost[j] = (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? 2 * j : 0]) |
+                      (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? 2 * j + 1 : 0]) << 16;
+    } else {
+        /* the window: bytes xr0 - K + 1 .. xr0 of the right rank row; first realign the loaded
+         * words to the window start (win[i] = window bytes 4i .. 4i+3) */
+        constexpr int SW = (K + 3) / 4;
+        uint32_t win[SW];
+#pragma unroll
+        for (int i = 0; i < SW; i++)
+            win[i] = __funnelshift_r(in.rr[CENSUS ? 0 : i], in.rr[CENSUS ? 0 : i + 1], in.shift);
+        /* disparity k0 + i reads window byte K - 1 - i: quad q (disparities 4q .. 4q+3) is
+         * window bytes L+3 .. L, L = K - 4 - 4q, reversed */
+        uint32_t rl4 = (uint32_t)in.rl * 0x01010101u;
+#pragma unroll
+        for (int q = 0; q < SW; q++) {
+            const int L = K - 4 - 4 * q;
+            const int m = L >= 0 ? L / 4 : -1, r = L - 4 * m;
+            uint32_t lo = m >= 0 ? win[m >= 0 ? m : 0] : 0u;
+            uint32_t hi = m + 1 < SW ? win[m + 1 < SW ? m + 1 : 0] : 0u; /* unused when r = 0 */
+            uint32_t r4 = __byte_perm(lo, hi, (uint32_t)((r + 3) | (r + 2) << 4 | (r + 1) << 8 | r << 12));
+            uint32_t c4 = __vabsdiffu4(rl4, r4);
+            cost[2 * q] = __byte_perm(c4, 0, 0x4140);
+            if (2 * q + 1 < K / 2)
+                cost[2 * q + 1] = __byte_perm(c4, 0, 0x4342);
+        }
+    }
+    if (xr0 - (K - 1) < 0) { /* near the left edge: disparities pointing outside the image */
+        uint32_t mc = (uint32_t)a.max_cost;
+#pragma unroll
+        for (int j = 0; j < K / 2; j++) {
+            uint32_t l = xr0 - 2 * j >= 0 ? lo16(cost[j]) : mc;
+            uint32_t h = xr0 - 2 * j - 1 >= 0 ? hi16(cost[j]) : mc;
+            cost[j] = l | h << 16;
+        }
+    }
+}
+
+/* Stages 6 and 7 for one pixel of a right-to-left walk, from its complete S (tot: K/2 pairs per
+ * lane): the left disparity (+ confidence) and one step of the right disparity's shifting ring.
+ * Slot 0 of the ring is then complete for this walk: written (a whole row's walk) or, with rk
+ * (a walk over one segment of the row), merged into rk[xr] by atomicMin with the other
+ * segments' keys (see sgm_dirs.cu). The
+ * final pass runs it one step late (for the previous pixel) so that its reductions overlap the
+ * next step's recurrence instead of stalling it (a warp issues in order). */
+template <int K, int G>
+static __device__ __forceinline__ void finish_pixel(const sgm_args &a, const uint32_t (&tot)[K / 2],
+                                                    int x, int y, int lane, int k0, unsigned mask,
+                                                    uint32_t (&right_best)[K],
+                                                    uint32_t *rk = nullptr)
+{
+    constexpr int W = K / 2, D = K * G;
+    const int w = a.width;
+    const size_t p = (size_t)y * w + x;
+    /* 6. winner-takes-all: smallest S, ties to the smaller k */
+    uint32_t key = KEY_EMPTY;
+#pragma unroll
+    for (int i = 0; i < W; i++) {
+        key = min(key, lo16(tot[i]) << 9 | (uint32_t)(k0 + 2 * i));
+        key = min(key, hi16(tot[i]) << 9 | (uint32_t)(k0 + 2 * i + 1));
+    }
+    key = group_min<G>(key, mask);
+    int best = key & 511;
+    uint32_t s1 = key >> 9, s2 = KEY_EMPTY, c0 = 0, c2 = 0;
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+        int k = k0 + i;
+        uint32_t v = i & 1 ? hi16(tot[i / 2]) : lo16(tot[i / 2]);
+        if (k < best - 1 || k > best + 1)
+            s2 = min(s2, v);
+        if (k == best - 1)
+            c0 = v;
+        if (k == best + 1)
+            c2 = v;
+    }
+    s2 = group_min<G>(s2, mask);
+    /* S(best - 1) and S(best + 1) from the lanes that hold them */
+    c0 = __shfl_sync(mask, c0, best > 0 ? (best - 1) / K : 0, G);
+    c2 = __shfl_sync(mask, c2, best < D - 1 ? (best + 1) / K : 0, G);
+    if (lane == 0) {
+        int ok = x >= a.dmin && (!a.valid || a.valid[p]) &&
+                 (a.uniqueness == 0 || stereo_unique(s1, s2, a.uniqueness));
+        int v = STEREO_SUBPIXEL_SCALE * (a.dmin + best);
+        if (a.subpixel && best > 0 && best < D - 1)
+            v += stereo_subpixel_offset((int)c0, (int)s1, (int)c2);
+        a.disp[p] = ok ? (int16_t)v : STEREO_INVALID;
+        if (a.conf)
+            a.conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+    }
+    /* 7. right disparity: slot i is right pixel x - dmin - (k0 + i) */
+    if (a.disp_right) {
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            uint32_t v = i & 1 ? hi16(tot[i / 2]) : lo16(tot[i / 2]);
+            right_best[i] =
+                min(right_best[i], v << 9 | (uint32_t)(k0 + i));
+        }
+        int xr = x - a.dmin;
+        if (rk) { /* a segment of the row: merged with its neighbours' in shared memory */
+            if (lane == 0 && xr >= 0)
+                atomicMin(&rk[xr], right_best[0]);
+        } else if (lane == 0 && xr >= 0) {
+            size_t q = (size_t)y * w + xr;
+            a.disp_right[q] =
+                a.valid_right && !a.valid_right[q]
+                    ? STEREO_INVALID
+                    : (int16_t)(STEREO_SUBPIXEL_SCALE * (a.dmin + (int)(right_best[0] & 511)));
+        }
+        uint32_t next = __shfl_down_sync(mask, right_best[0], 1, G);
+#pragma unroll
+        for (int i = 0; i < K - 1; i++)
+            right_best[i] = right_best[i + 1];
+        right_best[K - 1] = lane == G - 1 ? KEY_EMPTY : next;
+    }
+}
+
+
+/* ---- a lane's K L values as bytes (MODE_STORE8 and the per-direction WTA, sgm_dirs.cu) ------
+ * The K bytes of a lane start at an offset that is a multiple of K in a pixel's D bytes (D is
+ * a multiple of 16), so they are accessed in 8-byte words when K % 8 == 0, 4-byte words when
+ * K % 4 == 0, else 2-byte words. */
+template <int K>
+struct byte_words {
+    static constexpr int BYTES = K % 8 == 0 ? 8 : K % 4 == 0 ? 4 : 2; /* per access */
+    static constexpr int N = K / BYTES;                                 /* accesses */
+    static constexpr int R = K % 4 == 0 ? K / 4 : K / 2;                /* 32-bit registers */
+};
+
+/* bytes 0 and 2 of a, then bytes 0 and 2 of b: the low bytes of four 16-bit values */
+static __device__ __forceinline__ uint32_t pack_lo_bytes(uint32_t a, uint32_t b)
+{
+    return __byte_perm(a, b, 0x6420);
+}
+
+template <int K>
+static __device__ __forceinline__ void store_bytes(uint8_t *p, const uint32_t (&v)[K / 2])
+{
+    if (K % 8 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 8; i++)
+            *(uint2 *)(p + 8 * i) = make_uint2(pack_lo_bytes(v[4 * i], v[4 * i + 1]),
+                                               pack_lo_bytes(v[4 * i + 2], v[4 * i + 3]));
+    } else if (K % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 4; i++)
+            *(uint32_t *)(p + 4 * i) = pack_lo_bytes(v[2 * i], v[2 * i + 1]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < K / 2; i++)
+            *(uint16_t *)(p + 2 * i) = (uint16_t)pack_lo_bytes(v[i], 0);
+    }
+}
+
+/* loads a lane's K bytes into byte_words<K>::R registers (4 bytes each, or 2 when K % 4 != 0) */
+template <int K>
+static __device__ __forceinline__ void load_bytes(const uint8_t *p, uint32_t (&r)[byte_words<K>::R])
+{
+    if (K % 8 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 8; i++) {
+            uint2 v = *(const uint2 *)(p + 8 * i);
+            r[2 * i] = v.x, r[2 * i + 1] = v.y;
+        }
+    } else if (K % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 4; i++)
+            r[i] = *(const uint32_t *)(p + 4 * i);
+    } else {
+#pragma unroll
+        for (int i = 0; i < K / 2; i++)
+            r[i] = *(const uint16_t *)(p + 2 * i);
+    }
+}
+
+/* tot (K/2 pairs of 16-bit sums) += the bytes loaded by load_bytes; no 16-bit lane can carry
+ * into the next (at most 8 * 255 per lane), so plain 32-bit adds do */
+template <int K>
+static __device__ __forceinline__ void add_bytes(const uint32_t (&r)[byte_words<K>::R],
+                                                 uint32_t (&tot)[K / 2])
+{
+    if (K % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 4; i++) {
+            tot[2 * i] += __byte_perm(r[i], 0, 0x4140);
+            tot[2 * i + 1] += __byte_perm(r[i], 0, 0x4342);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < K / 2; i++)
+            tot[i] += __byte_perm(r[i], 0, 0x4140);
+    }
+}
+
+/* One line of direction dir (line gid of stereo_sgm_line_start), walked by a group of G lanes;
+ * p2_table: P2' for |dI| = 0..255 (shared memory). */
+template <int K, int G, bool CENSUS, int MODE, int NB>
+static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int gid, int lane,
+                                                 unsigned mask, const uint16_t *p2_table)
+{
+    constexpr int W = K / 2;
+    constexpr int PF = (CENSUS || K > 8) ? 4 : 8; /* steps in flight */
+    const int w = a.width, h = a.height, D = K * G;
+    int x0, y0, dx, dy;
+    stereo_sgm_line_start(dir, gid, w, h, &x0, &y0);
+    stereo_sgm_direction(dir, &dx, &dy);
+    int steps = 1 << 30;
+    if (dx > 0) steps = min(steps, w - x0);
+    if (dx < 0) steps = min(steps, x0 + 1);
+    if (dy > 0) steps = min(steps, h - y0);
+    if (dy < 0) steps = min(steps, y0 + 1);
+    const int k0 = lane * K;
+    const long stride = (long)dy * w + dx;
+    const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
+
+    if (MODE == MODE_FINAL && a.disp_right) {
+        /* right pixels the walk never completes (no candidate inside the image) */
+        for (int xr = w - a.dmin + lane; xr < w; xr += G)
+            if (xr >= 0)
+                a.disp_right[(size_t)y0 * w + xr] = STEREO_INVALID;
+    }
+
+    const size_t p0 = (size_t)y0 * w + x0;
+    step_inputs<K, CENSUS, NB> ring[PF];
+#pragma unroll
+    for (int j = 0; j < PF; j++)
+        if (j < steps)
+            load_step<K, CENSUS, MODE, NB>(a, p0 + j * stride, y0 + j * dy, x0 + j * dx - a.dmin - k0,
+                                       k0, ring[j]);
+
+    uint32_t prev[W];
+    uint32_t right_best[K], pending[W]; /* final pass only */
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        right_best[i] = KEY_EMPTY;
+    uint32_t min_prev = 0;
+    int grey_prev = 0;
+    for (int base = 0; base < steps; base += PF) {
+#pragma unroll
+        for (int j = 0; j < PF; j++) {
+            const int step = base + j;
+            if (step >= steps)
+                break;
+            const int x = x0 + step * dx, y = y0 + step * dy;
+            const size_t p = p0 + step * stride;
+            const int xr0 = x - a.dmin - k0;
+            step_inputs<K, CENSUS, NB> &in = ring[j];
+            /* stage 4 */
+            uint32_t cost[W];
+            step_costs<K, CENSUS, NB>(a, in, xr0, cost);
+            /* stage 5: L = C + min(prev_k, min(prev_k-1, prev_k+1) + P1, min_prev + P2') - min_prev */
+            uint32_t cur[W];
+            if (step == 0) {
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                    cur[i] = cost[i];
+            } else {
+                uint32_t below = __shfl_up_sync(mask, prev[W - 1], 1, G); /* hi half: L(k0 - 1) */
+                uint32_t above = __shfl_down_sync(mask, prev[0], 1, G);   /* lo half: L(k0 + K) */
+                if (lane == 0)
+                    below = FAR2;
+                if (lane == G - 1)
+                    above = FAR2;
+                int di = abs(in.grey - grey_prev);
+                uint32_t jump = min_prev + p2_table[di];
+                uint32_t jump2 = jump * 0x10001u, base2 = min_prev * 0x10001u;
+#pragma unroll
+                for (int i = 0; i < W; i++) {
+                    uint32_t km1 = __byte_perm(i > 0 ? prev[i - 1] : below, prev[i], 0x5432);
+                    uint32_t kp1 = __byte_perm(prev[i], i < W - 1 ? prev[i + 1] : above, 0x5432);
+                    uint32_t v = addmin2(min2(km1, kp1), p1x2, prev[i]);
+                    v = min2(v, jump2);
+                    cur[i] = __vadd2(cost[i], __vsub2(v, base2));
+                }
+            }
+            uint32_t m2 = cur[0];
+#pragma unroll
+            for (int i = 1; i < W; i++)
+                m2 = min2(m2, cur[i]);
+            min_prev = group_min<G>(min(lo16(m2), hi16(m2)), mask);
+            grey_prev = in.grey;
+
+            if (MODE == MODE_FINAL) {
+                uint32_t tot[W];
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                {
+                    uint32_t t = __vadd2(in.s[0][i], cur[i]);
+#pragma unroll
+                    for (int b = 1; b < NB; b++)
+                        t = __vadd2(t, in.s[b][i]);
+                    tot[i] = t;
+                }
+                /* the previous pixel's winner-takes-all and right disparity, now that this
+                 * step's recurrence is under way */
+                if (step > 0)
+                    finish_pixel<K, G>(a, pending, x - dx, y - dy, lane, k0, mask, right_best);
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                    pending[i] = tot[i];
+            } else {
+                uint32_t out[W];
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                    out[i] = MODE == MODE_ADD ? __vadd2(in.s[0][i], cur[i]) : cur[i];
+                if (MODE == MODE_STORE8)
+                    store_bytes<K>(a.L8 + (size_t)dir * a.vol + p * D + k0, cur);
+                else
+                    store_words(a.S[0] + p * D + k0, out);
+            }
+#pragma unroll
+            for (int i = 0; i < W; i++)
+                prev[i] = cur[i];
+            /* refill this ring slot with step + PF */
+            if (step + PF < steps)
+                load_step<K, CENSUS, MODE, NB>(a, p + PF * stride, y + PF * dy, xr0 + PF * dx, k0, in);
+        }
+    }
+    if (MODE == MODE_FINAL && steps > 0) /* the last pixel of the line */
+        finish_pixel<K, G>(a, pending, x0 + (steps - 1) * dx, y0 + (steps - 1) * dy, lane, k0,
+                           mask, right_best);
+}
+
+/* K disparities per lane, G lanes per line for each supported D: 8 disparities per lane where
+ * the group size comes out a power of two (D = 64, 128, 256), else 8 lanes with K = D / 8 (even
+ * for every multiple of 16). Expands to a switch that returns fn<K, G>(...). */
+#define SGM_DISPATCH(fn, ...)                                  \
+    switch (a->ndisp) {                                        \
+    case 16: return fn<2, 8>(__VA_ARGS__);                     \
+    case 32: return fn<4, 8>(__VA_ARGS__);                     \
+    case 48: return fn<6, 8>(__VA_ARGS__);                     \
+    case 64: return fn<8, 8>(__VA_ARGS__);                     \
+    case 80: return fn<10, 8>(__VA_ARGS__);                    \
+    case 96: return fn<12, 8>(__VA_ARGS__);                    \
+    case 112: return fn<14, 8>(__VA_ARGS__);                   \
+    case 128: return fn<8, 16>(__VA_ARGS__);                   \
+    case 144: return fn<18, 8>(__VA_ARGS__);                   \
+    case 160: return fn<10, 16>(__VA_ARGS__);                  \
+    case 176: return fn<22, 8>(__VA_ARGS__);                   \
+    case 192: return fn<12, 16>(__VA_ARGS__);                  \
+    case 208: return fn<26, 8>(__VA_ARGS__);                   \
+    case 224: return fn<14, 16>(__VA_ARGS__);                  \
+    case 240: return fn<30, 8>(__VA_ARGS__);                   \
+    case 256: return fn<8, 32>(__VA_ARGS__);                   \
+    }                                                          \
+    return cudaErrorInvalidValue
+
+#endif
