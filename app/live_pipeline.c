@@ -4,12 +4,15 @@
  *
  * Threads. Three: the capture thread (reads the source), the stage thread (runs the stereo
  * stage), and the display — the caller's thread (SDL wants the main thread), which only calls
- * acquire/release and the setters. Workers are started by live_pipeline_start and stopped by a
- * flag, a broadcast and a join (live_pipeline_stop); nothing is cancelled.
+ * acquire/release and the setters; a fourth, the writer, when recording. Workers are started by
+ * live_pipeline_start and stopped by a flag, a broadcast and a join (live_pipeline_stop);
+ * nothing is cancelled.
  *
- * Memory. A fixed pool of POOL_SLOTS slots, each a pair of frames from stereo_frame_alloc (the
- * stage's unified memory on CUDA), allocated at create. A slot is always in exactly one place,
- * and whoever holds it is the only one touching it — no copies between threads:
+ * Memory. A fixed pool of POOL_SLOTS slots (+ REC_SLOTS when recording), each a pair of frames
+ * from stereo_frame_alloc (the stage's unified memory on CUDA), allocated at create. A slot is
+ * always in exactly one place, and whoever holds it is the only one touching it — no copies
+ * between threads (the one exception: a slot queued for the writer may at the same time be
+ * published or read by the display; both only read it):
  *
  *   free --capture thread fills it--> ready (FIFO) --stage thread submits, waits--> published
  *     ^                                  |                                             |
@@ -28,21 +31,38 @@
  *     waits while the display still reads result m-2 or older.
  *   - reading: the slot the display holds between acquire and release (it copies the images
  *     into its textures there, so it holds it briefly).
+ *   - recording (--record): the stage thread hands each processed slot to the writer thread
+ *     through a bounded FIFO of slot references (REC_SLOTS, queued or being written); the slot
+ *     stays published as usual and goes back to the pool only once the writer is done with it
+ *     too (rec_hold; rec_retired marks one the display and the stage have let go of). The
+ *     pool has REC_SLOTS extra slots when recording, so pairs waiting for the writer never take
+ *     the capture thread's. When the FIFO is full, a files source waits for the writer (it never
+ *     drops); a live source drops the recording of that pair and counts a record drop. The
+ *     first write error stops the run (stats.error, once); stop flushes the FIFO before the
+ *     writer exits, so every pair queued is on disk when live_pipeline_stop returns.
  *
  * Who wakes whom. One mutex and one condition variable (CLOCK_MONOTONIC), always broadcast:
  *   capture -> stage: a pair is ready; the source ended or failed.
  *   stage -> capture: a slot is free / the ready queue has room; the frame limit was reached.
+ *   stage -> writer:  a pair to record. writer -> stage, capture: room in the FIFO, a slot freed.
  *   stage -> display: a new result (broadcast, plus the wake callback: the SDL loop sleeps in
  *                     SDL_WaitEvent, so the callback posts an event).
  *   display -> stage: a slot was released (the double-buffer rule above may be waiting on it);
  *                     pause, colour map and P2 changes.
  *   stop: the flag + broadcast wakes both workers; a paced capture sleeps in a timed wait on the
- *         same condition, so it wakes at once too.
+ *         same condition, so it wakes at once too. Once both are joined, rec_closing tells the
+ *         writer that nothing more comes: it writes what is queued and ends (a stage thread
+ *         waiting for room in the FIFO is woken by the writer, which runs until then).
  *
  * A new P2. The stage's parameters are fixed, so the stage is recreated between frames: the
  * request freezes the pool (the capture thread takes no more free slots), the stage thread
- * finishes what is queued, waits until nobody holds a slot, drops the published result, then
- * creates the new stage, moves the pool's frames to it and thaws the pool.
+ * finishes what is queued, waits until nobody holds a slot (the writer included), drops the
+ * published result, then creates the new stage, moves the pool's frames to it and thaws the
+ * pool.
+ *
+ * Timing. The stage thread times each frame from submit to wait (stage_ms, a histogram) and
+ * keeps the time the first and the latest result came out, for the throughput the summary
+ * reports: (processed - 1) / (last - first), the start-up before the first result left out.
  */
 #include "live_pipeline.h"
 
@@ -56,6 +76,8 @@
 #include <time.h>
 
 #define POOL_SLOTS 6
+#define REC_SLOTS 4  /* pairs held for the writer (queued or being written) */
+#define POOL_MAX (POOL_SLOTS + REC_SLOTS)
 #define LIVE_QUEUE 1
 #define FILES_QUEUE 2
 #define READ_TIMEOUT_MS 100 /* a camera read returns this often, to notice the stop flag */
@@ -75,18 +97,19 @@ struct live_pipeline {
     pair_recorder *rec;
     long frame_limit;
     char backend[16], note[256];
-    slot slots[POOL_SLOTS];
+    slot slots[POOL_MAX];
+    int nslots;                  /* POOL_SLOTS, + REC_SLOTS when recording */
     void (*wake)(void *);
     void *wake_user;
-    pthread_t capture_thread, stage_thread;
-    int started;
+    pthread_t capture_thread, stage_thread, writer_thread;
+    int started, writer_started;
 
     pthread_mutex_t lock;
     pthread_cond_t cond;
     /* everything below: under lock */
     int stop;
-    int free_list[POOL_SLOTS], nfree;
-    int ready[POOL_SLOTS], nready, queue_cap;
+    int free_list[POOL_MAX], nfree;
+    int ready[POOL_MAX], nready, queue_cap;
     int capture_slot;            /* -1: none */
     int source_done;             /* the source ended or failed */
     int stage_done;              /* no more results: limit, end of the files, or an error */
@@ -99,7 +122,14 @@ struct live_pipeline {
     int reading_retired;         /* the display's slot was replaced: free it at release */
     uint64_t shown_number;
     int paused, colormap, p2, p2_request, frozen;
+    /* recording: the writer's FIFO of slots, and which slots it still holds */
+    int rec_queue[REC_SLOTS], nrec;
+    int rec_held;                /* slots queued or being written */
+    unsigned char rec_hold[POOL_MAX], rec_retired[POOL_MAX];
+    int rec_closing;             /* no more pairs will come: write what is queued, then end */
+    int rec_failed;              /* a write failed (stats.error has it): write nothing more */
     live_stats stats;
+    live_histogram stage_ms;
 };
 
 static int64_t monotonic_ns(void)
@@ -116,7 +146,21 @@ static void wait_until(live_pipeline *p, int64_t deadline_ns)
     pthread_cond_timedwait(&p->cond, &p->lock, &ts);
 }
 
-static void push_free(live_pipeline *p, int k) { p->free_list[p->nfree++] = k; }
+static void push_free(live_pipeline *p, int k)
+{
+    frame_source_release(p->src, &p->slots[k].pair); /* zero-copy cameras: frames go back */
+    p->free_list[p->nfree++] = k;
+}
+
+/* The display and the published result have let go of slot k (under lock): back to the pool,
+ * or, while the writer still holds it, once the writer is done. */
+static void retire(live_pipeline *p, int k)
+{
+    if (p->rec_hold[k])
+        p->rec_retired[k] = 1;
+    else
+        push_free(p, k);
+}
 
 static int pop_ready(live_pipeline *p)
 {
@@ -144,7 +188,8 @@ static void wake_display(live_pipeline *p)
 
 static void pool_free(live_pipeline *p)
 {
-    for (int k = 0; k < POOL_SLOTS; k++)
+    frame_source_reclaim(p->src); /* zero-copy cameras stop writing into the frames first */
+    for (int k = 0; k < p->nslots; k++)
         for (int i = 0; i < 2; i++) {
             if (p->slots[k].frame[i])
                 stereo_frame_free(p->stage, p->slots[k].frame[i]);
@@ -154,13 +199,15 @@ static void pool_free(live_pipeline *p)
 
 static int pool_alloc(live_pipeline *p, char *err, size_t errlen)
 {
-    for (int k = 0; k < POOL_SLOTS; k++)
+    for (int k = 0; k < p->nslots; k++)
         for (int i = 0; i < 2; i++)
             if (stereo_frame_alloc(p->stage, p->info.frame_bytes, (void **)&p->slots[k].frame[i]) !=
                 STEREO_OK) {
                 say(err, errlen, "frames: %s", stereo_error(p->stage));
                 return -1;
             }
+    for (int k = 0; k < p->nslots; k++) /* zero-copy cameras capture into them */
+        frame_source_lend(p->src, p->slots[k].frame[0], p->slots[k].frame[1], p->info.frame_bytes);
     return 0;
 }
 
@@ -259,7 +306,7 @@ static void publish(live_pipeline *p, int k, const stereo_result *r)
         if (p->published == p->reading)
             p->reading_retired = 1;
         else
-            push_free(p, p->published);
+            retire(p, p->published);
     }
     p->published = k;
     p->published_result = *r;
@@ -275,8 +322,9 @@ static void *stage_main(void *arg)
     for (;;) {
         if (p->stop || p->stage_done)
             break;
-        /* a new P2: once nobody holds a slot (the queue processed first) */
-        if (p->p2_request && p->nready == 0 && p->capture_slot < 0 && p->reading < 0) {
+        /* a new P2: once nobody holds a slot (the queue processed first, the writer done) */
+        if (p->p2_request && p->nready == 0 && p->capture_slot < 0 && p->reading < 0 &&
+            p->rec_held == 0) {
             int p2 = p->p2_request;
             p->p2_request = 0;
             if (p->published >= 0) /* its result dies with the old stage */
@@ -327,19 +375,36 @@ static void *stage_main(void *arg)
         double ms = (double)(monotonic_ns() - t0) * 1e-6;
         if (st != STEREO_OK)
             say(err, sizeof err, "stage: %s", stereo_error(p->stage));
-        int rec_rc = 0;
-        if (st == STEREO_OK && p->rec)
-            rec_rc = pair_recorder_write(p->rec, &s->pair, err, sizeof err);
+        int64_t done_ns = monotonic_ns();
 
         pthread_mutex_lock(&p->lock);
-        if (st != STEREO_OK || rec_rc != 0) {
+        if (st != STEREO_OK) {
             push_free(p, k);
             fail_locked(p, err);
             break;
         }
+        if (p->rec) { /* to the writer: files wait for room, live sources drop the recording */
+            while (!p->info.live && p->rec_held >= REC_SLOTS && !p->rec_failed)
+                pthread_cond_wait(&p->cond, &p->lock);
+            if (p->rec_failed) { /* the writer stopped the run (stats.error) */
+                push_free(p, k);
+                break;
+            }
+            if (p->rec_held < REC_SLOTS) {
+                p->rec_queue[p->nrec++] = k;
+                p->rec_hold[k] = 1;
+                p->rec_held++;
+            } else {
+                p->stats.record_drops++;
+            }
+        }
         p->stats.processed++;
         p->stats.stage_ms_total += ms;
         p->stats.stage_ms_last = ms;
+        live_histogram_add(&p->stage_ms, ms);
+        if (p->stats.processed == 1)
+            p->stats.first_done_ns = done_ns;
+        p->stats.last_done_ns = done_ns;
         publish(p, k, &r);
         if (p->frame_limit > 0 && (long)p->stats.processed >= p->frame_limit)
             p->stage_done = 1;
@@ -350,6 +415,49 @@ static void *stage_main(void *arg)
     }
     pthread_mutex_unlock(&p->lock);
     wake_display(p);
+    return NULL;
+}
+
+/* ---- writer thread (recording) -------------------------------------------------------------- */
+
+static void *writer_main(void *arg)
+{
+    live_pipeline *p = arg;
+    char err[512];
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->nrec == 0 && !p->rec_closing)
+            pthread_cond_wait(&p->cond, &p->lock);
+        if (p->nrec == 0) /* closing, and everything queued is written */
+            break;
+        int k = p->rec_queue[0];
+        memmove(p->rec_queue, p->rec_queue + 1, (size_t)--p->nrec * sizeof p->rec_queue[0]);
+        int rc = 0;
+        if (!p->rec_failed) { /* after an error the rest is only given back */
+            pthread_mutex_unlock(&p->lock);
+            rc = pair_recorder_write(p->rec, &p->slots[k].pair, err, sizeof err);
+            pthread_mutex_lock(&p->lock);
+            if (rc == 0)
+                p->stats.recorded++;
+        }
+        p->rec_hold[k] = 0;
+        p->rec_held--;
+        if (p->rec_retired[k]) {
+            p->rec_retired[k] = 0;
+            push_free(p, k);
+        }
+        if (rc != 0) {
+            p->rec_failed = 1;
+            fail_locked(p, err);
+        }
+        pthread_cond_broadcast(&p->cond);
+        if (rc != 0) {
+            pthread_mutex_unlock(&p->lock);
+            wake_display(p);
+            pthread_mutex_lock(&p->lock);
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
@@ -380,6 +488,8 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     p->p2 = params->p2;
     p->queue_cap = p->info.live ? LIVE_QUEUE : FILES_QUEUE;
     p->capture_slot = p->published = p->reading = -1;
+    p->nslots = POOL_SLOTS + (cfg->record_dir[0] ? REC_SLOTS : 0);
+    p->stats.recording = cfg->record_dir[0] != 0;
     if (stereo_create(params, maps, &p->stage, err, errlen) != STEREO_OK)
         goto err;
     say(p->backend, sizeof p->backend, "%s",
@@ -387,7 +497,7 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     say(p->note, sizeof p->note, "%s", stereo_backend_note(p->stage));
     if (pool_alloc(p, err, errlen) != 0)
         goto err;
-    for (int k = POOL_SLOTS - 1; k >= 0; k--)
+    for (int k = p->nslots - 1; k >= 0; k--)
         push_free(p, k);
     if (cfg->record_dir[0] && pair_recorder_open(cfg->record_dir, &p->rec, err, errlen) != 0)
         goto err;
@@ -409,16 +519,24 @@ int live_pipeline_start(live_pipeline *p, void (*wake)(void *), void *wake_user,
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    int e = pthread_create(&p->capture_thread, NULL, capture_main, p);
-    if (e == 0 && (e = pthread_create(&p->stage_thread, NULL, stage_main, p)) != 0) {
-        pthread_mutex_lock(&p->lock);
-        p->stop = 1;
-        pthread_cond_broadcast(&p->cond);
-        pthread_mutex_unlock(&p->lock);
-        pthread_join(p->capture_thread, NULL);
-    }
+    int e = 0, capture_up = 0;
+    if (p->rec && (e = pthread_create(&p->writer_thread, NULL, writer_main, p)) == 0)
+        p->writer_started = 1;
+    if (e == 0 && (e = pthread_create(&p->capture_thread, NULL, capture_main, p)) == 0)
+        capture_up = 1;
+    if (e == 0)
+        e = pthread_create(&p->stage_thread, NULL, stage_main, p);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (e != 0) {
+        pthread_mutex_lock(&p->lock);
+        p->stop = p->rec_closing = 1;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
+        if (capture_up)
+            pthread_join(p->capture_thread, NULL);
+        if (p->writer_started)
+            pthread_join(p->writer_thread, NULL);
+        p->writer_started = 0;
         say(err, errlen, "pipeline: cannot start a thread: %s", strerror(e));
         return -1;
     }
@@ -447,7 +565,7 @@ void live_pipeline_release(live_pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
     if (p->reading >= 0 && p->reading_retired)
-        push_free(p, p->reading);
+        retire(p, p->reading);
     p->reading = -1;
     p->reading_retired = 0;
     pthread_cond_broadcast(&p->cond);
@@ -476,6 +594,13 @@ void live_pipeline_stats(live_pipeline *p, live_stats *out)
 {
     pthread_mutex_lock(&p->lock);
     *out = p->stats;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void live_pipeline_stage_times(live_pipeline *p, live_histogram *out)
+{
+    pthread_mutex_lock(&p->lock);
+    *out = p->stage_ms;
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -521,6 +646,14 @@ void live_pipeline_stop(live_pipeline *p)
     pthread_mutex_unlock(&p->lock);
     pthread_join(p->capture_thread, NULL);
     pthread_join(p->stage_thread, NULL);
+    if (p->writer_started) { /* nothing more comes: it writes what is queued, then ends */
+        pthread_mutex_lock(&p->lock);
+        p->rec_closing = 1;
+        pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->writer_thread, NULL);
+        p->writer_started = 0;
+    }
     p->started = 0;
 }
 
@@ -531,7 +664,8 @@ int live_pipeline_destroy(live_pipeline *p, char *err, size_t errlen)
     live_pipeline_stop(p);
     int rc = 0;
     char e[512];
-    if (p->rec && pair_recorder_close(p->rec, e, sizeof e) != 0) {
+    /* after a write error (already the reason the run stopped) closing is not reported again */
+    if (p->rec && pair_recorder_close(p->rec, e, sizeof e) != 0 && !p->rec_failed) {
         if (err)
             say(err, errlen, "%s", e);
         rc = -1;

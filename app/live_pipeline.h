@@ -2,9 +2,9 @@
  * and the display (the caller's thread). live_pipeline.c's DESIGN comment has the details.
  *
  *   live_pipeline_create   stage + frame pool (+ recorder); nothing runs yet
- *   live_pipeline_start    starts the capture and stage threads
+ *   live_pipeline_start    starts the capture and stage threads (+ the writer when recording)
  *   live_pipeline_acquire  the newest result not shown yet, held until live_pipeline_release
- *   live_pipeline_stop     flag, broadcast, join (idempotent)
+ *   live_pipeline_stop     flag, broadcast, join (idempotent); the writer flushes its queue
  *   live_pipeline_destroy  frees everything (stops first)
  * Only the display thread calls acquire/release and the setters; create/start/stop/destroy come
  * from the thread that owns the pipeline (the same one, in the app).
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "live_histogram.h"
 #include "live_sources.h"
 #include "stereo.h"
 
@@ -38,6 +39,11 @@ typedef struct {
     uint64_t processed;         /* pairs the stage finished */
     double stage_ms_total;      /* sum of submit -> wait times */
     double stage_ms_last;
+    int64_t first_done_ns;      /* CLOCK_MONOTONIC when the first / the latest result came out */
+    int64_t last_done_ns;       /* (throughput: (processed - 1) / (last - first)) */
+    int recording;              /* --record: the writer thread runs */
+    uint64_t recorded;          /* pairs written (all of them once live_pipeline_stop returns) */
+    uint64_t record_drops;      /* live sources: pairs not recorded, the writer was behind */
     int lost;                   /* the source says a camera is lost */
     char message[512];          /* the source's latest message ("" when all is well) */
     char source_stats[256];     /* cameras: pairs, unpaired drops, skew... ("" for other sources) */
@@ -68,6 +74,8 @@ void live_pipeline_wait(live_pipeline *p, int timeout_ms);
 int live_pipeline_finished(live_pipeline *p);
 
 void live_pipeline_stats(live_pipeline *p, live_stats *out);
+/* The submit -> wait time of every processed pair so far. */
+void live_pipeline_stage_times(live_pipeline *p, live_histogram *out);
 
 /* The active backend's name ("cpu", "cuda") and stereo_backend_note ("" if nothing to say),
  * fixed at create (a new P2 keeps the backend). */
@@ -82,7 +90,8 @@ int live_pipeline_change_p2(live_pipeline *p, int delta);
 
 void live_pipeline_stop(live_pipeline *p);
 /* Stops, then frees everything; closes the recorder (writing replay.ini). 0, or -1 with err
- * when closing the recording failed. NULL is a no-op. */
+ * when closing the recording failed (not again after a write error: stats.error has that one).
+ * NULL is a no-op. */
 int live_pipeline_destroy(live_pipeline *p, char *err, size_t errlen);
 
 #endif

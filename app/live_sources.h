@@ -8,12 +8,28 @@
  *
  * The source writes each pair into two caller buffers (the stage's frames, stereo_frame_alloc):
  * synth renders straight into them; files decodes and copies; a camera's driver buffer is copied
- * once and given straight back (capture.h delivers mmap buffers, not the stage's memory).
- * Pacing is the caller's business: frame_source_info says the rate (0 = as fast as possible).
+ * once and given straight back — unless the v4l2 cameras stream into the caller's frames
+ * themselves (zero copy, below). Pacing is the caller's business: frame_source_info says the rate
+ * (0 = as fast as possible).
+ *
+ * Zero copy (v4l2 only; the other sources ignore these three calls). The caller lends the source
+ * every frame of its pool (frame_source_lend, after allocating them); cameras that can (V4L2
+ * USERPTR, capture.h) then write each frame straight into a lent frame, and a delivered pair's
+ * images point into lent frames that need not be the ones passed to that read. Such a pair
+ * belongs to the caller until it calls frame_source_release for it (when the slot holding it is
+ * free again: the stage, the display and any writer are done with it); only then may the driver
+ * write into those frames again. frame_source_reclaim takes every lent frame back (the cameras
+ * let go of all of them) before the caller frees or replaces them. Cameras that cannot (libv4l2
+ * converts the format, the driver refuses USERPTR or the memory, STEREO_V4L2_IO=mmap, or nothing
+ * was lent before the first read) copy once into the frames passed to the read, as above; the
+ * log says once per camera which it is. The side-by-side camera always copies (it splits).
  *
  * Threads: a source is opened and closed by one thread and read by one thread at a time (the
  * live app opens it in main, before the window, and reads it in its capture thread).
  * Library code never exits: failures come back as a status with a one-line message.
+ *
+ * Built with LIVE_LIBC_ONLY=1 (build/gpu/stereo-live-headless) only the synth source is there:
+ * the others, and pair_recorder_open, fail with "not built in this binary: ...".
  */
 #ifndef STEREO_APP_LIVE_SOURCES_H
 #define STEREO_APP_LIVE_SOURCES_H
@@ -56,8 +72,15 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
                                size_t errlen);
 void frame_source_info_get(const frame_source *s, frame_source_info *out);
 
-/* Writes the next pair into left_buf / right_buf (info.frame_bytes each). Cameras wait up to
- * timeout_ms. */
+/* synth only, after open and before the first read: renders `frames` pairs of the animation
+ * now (scene times 0, 1/fps, 2/fps, ...; 1/30 s apart when unpaced) and from then on delivers
+ * them in a loop, each a copy out of memory, so that the renderer does not limit the rate
+ * (throughput measurements: stereo-live --synth-prerender K). 0, or -1 with err. */
+int frame_source_prerender(frame_source *s, int frames, char *err, size_t errlen);
+
+/* Writes the next pair into left_buf / right_buf (info.frame_bytes each), or, for a camera that
+ * streams into lent frames, delivers it in lent frames without writing left_buf / right_buf.
+ * Cameras wait up to timeout_ms. */
 frame_status frame_source_read(frame_source *s, uint8_t *left_buf, uint8_t *right_buf,
                                frame_pair *out, int timeout_ms);
 
@@ -72,11 +95,22 @@ void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(prin
 
 void frame_source_close(frame_source *s);
 
+/* Zero copy (above). lend: one pool slot's left and right frames (`bytes` each, at least
+ * info.frame_bytes), from the thread that allocated them, before the first read after them;
+ * the frames must stay allocated until frame_source_reclaim. release: the pair a read delivered
+ * is free again (any thread; a pair not delivered in lent frames is ignored). reclaim: every lent
+ * frame back, the cameras stopped writing into them; while nobody reads the source. */
+void frame_source_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes);
+void frame_source_release(frame_source *s, const frame_pair *p);
+void frame_source_reclaim(frame_source *s);
+
 /* ---- recording: synchronised raw pairs the files source replays ----------------------------
  * DIR/left_%06d.png, DIR/right_%06d.png (grey, or RGB for RGB24 frames; YUYV as its Y plane,
  * which is all the stage reads of it), DIR/timestamps.txt ("index t_ns" per pair, relative to
  * the first), and at close DIR/replay.ini, a configuration that replays the folder:
- *   stereo-live --config DIR/replay.ini */
+ *   stereo-live --config DIR/replay.ini
+ * A recorder is used by one thread at a time (the live app's writer thread, live_pipeline.c);
+ * pair_recorder_write blocks for as long as writing two PNG files takes. */
 typedef struct pair_recorder pair_recorder;
 
 int pair_recorder_open(const char *dir, pair_recorder **out, char *err, size_t errlen);

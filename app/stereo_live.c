@@ -9,6 +9,15 @@
  * live_pipeline.c, the sources in live_sources.c. Exit status: 0 after a clean shutdown (frame
  * limit, end of the files, window closed, q/Esc, SIGINT, SIGTERM), 1 when something failed while
  * running, 2 for a bad option or configuration (reported before anything is opened).
+ *
+ * At the end it prints a summary (throughput, stage time and end-to-end latency: median, p95)
+ * and, with --stats-json FILE, writes it as JSON (tools/gpu-check.sh reads it).
+ *
+ * Built with LIVE_LIBC_ONLY=1 this is build/gpu/stereo-live-headless, which needs only CUDA and
+ * libc (the GPU machine): the same pipeline and options on the generated scene, with a headless
+ * consumer as its display; the window (SDL2), the cameras (libv4l2), image files and recording
+ * (libpng), calibration maps (zlib) and configuration files (inih) are left out, and asking for
+ * one of them is refused with "not built in this binary: ..." (exit status 2).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,16 +30,20 @@
 #include <string.h>
 #include <time.h>
 
+#if !LIVE_LIBC_ONLY
 #include <SDL.h>
 #include <SDL_ttf.h>
 
 #include "calib.h"
+#include "image_io.h"
+#include "mapfile.h"
+#endif
 #include "colormap.h"
 #include "config.h"
-#include "image_io.h"
+#include "live_histogram.h"
 #include "live_pipeline.h"
 #include "live_sources.h"
-#include "mapfile.h"
+#include "parse_num.h"
 #include "stereo.h"
 
 #define EXIT_USAGE 2
@@ -40,7 +53,29 @@
 #define GRID_LINES 16           /* horizontal lines of the pair view */
 #define OVERLAY_LINE 640        /* bytes of one overlay line */
 
+#define MAX_PRERENDER 10000
+#if LIVE_LIBC_ONLY
+#define PROGRAM "stereo-live-headless"
+#else
+#define PROGRAM "stereo-live"
+#endif
+
 static const char usage_text[] =
+#if LIVE_LIBC_ONLY
+    "usage: stereo-live-headless [options]\n"
+    "\n"
+    "Live stereo depth without a window, built with CUDA and libc only (for a GPU machine):\n"
+    "pairs of the generated scene through the stereo stage to a headless consumer, statistics\n"
+    "once a second and a summary at the end. The window, cameras, image files, recording,\n"
+    "screenshots, calibration maps and configuration files are not built in this binary\n"
+    "(build/stereo-live has them).\n"
+    "\n"
+    "  --frames N             stop after N processed pairs (0 = until SIGINT / SIGTERM)\n"
+    "  --headless             accepted (this binary has no window)\n"
+    "  --backend B            auto (default) | cpu | cuda\n"
+    "  --set SECTION.KEY=VAL  a key of the configuration file (config/README.md), e.g.\n"
+    "                         --set synth.width=1280 --set synth.fps=0 --set stereo.paths=4\n"
+#else
     "usage: stereo-live [options]\n"
     "\n"
     "Live stereo depth: frame pairs from the generated scene (default), two V4L2 cameras, one\n"
@@ -54,13 +89,22 @@ static const char usage_text[] =
     "  --fullscreen           full screen window\n"
     "  --backend B            auto (default) | cpu | cuda\n"
     "  --screenshot FILE.png  save the window (headless: the colour disparity) at the end\n"
-    "  --record DIR           write the processed raw pairs and timestamps.txt to DIR\n"
-    "                         (replay: stereo-live --config DIR/replay.ini)\n"
+    "  --record DIR           write the processed raw pairs and timestamps.txt to DIR (a writer\n"
+    "                         thread; a live source drops what it cannot keep up with and\n"
+    "                         counts it; replay: stereo-live --config DIR/replay.ini)\n"
     "  --set SECTION.KEY=VAL  any key of the configuration file, e.g. --set synth.width=320\n"
+#endif
+    "  --synth-prerender K    generated scene: render K frames of the animation at start and\n"
+    "                         replay them in a loop (measures the pipeline, not the renderer)\n"
+    "  --stats-json FILE      write the summary printed at the end as JSON: frames, wall time,\n"
+    "                         fps, stage ms and latency ms (median, p95, max), drops\n"
     "  -h, --help             this text\n"
+#if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
-    "s screenshot, f full screen, +/- P2, h help.\n";
+    "s screenshot, f full screen, +/- P2, h help.\n"
+#endif
+    "";
 
 static volatile sig_atomic_t got_signal;
 static void on_signal(int sig) { got_signal = sig; }
@@ -91,13 +135,20 @@ typedef struct {
     const char *value;
 } override;
 
+/* Options that are not configuration keys. */
+typedef struct {
+    const char *config_path;    /* --config */
+    const char *stats_json;     /* --stats-json FILE */
+    int prerender;              /* --synth-prerender K; 0 = render every frame */
+    int help;
+} app_options;
+
 /* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
- * the reason; *help set for --help. */
-static int parse_options(int argc, char **argv, const char **config_path, override *ov, int *nov,
-                         int *help)
+ * the reason; o->help set for --help. */
+static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SCREENSHOT,
-           O_RECORD, O_SET };
+           O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -108,6 +159,8 @@ static int parse_options(int argc, char **argv, const char **config_path, overri
         {"screenshot", required_argument, NULL, O_SCREENSHOT},
         {"record", required_argument, NULL, O_RECORD},
         {"set", required_argument, NULL, O_SET},
+        {"synth-prerender", required_argument, NULL, O_PRERENDER},
+        {"stats-json", required_argument, NULL, O_STATS_JSON},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -125,7 +178,7 @@ static int parse_options(int argc, char **argv, const char **config_path, overri
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == 'h') {
-            *help = 1;
+            o_app->help = 1;
             return 0;
         }
         if (c == '?' || c == ':') {
@@ -135,7 +188,29 @@ static int parse_options(int argc, char **argv, const char **config_path, overri
             return -1;
         }
         if (c == O_CONFIG) {
-            *config_path = optarg;
+#if LIVE_LIBC_ONLY
+            report("not built in this binary: --config %s (configuration files need inih; "
+                   "give the keys with --set, or use build/stereo-live)", optarg);
+            return -1;
+#endif
+            o_app->config_path = optarg;
+            continue;
+        }
+        if (c == O_PRERENDER) {
+            char err[256];
+            if (parse_int_arg("--synth-prerender", optarg, 1, MAX_PRERENDER, &o_app->prerender,
+                              err, sizeof err) != 0) {
+                report("%s", err);
+                return -1;
+            }
+            continue;
+        }
+        if (c == O_STATS_JSON) {
+            if (!optarg[0]) {
+                report("--stats-json: needs a file name");
+                return -1;
+            }
+            o_app->stats_json = optarg;
             continue;
         }
         if (*nov == MAX_OVERRIDES) {
@@ -175,29 +250,66 @@ static int parse_options(int argc, char **argv, const char **config_path, overri
     return 0;
 }
 
+#if LIVE_LIBC_ONLY
+/* What this binary cannot do, refused before anything is opened: 0, or -1 after one line. */
+static int check_built_in(const live_config *cfg)
+{
+    const char *what = NULL, *why = NULL;
+    char src[64];
+    if (cfg->source != SOURCE_SYNTH) {
+        snprintf(src, sizeof src, "source %s", live_source_to_str(cfg->source));
+        what = src;
+        why = cfg->source == SOURCE_FILES ? "image files need libpng and libturbojpeg"
+                                          : "cameras need libv4l2";
+    } else if (cfg->record_dir[0]) {
+        what = "--record / record.dir", why = "recording writes PNG files: libpng";
+    } else if (cfg->screenshot[0]) {
+        what = "--screenshot / run.screenshot", why = "a PNG file: libpng";
+    } else if (cfg->maps[0]) {
+        what = "calibration.maps", why = "map files need zlib";
+    } else if (cfg->fullscreen) {
+        what = "--fullscreen", why = "no window: SDL2";
+    }
+    if (!what)
+        return 0;
+    report("not built in this binary: %s (%s; build/stereo-live has it)", what, why);
+    return -1;
+}
+#endif
+
 /* Defaults, the file, the options, the cross-checks: 0, or -1 after printing one line. */
-static int load_config(int argc, char **argv, live_config *cfg, int *help)
+static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
 {
     override ov[MAX_OVERRIDES];
     int nov = 0;
-    const char *path = NULL;
     char err[1024];
     live_config_defaults(cfg);
-    if (parse_options(argc, argv, &path, ov, &nov, help) != 0)
+    if (parse_options(argc, argv, o, ov, &nov) != 0)
         return -1;
-    if (*help)
+    if (o->help)
         return 0;
-    if (path && live_config_load(path, cfg, err, sizeof err) != 0) {
+#if !LIVE_LIBC_ONLY
+    if (o->config_path && live_config_load(o->config_path, cfg, err, sizeof err) != 0) {
         report("%s", err);
         return -1;
     }
+#endif
     for (int i = 0; i < nov; i++)
         if (live_config_set(cfg, ov[i].section, ov[i].key, ov[i].value, err, sizeof err) != 0) {
             report("%s: %s", ov[i].option, err);
             return -1;
         }
+#if LIVE_LIBC_ONLY
+    if (check_built_in(cfg) != 0)
+        return -1;
+#endif
     if (live_config_check(cfg, err, sizeof err) != 0) {
         report("%s", err);
+        return -1;
+    }
+    if (o->prerender && cfg->source != SOURCE_SYNTH) {
+        report("--synth-prerender: only for the generated scene (source synth), not %s",
+               live_source_to_str(cfg->source));
         return -1;
     }
     return 0;
@@ -212,6 +324,8 @@ typedef struct {
     double latency_sum_ms;
     int latency_n;
     double latency_ms;      /* mean over the last period */
+    live_histogram latency; /* the whole run: capture -> consumed by the display, ms */
+    uint64_t shown;         /* results the display consumed */
 } rates;
 
 static void rates_update(rates *r, const live_stats *s, int64_t now)
@@ -234,14 +348,18 @@ static void rates_update(rates *r, const live_stats *s, int64_t now)
 
 static void rates_latency(rates *r, int64_t capture_ns, int64_t now)
 {
-    r->latency_sum_ms += (double)(now - capture_ns) * 1e-6;
+    double ms = (double)(now - capture_ns) * 1e-6;
+    r->latency_sum_ms += ms;
     r->latency_n++;
+    live_histogram_add(&r->latency, ms);
+    r->shown++;
 }
 
 /* ---- what the app runs on -------------------------------------------------------------------- */
 
 typedef struct {
     live_config cfg;
+    app_options opt;
     frame_source *src;
     frame_source_info info;
     stereo_map maps[2];
@@ -258,17 +376,30 @@ typedef struct {
     uint8_t *last_rgb;           /* headless --screenshot: the shown colour disparity */
 } app;
 
+/* ", recorded N, record drops M" while recording, else "". */
+static void record_counts(const live_stats *s, char *buf, size_t len)
+{
+    if (s->recording)
+        snprintf(buf, len, ", recorded %llu, record drops %llu", (unsigned long long)s->recorded,
+                 (unsigned long long)s->record_drops);
+    else if (len)
+        buf[0] = 0;
+}
+
 static void status_line(app *a, const live_stats *s, char *buf, size_t len)
 {
+    char rec[96];
+    record_counts(s, rec, sizeof rec);
     snprintf(buf, len, "frame %llu | capture %.1f fps | stage %.1f fps %.1f ms | latency %.0f ms"
-             " | dropped %llu | %s | %dx%d D%d%s%s%s%s",
+             " | dropped %llu%s | %s | %dx%d D%d%s%s%s%s",
              (unsigned long long)s->processed, a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms,
-             a->rt.latency_ms, (unsigned long long)s->dropped, live_pipeline_backend(a->pipe),
+             a->rt.latency_ms, (unsigned long long)s->dropped, rec, live_pipeline_backend(a->pipe),
              a->params.width, a->params.height, a->params.num_disparities,
              s->source_stats[0] ? " | " : "", s->source_stats,
              s->message[0] ? " | " : "", s->message);
 }
 
+#if !LIVE_LIBC_ONLY
 /* The generated scene's time lets a test render the ground truth of the frame shown. */
 static void log_screenshot(const app *a)
 {
@@ -278,6 +409,7 @@ static void log_screenshot(const app *a)
     else
         report("screenshot %s (frame %llu)", a->cfg.screenshot, (unsigned long long)a->shown);
 }
+#endif
 
 /* Keeps what the overlay and the screenshot need from a frame the display holds. */
 static void take_frame(app *a, const live_frame *f)
@@ -324,6 +456,7 @@ static void run_headless(app *a)
 }
 
 /* ---- display --------------------------------------------------------------------------------- */
+#if !LIVE_LIBC_ONLY
 
 typedef struct {
     SDL_Window *win;
@@ -586,8 +719,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
 {
     static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
                            yellow = {255, 220, 90, 255};
-    char lines[8][OVERLAY_LINE];
-    SDL_Color colors[8];
+    char lines[9][OVERLAY_LINE];
+    SDL_Color colors[9];
     int n = 0;
     snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
              a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
@@ -606,6 +739,11 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
         snprintf(lines[n], OVERLAY_LINE, "%s", s->source_stats);
         colors[n++] = white;
     }
+    if (s->recording) { /* the writer thread: pairs written, pairs it could not keep up with */
+        snprintf(lines[n], OVERLAY_LINE, "recorded %llu   record drops %llu",
+                 (unsigned long long)s->recorded, (unsigned long long)s->record_drops);
+        colors[n++] = s->record_drops ? yellow : white;
+    }
     int x, y;
     if (a->shown && cursor_pixel(d, a, &x, &y)) {
         int16_t v = a->disparity[(size_t)y * a->params.width + x];
@@ -618,7 +756,7 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
         else
             snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  d %.2f px%s", x, y,
                      v / (double)STEREO_SUBPIXEL_SCALE,
-                     d->view == VIEW_DEPTH ? "   (depth needs a calibration YAML)" : "");
+                     d->view == VIEW_DEPTH ? "   (depth needs a calibration YAML or camera_info pair)" : "");
         colors[n++] = d->view == VIEW_DEPTH ? yellow : white;
     }
     if (s->message[0]) {
@@ -812,6 +950,96 @@ static void run_display(display *d, app *a)
         SDL_RenderPresent(d->ren);
     }
 }
+#endif /* !LIVE_LIBC_ONLY */
+
+/* ---- the summary at the end ------------------------------------------------------------------ */
+
+typedef struct {
+    live_stats s;
+    live_histogram stage;
+    double wall_s;      /* pipeline start -> the display loop ended */
+    double fps;         /* results per second, from the first result to the last */
+} summary;
+
+static void summary_get(app *a, int64_t t_start, int64_t t_end, summary *m)
+{
+    live_pipeline_stats(a->pipe, &m->s);
+    live_pipeline_stage_times(a->pipe, &m->stage);
+    m->wall_s = (double)(t_end - t_start) * 1e-9;
+    const live_stats *s = &m->s;
+    if (s->processed >= 2 && s->last_done_ns > s->first_done_ns)
+        m->fps = (double)(s->processed - 1) / ((double)(s->last_done_ns - s->first_done_ns) * 1e-9);
+    else
+        m->fps = m->wall_s > 0 ? (double)s->processed / m->wall_s : 0;
+}
+
+static void summary_print(const app *a, const summary *m)
+{
+    const live_histogram *st = &m->stage, *lat = &a->rt.latency;
+    char rec[96];
+    record_counts(&m->s, rec, sizeof rec);
+    printf("stereo-live: %.1f fps (%llu frames, %.3f s wall), stage ms median %.3f p95 %.3f, "
+           "latency ms median %.3f p95 %.3f max %.3f (%llu shown), %llu dropped%s\n",
+           m->fps, (unsigned long long)m->s.processed, m->wall_s,
+           live_histogram_quantile(st, 0.5), live_histogram_quantile(st, 0.95),
+           live_histogram_quantile(lat, 0.5), live_histogram_quantile(lat, 0.95), lat->max,
+           (unsigned long long)a->rt.shown, (unsigned long long)m->s.dropped, rec);
+}
+
+/* A JSON string (quotes, backslashes and control characters escaped). */
+static void json_string(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (; *v; v++) {
+        unsigned char c = (unsigned char)*v;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* --stats-json: 0, or -1 after printing the reason. */
+static int summary_write_json(const app *a, const summary *m, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        report("%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    const live_histogram *st = &m->stage, *lat = &a->rt.latency;
+    const stereo_params *p = &a->params;
+    fprintf(f, "{\n  \"program\": \"%s\",\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n",
+            PROGRAM,
+            live_source_to_str(a->cfg.source), live_pipeline_backend(a->pipe));
+    fprintf(f, "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n  \"paths\": %d,\n"
+               "  \"cost\": \"%s\",\n  \"synth_prerender\": %d,\n",
+            p->width, p->height, p->num_disparities, p->paths, stereo_cost_to_str(p->cost),
+            a->opt.prerender);
+    fprintf(f, "  \"frames\": %llu,\n  \"captured\": %llu,\n  \"dropped\": %llu,\n"
+               "  \"shown\": %llu,\n  \"wall_s\": %.6f,\n  \"fps\": %.3f,\n",
+            (unsigned long long)m->s.processed, (unsigned long long)m->s.captured,
+            (unsigned long long)m->s.dropped, (unsigned long long)a->rt.shown, m->wall_s, m->fps);
+    fprintf(f, "  \"stage_ms\": {\"mean\": %.4f, \"median\": %.4f, \"p95\": %.4f, \"max\": %.4f},\n",
+            live_histogram_mean(st), live_histogram_quantile(st, 0.5),
+            live_histogram_quantile(st, 0.95), st->max);
+    fprintf(f, "  \"latency_ms\": {\"mean\": %.4f, \"median\": %.4f, \"p95\": %.4f, "
+               "\"max\": %.4f},\n",
+            live_histogram_mean(lat), live_histogram_quantile(lat, 0.5),
+            live_histogram_quantile(lat, 0.95), lat->max);
+    fprintf(f, "  \"recorded\": %llu,\n  \"record_drops\": %llu,\n  \"error\": ",
+            (unsigned long long)m->s.recorded, (unsigned long long)m->s.record_drops);
+    json_string(f, m->s.error);
+    fprintf(f, "\n}\n");
+    if (ferror(f) | (fclose(f) != 0)) {
+        report("%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
@@ -824,9 +1052,18 @@ static int open_inputs(app *a)
         return -1;
     }
     frame_source_info_get(a->src, &a->info);
+    if (a->opt.prerender) {
+        if (frame_source_prerender(a->src, a->opt.prerender, err, sizeof err) != 0) {
+            report("%s", err);
+            return -1;
+        }
+        report("generated scene: %d frames pre-rendered (%.0f MB), replayed in a loop",
+               a->opt.prerender, 2.0 * a->info.width * a->info.height * a->opt.prerender / 1e6);
+    }
     a->params = a->cfg.stereo;
     a->params.width = a->info.width;
     a->params.height = a->info.height;
+#if !LIVE_LIBC_ONLY /* check_built_in refused maps */
     if (a->cfg.maps[0]) {
         if (calib_load_maps(a->cfg.maps, a->info.width, a->info.height, a->maps, err,
                             sizeof err) != 0) {
@@ -837,11 +1074,12 @@ static int open_inputs(app *a)
         a->params.width = a->maps[0].width;
         a->params.height = a->maps[0].height;
         stereo_calib cal;
-        if (calib_read_yaml(a->cfg.maps, &cal, err, sizeof err) == 0) { /* a map file: no depth */
+        if (calib_read(a->cfg.maps, &cal, err, sizeof err) == 0) { /* a map file: no depth */
             a->focal_px = calib_focal_px(&cal);
             a->baseline = calib_baseline(&cal);
         }
     }
+#endif
     if (stereo_params_check(&a->params, err, sizeof err) != STEREO_OK) {
         report("stereo: %s", err);
         return -1;
@@ -859,10 +1097,9 @@ int main(int argc, char **argv)
 {
     app a;
     memset(&a, 0, sizeof a);
-    int help = 0;
-    if (load_config(argc, argv, &a.cfg, &help) != 0)
+    if (load_config(argc, argv, &a.cfg, &a.opt) != 0)
         return EXIT_USAGE;
-    if (help) {
+    if (a.opt.help) {
         fputs(usage_text, stdout);
         return 0;
     }
@@ -875,8 +1112,10 @@ int main(int argc, char **argv)
 
     int rc = 1;
     char err[1024];
-    display d;
+#if !LIVE_LIBC_ONLY
     int windowed = 0;
+    display d;
+#endif
     if (open_inputs(&a) != 0)
         goto out;
     if (live_pipeline_create(&a.cfg, &a.params, a.have_maps ? a.maps : NULL, a.src, &a.pipe, err,
@@ -886,6 +1125,7 @@ int main(int argc, char **argv)
     }
     if (live_pipeline_backend_note(a.pipe)[0])
         report("%s", live_pipeline_backend_note(a.pipe));
+#if !LIVE_LIBC_ONLY
     if (!a.cfg.headless) {
         if (display_open(&d, &a, err, sizeof err) == 0)
             windowed = 1;
@@ -902,26 +1142,41 @@ int main(int argc, char **argv)
           a.params.width, a.params.height, a.params.num_disparities,
           live_pipeline_backend(a.pipe), windowed ? "window: " : "headless",
           windowed ? d.renderer : "");
-    a.rt.t_ns = monotonic_ns();
+#else
+    report("%s source, %dx%d, D %d, %s backend, headless (CUDA and libc only build)",
+           live_source_to_str(a.cfg.source), a.params.width, a.params.height,
+           a.params.num_disparities, live_pipeline_backend(a.pipe));
+#endif
+    int64_t t_start = monotonic_ns();
+    a.rt.t_ns = t_start;
+#if !LIVE_LIBC_ONLY
     if (live_pipeline_start(a.pipe, windowed ? wake_display : NULL, &d, err, sizeof err) != 0) {
+#else
+    if (live_pipeline_start(a.pipe, NULL, NULL, err, sizeof err) != 0) {
+#endif
         report("%s", err);
         goto out;
     }
+#if !LIVE_LIBC_ONLY
     if (windowed)
         run_display(&d, &a);
     else
+#endif
         run_headless(&a);
+    int64_t t_end = monotonic_ns();
     if (got_signal)
         report("%s: stopping", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
-    live_pipeline_stop(a.pipe);
+    live_pipeline_stop(a.pipe); /* the writer has written every pair queued when it returns */
 
-    live_stats s;
-    live_pipeline_stats(a.pipe, &s);
+    summary m;
+    summary_get(&a, t_start, t_end, &m);
+    const live_stats *s = &m.s;
     rc = 0;
-    if (s.error[0]) {
-        report("stopped: %s", s.error);
+    if (s->error[0]) {
+        report("stopped: %s", s->error);
         rc = 1;
     }
+#if !LIVE_LIBC_ONLY
     if (!windowed && a.cfg.screenshot[0] && a.shown) {
         image img = {a.params.width, a.params.height, 3, 8, a.last_rgb};
         if (image_write(a.cfg.screenshot, &img, err, sizeof err) != 0) {
@@ -930,31 +1185,40 @@ int main(int argc, char **argv)
         } else
             log_screenshot(&a);
     }
+#endif
     printf("stereo-live: %llu frames, %llu captured, %llu dropped, stage %.1f ms mean, "
            "%s backend\n",
-           (unsigned long long)s.processed, (unsigned long long)s.captured,
-           (unsigned long long)s.dropped, s.processed ? s.stage_ms_total / s.processed : 0.0,
+           (unsigned long long)s->processed, (unsigned long long)s->captured,
+           (unsigned long long)s->dropped, s->processed ? s->stage_ms_total / s->processed : 0.0,
            live_pipeline_backend(a.pipe));
+    summary_print(&a, &m);
     if (a.cfg.record_dir[0])
-        printf("stereo-live: recorded %llu pairs to %s (replay: stereo-live --config "
-               "%s/replay.ini)\n",
-               (unsigned long long)s.processed, a.cfg.record_dir, a.cfg.record_dir);
+        printf("stereo-live: recorded %llu pairs to %s (%llu record drops%s%s%s)\n",
+               (unsigned long long)s->recorded, a.cfg.record_dir,
+               (unsigned long long)s->record_drops,
+               s->error[0] ? "" : "; replay: stereo-live --config ",
+               s->error[0] ? "" : a.cfg.record_dir, s->error[0] ? "" : "/replay.ini");
+    fflush(stdout);
     {
         char line[256];
         frame_source_stats_line(a.src, line, sizeof line);
         if (line[0])
             report("%s", line);
     }
+    if (a.opt.stats_json && summary_write_json(&a, &m, a.opt.stats_json) != 0)
+        rc = 1;
 out:
     if (live_pipeline_destroy(a.pipe, err, sizeof err) != 0) {
         report("%s", err);
         rc = 1;
     }
+#if !LIVE_LIBC_ONLY
     if (windowed)
         display_close(&d);
-    frame_source_close(a.src);
     if (a.have_maps)
         mapfile_free(a.maps);
+#endif
+    frame_source_close(a.src);
     free(a.disparity);
     free(a.last_rgb);
     return rc;

@@ -26,6 +26,27 @@ static const char *const format_names[] = {
     [CAPTURE_FORMAT_RGB24] = "rgb24",
 };
 
+static const char *const io_names[] = {
+    [CAPTURE_IO_MMAP] = "mmap",
+    [CAPTURE_IO_AUTO] = "auto",
+    [CAPTURE_IO_USERPTR] = "userptr",
+};
+
+int capture_io_from_str(const char *s)
+{
+    for (size_t i = 0; s && i < sizeof io_names / sizeof io_names[0]; i++)
+        if (strcasecmp(s, io_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *capture_io_to_str(capture_io io)
+{
+    if ((unsigned)io < sizeof io_names / sizeof io_names[0])
+        return io_names[io];
+    return "?";
+}
+
 int capture_format_from_str(const char *s)
 {
     for (size_t i = 0; s && i < sizeof format_names / sizeof format_names[0]; i++)
@@ -89,6 +110,10 @@ static capture_status resolve_config(const capture_config *cfg, capture_config *
     }
     if ((unsigned)cfg->format > CAPTURE_FORMAT_RGB24) {
         snprintf(err, errlen, "capture: pixel format %d is not valid", (int)cfg->format);
+        return CAPTURE_ERR_PARAM;
+    }
+    if ((unsigned)cfg->io > CAPTURE_IO_USERPTR) {
+        snprintf(err, errlen, "capture: I/O mode %d is not valid", (int)cfg->io);
         return CAPTURE_ERR_PARAM;
     }
     if (cfg->buffers == 0)
@@ -186,6 +211,39 @@ void capture_stats_get(const capture *c, capture_stats *out)
 const char *capture_message(const capture *c)
 {
     return c ? c->ops->message(c->state) : "";
+}
+
+capture_io capture_io_mode(const capture *c, int camera, const char **why)
+{
+    if (why)
+        *why = "";
+    if (!c || camera < 0 || camera > 1)
+        return CAPTURE_IO_MMAP;
+    return c->ops->io_mode(c->state, camera, why);
+}
+
+size_t capture_buffer_bytes(const capture *c, int camera)
+{
+    if (!c || camera < 0 || camera > 1)
+        return 0;
+    return c->ops->buffer_bytes(c->state, camera);
+}
+
+capture_status capture_give_buffers(capture *c, int camera, void *const *buffers, int n,
+                                    size_t bytes, char *err, size_t errlen)
+{
+    if (!c || camera < 0 || camera > 1 || n < 0 || (n > 0 && !buffers)) {
+        snprintf(err, errlen, "capture: give buffers: bad arguments (camera %d, %d buffers)",
+                 camera, n);
+        return CAPTURE_ERR_PARAM;
+    }
+    return c->ops->give_buffers(c->state, camera, buffers, n, bytes, err, errlen);
+}
+
+void capture_take_back_buffers(capture *c)
+{
+    if (c)
+        c->ops->take_back_buffers(c->state);
 }
 
 void capture_close(capture *c)

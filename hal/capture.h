@@ -16,11 +16,41 @@
  *   }
  *   capture_close(c);
  *
- * Buffers: a delivered frame points into the driver's buffer (no copy). It stays valid, and the
- * driver does not write into it, until capture_release() — only then does it go back to the
+ * Buffers: a delivered frame points into a buffer the driver wrote (no copy). It stays valid, and
+ * the driver does not write into it, until capture_release() — only then does it go back to the
  * driver. Each camera has `buffers` of them (at least 4): the backend holds one waiting for its
  * partner, so hold at most buffers - 2 pairs at a time or the cameras run dry (capture_next then
  * times out until pairs are released).
+ *
+ * Whose buffers (capture_config.io): MMAP (the default) streams into the driver's buffers, mapped
+ * into the process; the caller copies what it keeps. USERPTR streams into the caller's own
+ * buffers (V4L2_MEMORY_USERPTR), so a frame lands where the caller wants it, e.g. in the stereo
+ * stage's frames (stereo_frame_alloc), and nobody copies it. AUTO takes USERPTR where the camera
+ * allows it, else MMAP, per camera, and logs once which and why:
+ *   "<role> camera <path>: zero-copy (USERPTR)" or "<role> camera <path>: mmap + copy: <reason>".
+ * USERPTR is not possible when libv4l2 converts the format (MJPEG -> RGB24, ...: libv4l2 decodes
+ * into buffers of its own and refuses USERPTR), when the driver refuses VIDIOC_REQBUFS with
+ * V4L2_MEMORY_USERPTR, or when it refuses the caller's memory at VIDIOC_QBUF (drivers that need
+ * physically contiguous memory do). libv4l2 refuses USERPTR even when it does not convert, so
+ * the streaming ioctls of a USERPTR camera go to the driver directly (ioctl(2)); its frames are
+ * then exactly what the driver wrote (libv4l2's software flip / white balance for the few webcams
+ * that get one does not apply to them).
+ *
+ * USERPTR buffer ownership. A camera in USERPTR mode delivers nothing until the caller has given
+ * it buffers (capture_give_buffers: n per camera, each at least capture_buffer_bytes() long).
+ * From then on each buffer is in exactly one place, as with the driver's own:
+ *   queued     the driver's until it is dequeued: it may write into it at any time (on a Jetson
+ *              this is a CPU-side write into the memory: the buffer must not be attached to a GPU
+ *              stream meanwhile — stereo.h attaches frames only while they are in flight, and a
+ *              frame is in flight only while the caller holds it);
+ *   waiting    dequeued, waiting in the pairing for its partner (the backend's); a frame that
+ *              gets none is queued again at once;
+ *   delivered  in a pair the caller holds, until capture_release queues it again.
+ * Buffers stay the caller's memory: the caller must not free one until capture_take_back_buffers
+ * or capture_close has returned (the driver lets go of every buffer in both: STREAMOFF and
+ * VIDIOC_REQBUFS 0). A lost camera keeps its buffers: when it is reopened they are queued again,
+ * those the caller still holds only once they are released, and frames the caller holds stay
+ * readable (and unwritten) all along.
  *
  * Pairing (V4L2 pair): each camera's newest frame waits for a partner from the other camera
  * whose timestamp is within max_skew_ns; a frame that cannot get one any more (the other camera
@@ -34,8 +64,9 @@
  * retry_ms and, once it is back with the same configuration, logs "reconnected" and resumes
  * pairing. A lost camera's buffers that the caller still holds stay readable until released;
  * its device is closed only then (a driver frees the node, and can give the returning camera
- * the same /dev/videoN, only when nobody holds it). A reopen runs inside capture_next and
- * blocks it for as long as opening the camera takes (tens of ms).
+ * the same /dev/videoN, only when nobody holds it) — a USERPTR camera's at once, since what the
+ * caller holds is its own memory (it may hold its last frame until a new one comes). A reopen
+ * runs inside capture_next and blocks it for as long as opening the camera takes (tens of ms).
  *
  * Threads: a capture handle is used from one thread at a time; it starts no threads of its own.
  * Library code never exits: failures come back as a capture_status with a one-line message
@@ -80,6 +111,13 @@ typedef enum {
 #define CAPTURE_MIN_BUFFERS 4
 #define CAPTURE_MAX_BUFFERS 32
 
+/* Whose memory a camera streams into (see Buffers above). */
+typedef enum {
+    CAPTURE_IO_MMAP = 0,  /* the driver's buffers, mapped (the default) */
+    CAPTURE_IO_AUTO,      /* the caller's buffers where the camera allows it, else the driver's */
+    CAPTURE_IO_USERPTR,   /* the caller's buffers, or capture_open fails */
+} capture_io;
+
 /* A camera control by its v4l2-ctl name ("brightness", "gain", "auto_exposure" (1 = manual),
  * "exposure_time_absolute" (100 us units), ...; the table is in v4l2_camera.c) or as a numeric
  * id ("0x00980913"). Applied in the given order to both cameras: put auto_exposure=1 before
@@ -96,7 +134,9 @@ typedef struct {
     int width, height;       /* > 0: exactly this size or capture_open fails */
     int fps;                 /* > 0: exactly this rate or capture_open fails; 0 = driver's */
     capture_format format;
-    int buffers;             /* mmap buffers per camera, 4..32 (0 = 4) */
+    int buffers;             /* mmap buffers per camera, 4..32 (0 = 4); with USERPTR the caller
+                                gives its own (capture_give_buffers) */
+    capture_io io;           /* MMAP (0), AUTO or USERPTR */
     int64_t max_skew_ns;     /* pairing tolerance; 0 = half a frame period (20 ms if fps is 0) */
     int retry_ms;            /* reopen interval for a lost camera (0 = 1000) */
     int ncontrols;
@@ -115,7 +155,10 @@ typedef struct {
     int64_t timestamp_ns;    /* CLOCK_MONOTONIC, when the driver captured the frame */
     uint32_t sequence;       /* the driver's frame counter (gaps: frames it dropped; restarts
                                 after a reconnect) */
-    int buffer;              /* backend's buffer index; -1 in an empty frame */
+    int buffer;              /* backend's buffer index; -1 in an empty frame. USERPTR: the index
+                                into the buffers the caller gave for this camera */
+    capture_io io;           /* MMAP: data is in a driver buffer; USERPTR: data is the start of
+                                the caller's buffer `buffer` */
 } capture_frame;
 
 typedef struct {
@@ -133,7 +176,8 @@ typedef struct {
     uint64_t reconnects[2];  /* times it came back */
     uint64_t retries[2];     /* reopen attempts that failed */
     int lost[2];             /* 1 while the camera is lost */
-    int buffers[2];          /* mmap buffers the driver granted (0 while lost) */
+    int buffers[2];          /* buffers in use, mmap or the caller's (0 while lost or while a
+                                USERPTR camera waits for buffers) */
     double fps[2];           /* frame rate the driver set (0 if it does not say) */
     int64_t skew_ns;         /* skew of the last delivered pair */
     int64_t max_skew_ns;     /* the tolerance in use */
@@ -158,12 +202,44 @@ void capture_stats_get(const capture *c, capture_stats *out);
 /* The latest state or problem as one line ("" while all is well): what a UI shows. */
 const char *capture_message(const capture *c);
 
-/* Stops the cameras and frees everything. Frames still held become invalid. NULL is a no-op. */
+/* Stops the cameras and frees everything. Frames still held become invalid (mmap) or stay the
+ * caller's memory (USERPTR). NULL is a no-op. */
 void capture_close(capture *c);
+
+/* ---- USERPTR: the caller's buffers ---------------------------------------------------------- */
+
+/* The mode camera (0 left, 1 right) streams in: MMAP or USERPTR, never AUTO (decided at open; a
+ * USERPTR camera whose driver refuses the caller's buffers becomes MMAP under AUTO). *why (may be
+ * NULL) gets the reason for MMAP under AUTO/USERPTR, "" otherwise. */
+capture_io capture_io_mode(const capture *c, int camera, const char **why);
+
+/* The least size of a caller's buffer for camera: the driver's image size (sizeimage). */
+size_t capture_buffer_bytes(const capture *c, int camera);
+
+/* Gives a USERPTR camera the caller's buffers: n (4..32) distinct buffers of `bytes` each
+ * (>= capture_buffer_bytes), any alignment the driver accepts, and starts it streaming into them
+ * (see Buffers above for who owns a buffer when). For an MMAP camera it does nothing. n = 0 means
+ * the caller has none: under AUTO the camera then streams into mmap buffers (logged); under
+ * USERPTR that is an error. If the driver refuses the memory (VIDIOC_QBUF fails), AUTO falls back
+ * to mmap for that camera (logged; capture_io_mode says so) and USERPTR fails with
+ * CAPTURE_ERR_FORMAT; in both cases the driver holds none of the buffers afterwards. A lost
+ * camera gets them when it is reopened. Giving a camera buffers while it has some is an error. */
+capture_status capture_give_buffers(capture *c, int camera, void *const *buffers, int n,
+                                    size_t bytes, char *err, size_t errlen);
+
+/* Takes every buffer given with capture_give_buffers back: USERPTR cameras stop streaming and
+ * forget them (the driver holds none afterwards), a frame waiting for its partner is dropped, and
+ * the caller may free the buffers. Frames of those buffers that the caller holds are its memory;
+ * releasing such a pair afterwards is a no-op. USERPTR cameras then deliver nothing until they
+ * are given buffers again; MMAP cameras go on as they are. */
+void capture_take_back_buffers(capture *c);
 
 /* Config helpers: "auto" / "yuyv" / "grey" / "rgb24" (case-insensitive); -1 if unknown. */
 int capture_format_from_str(const char *s);
 const char *capture_format_to_str(capture_format f);
+/* "mmap" / "auto" / "userptr" (case-insensitive); -1 if unknown. */
+int capture_io_from_str(const char *s);
+const char *capture_io_to_str(capture_io io);
 
 /* A frame as the stereo stage's input image. */
 static inline stereo_image capture_frame_image(const capture_frame *f)

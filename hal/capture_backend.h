@@ -21,6 +21,12 @@ typedef struct {
     void (*stats)(const void *state, capture_stats *out);
     const char *(*message)(const void *state);
     void (*close)(void *state);
+    /* USERPTR (capture.h); camera is 0 or 1, checked */
+    capture_io (*io_mode)(const void *state, int camera, const char **why);
+    size_t (*buffer_bytes)(const void *state, int camera);
+    capture_status (*give_buffers)(void *state, int camera, void *const *buffers, int n,
+                                   size_t bytes, char *err, size_t errlen);
+    void (*take_back_buffers)(void *state);
 } capture_ops;
 
 extern const capture_ops capture_v4l2_pair_ops;

@@ -1,8 +1,10 @@
-/* v4l2_camera.c — one V4L2 camera: libv4l2 open, format, frame rate, controls, mmap streaming.
+/* v4l2_camera.c — one V4L2 camera: libv4l2 open, format, frame rate, controls, mmap or USERPTR
+ * streaming.
  *
  * Everything goes through libv4l2 (v4l2_open / v4l2_ioctl / v4l2_mmap), so a camera that only
  * offers MJPEG (or another format libv4lconvert knows) can still be captured as RGB24: libv4l2
- * lists the converted formats beside the native ones and converts in DQBUF.
+ * lists the converted formats beside the native ones and converts in DQBUF. The exception is
+ * USERPTR streaming (v4l2_camera.h): its five streaming ioctls go to the driver directly.
  *
  * The lifecycle and the buffer ownership rules are in v4l2_camera.h. Errors are one line:
  * "capture: <role> camera <path>: <problem>", with the ioctl's name and strerror where an ioctl
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -37,7 +40,7 @@
 typedef enum { BUF_IDLE = 0, BUF_QUEUED, BUF_HELD } buffer_state;
 
 typedef struct {
-    void *start;
+    void *start;          /* MMAP: our mapping of the driver's buffer; USERPTR: the caller's */
     size_t length;
     buffer_state state;
 } buffer;
@@ -52,6 +55,9 @@ struct v4l2_camera {
     int width, height;
     size_t pitch;
     size_t min_bytes;          /* a frame shorter than this is incomplete */
+    size_t sizeimage;          /* the driver's frame size: the least a user buffer must hold */
+    capture_io io;             /* MMAP or USERPTR */
+    char io_why[200];          /* MMAP although AUTO was asked: why */
     double fps;
     buffer *buf;
     int nbuf;
@@ -116,6 +122,24 @@ static int xioctl(int fd, unsigned long request, void *arg)
         r = v4l2_ioctl(fd, request, arg);
     while (r == -1 && errno == EINTR);
     return r;
+}
+
+/* The streaming ioctls (REQBUFS, QBUF, DQBUF, STREAMON, STREAMOFF): through libv4l2 for mmap,
+ * which may convert in DQBUF; straight to the driver for USERPTR, which libv4l2 refuses. */
+static int stream_ioctl(const v4l2_camera *cam, unsigned long request, void *arg)
+{
+    if (cam->io != CAPTURE_IO_USERPTR)
+        return xioctl(cam->fd, request, arg);
+    int r;
+    do
+        r = ioctl(cam->fd, request, arg);
+    while (r == -1 && errno == EINTR);
+    return r;
+}
+
+static enum v4l2_memory memory_of(const v4l2_camera *cam)
+{
+    return cam->io == CAPTURE_IO_USERPTR ? V4L2_MEMORY_USERPTR : V4L2_MEMORY_MMAP;
 }
 
 static capture_status status_from_errno(int e)
@@ -418,6 +442,58 @@ static capture_status set_format(v4l2_camera *cam, char *err, size_t errlen)
         return CAPTURE_ERR_IO;
     }
     cam->min_bytes = cam->pitch * (size_t)(cfg->height - 1) + row;
+    cam->sizeimage = f.fmt.pix.sizeimage > cam->min_bytes ? f.fmt.pix.sizeimage : cam->min_bytes;
+    return CAPTURE_OK;
+}
+
+/* The I/O mode (v4l2_camera_open): USERPTR needs libv4l2 not to convert and the driver to accept
+ * VIDIOC_REQBUFS USERPTR, which also claims the queue (another program asking then gets EBUSY). */
+static capture_status choose_io(v4l2_camera *cam, capture_io io, char *err, size_t errlen)
+{
+    char why[200] = "";
+    cam->io = CAPTURE_IO_MMAP;
+    cam->io_why[0] = 0;
+    if (io == CAPTURE_IO_MMAP)
+        return CAPTURE_OK;
+    /* the driver's own format (libv4l2 answers VIDIOC_G_FMT with the converted one) */
+    struct v4l2_format raw = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+    int r;
+    do
+        r = ioctl(cam->fd, VIDIOC_G_FMT, &raw);
+    while (r == -1 && errno == EINTR);
+    if (r != 0)
+        return ioctl_failed(cam, "VIDIOC_G_FMT", err, errlen);
+    if (raw.fmt.pix.pixelformat != cam->fourcc || (int)raw.fmt.pix.width != cam->width ||
+        (int)raw.fmt.pix.height != cam->height ||
+        (raw.fmt.pix.bytesperline && raw.fmt.pix.bytesperline != cam->pitch)) {
+        char from[5], to[5];
+        fourcc_str(raw.fmt.pix.pixelformat, from);
+        fourcc_str(cam->fourcc, to);
+        snprintf(why, sizeof why, "libv4l2 converts %s %ux%u to %s (into buffers of its own)",
+                 from, raw.fmt.pix.width, raw.fmt.pix.height, to);
+    } else {
+        if (raw.fmt.pix.sizeimage > cam->sizeimage)
+            cam->sizeimage = raw.fmt.pix.sizeimage;
+        cam->io = CAPTURE_IO_USERPTR; /* for stream_ioctl */
+        struct v4l2_requestbuffers rb = {.count = (uint32_t)cam->cfg->buffers,
+                                         .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+                                         .memory = V4L2_MEMORY_USERPTR};
+        if (stream_ioctl(cam, VIDIOC_REQBUFS, &rb) != 0) {
+            cam->io = CAPTURE_IO_MMAP;
+            if (errno != EINVAL)
+                return ioctl_failed(cam, "VIDIOC_REQBUFS (USERPTR)", err, errlen);
+            snprintf(why, sizeof why, "the driver does not stream into user memory "
+                     "(VIDIOC_REQBUFS USERPTR: %s)", strerror(EINVAL));
+        }
+    }
+    if (!why[0])
+        return CAPTURE_OK;
+    if (io == CAPTURE_IO_USERPTR) {
+        snprintf(err, errlen, "capture: %s: cannot capture into the caller's buffers (USERPTR): "
+                 "%s", cam->name, why);
+        return CAPTURE_ERR_FORMAT;
+    }
+    snprintf(cam->io_why, sizeof cam->io_why, "%s", why);
     return CAPTURE_OK;
 }
 
@@ -532,12 +608,14 @@ static capture_status map_buffers(v4l2_camera *cam, char *err, size_t errlen)
 
 static void unmap_buffers(v4l2_camera *cam)
 {
-    for (int i = 0; i < cam->nbuf; i++)
-        v4l2_munmap(cam->buf[i].start, cam->buf[i].length);
-    if (cam->buf) {
+    if (cam->io == CAPTURE_IO_MMAP)
+        for (int i = 0; i < cam->nbuf; i++)
+            v4l2_munmap(cam->buf[i].start, cam->buf[i].length);
+    /* USERPTR: the queue was claimed at open even without buffers; REQBUFS 0 unpins them */
+    if (cam->buf || cam->io == CAPTURE_IO_USERPTR) {
         struct v4l2_requestbuffers rb = {.count = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-                                         .memory = V4L2_MEMORY_MMAP};
-        xioctl(cam->fd, VIDIOC_REQBUFS, &rb); /* fails on a device that is gone: nothing to free */
+                                         .memory = memory_of(cam)};
+        stream_ioctl(cam, VIDIOC_REQBUFS, &rb); /* fails on a device that is gone: nothing to free */
     }
     free(cam->buf);
     cam->buf = NULL;
@@ -545,8 +623,8 @@ static void unmap_buffers(v4l2_camera *cam)
     cam->held = 0;
 }
 
-capture_status v4l2_camera_open(const capture_config *cfg, int index, v4l2_camera **out,
-                                char *err, size_t errlen)
+capture_status v4l2_camera_open(const capture_config *cfg, int index, capture_io io,
+                                v4l2_camera **out, char *err, size_t errlen)
 {
     capture_status st;
     v4l2_camera *cam = calloc(1, sizeof *cam);
@@ -582,7 +660,8 @@ capture_status v4l2_camera_open(const capture_config *cfg, int index, v4l2_camer
         (st = set_format(cam, err, errlen)) != CAPTURE_OK ||
         (st = set_frame_rate(cam, err, errlen)) != CAPTURE_OK ||
         (st = set_controls(cam, err, errlen)) != CAPTURE_OK ||
-        (st = map_buffers(cam, err, errlen)) != CAPTURE_OK)
+        (st = choose_io(cam, io, err, errlen)) != CAPTURE_OK ||
+        (cam->io == CAPTURE_IO_MMAP && (st = map_buffers(cam, err, errlen)) != CAPTURE_OK))
         goto err;
     *out = cam;
     return CAPTURE_OK;
@@ -606,8 +685,12 @@ void v4l2_camera_close(v4l2_camera *cam)
 static int queue_buffer(v4l2_camera *cam, int i)
 {
     struct v4l2_buffer b = {.index = (uint32_t)i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-                            .memory = V4L2_MEMORY_MMAP};
-    if (xioctl(cam->fd, VIDIOC_QBUF, &b) != 0)
+                            .memory = memory_of(cam)};
+    if (cam->io == CAPTURE_IO_USERPTR) {
+        b.m.userptr = (unsigned long)cam->buf[i].start;
+        b.length = (uint32_t)cam->buf[i].length;
+    }
+    if (stream_ioctl(cam, VIDIOC_QBUF, &b) != 0)
         return -1;
     cam->buf[i].state = BUF_QUEUED;
     return 0;
@@ -615,11 +698,22 @@ static int queue_buffer(v4l2_camera *cam, int i)
 
 capture_status v4l2_camera_start(v4l2_camera *cam, char *err, size_t errlen)
 {
+    if (cam->nbuf == 0) {
+        snprintf(err, errlen, "capture: %s: no buffers to stream into", cam->name);
+        return CAPTURE_ERR_PARAM;
+    }
     for (int i = 0; i < cam->nbuf; i++)
-        if (cam->buf[i].state == BUF_IDLE && queue_buffer(cam, i) != 0)
-            return ioctl_failed(cam, "VIDIOC_QBUF", err, errlen);
+        if (cam->buf[i].state == BUF_IDLE && queue_buffer(cam, i) != 0) {
+            int e = errno;
+            if (cam->io != CAPTURE_IO_USERPTR || e == ENODEV || e == ENXIO || e == EBUSY)
+                return ioctl_failed(cam, "VIDIOC_QBUF", err, errlen);
+            snprintf(err, errlen, "the driver refused the caller's buffer %d at %p (VIDIOC_QBUF: "
+                     "%s)", i, cam->buf[i].start, strerror(e));
+            errno = e;
+            return CAPTURE_ERR_FORMAT;
+        }
     enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-    if (xioctl(cam->fd, VIDIOC_STREAMON, &type) != 0)
+    if (stream_ioctl(cam, VIDIOC_STREAMON, &type) != 0)
         return ioctl_failed(cam, "VIDIOC_STREAMON", err, errlen);
     cam->streaming = 1;
     return CAPTURE_OK;
@@ -632,7 +726,7 @@ void v4l2_camera_stop(v4l2_camera *cam)
     enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     /* STREAMOFF takes every queued buffer back from the driver (it may fail on a device that is
      * gone, which has let go of them anyway). Held buffers stay held until released. */
-    xioctl(cam->fd, VIDIOC_STREAMOFF, &type);
+    stream_ioctl(cam, VIDIOC_STREAMOFF, &type);
     cam->streaming = 0;
     for (int i = 0; i < cam->nbuf; i++)
         if (cam->buf[i].state == BUF_QUEUED)
@@ -647,8 +741,8 @@ int v4l2_camera_dequeue(v4l2_camera *cam, capture_frame *f, uint64_t *errors,
         struct pollfd pfd = {.fd = cam->fd, .events = POLLIN};
         if (poll(&pfd, 1, 0) == 0 || (pfd.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) == 0)
             return 0;
-        struct v4l2_buffer b = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP};
-        if (xioctl(cam->fd, VIDIOC_DQBUF, &b) != 0) {
+        struct v4l2_buffer b = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = memory_of(cam)};
+        if (stream_ioctl(cam, VIDIOC_DQBUF, &b) != 0) {
             if (errno == EAGAIN)
                 return 0;
             ioctl_failed(cam, "VIDIOC_DQBUF", err, errlen);
@@ -661,6 +755,12 @@ int v4l2_camera_dequeue(v4l2_camera *cam, capture_frame *f, uint64_t *errors,
             return -1;
         }
         int i = (int)b.index;
+        if (cam->io == CAPTURE_IO_USERPTR && b.m.userptr != (unsigned long)cam->buf[i].start) {
+            snprintf(err, errlen, "capture: %s: VIDIOC_DQBUF returned buffer %u at 0x%lx, queued "
+                     "at %p", cam->name, b.index, b.m.userptr, cam->buf[i].start);
+            errno = EIO;
+            return -1;
+        }
         cam->buf[i].state = BUF_HELD;
         cam->held++;
         if ((b.flags & V4L2_BUF_FLAG_ERROR) || b.bytesused < cam->min_bytes) {
@@ -689,6 +789,7 @@ int v4l2_camera_dequeue(v4l2_camera *cam, capture_frame *f, uint64_t *errors,
         f->timestamp_ns = ts;
         f->sequence = b.sequence;
         f->buffer = i;
+        f->io = cam->io;
         return 1;
     }
 }
@@ -704,7 +805,77 @@ int v4l2_camera_requeue(v4l2_camera *cam, int index)
     return queue_buffer(cam, index);
 }
 
+capture_status v4l2_camera_set_user_buffers(v4l2_camera *cam, void *const *ptr, int n,
+                                            size_t bytes, const unsigned char *held, char *err,
+                                            size_t errlen)
+{
+    if (cam->io != CAPTURE_IO_USERPTR || cam->streaming || cam->held) {
+        snprintf(err, errlen, "capture: %s: user buffers can only be set on a stopped USERPTR "
+                 "camera holding none", cam->name);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (bytes < cam->sizeimage || bytes > UINT32_MAX || n < MIN_GRANTED_BUFFERS ||
+        n > V4L2_CAMERA_MAX_BUFFERS) {
+        snprintf(err, errlen, "capture: %s: %d buffers of %zu bytes: need %d..%d of at least %zu "
+                 "bytes (the driver's frame size)", cam->name, n, bytes, MIN_GRANTED_BUFFERS,
+                 V4L2_CAMERA_MAX_BUFFERS, cam->sizeimage);
+        return CAPTURE_ERR_PARAM;
+    }
+    struct v4l2_requestbuffers rb = {.count = (uint32_t)n, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+                                     .memory = V4L2_MEMORY_USERPTR};
+    if (stream_ioctl(cam, VIDIOC_REQBUFS, &rb) != 0)
+        return ioctl_failed(cam, "VIDIOC_REQBUFS (USERPTR)", err, errlen);
+    if (rb.count < MIN_GRANTED_BUFFERS) {
+        snprintf(err, errlen, "capture: %s: the driver granted only %u of %d buffers", cam->name,
+                 rb.count, n);
+        return CAPTURE_ERR_NOMEM;
+    }
+    int m = (int)rb.count < n ? (int)rb.count : n;
+    buffer *nb = calloc((size_t)m, sizeof *nb);
+    if (!nb) {
+        snprintf(err, errlen, "capture: %s: out of memory", cam->name);
+        return CAPTURE_ERR_NOMEM;
+    }
+    free(cam->buf);
+    cam->buf = nb;
+    cam->nbuf = m;
+    cam->held = 0;
+    for (int i = 0; i < m; i++) {
+        nb[i] = (buffer){ptr[i], bytes, held && held[i] ? BUF_HELD : BUF_IDLE};
+        cam->held += nb[i].state == BUF_HELD;
+    }
+    return CAPTURE_OK;
+}
+
+void v4l2_camera_clear_user_buffers(v4l2_camera *cam)
+{
+    if (!cam || cam->io != CAPTURE_IO_USERPTR)
+        return;
+    v4l2_camera_stop(cam);
+    struct v4l2_requestbuffers rb = {.count = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+                                     .memory = V4L2_MEMORY_USERPTR};
+    stream_ioctl(cam, VIDIOC_REQBUFS, &rb); /* the driver unpins them (fails if gone: no matter) */
+    free(cam->buf);
+    cam->buf = NULL;
+    cam->nbuf = 0;
+    cam->held = 0;
+}
+
+capture_status v4l2_camera_use_mmap(v4l2_camera *cam, const char *why, char *err, size_t errlen)
+{
+    if (cam->io == CAPTURE_IO_MMAP)
+        return CAPTURE_OK;
+    v4l2_camera_clear_user_buffers(cam);
+    cam->io = CAPTURE_IO_MMAP;
+    snprintf(cam->io_why, sizeof cam->io_why, "%s", why);
+    return map_buffers(cam, err, errlen);
+}
+
 int v4l2_camera_fd(const v4l2_camera *cam) { return cam->fd; }
+capture_io v4l2_camera_io(const v4l2_camera *cam) { return cam->io; }
+const char *v4l2_camera_io_why(const v4l2_camera *cam) { return cam->io_why; }
+size_t v4l2_camera_sizeimage(const v4l2_camera *cam) { return cam->sizeimage; }
+int v4l2_camera_streaming(const v4l2_camera *cam) { return cam->streaming; }
 int v4l2_camera_held(const v4l2_camera *cam) { return cam->held; }
 int v4l2_camera_buffers(const v4l2_camera *cam) { return cam->nbuf; }
 double v4l2_camera_fps(const v4l2_camera *cam) { return cam->fps; }

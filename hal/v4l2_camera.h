@@ -1,7 +1,10 @@
 /* v4l2_camera.h — one V4L2 camera through libv4l2 (private to the V4L2 capture backend).
  *
  * Lifecycle, each step undone by its mirror:
- *   v4l2_camera_open   open (v4l2_open, QUERYCAP) + init (format, fps, controls, mmap buffers)
+ *   v4l2_camera_open   open (v4l2_open, QUERYCAP) + init (format, fps, controls, I/O mode:
+ *                      mmap buffers, or VIDIOC_REQBUFS USERPTR to claim the queue)
+ *   (USERPTR: v4l2_camera_set_user_buffers   the caller's buffers, before start;
+ *             v4l2_camera_clear_user_buffers stop + REQBUFS 0: the driver lets go of them)
  *   v4l2_camera_start  queue every buffer, STREAMON
  *   v4l2_camera_stop   STREAMOFF (the driver lets go of every buffer)
  *   v4l2_camera_close  uninit (munmap, REQBUFS 0) + close
@@ -9,6 +12,11 @@
  *
  * Buffers: each is either with the driver (queued) or held by us / our consumer (dequeued);
  * v4l2_camera_requeue gives a held one back. `held` counts those out of the driver's hands.
+ * In USERPTR mode buffer i is the caller's buffer i (the index stays tied to the pointer, so the
+ * driver pins each buffer's pages once, not at every VIDIOC_QBUF), and the streaming ioctls go to
+ * the driver directly: libv4l2 answers VIDIOC_REQBUFS for anything but MMAP with EINVAL. USERPTR
+ * is only chosen when libv4l2 does not convert the format (the driver's own format, read with a
+ * direct VIDIOC_G_FMT, is the one libv4l2 reports), so bypassing it changes nothing in the data.
  */
 #ifndef STEREO_V4L2_CAMERA_H
 #define STEREO_V4L2_CAMERA_H
@@ -24,9 +32,30 @@ typedef struct v4l2_camera v4l2_camera;
 #define V4L2_CAMERA_MAX_BUFFERS 64
 
 /* Opens cfg->device[index] with cfg's size, format, fps, controls and buffer count (defaults
- * already applied). On failure *out is NULL and err says "<path>: <problem>". */
-capture_status v4l2_camera_open(const capture_config *cfg, int index, v4l2_camera **out,
-                                char *err, size_t errlen);
+ * already applied), streaming in I/O mode `io` (cfg->io is not used: a reopen passes the mode
+ * decided at the first open). AUTO becomes USERPTR when libv4l2 does not convert the format and
+ * the driver accepts VIDIOC_REQBUFS USERPTR, else MMAP (v4l2_camera_io_why says why); USERPTR
+ * fails with CAPTURE_ERR_FORMAT when it is not possible. On failure *out is NULL and err says
+ * "<path>: <problem>". */
+capture_status v4l2_camera_open(const capture_config *cfg, int index, capture_io io,
+                                v4l2_camera **out, char *err, size_t errlen);
+
+/* USERPTR, stopped camera: streams into ptr[0..n-1] (bytes each, >= v4l2_camera_sizeimage)
+ * from the next start; index i is ptr[i]. Uses the first k of them when the driver grants only
+ * k < n (at least 3). Replaces buffers given before (none may be held). held (may be NULL):
+ * held[i] != 0 for a buffer the caller still holds (from before a reconnect): it starts out held,
+ * and is queued when v4l2_camera_requeue gives it back. */
+capture_status v4l2_camera_set_user_buffers(v4l2_camera *cam, void *const *ptr, int n,
+                                            size_t bytes, const unsigned char *held, char *err,
+                                            size_t errlen);
+/* USERPTR: stops and makes the driver let go of every user buffer (REQBUFS 0); held ones are
+ * forgotten too (the caller's memory). The camera stays open, waiting for new buffers. */
+void v4l2_camera_clear_user_buffers(v4l2_camera *cam);
+/* USERPTR, stopped camera: turns it into an MMAP camera (lets go of user buffers, maps the
+ * driver's); `why` becomes v4l2_camera_io_why. */
+capture_status v4l2_camera_use_mmap(v4l2_camera *cam, const char *why, char *err, size_t errlen);
+/* Queues every idle buffer and starts streaming. USERPTR: a buffer the driver refuses at
+ * VIDIOC_QBUF (not a gone device) gives CAPTURE_ERR_FORMAT; the caller stops the camera. */
 capture_status v4l2_camera_start(v4l2_camera *cam, char *err, size_t errlen);
 void v4l2_camera_stop(v4l2_camera *cam);
 void v4l2_camera_close(v4l2_camera *cam);
@@ -46,6 +75,10 @@ int v4l2_camera_dequeue(v4l2_camera *cam, capture_frame *f, uint64_t *errors,
 int v4l2_camera_requeue(v4l2_camera *cam, int index);
 
 int v4l2_camera_held(const v4l2_camera *cam);     /* buffers out of the driver's hands */
+capture_io v4l2_camera_io(const v4l2_camera *cam);     /* MMAP or USERPTR */
+const char *v4l2_camera_io_why(const v4l2_camera *cam); /* why MMAP when AUTO was asked; "" */
+size_t v4l2_camera_sizeimage(const v4l2_camera *cam); /* the driver's frame size in bytes */
+int v4l2_camera_streaming(const v4l2_camera *cam);
 int v4l2_camera_buffers(const v4l2_camera *cam);  /* buffers the driver granted */
 double v4l2_camera_fps(const v4l2_camera *cam);   /* rate the driver set, 0 if unknown */
 

@@ -9,14 +9,27 @@
  *
  *   Ownership of a camera's buffers: with the driver (queued); waiting in the pairing slot (one at
  *   most per camera, ours); or in a delivered pair (the caller's until capture_release). Only
- *   backend_release and the pairing's drops give a buffer back to the driver.
+ *   backend_release and the pairing's drops give a buffer back to the driver. The same holds for
+ *   the caller's buffers of a USERPTR camera (capture.h): the slot keeps their pointers
+ *   (user[], index i = buffer i of every camera opened on that path), so a reopened camera gets
+ *   them again; a release is honoured only for a frame the slot still records as delivered
+ *   (buffer, data, timestamp and sequence match), so a pair released after
+ *   capture_take_back_buffers cannot queue a buffer that has been given again since.
+ *
+ *   I/O mode per camera, decided at open and kept for every reopen: MMAP cameras start at open;
+ *   USERPTR cameras wait (not streaming, not polled: poll on a queue that does not stream says
+ *   POLLERR) until backend_give_buffers, and again after backend_take_back_buffers.
  *
  *   A camera is lost when poll reports POLLERR/POLLHUP or an ioctl fails (ENODEV when unplugged
  *   or unbound). Then: STREAMOFF, its waiting frame is flushed, and as soon as the caller has
  *   released every buffer of it that it still holds, its buffers are unmapped and its descriptor
  *   closed — the driver can only free the device node (and give the same /dev/videoN to the
- *   camera when it returns) once nobody holds it. Every retry_ms the path is opened again with
- *   the same configuration; on success it streams and pairs again.
+ *   camera when it returns) once nobody holds it. A USERPTR camera is closed at once: the frames
+ *   the caller holds are its own memory (closing only unpins them), and a caller such as the
+ *   live app may hold its last frame until a new one comes, which would never happen. The slot
+ *   keeps the records of those frames (held[]); the reopened camera queues every other buffer
+ *   and each held one when it is released. Every retry_ms the path is opened again with the
+ *   same configuration; on success it streams and pairs again.
  */
 #include <errno.h>
 #include <poll.h>
@@ -32,6 +45,14 @@
 typedef struct {
     v4l2_camera *cam;   /* NULL while lost and closed */
     int lost;
+    int waiting;        /* USERPTR: open, but no buffers given yet: not streaming, not polled */
+    capture_io io;      /* MMAP or USERPTR: decided at the first open, kept for reopens */
+    char io_why[200];   /* MMAP under AUTO / USERPTR: why */
+    int said_io;        /* the mode was logged */
+    size_t sizeimage;   /* the driver's frame size (the least a caller's buffer holds) */
+    void *user[CAPTURE_MAX_BUFFERS]; /* USERPTR: the caller's buffers (nuser of user_bytes) */
+    int nuser;
+    size_t user_bytes;
     int64_t retry_at_ns; /* next reopen attempt */
     char reason[640];   /* why it is lost / why the last reopen failed */
     capture_frame held[V4L2_CAMERA_MAX_BUFFERS]; /* frames out of the driver's hands, by buffer */
@@ -66,22 +87,44 @@ static void update_message(v4l2_pair *p)
 {
     size_t n = 0;
     p->message[0] = 0;
-    for (int k = 0; k < 2; k++)
-        if (p->slot[k].lost && n < sizeof p->message) {
-            int w = snprintf(p->message + n, sizeof p->message - n,
-                             "%s%s camera %s: lost (%s), retrying every %g s", n ? "; " : "",
-                             role[k], p->path[k], p->slot[k].reason, p->cfg.retry_ms / 1000.0);
-            n += w > 0 ? (size_t)w : 0;
-        }
+    for (int k = 0; k < 2; k++) {
+        int w = 0;
+        if (n >= sizeof p->message)
+            break;
+        if (p->slot[k].lost)
+            w = snprintf(p->message + n, sizeof p->message - n,
+                         "%s%s camera %s: lost (%s), retrying every %g s", n ? "; " : "",
+                         role[k], p->path[k], p->slot[k].reason, p->cfg.retry_ms / 1000.0);
+        else if (p->slot[k].waiting)
+            w = snprintf(p->message + n, sizeof p->message - n,
+                         "%s%s camera %s: waiting for the caller's buffers (USERPTR)",
+                         n ? "; " : "", role[k], p->path[k]);
+        n += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* Logs camera k's I/O mode once (only when the caller asked for AUTO or USERPTR). */
+static void say_io(v4l2_pair *p, int k)
+{
+    camera_slot *s = &p->slot[k];
+    if (s->said_io || p->cfg.io == CAPTURE_IO_MMAP)
+        return;
+    s->said_io = 1;
+    if (s->io == CAPTURE_IO_USERPTR)
+        capture_log(&p->cfg, "%s camera %s: zero-copy (USERPTR)", role[k], p->path[k]);
+    else
+        capture_log(&p->cfg, "%s camera %s: mmap + copy: %s", role[k], p->path[k], s->io_why);
 }
 
 static void lose_camera(v4l2_pair *p, int k, const char *reason);
 
-/* A lost camera is closed once none of its buffers is out (see DESIGN). */
+/* A lost camera is closed once none of its buffers is out, a USERPTR camera at once (see
+ * DESIGN). */
 static void close_if_idle(v4l2_pair *p, int k)
 {
     camera_slot *s = &p->slot[k];
-    if (s->lost && s->cam && v4l2_camera_held(s->cam) == 0) {
+    if (s->lost && s->cam &&
+        (s->io == CAPTURE_IO_USERPTR || v4l2_camera_held(s->cam) == 0)) {
         v4l2_camera_close(s->cam);
         s->cam = NULL;
     }
@@ -92,9 +135,11 @@ static void close_if_idle(v4l2_pair *p, int k)
 static void give_back(v4l2_pair *p, int k, int buffer)
 {
     camera_slot *s = &p->slot[k];
-    if (!s->cam || buffer < 0)
+    if (buffer < 0)
         return;
-    capture_frame_clear(&s->held[buffer]);
+    capture_frame_clear(&s->held[buffer]); /* USERPTR, camera closed: queued at the reopen */
+    if (!s->cam)
+        return;
     if (v4l2_camera_requeue(s->cam, buffer) != 0) {
         char why[300];
         snprintf(why, sizeof why, "VIDIOC_QBUF: %s", strerror(errno));
@@ -119,6 +164,7 @@ static void lose_camera(v4l2_pair *p, int k, const char *reason)
     if (s->lost)
         return;
     s->lost = 1;
+    s->waiting = 0;
     snprintf(s->reason, sizeof s->reason, "%s", reason);
     s->retry_at_ns = now_ns() + (int64_t)p->cfg.retry_ms * 1000000LL;
     p->stats.losses[k]++;
@@ -133,21 +179,61 @@ static void lose_camera(v4l2_pair *p, int k, const char *reason)
                 reason, p->cfg.retry_ms / 1000.0);
 }
 
-/* Opens and starts camera k. */
+/* Starts open camera k: MMAP at once; USERPTR into the caller's buffers if it has any (else it
+ * waits for them), all but those the caller still holds from before a reconnect (queued when
+ * released). On failure the camera is stopped and the caller's buffers are not queued. */
+static capture_status start_streaming(v4l2_pair *p, int k, char *err, size_t errlen)
+{
+    camera_slot *s = &p->slot[k];
+    capture_status st = CAPTURE_OK;
+    s->waiting = 0;
+    if (s->io == CAPTURE_IO_USERPTR) {
+        if (s->nuser == 0) {
+            s->waiting = 1;
+            return CAPTURE_OK;
+        }
+        unsigned char held[CAPTURE_MAX_BUFFERS];
+        for (int i = 0; i < s->nuser; i++)
+            held[i] = s->held[i].buffer == i && s->held[i].data;
+        st = v4l2_camera_set_user_buffers(s->cam, s->user, s->nuser, s->user_bytes, held, err,
+                                          errlen);
+    } else {
+        for (int i = 0; i < V4L2_CAMERA_MAX_BUFFERS; i++)
+            capture_frame_clear(&s->held[i]);
+    }
+    if (st == CAPTURE_OK)
+        st = v4l2_camera_start(s->cam, err, errlen);
+    if (st != CAPTURE_OK) {
+        int e = errno; /* ENODEV: gone (the caller may look) */
+        v4l2_camera_stop(s->cam);
+        if (s->io == CAPTURE_IO_USERPTR)
+            v4l2_camera_clear_user_buffers(s->cam);
+        errno = e;
+        return st;
+    }
+    say_io(p, k);
+    return CAPTURE_OK;
+}
+
+/* Opens (in the mode decided at the first open) and starts camera k. */
 static capture_status start_camera(v4l2_pair *p, int k, char *err, size_t errlen)
 {
     camera_slot *s = &p->slot[k];
-    capture_status st = v4l2_camera_open(&p->cfg, k, &s->cam, err, errlen);
+    capture_status st = v4l2_camera_open(&p->cfg, k, s->io, &s->cam, err, errlen);
     if (st != CAPTURE_OK)
         return st;
-    if ((st = v4l2_camera_start(s->cam, err, errlen)) != CAPTURE_OK) {
-        v4l2_camera_stop(s->cam);
+    if ((st = start_streaming(p, k, err, errlen)) != CAPTURE_OK) {
+        if (st == CAPTURE_ERR_FORMAT && s->io == CAPTURE_IO_USERPTR) {
+            /* v4l2_camera_start's "the driver refused ..." has no device in it */
+            char why[400];
+            snprintf(why, sizeof why, "%.399s", err);
+            snprintf(err, errlen, "capture: %s camera %s: %s", role[k], p->path[k], why);
+        }
         v4l2_camera_close(s->cam);
         s->cam = NULL;
+        s->waiting = 0;
         return st;
     }
-    for (int i = 0; i < V4L2_CAMERA_MAX_BUFFERS; i++)
-        capture_frame_clear(&s->held[i]);
     return CAPTURE_OK;
 }
 
@@ -251,16 +337,23 @@ static capture_status backend_open(const capture_config *cfg, void **state, char
     }
     frame_pairing_init(&p->pairing, p->cfg.max_skew_ns);
     p->stats.max_skew_ns = p->cfg.max_skew_ns;
-    /* Both opened before either starts, so their streams begin close together. */
-    for (int k = 0; k < 2; k++)
-        if ((st = v4l2_camera_open(&p->cfg, k, &p->slot[k].cam, err, errlen)) != CAPTURE_OK)
-            goto err;
+    /* Both opened before either starts, so their streams begin close together (USERPTR cameras
+     * start when they get the caller's buffers). */
     for (int k = 0; k < 2; k++) {
+        camera_slot *s = &p->slot[k];
         for (int i = 0; i < V4L2_CAMERA_MAX_BUFFERS; i++)
-            capture_frame_clear(&p->slot[k].held[i]);
-        if ((st = v4l2_camera_start(p->slot[k].cam, err, errlen)) != CAPTURE_OK)
+            capture_frame_clear(&s->held[i]);
+        if ((st = v4l2_camera_open(&p->cfg, k, p->cfg.io, &s->cam, err, errlen)) != CAPTURE_OK)
+            goto err;
+        s->io = v4l2_camera_io(s->cam);
+        s->sizeimage = v4l2_camera_sizeimage(s->cam);
+        snprintf(s->io_why, sizeof s->io_why, "%s", v4l2_camera_io_why(s->cam));
+    }
+    for (int k = 0; k < 2; k++) {
+        if ((st = start_streaming(p, k, err, errlen)) != CAPTURE_OK)
             goto err;
     }
+    update_message(p);
     *state = p;
     return CAPTURE_OK;
 err:
@@ -282,7 +375,7 @@ static capture_status backend_next(void *state, capture_pair *out, int timeout_m
         int64_t wake = deadline;
         for (int k = 0; k < 2; k++) {
             camera_slot *s = &p->slot[k];
-            if (!s->lost) {
+            if (!s->lost && !s->waiting) {
                 pfd[n] = (struct pollfd){.fd = v4l2_camera_fd(s->cam), .events = POLLIN};
                 who[n++] = k;
             } else if (!s->cam && s->retry_at_ns < wake)
@@ -334,11 +427,24 @@ static capture_status backend_next(void *state, capture_pair *out, int timeout_m
     }
 }
 
+/* Gives back a frame the caller releases, if the slot still records it as delivered (see DESIGN:
+ * a pair from before capture_take_back_buffers is not). */
+static void release_frame(v4l2_pair *p, int k, const capture_frame *f)
+{
+    if (f->buffer < 0 || f->buffer >= V4L2_CAMERA_MAX_BUFFERS)
+        return;
+    const capture_frame *h = &p->slot[k].held[f->buffer];
+    if (h->buffer != f->buffer || h->data != f->data || h->timestamp_ns != f->timestamp_ns ||
+        h->sequence != f->sequence)
+        return;
+    give_back(p, k, f->buffer);
+}
+
 static void backend_release(void *state, capture_pair *pair)
 {
     v4l2_pair *p = state;
-    give_back(p, 0, pair->left.buffer);
-    give_back(p, 1, pair->right.buffer);
+    release_frame(p, 0, &pair->left);
+    release_frame(p, 1, &pair->right);
     capture_pair_clear(pair);
 }
 
@@ -358,6 +464,129 @@ static const char *backend_message(const void *state)
 {
     const v4l2_pair *p = state;
     return p->message;
+}
+
+/* ---- USERPTR ------------------------------------------------------------------------------ */
+
+static capture_io backend_io_mode(const void *state, int k, const char **why)
+{
+    const v4l2_pair *p = state;
+    if (why)
+        *why = p->slot[k].io_why;
+    return p->slot[k].io;
+}
+
+static size_t backend_buffer_bytes(const void *state, int k)
+{
+    const v4l2_pair *p = state;
+    return p->slot[k].sizeimage;
+}
+
+/* A waiting USERPTR camera k becomes an MMAP camera for good, and starts (AUTO fallback). */
+static void switch_to_mmap(v4l2_pair *p, int k, const char *why)
+{
+    camera_slot *s = &p->slot[k];
+    char err[600];
+    s->io = CAPTURE_IO_MMAP;
+    s->nuser = 0;
+    s->waiting = 0;
+    snprintf(s->io_why, sizeof s->io_why, "%s", why);
+    say_io(p, k);
+    if (s->cam && !s->lost &&
+        (v4l2_camera_use_mmap(s->cam, why, err, sizeof err) != CAPTURE_OK ||
+         start_streaming(p, k, err, sizeof err) != CAPTURE_OK))
+        lose_camera(p, k, err);
+    update_message(p);
+}
+
+static capture_status backend_give_buffers(void *state, int k, void *const *buffers, int n,
+                                           size_t bytes, char *err, size_t errlen)
+{
+    v4l2_pair *p = state;
+    camera_slot *s = &p->slot[k];
+    if (s->io == CAPTURE_IO_MMAP)
+        return CAPTURE_OK; /* it streams into the driver's buffers */
+    if (s->nuser) {
+        snprintf(err, errlen, "capture: %s camera %s: has buffers already (take them back first)",
+                 role[k], p->path[k]);
+        return CAPTURE_ERR_PARAM;
+    }
+    if (n == 0) {
+        if (p->cfg.io == CAPTURE_IO_USERPTR) {
+            snprintf(err, errlen, "capture: %s camera %s: USERPTR needs the caller's buffers",
+                     role[k], p->path[k]);
+            return CAPTURE_ERR_PARAM;
+        }
+        switch_to_mmap(p, k, "no buffers were given");
+        return CAPTURE_OK;
+    }
+    if (n < CAPTURE_MIN_BUFFERS || n > CAPTURE_MAX_BUFFERS || bytes < s->sizeimage) {
+        snprintf(err, errlen, "capture: %s camera %s: %d buffers of %zu bytes: need %d..%d of at "
+                 "least %zu bytes (the driver's frame size)", role[k], p->path[k], n, bytes,
+                 CAPTURE_MIN_BUFFERS, CAPTURE_MAX_BUFFERS, s->sizeimage);
+        return CAPTURE_ERR_PARAM;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++)
+            if (!buffers[i] || (j < i && buffers[j] == buffers[i])) {
+                snprintf(err, errlen, "capture: %s camera %s: buffer %d is %s", role[k],
+                         p->path[k], i, buffers[i] ? "given twice" : "NULL");
+                return CAPTURE_ERR_PARAM;
+            }
+    memcpy(s->user, buffers, (size_t)n * sizeof *buffers);
+    s->nuser = n;
+    s->user_bytes = bytes;
+    if (!s->cam || s->lost)
+        return CAPTURE_OK; /* queued when the camera is reopened */
+    capture_status st = start_streaming(p, k, err, errlen);
+    if (st == CAPTURE_OK) {
+        update_message(p);
+        return CAPTURE_OK;
+    }
+    s->nuser = 0; /* the driver holds none of them (start_streaming cleared them) */
+    if (st == CAPTURE_ERR_FORMAT) { /* the driver refused the memory */
+        char why[400];
+        snprintf(why, sizeof why, "%s", err);
+        if (p->cfg.io == CAPTURE_IO_AUTO) {
+            switch_to_mmap(p, k, why);
+            return CAPTURE_OK;
+        }
+        snprintf(err, errlen, "capture: %s camera %s: cannot capture into the caller's buffers "
+                 "(USERPTR): %s", role[k], p->path[k], why);
+        s->waiting = 1;
+        return st;
+    }
+    if (errno == ENODEV || errno == ENXIO) { /* gone meanwhile: it gets them at the reopen */
+        s->nuser = n;
+        lose_camera(p, k, strerror(errno));
+        return CAPTURE_OK;
+    }
+    s->waiting = 1;
+    return st;
+}
+
+static void backend_take_back_buffers(void *state)
+{
+    v4l2_pair *p = state;
+    for (int k = 0; k < 2; k++) {
+        camera_slot *s = &p->slot[k];
+        if (s->io != CAPTURE_IO_USERPTR || s->nuser == 0)
+            continue;
+        s->nuser = 0;
+        frame_pairing_result r;
+        frame_pairing_flush(&p->pairing, k, &r); /* not queued again: taken back below */
+        if (r.dropped)
+            p->stats.unpaired[k]++;
+        for (int i = 0; i < V4L2_CAMERA_MAX_BUFFERS; i++)
+            capture_frame_clear(&s->held[i]);
+        if (s->cam) {
+            v4l2_camera_clear_user_buffers(s->cam); /* STREAMOFF, REQBUFS 0 */
+            if (!s->lost)
+                s->waiting = 1;
+            close_if_idle(p, k);
+        }
+    }
+    update_message(p);
 }
 
 static void backend_close(void *state)
@@ -380,4 +609,8 @@ const capture_ops capture_v4l2_pair_ops = {
     .stats = backend_stats,
     .message = backend_message,
     .close = backend_close,
+    .io_mode = backend_io_mode,
+    .buffer_bytes = backend_buffer_bytes,
+    .give_buffers = backend_give_buffers,
+    .take_back_buffers = backend_take_back_buffers,
 };

@@ -9,15 +9,26 @@
 #   3. SIGTERM / SIGINT while running (headless and in a window): exit 0 within a second or two
 #   4. bad options and configurations: exit 2, one stderr line, nothing created; sources that
 #      cannot open: exit 1, one line
-#   5. --record, then replay with the files source: every pair, none dropped, same disparity
-#   6. leaks: valgrind over 300 headless frames at 64x48 (and a record + replay): none definite
+#   5. --record, then replay with the files source: every pair, none dropped, same disparity;
+#      recording the replay again gives the same files bit for bit; recorded = processed
+#   6. the recording writer thread: slowed down (strace delays its renames), a live source drops
+#      recordings and counts them (recorded + record drops = processed, the queue flushed at the
+#      end), a files source waits and drops none; the folder vanishing mid-run ends the run with
+#      exit 1 and one line naming the file
+#   7. the summary: --stats-json (frames, fps, stage and latency percentiles), --synth-prerender
+#   8. build/gpu/stereo-live-headless (CUDA and libc only) with the CPU backend: runs, refuses
+#      what is not built in with one line; stereo-bench --async with the CPU backend
+#   9. leaks: valgrind over 300 headless frames at 64x48 (and a record + replay, and the
+#      libc-only build): none definite
 # Run from the repo root (tests/run does): bash tests/test_live.sh. Env: STEREO_BUILD (build).
-# About 40 s on 2 cores. Exits non-zero only on a setup error.
+# About 50 s on 2 cores. Exits non-zero only on a setup error.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
 LIVE=$B/stereo-live
 SY=$B/stereo-synth
+HL=$B/gpu/stereo-live-headless   # built by every `ninja` (app/live.ninja)
+BENCH=$B/gpu/stereo-bench        # only when configured with CUDA
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 for x in "$LIVE" "$SY"; do
@@ -26,7 +37,7 @@ done
 W=$(mktemp -d "${TMPDIR:-/tmp}/test_live.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1            # the app writes nothing else, but 's' screenshots land in the cwd
-case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY ;; esac
+case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY HL=$OLDPWD/$HL BENCH=$OLDPWD/$BENCH ;; esac
 
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -193,6 +204,9 @@ bad_case "v4l2 cameras that do not exist" 1 --source v4l2 --set camera.left=/dev
 bad_case "sbs camera that does not exist" 1 --source sbs --set camera.device=/dev/no-such-cam
 bad_case "files that do not exist" 1 --source files --set "files.left=nothing/l_%04d.png" \
   --set "files.right=nothing/r_%04d.png"
+bad_case "--synth-prerender 0" 2 --synth-prerender 0
+bad_case "--synth-prerender with the files source" 2 --synth-prerender 4 --source files \
+  --set "files.left=l_%04d.png" --set "files.right=r_%04d.png"
 
 # ---- 5. record, then replay with the files source -------------------------------------------
 timeout 60 "$LIVE" --headless --frames 10 --backend cpu --record rec --set synth.width=160 \
@@ -202,20 +216,165 @@ np=$(ls rec/left_*.png rec/right_*.png 2>/dev/null | wc -l)
 ns=$(grep -vc '^#' rec/timestamps.txt 2>/dev/null)
 check "record: 10 pairs, timestamps.txt and replay.ini (exit $rc, $np images, $ns stamps)" r.err \
   [ $rc -eq 0 -a "$np" -eq 20 -a "${ns:-0}" -eq 10 -a -s rec/replay.ini ]
+check "record (generated scene): recorded = processed = 10, no record drops" r.out \
+  grep -q '^stereo-live: recorded 10 pairs to rec (0 record drops; replay: ' r.out
 timeout 60 "$LIVE" --headless --backend cpu --config rec/replay.ini --screenshot replay.png \
-  >f.out 2>f.err
+  --record rec2 >f.out 2>f.err
 rc=$?
 check "replay (files source, replay.ini): exit 0, 10 frames, 10 captured, 0 dropped" f.out \
   grep -q '^stereo-live: 10 frames, 10 captured, 0 dropped' f.out
 check "replay: the last disparity equals the live run's bit for bit" f.err \
   cmp -s live.png replay.png
+same=0
+for f in rec/left_*.png rec/right_*.png; do cmp -s "$f" "rec2/${f#rec/}" && same=$((same + 1)); done
+nrec2=$(ls rec2/*.png 2>/dev/null | wc -l)
+check "replay recorded again (files source): recorded = processed = 10, the 20 images identical" \
+  f.out [ "$same" -eq 20 -a "$nrec2" -eq 20 ] && \
+  grep -q '^stereo-live: recorded 10 pairs to rec2 (0 record drops' f.out
 timeout 60 "$LIVE" --headless --backend cpu --source files --set "files.left=rec/left_%06d.png" \
   --set "files.right=rec/right_%06d.png" --set files.fps=0 --set files.loop=false \
   >f2.out 2>f2.err
 check "files source from options, as fast as possible: 10 frames, none dropped" f2.out \
   grep -q '^stereo-live: 10 frames, 10 captured, 0 dropped' f2.out
 
-# ---- 6. leaks -------------------------------------------------------------------------------
+# ---- 6. the recording writer thread ------------------------------------------------------------
+# strace delays every rename (each PNG is written to a temporary file and renamed) by 0.2 s: the
+# writer falls behind a stage that runs at 100 pairs per second (1.2 s, then the flush)
+SLOW=(strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2
+      -e inject=rename,renameat,renameat2:delay_exit=200000)
+# "N frames" and "recorded R pairs ... (D record drops" of a run's stdout -> "N R D"
+counts() {
+  sed -n -e 's/^stereo-live: \([0-9]*\) frames, .*/\1/p' \
+    -e 's/^stereo-live: recorded \([0-9]*\) pairs to .* (\([0-9]*\) record drops.*/\1 \2/p' "$1" |
+    tr '\n' ' '
+}
+if command -v strace >/dev/null 2>&1 && "${SLOW[@]}" true 2>/dev/null; then
+  rm -rf slow
+  timeout 60 "${SLOW[@]}" "$LIVE" --headless --frames 120 --backend cpu --record slow \
+    --set synth.width=64 --set synth.height=48 --set stereo.disparities=16 --set synth.fps=100 \
+    >sl.out 2>sl.err
+  rc=$?
+  read -r np nr nd <<<"$(counts sl.out)"
+  ni=$(ls slow/left_*.png 2>/dev/null | wc -l)
+  ns=$(grep -vc '^#' slow/timestamps.txt 2>/dev/null)
+  check "slow writer, live source: exit $rc, $np processed = $nr recorded + $nd record drops (> 0), $ni pairs and $ns stamps on disk" \
+    sl.out [ $rc -eq 0 -a "${np:-0}" -eq 120 -a $((${nr:-0} + ${nd:-0})) -eq 120 -a "${nd:-0}" -gt 0 \
+    -a "${ni:-0}" -eq "${nr:--1}" -a "${ns:-0}" -eq "${nr:--1}" ]
+  check "slow writer: the stats line (once a second) and the summary count the record drops" \
+    sl.out grep -qE '\| dropped [0-9]+, recorded [0-9]+, record drops [1-9][0-9]* \|' sl.out &&
+    grep -qE '^stereo-live: .* fps .*, 0 dropped, recorded [0-9]+, record drops [1-9][0-9]*$' sl.out
+  rm -rf slowf
+  timeout 60 "${SLOW[@]}" "$LIVE" --headless --backend cpu --config rec/replay.ini \
+    --set files.fps=0 --record slowf >sf.out 2>sf.err
+  rc=$?
+  read -r np nr nd <<<"$(counts sf.out)"
+  check "slow writer, files source: exit $rc, waits for the writer: $np processed = $nr recorded, $nd record drops" \
+    sf.out [ $rc -eq 0 -a "${np:-0}" -eq 10 -a "${nr:-0}" -eq 10 -a "${nd:-1}" -eq 0 ]
+else
+  skip "slow writer, live source: record drops counted" "strace cannot trace here"
+  skip "slow writer: the stats line counts the record drops" "strace cannot trace here"
+  skip "slow writer, files source: no record drops" "strace cannot trace here"
+fi
+rm -rf gone
+"$LIVE" --headless --backend cpu --record gone --set synth.width=64 --set synth.height=48 \
+  --set stereo.disparities=16 >g.out 2>g.err &
+pid=$!
+for i in $(seq 50); do [ -e gone/left_000003.png ] && break; sleep 0.1; done
+rm -rf gone
+for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then
+  kill -KILL "$pid"; wait "$pid" 2>/dev/null
+  not_ok "recording folder removed while running: the run ends by itself" "still running after 5 s"
+else
+  wait "$pid"
+  rc=$?
+  errs=$(grep -v ' source, ' g.err)
+  if [ $rc -eq 1 ] && [ "$(grep -c '' <<<"$errs")" -eq 1 ] &&
+     grep -qE '^stereo-live: stopped: /.*/gone/(left|right)_[0-9]{6}\.png: ' <<<"$errs"; then
+    ok "recording folder removed while running: exit 1, one line: $errs"
+  else
+    not_ok "recording folder removed while running: exit 1, one line naming the file" \
+      "exit $rc; stderr: $(cat g.err)"
+  fi
+fi
+
+# ---- 7. the summary: --stats-json, --synth-prerender ----------------------------------------
+timeout 60 "$LIVE" --headless --frames 24 --backend cpu --set synth.width=160 \
+  --set synth.height=120 --set stereo.disparities=16 --set synth.fps=0 --synth-prerender 4 \
+  --stats-json st.json --screenshot pre.png >st.out 2>st.err
+rc=$?
+check "--synth-prerender 4, unpaced: exit $rc, 24 frames, nothing dropped" st.err \
+  [ $rc -eq 0 ] && grep -q '^stereo-live: 24 frames, [0-9]* captured, 0 dropped' st.out
+t=$(sed -n 's/.*screenshot .*scene t \([0-9.]*\) s.*/\1/p' st.err)
+check "--synth-prerender 4: the frame shown is one of the ring's (scene t $t s = k/30, k < 4)" \
+  st.err grep -qE '^(0\.000|0\.033|0\.067|0\.100)$' <<<"$t"
+check "summary line: fps, frames, wall time, stage and latency median / p95 / max, drops" st.out \
+  grep -qE '^stereo-live: [0-9.]+ fps \(24 frames, [0-9.]+ s wall\), stage ms median [0-9.]+ p95 [0-9.]+, latency ms median [0-9.]+ p95 [0-9.]+ max [0-9.]+ \([0-9]+ shown\), 0 dropped$' st.out
+"$PY" - st.json >js.out 2>&1 <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(j)
+assert j["program"] == "stereo-live" and j["backend"] == "cpu" and j["synth_prerender"] == 4
+assert (j["width"], j["height"], j["disparities"], j["paths"]) == (160, 120, 16, 8)
+assert j["frames"] == 24 and j["dropped"] == 0 and 0 < j["shown"] <= 24 and j["error"] == ""
+assert j["fps"] > 0 and j["wall_s"] > 0
+for k in ("stage_ms", "latency_ms"):
+    m = j[k]
+    assert 0 < m["median"] <= m["p95"] <= m["max"], (k, m)
+assert j["latency_ms"]["median"] >= 0.9 * j["stage_ms"]["median"]
+EOF
+rc=$?
+check "--stats-json: frames, fps, stage and latency percentiles in order" js.out [ $rc -eq 0 ]
+
+# ---- 8. the CUDA-and-libc-only build, CPU backend -------------------------------------------
+if [ -x "$HL" ]; then
+  timeout 60 "$HL" --frames 20 --backend cpu --set synth.width=160 --set synth.height=120 \
+    --set stereo.disparities=16 --set synth.fps=0 --synth-prerender 8 --stats-json hl.json \
+    >hl.out 2>hl.err
+  rc=$?
+  check "stereo-live-headless --backend cpu: exit $rc, 20 frames, the summary and its JSON" hl.err \
+    [ $rc -eq 0 ] && grep -q '^stereo-live: 20 frames, [0-9]* captured, 0 dropped' hl.out &&
+    grep -q '^stereo-live: [0-9.]* fps (20 frames' hl.out &&
+    "$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["program"]=="stereo-live-headless" and j["frames"]==20' hl.json
+  check "stereo-live-headless: says it is the CUDA-and-libc-only build" hl.err \
+    grep -q 'headless (CUDA and libc only build)' hl.err
+  nb_case() { # NAME ARGS...: exit 2, one line saying "not built in this binary", nothing made
+    local name=$1; shift
+    rm -rf never never.png
+    timeout 20 "$HL" "$@" >b.out 2>b.err
+    local rc=$?
+    if [ $rc -eq 2 ] && [ "$(lines b.err)" -eq 1 ] && grep -q 'not built in this binary' b.err &&
+       [ ! -e never ] && [ ! -e never.png ]; then
+      ok "stereo-live-headless $name: exit 2: $(cat b.err)"
+    else
+      not_ok "stereo-live-headless $name: exit 2, one 'not built in this binary' line" \
+        "exit $rc; stderr: $(cat b.err)"
+    fi
+  }
+  nb_case "--record" --record never
+  nb_case "--screenshot" --screenshot never.png
+  nb_case "--config" --config rec/replay.ini
+  nb_case "--source files" --source files --set "files.left=rec/left_%06d.png" \
+    --set "files.right=rec/right_%06d.png"
+  nb_case "--source v4l2" --source v4l2 --set camera.left=/dev/video0 --set camera.right=/dev/video1
+  nb_case "--source sbs" --source sbs --set camera.device=/dev/video0
+  nb_case "calibration maps" --set calibration.maps=rig.maps
+  nb_case "--fullscreen" --fullscreen
+else
+  skip "stereo-live-headless" "$HL is not built"
+fi
+if [ -x "$BENCH" ]; then
+  timeout 60 "$BENCH" --async --backend cpu --size 160x120 --disparities 16 --runs 20 \
+    --json bench.json >be.out 2>be.err
+  rc=$?
+  check "stereo-bench --async --backend cpu: exit $rc, fps and stage ms, JSON" be.err [ $rc -eq 0 ] &&
+    grep -qE '^async +160x120 +D16 +8 paths rank +cpu backend: 20 frames, +[0-9.]+ fps, stage ms median' be.out &&
+    "$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["frames"]==20 and j["fps"]>0 and j["stage_ms"]["median"]>0' bench.json
+else
+  skip "stereo-bench --async --backend cpu" "$BENCH is not built (./configure without CUDA)"
+fi
+
+# ---- 9. leaks -------------------------------------------------------------------------------
 if command -v valgrind >/dev/null 2>&1; then
   VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99)
   timeout 120 "${VG[@]}" "$LIVE" --headless --frames 300 --backend cpu --set synth.width=64 \
@@ -232,6 +391,14 @@ if command -v valgrind >/dev/null 2>&1; then
   rc=$?
   cat v3.err >>v2.err 2>/dev/null
   check "valgrind: record and replay, no definite leak, no error (exit $rc)" v2.err [ $rc -eq 0 ]
+  if [ -x "$HL" ]; then
+    timeout 120 "${VG[@]}" "$HL" --frames 100 --backend cpu --set synth.width=64 \
+      --set synth.height=48 --set synth.fps=0 --set stereo.disparities=16 --synth-prerender 8 \
+      --stats-json vh.json >v4.out 2>v4.err
+    rc=$?
+    check "valgrind: stereo-live-headless, 100 pre-rendered frames, no definite leak (exit $rc)" \
+      v4.err [ $rc -eq 0 ]
+  fi
 else
   skip "valgrind: 300 headless frames, no definite leak" "valgrind not installed"
   skip "valgrind: record and replay, no definite leak" "valgrind not installed"

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # tests/test_v4l2_vivid.sh — the V4L2 capture pair against real V4L2 without cameras: boots
 # Debian's kernel under qemu-system-x86_64 (TCG), loads the vivid driver with two capture
-# devices, runs build/v4l2/vivid-check inside (tests/v4l2/vivid_check.c) and re-emits its TAP.
+# devices, runs build/v4l2/vivid-check inside (tests/v4l2/vivid_check.c) and re-emits its TAP:
+# mmap streaming, pairing, controls, lost cameras, errors (1-16), and zero-copy USERPTR
+# streaming into the program's own buffers with its ownership rules, reconnects and fallbacks
+# (17-26). About 30 s.
 #
 # Kernel: the package linux-image-amd64 depends on, fetched with `apt-get download` into
 # $STEREO_BUILD/v4l2-vm/ (vmlinuz and the 12 media modules are kept there between runs; the
 # .deb is not). Needs qemu-system-x86, busybox-static, cpio (setup.sh installs them); prints one
-# SKIP line when qemu or the kernel package cannot be had. The VM is killed after 120 s.
+# SKIP line when qemu or the kernel package cannot be had. The VM is killed after 180 s.
 # Run from anywhere: bash tests/test_v4l2_vivid.sh   Env: STEREO_BUILD (default build).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
 W=$B/v4l2-vm
 PROG=$B/v4l2/vivid-check
-VM_TIMEOUT=120
+VM_TIMEOUT=180
 MODULES="rc-core cec mc videodev videobuf2-common videobuf2-v4l2 videobuf2-memops
 videobuf2-vmalloc videobuf2-dma-contig v4l2-dv-timings v4l2-tpg vivid"
 t_start=$SECONDS

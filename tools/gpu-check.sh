@@ -5,8 +5,9 @@
 #                                  in .device/data, which the device run carries along
 #   tools/gpu-check.sh             (on the GPU machine) builds the CUDA-and-libc-only target,
 #                                  runs the bit-exactness tests, compute-sanitizer memcheck and
-#                                  racecheck on a small case, the benchmark and an ncu count of
-#                                  instructions and DRAM bytes per frame; prints a table last.
+#                                  racecheck on a small case, the benchmark, an ncu count of
+#                                  instructions and DRAM bytes per frame, and the live app
+#                                  (headless) against the bare stage; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -50,27 +51,39 @@ echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff
 
 step "build (CUDA_ARCH=${CUDA_ARCH:=90})"
 export CUDA_ARCH
-./configure --cuda && ninja gpu 2>&1 | tail -5 || { echo "build failed"; exit 1; }
+# the stage's test and benchmark must build; the headless live app (the rest of `ninja gpu`) is
+# built in its own step, whose failure does not stop the others
+./configure --cuda && ninja build/gpu/test-cuda build/gpu/stereo-bench 2>&1 | tail -5 ||
+  { echo "build failed"; exit 1; }
 
 step "bit-exactness: CUDA vs CPU reference"
 build/gpu/test-cuda .device/data >"$OUT/test-cuda.log" 2>&1
 rc=$?; [ $rc -ne 0 ] && status=1
 grep -E "FAIL|shared scenes|passed" "$OUT/test-cuda.log" | tail -25
 tests_line=$(tail -1 "$OUT/test-cuda.log")
-# the stage picks 4 aggregation branches when memory allows; check the 2-branch kernels too
-STEREO_CUDA_BRANCHES=2 build/gpu/test-cuda --quick >"$OUT/test-cuda-2branches.log" 2>&1
-rc=$?; [ $rc -ne 0 ] && status=1
-echo "with 2 branches (quick): $(tail -1 "$OUT/test-cuda-2branches.log")"
-tests_line="$tests_line; 2 branches: $(tail -1 "$OUT/test-cuda-2branches.log")"
+# the stage uses per-direction byte volumes where L fits a byte (the defaults); option sets
+# with larger penalties take the branch design. Check the branch design on every case too
+# (4 branches), and its 2-branch kernels on the quick set.
+for b in 4 2; do
+  if [ $b = 4 ]; then args=.device/data; what=""; else args=--quick; what=" (quick)"; fi
+  STEREO_CUDA_AGG=branches STEREO_CUDA_BRANCHES=$b build/gpu/test-cuda $args \
+    >"$OUT/test-cuda-branches$b.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "branch design, $b branches$what: $(tail -1 "$OUT/test-cuda-branches$b.log")"
+  tests_line="$tests_line; $b branches: $(tail -1 "$OUT/test-cuda-branches$b.log")"
+done
 
 step "compute-sanitizer (small case)"
 san=""
-for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 3 build/gpu/test-cuda --quick >"$OUT/sanitizer-$tool.log" 2>&1
-  rc=$?; [ $rc -ne 0 ] && status=1
-  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool.log" | tail -1)
-  echo "$tool: exit $rc; ${summary:-no summary}"
-  san="$san $tool:${summary:-exit $rc}"
+for agg in dirs branches; do
+  for tool in memcheck racecheck; do
+    STEREO_CUDA_AGG=$agg compute-sanitizer --tool $tool --error-exitcode 3 build/gpu/test-cuda --quick \
+      >"$OUT/sanitizer-$tool-$agg.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-$agg.log" | tail -1)
+    echo "$tool ($agg): exit $rc; ${summary:-no summary}"
+    san="$san $tool($agg):${summary:-exit $rc}"
+  done
 done
 
 step "benchmark"
@@ -109,7 +122,75 @@ done <<'CFG' | tee "$OUT/jetson.txt"
 1920x1080 256 8
 CFG
 
+step "live app against the bare stage (generated scene, CUDA, D128, 8 paths)"
+# bare: stereo-bench --async, the stage alone through stereo.h's asynchronous API as the app
+#   calls it (submit, wait; one frame in flight, results double-buffered), on frames rendered
+#   beforehand (--rewrite: each pair copied into its managed frame before submitting it, as the
+#   app's capture thread does, to show what the CPU's writes cost the stage);
+# app: build/gpu/stereo-live-headless, the whole app (source, stage and consumer threads) on the
+#   same scene, size and options, unpaced and pre-rendered (the renderer out of the way): its
+#   throughput against the bare stage's (goal >= 90 %) and its latency at full load (capture ->
+#   consumed; the files-like unpaced source keeps 2 pairs queued ahead of the stage); then paced
+#   at 30 fps like a camera, for the latency a live user sees.
+# Both use (frames - 1) / (last result - first result). A failure here is printed and does not
+# change the exit status.
+live_vs_stage() {
+  ninja build/gpu/stereo-live-headless 2>&1 | tail -3 || { echo "build of stereo-live-headless failed"; return 1; }
+  local size w h common run log
+  for size in 640x480 1280x960; do
+    w=${size%x*} h=${size#*x}
+    common=(--backend cuda --set synth.width="$w" --set synth.height="$h"
+            --set stereo.disparities=128 --set stereo.paths=8 --synth-prerender 32)
+    for run in bare bare-rewrite app app-30fps; do
+      log="$OUT/live-$run-$size.log"
+      case $run in
+        bare) timeout 120 build/gpu/stereo-bench --async --size "$size" --disparities 128 \
+                --paths 8 --runs 300 --json "$OUT/live-$run-$size.json" >"$log" 2>&1 ;;
+        bare-rewrite) timeout 120 build/gpu/stereo-bench --async --rewrite --size "$size" \
+                --disparities 128 --paths 8 --runs 300 --json "$OUT/live-$run-$size.json" \
+                >"$log" 2>&1 ;;
+        app) timeout 120 build/gpu/stereo-live-headless "${common[@]}" --set synth.fps=0 \
+                --frames 300 --stats-json "$OUT/live-$run-$size.json" >"$log" 2>&1 ;;
+        app-30fps) timeout 120 build/gpu/stereo-live-headless "${common[@]}" --set synth.fps=30 \
+                --frames 90 --stats-json "$OUT/live-$run-$size.json" >"$log" 2>&1 ;;
+      esac
+      rc=$?
+      if [ $rc -ne 0 ]; then
+        echo "$size $run: failed (exit $rc): $(tail -2 "$log" | tr '\n' ' ')"
+        rm -f "$OUT/live-$run-$size.json"
+      fi
+    done
+    grep -h '^async\|^stereo-live: [0-9.]* fps' "$OUT/live-bare-$size.log" "$OUT/live-app-$size.log" \
+      2>/dev/null | sed 's/^/  /'
+  done
+  python3 - "$OUT" <<'PY' | tee "$OUT/live-table.txt"
+import json, os, sys
+out = sys.argv[1]
+def load(run, size):
+    try:
+        return json.load(open(os.path.join(out, f"live-{run}-{size}.json")))
+    except (OSError, ValueError):
+        return None
+print("live app (stereo-live-headless, unpaced, pre-rendered) against the bare stage "
+      "(stereo-bench --async), CUDA, D128, 8 paths:")
+print(f"{'size':<10} {'bare fps':>9} {'app fps':>9} {'app/bare':>8} {'latency ms med/p95':>19} "
+      f"{'@30fps med/p95':>15} {'stage ms bare/app':>18} {'bare fps, rewritten':>20}")
+for size in ("640x480", "1280x960"):
+    bare, app, a30, rw = (load(r, size) for r in ("bare", "app", "app-30fps", "bare-rewrite"))
+    f = lambda j, k: f"{j[k]:.1f}" if j else "failed"
+    ratio = f"{100 * app['fps'] / bare['fps']:.1f} %" if bare and app and bare["fps"] > 0 else "n/a"
+    lat = lambda j: (f"{j['latency_ms']['median']:.2f} / {j['latency_ms']['p95']:.2f}"
+                     if j else "failed")
+    stage = (f"{bare['stage_ms']['median']:.3f} / {app['stage_ms']['median']:.3f}"
+             if bare and app else "n/a")
+    print(f"{size:<10} {f(bare, 'fps'):>9} {f(app, 'fps'):>9} {ratio:>8} {lat(app):>19} "
+          f"{lat(a30):>15} {stage:>18} {f(rw, 'fps'):>20}")
+PY
+}
+live_vs_stage 2>&1 | tee "$OUT/live.txt"
+
 step "summary"
 echo "tests: $tests_line; sanitizer:$san"
 cat "$OUT/bench.txt"
+cat "$OUT/live-table.txt" 2>/dev/null || echo "live app against the bare stage: no table (see above)"
 exit $status

@@ -14,13 +14,32 @@
  * Bytes per frame are those the design moves through device memory (counted per stage below);
  * GB/s is set against a measured device-to-device copy (bytes read + written).
  * --frames N runs N untimed frames and exits (for profilers: ncu, compute-sanitizer).
+ *
+ * --async measures instead what the live app gets from the stage: its sustained throughput
+ * through the public asynchronous API (stereo.h: stereo_frame_alloc, stereo_submit,
+ * stereo_wait; one frame in flight, the results double-buffered), with the live app's
+ * defaults (stereo_params_default, tuned penalties, D 64 and 640x480 unless given; turbo colour
+ * map; no maps) on the generated scene the app's synth source renders (grey frames), rendered
+ * beforehand into ASYNC_PAIRS frame pairs that rotate as the app's pool slots do. --runs N
+ * frames (default 200) are submitted and waited for back to back; it reports
+ *   fps        (N - 1) / (time the last result came out - time the first did)
+ *   stage ms   submit -> wait of each frame: median, p95 (nearest rank)
+ * the same definitions as stereo-live's summary, so `stereo-live-headless --synth-prerender K
+ * --set synth.fps=0 ...` on the same size and options is comparable (tools/gpu-check.sh runs
+ * both). --rewrite copies each pair into its frame before submitting it, as the app's capture
+ * thread does (in this thread: counted in the fps, not in the stage time), to see what the
+ * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
+ * --json FILE writes the result as JSON.
  */
 #include <cuda_runtime.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "colormap.h"
 #include "mapgen.h"
 #include "parse_num.h"
 #include "stage_cuda.h"
@@ -28,6 +47,7 @@
 
 #define N_INPUTS 4
 #define WARMUP 20
+#define ASYNC_PAIRS 6 /* frame pairs rotated in --async: the live app's pool has 6 slots */
 
 typedef struct {
     int w, h, D, paths;
@@ -83,14 +103,22 @@ static double copy_bandwidth(void)
     return 2.0 * bytes / (median(t, 11) * 1e-3) / 1e9;
 }
 
-/* Bytes the design moves through device memory for one frame (see the kernels' comments). */
-static double frame_bytes(const config *c, int yuyv)
+/* Bytes the design moves through device memory for one frame (see the kernels' comments).
+ * dirs: the per-direction design (sgm_dirs.cu: every direction writes its L as one byte per
+ * voxel, the sum+wta pass reads them all); else the branch design (sgm.cu: 16-bit partial sums,
+ * 4 branches: each stored once, the other directions read-modify-write, the final pass reads
+ * all four). */
+static double frame_bytes(const config *c, int yuyv, int dirs)
 {
     double n = (double)c->w * c->h, D = c->D, t = c->cost == STEREO_COST_CENSUS ? 8 : 1;
     double grey_rect = 2 * (n * (yuyv ? 2 : 1) + 6 * n + 2 * n); /* camera, maps, grey + valid */
     double transform = 2 * (n + t * n);
-    double aggregate = 2 * n * D + (c->paths - 1) * 4 * n * D + c->paths * (1 + 2 * t) * n;
-    double wta = 2 * n * D + 2 * n, right = 2 * n * D + 2 * n;
+    double inputs = c->paths * (1 + 2 * t) * n; /* each direction reads both transforms + grey */
+    int branches = c->paths - 1 < 4 ? c->paths - 1 : 4;
+    double aggregate = dirs ? c->paths * n * D + inputs
+                            : branches * 2 * n * D + (c->paths - 1 - branches) * 4 * n * D + inputs;
+    double wta = (dirs ? c->paths * n * D : branches * 2 * n * D) + 2 * n;
+    double right = 2 * n;
     double median_lr = 2 * 4 * n + 6 * n;
     return grey_rect + transform + aggregate + wta + right + median_lr;
 }
@@ -180,7 +208,10 @@ static int run_config(const config *c, int runs, int frames, double copy_gbs, FI
     }
     {
         float total = median(t, runs);
-        double bytes = frame_bytes(c, 1);
+        int dirs = 0; /* which aggregation design the stage chose: its profile marks say */
+        for (int k = 0; k < n_stages; k++)
+            dirs |= strstr(names[k], "directions") != NULL;
+        double bytes = frame_bytes(c, 1, dirs);
         double gbs = bytes / (total * 1e-3) / 1e9;
         printf("%4dx%-4d D%-3d %d paths %-6s  %7.3f ms  %7.1f fps  %7.1f MB/frame  %6.0f GB/s "
                "(%3.0f%% of copy)  |", c->w, c->h, c->D, c->paths, stereo_cost_to_str(c->cost),
@@ -206,6 +237,142 @@ done:
     return rc;
 }
 
+/* ---- --async: the live app's path ----------------------------------------------------------- */
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest rank of sorted v[0..n-1]: the smallest value with at least q * n values <= it. */
+static double rank_quantile(const double *v, int n, double q)
+{
+    int k = (int)ceil(q * n);
+    return v[(k < 1 ? 1 : k > n ? n : k) - 1];
+}
+
+static int run_async(const config *c, stereo_backend backend, int frames, int rewrite,
+                     const char *json_path)
+{
+    char err[512];
+    stereo_params p;
+    stereo_params_default(&p, c->w, c->h);
+    p.num_disparities = c->D;
+    p.paths = c->paths;
+    p.cost = c->cost;
+    stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
+    p.backend = backend;
+    stereo_stage *s = NULL;
+    synth *syn = NULL;
+    uint8_t *frame[ASYNC_PAIRS][2] = {{0}}, *host = NULL;
+    double *ms = NULL;
+    int rc = 1, done = 0;
+    size_t n = (size_t)c->w * c->h;
+    if (stereo_create(&p, NULL, &s, err, sizeof err) != STEREO_OK) {
+        fprintf(stderr, "stereo-bench: --async %dx%d D%d: %s\n", c->w, c->h, c->D, err);
+        return 1;
+    }
+    synth_params sp = {.width = c->w, .height = c->h, .seed = 1}; /* as the app's synth source */
+    if (synth_create(&sp, &syn, err, sizeof err) != 0) {
+        fprintf(stderr, "stereo-bench: %s\n", err);
+        goto out;
+    }
+    if (!(ms = malloc(sizeof *ms * (size_t)frames)) ||
+        (rewrite && !(host = malloc(2 * n * ASYNC_PAIRS)))) {
+        fprintf(stderr, "stereo-bench: out of memory\n");
+        goto out;
+    }
+    for (int i = 0; i < ASYNC_PAIRS; i++) {
+        for (int v = 0; v < 2; v++)
+            if (stereo_frame_alloc(s, n, (void **)&frame[i][v]) != STEREO_OK) {
+                fprintf(stderr, "stereo-bench: frames: %s\n", stereo_error(s));
+                goto out;
+            }
+        /* the scene at 30 frames per second of scene time, as --synth-prerender renders it */
+        if (synth_render_views(syn, i / 30.0, frame[i][0], frame[i][1], 1, (size_t)c->w, err,
+                               sizeof err) != 0) {
+            fprintf(stderr, "stereo-bench: %s\n", err);
+            goto out;
+        }
+        if (host) {
+            memcpy(host + 2 * n * i, frame[i][0], n);
+            memcpy(host + 2 * n * i + n, frame[i][1], n);
+        }
+    }
+    int64_t first = 0, last = 0;
+    for (; done < frames; done++) {
+        int k = done % ASYNC_PAIRS;
+        if (host) {
+            memcpy(frame[k][0], host + 2 * n * k, n);
+            memcpy(frame[k][1], host + 2 * n * k + n, n);
+        }
+        stereo_image l = {frame[k][0], c->w, c->h, (size_t)c->w, STEREO_PIX_GREY8};
+        stereo_image r = {frame[k][1], c->w, c->h, (size_t)c->w, STEREO_PIX_GREY8};
+        stereo_result res;
+        int64_t t0 = monotonic_ns();
+        stereo_status st = stereo_submit(s, &l, &r, COLORMAP_TURBO);
+        if (st == STEREO_OK)
+            st = stereo_wait(s, &res);
+        int64_t t1 = monotonic_ns();
+        if (st != STEREO_OK) {
+            fprintf(stderr, "stereo-bench: frame %d: %s\n", done + 1, stereo_error(s));
+            goto out;
+        }
+        ms[done] = (double)(t1 - t0) * 1e-6;
+        if (done == 0)
+            first = t1;
+        last = t1;
+    }
+    double fps = frames > 1 && last > first ? (frames - 1) / ((double)(last - first) * 1e-9) : 0;
+    double mean = 0;
+    for (int i = 0; i < frames; i++)
+        mean += ms[i] / frames;
+    qsort(ms, (size_t)frames, sizeof *ms, cmp_double);
+    double med = rank_quantile(ms, frames, 0.5), p95 = rank_quantile(ms, frames, 0.95);
+    const char *be = stereo_backend_to_str(stereo_active_backend(s));
+    printf("async %4dx%-4d D%-3d %d paths %-6s %s backend%s: %d frames, %8.1f fps, stage ms "
+           "median %.3f p95 %.3f max %.3f\n", c->w, c->h, c->D, c->paths,
+           stereo_cost_to_str(c->cost), be, rewrite ? ", rewritten" : "", frames, fps, med, p95,
+           ms[frames - 1]);
+    rc = 0;
+    if (json_path) {
+        FILE *f = fopen(json_path, "w");
+        if (f) {
+            fprintf(f, "{\n  \"program\": \"stereo-bench --async\",\n  \"backend\": \"%s\",\n"
+                       "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n"
+                       "  \"paths\": %d,\n  \"cost\": \"%s\",\n  \"rewrite\": %d,\n"
+                       "  \"frames\": %d,\n  \"fps\": %.3f,\n  \"stage_ms\": {\"mean\": %.4f, "
+                       "\"median\": %.4f, \"p95\": %.4f, \"max\": %.4f}\n}\n",
+                    be, c->w, c->h, c->D, c->paths, stereo_cost_to_str(c->cost), rewrite, frames,
+                    fps, mean, med, p95, ms[frames - 1]);
+            if (ferror(f) | (fclose(f) != 0))
+                f = NULL;
+        }
+        if (!f) {
+            fprintf(stderr, "stereo-bench: %s: %s\n", json_path, strerror(errno));
+            rc = 1;
+        }
+    }
+out:
+    for (int i = 0; i < ASYNC_PAIRS; i++)
+        for (int v = 0; v < 2; v++)
+            if (frame[i][v])
+                stereo_frame_free(s, frame[i][v]);
+    stereo_destroy(s);
+    synth_destroy(syn);
+    free(host);
+    free(ms);
+    return rc;
+}
+
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 {
     char err[256];
@@ -219,15 +386,22 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK};
-    int runs = 200, frames = 0;
-    const char *csv_path = NULL;
+    int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0;
+    stereo_backend backend = STEREO_BACKEND_CUDA;
+    const char *csv_path = NULL, *json_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
-                   "[--runs N] [--frames N] [--csv FILE]\n");
+                   "[--runs N] [--frames N] [--csv FILE]\n"
+                   "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
+                   "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE]\n");
             return 0;
+        }
+        if (!strcmp(a, "--async") || !strcmp(a, "--rewrite")) {
+            *(!strcmp(a, "--async") ? &async : &rewrite) = 1;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "stereo-bench: %s: missing value or unknown option\n", a);
@@ -240,6 +414,7 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--disparities")) {
             bad = parse_int(a, v, 16, 256, &custom.D);
+            d_given = 1;
         } else if (!strcmp(a, "--paths")) {
             bad = parse_int(a, v, 4, 8, &custom.paths);
         } else if (!strcmp(a, "--cost")) {
@@ -252,6 +427,12 @@ int main(int argc, char **argv)
             bad = parse_int(a, v, 1, 100000, &frames);
         } else if (!strcmp(a, "--csv")) {
             csv_path = v;
+        } else if (!strcmp(a, "--json")) {
+            json_path = v;
+        } else if (!strcmp(a, "--backend")) {
+            bad = stereo_backend_from_str(v, &backend) || backend == STEREO_BACKEND_AUTO;
+            if (bad)
+                fprintf(stderr, "stereo-bench: --backend: '%s' is not cuda or cpu\n", v);
         } else {
             fprintf(stderr, "stereo-bench: unknown option '%s'\n", a);
             return 2;
@@ -260,6 +441,26 @@ int main(int argc, char **argv)
             return 2;
         i++;
     }
+    if (!async && (rewrite || json_path || backend != STEREO_BACKEND_CUDA)) {
+        fprintf(stderr, "stereo-bench: --rewrite, --json and --backend go with --async\n");
+        return 2;
+    }
+    if (async && (frames || csv_path)) {
+        fprintf(stderr, "stereo-bench: --frames and --csv do not go with --async\n");
+        return 2;
+    }
+    if (async && runs < 2) {
+        fprintf(stderr, "stereo-bench: --async needs --runs of at least 2 (a rate)\n");
+        return 2;
+    }
+    if (async && !custom.w) { /* the live app's defaults */
+        custom.w = 640;
+        custom.h = 480;
+        if (!d_given)
+            custom.D = 64;
+    }
+    if (async && backend == STEREO_BACKEND_CPU)
+        return run_async(&custom, backend, runs, rewrite, json_path);
     int dev = 0;
     struct cudaDeviceProp prop;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
@@ -273,6 +474,11 @@ int main(int argc, char **argv)
     if (csv_path && !csv) {
         fprintf(stderr, "stereo-bench: %s: %s\n", csv_path, strerror(errno));
         return 1;
+    }
+    if (async) {
+        printf("device: %s, %d SMs, CUDA runtime %d.%d, driver %d.%d\n", prop.name,
+               prop.multiProcessorCount, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+        return run_async(&custom, backend, runs, rewrite, json_path);
     }
     double copy = frames ? 0 : copy_bandwidth();
     if (!frames)

@@ -14,6 +14,18 @@
  * restarts the camera; errors for an impossible size, an impossible frame rate, a missing
  * device and a control the camera lacks name the device and list what it offers; the
  * automatic format choice and RGB24 stream.
+ *
+ * USERPTR (17-26: the cameras stream into the caller's page-aligned malloc'd buffers, as the
+ * live app's into its pool frames): AUTO chooses it and waits for buffers; every frame of 30
+ * pairs is one of the caller's buffers, written all over by the driver (each buffer is filled
+ * with a sentinel before it goes back, and no page of it may survive), every buffer is used and
+ * the log says zero-copy; held pairs are neither written nor delivered again while more pairs
+ * stream; vivid's Disconnect and an unbind/bind with a pair held: lost, closed at once,
+ * reopened while the pair is held, its buffers queued only after its release; taking the buffers
+ * back (no driver write afterwards, a stale release ignored) and giving a new set; unpaired
+ * frames go back at once (1 ns skew: nothing pairs, 12+ frames per 4 buffers); MMAP asked and
+ * AUTO without buffers fall back to mmap; memory the driver refuses (a read-only shared
+ * mapping) makes AUTO fall back for that camera and USERPTR fail; RGB24 into user buffers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,7 +47,7 @@
 #define HEIGHT 480
 #define FPS 25
 #define VIVID_CID_DISCONNECT 0x00f0f041 /* vivid's "Disconnect" button (vivid-ctrls.c) */
-#define WATCHDOG_S 100
+#define WATCHDOG_S 150
 
 static int test_no;
 static const char *left_dev, *right_dev, *vivid_platform;
@@ -313,6 +326,542 @@ static void expect_open_error(const char *name, const capture_config *cfg, captu
     capture_close(c);
 }
 
+/* ---- USERPTR: the caller's buffers --------------------------------------------------------- */
+
+#define SENTINEL 0xA5
+#define PAGE 4096
+#define NBUF_MAX 8
+
+/* Page-aligned buffers per camera, as the live app's pool frames are on the CUDA backend. */
+typedef struct {
+    void *buf[2][NBUF_MAX];
+    int n;
+    size_t bytes;
+    int used[2][NBUF_MAX]; /* deliveries per buffer */
+} user_set;
+
+static int user_alloc(user_set *u, int n, size_t bytes)
+{
+    memset(u, 0, sizeof *u);
+    u->n = n;
+    u->bytes = bytes;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < n; i++) {
+            if (posix_memalign(&u->buf[k][i], PAGE, bytes) != 0) {
+                u->buf[k][i] = NULL;
+                return -1;
+            }
+            memset(u->buf[k][i], SENTINEL, bytes);
+        }
+    return 0;
+}
+
+static void user_free(user_set *u)
+{
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < u->n; i++)
+            free(u->buf[k][i]);
+    memset(u, 0, sizeof *u);
+}
+
+static int user_index(const user_set *u, int k, const void *p)
+{
+    for (int i = 0; i < u->n; i++)
+        if (u->buf[k][i] == p)
+            return i;
+    return -1;
+}
+
+/* Whole pages of a buffer that still hold nothing but the sentinel. */
+static int sentinel_pages(const uint8_t *p, size_t n)
+{
+    static uint8_t page[PAGE];
+    if (!page[0])
+        memset(page, SENTINEL, sizeof page);
+    int count = 0;
+    for (size_t off = 0; off + PAGE <= n; off += PAGE)
+        count += memcmp(p + off, page, PAGE) == 0;
+    return count;
+}
+
+static uint64_t checksum(const capture_frame *f)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < f->pitch * (size_t)f->height; i++)
+        h = (h ^ f->data[i]) * 1099511628211ULL;
+    return h;
+}
+
+typedef struct {
+    pair_run base;      /* format, skew, monotonic (check_frame) */
+    int not_ours;       /* frames not at the start of the caller's buffer f->buffer, or MMAP */
+    int unwritten;      /* frames with a page the driver did not write (still the sentinel) */
+    int held_hit;       /* frames delivered in a buffer the caller holds */
+} user_run;
+
+/* Takes n pairs into the caller's buffers u within limit_s. Each frame must be camera k's buffer
+ * f->buffer of u (USERPTR), written all over by the driver (not one page of sentinel left); its
+ * buffer is filled with the sentinel again before it is released, so every delivery must be a
+ * fresh write. held (may be NULL): pairs the caller holds meanwhile, whose buffers must not come
+ * back. keep (may be NULL): the last pair stays unreleased there. */
+static void take_user_pairs(capture *c, user_set *u, stereo_pixfmt want, int n, double limit_s,
+                            user_run *r, const capture_pair *held, int nheld, capture_pair *keep)
+{
+    memset(r, 0, sizeof *r);
+    r->base.want = want;
+    r->base.monotonic = r->base.format_ok = 1;
+    r->base.last_ts[0] = r->base.last_ts[1] = INT64_MIN;
+    r->base.last_seq[0] = r->base.last_seq[1] = -1;
+    double t0 = now_s();
+    capture_status last_st = CAPTURE_OK;
+    while (r->base.pairs < n && now_s() - t0 < limit_s) {
+        capture_pair p;
+        capture_status st = capture_next(c, &p, 200);
+        if (st != CAPTURE_OK) {
+            if (st != CAPTURE_TIMEOUT && st != last_st)
+                diag("capture_next: status %d (%s)", (int)st, capture_message(c));
+            last_st = st;
+            continue;
+        }
+        r->base.pairs++;
+        int64_t s = p.skew_ns < 0 ? -p.skew_ns : p.skew_ns;
+        if (s > r->base.worst_skew)
+            r->base.worst_skew = s;
+        const capture_frame *f[2] = {&p.left, &p.right};
+        for (int k = 0; k < 2; k++) {
+            check_frame(&r->base, f[k], k);
+            int i = user_index(u, k, f[k]->data);
+            if (f[k]->io != CAPTURE_IO_USERPTR || i < 0 || i != f[k]->buffer) {
+                r->not_ours++;
+                continue;
+            }
+            u->used[k][i]++;
+            r->unwritten += sentinel_pages(f[k]->data, f[k]->pitch * (size_t)f[k]->height) > 0;
+            for (int h = 0; h < nheld; h++)
+                if (f[k]->data == (k ? held[h].right.data : held[h].left.data))
+                    r->held_hit++;
+        }
+        if (keep && r->base.pairs == n) {
+            *keep = p;
+            break;
+        }
+        for (int k = 0; k < 2; k++) /* ours again: the sentinel, then back to the driver */
+            if (user_index(u, k, f[k]->data) >= 0)
+                memset((void *)f[k]->data, SENTINEL, u->bytes);
+        capture_release(c, &p);
+    }
+    r->base.seconds = now_s() - t0;
+}
+
+static int all_used(const user_set *u)
+{
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < u->n; i++)
+            if (!u->used[k][i])
+                return 0;
+    return 1;
+}
+
+static void diag_user_run(const char *what, const user_run *r, const user_set *u)
+{
+    diag("%s: %d pairs in %.2f s, worst skew %.2f ms, not in the caller's buffers %d, not fully "
+         "written %d, in a held buffer %d; deliveries per buffer L %d %d %d %d R %d %d %d %d",
+         what, r->base.pairs, r->base.seconds, r->base.worst_skew / 1e6, r->not_ours,
+         r->unwritten, r->held_hit, u->used[0][0], u->used[0][1], u->used[0][2], u->used[0][3],
+         u->used[1][0], u->used[1][1], u->used[1][2], u->used[1][3]);
+}
+
+static int user_run_ok(const user_run *r, int n, int64_t max_skew)
+{
+    return r->base.pairs == n && r->not_ours == 0 && r->unwritten == 0 && r->held_hit == 0 &&
+           r->base.format_ok && r->base.monotonic && r->base.worst_skew <= max_skew;
+}
+
+/* Gives both cameras u's buffers; 0 if both took them. */
+static int give_both(capture *c, user_set *u)
+{
+    char err[1024];
+    int rc = 0;
+    for (int k = 0; k < 2; k++)
+        if (capture_give_buffers(c, k, u->buf[k], u->n, u->bytes, err, sizeof err) != CAPTURE_OK) {
+            diag("capture_give_buffers(%d): %s", k, err);
+            rc = -1;
+        }
+    return rc;
+}
+
+static size_t page_round(size_t n) { return (n + PAGE - 1) / PAGE * PAGE; }
+
+/* Runs capture_next for `seconds`, releasing what comes; returns the pairs seen. */
+static int spin(capture *c, double seconds)
+{
+    int pairs = 0;
+    double t0 = now_s();
+    while (now_s() - t0 < seconds) {
+        capture_pair p;
+        if (capture_next(c, &p, 100) == CAPTURE_OK) {
+            pairs++;
+            capture_release(c, &p);
+        }
+    }
+    return pairs;
+}
+
+/* 17-26: USERPTR — the cameras stream into the caller's own buffers (capture.h). */
+static void userptr_tests(void)
+{
+    char err[1024] = "";
+    capture_stats s, before, after;
+    const char *why0 = "", *why1 = "";
+    size_t bytes = page_round((size_t)WIDTH * HEIGHT * 2); /* vivid's YUYV sizeimage */
+
+    /* 17. AUTO picks USERPTR for vivid (YUYV is native: libv4l2 does not convert) and the
+     * cameras wait, not streaming, until they get buffers */
+    capture_config cfg = base_config();
+    cfg.io = CAPTURE_IO_AUTO;
+    capture *c = NULL;
+    capture_status st = capture_open(&cfg, &c, err, sizeof err);
+    if (st != CAPTURE_OK) {
+        diag("capture_open (AUTO): %s", err);
+        for (int i = 17; i <= 22; i++)
+            tap(0, "needs the USERPTR capture of test 17");
+        goto separate;
+    }
+    capture_io io0 = capture_io_mode(c, 0, &why0), io1 = capture_io_mode(c, 1, &why1);
+    size_t need = capture_buffer_bytes(c, 0);
+    capture_pair p;
+    capture_status st_wait = capture_next(c, &p, 300);
+    diag("io %s/%s, buffer bytes %zu/%zu, before buffers: status %d, \"%s\"",
+         capture_io_to_str(io0), capture_io_to_str(io1), need, capture_buffer_bytes(c, 1),
+         (int)st_wait, capture_message(c));
+    tap(io0 == CAPTURE_IO_USERPTR && io1 == CAPTURE_IO_USERPTR &&
+            need == (size_t)WIDTH * HEIGHT * 2 && capture_buffer_bytes(c, 1) == need &&
+            st_wait == CAPTURE_TIMEOUT && strstr(capture_message(c), "waiting for the caller's"),
+        "AUTO: both cameras stream into the caller's buffers (USERPTR), and wait for them");
+
+    /* 18. the caller's buffers: every frame lands in them, written all over each time */
+    user_set u;
+    if (need > bytes)
+        bytes = page_round(need);
+    int alloc_ok = user_alloc(&u, 4, bytes) == 0;
+    int gave = alloc_ok && give_both(c, &u) == 0;
+    capture_stats_get(c, &s);
+    user_run r;
+    capture_pair kept, kept2;
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 30, 10.0, &r, NULL, 0, &kept);
+    diag_user_run("30 pairs into the caller's buffers", &r, &u);
+    int dl = 0, dr = 0, rl = 0, rr = 0, nl = 0, nr = 0;
+    if (r.base.pairs == 30) {
+        nl = distinct_luma(&kept.left, &dl, &rl);
+        nr = distinct_luma(&kept.right, &dr, &rr);
+    }
+    diag("last pair: distinct luma %d / %d, range %d / %d; buffers in use %d/%d", nl, nr, rl, rr,
+         s.buffers[0], s.buffers[1]);
+    tap(gave && s.buffers[0] == 4 && s.buffers[1] == 4 && user_run_ok(&r, 30, s.max_skew_ns) &&
+            all_used(&u) && nl >= 6 && nr >= 6 && rl >= 100 && capture_message(c)[0] == 0 &&
+            logged_with(left_dev, "zero-copy (USERPTR)") &&
+            logged_with(right_dev, "zero-copy (USERPTR)"),
+        "30 pairs land in the caller's 4+4 buffers (sentinel overwritten every time, every "
+        "buffer used, vivid pattern), logged as zero-copy");
+
+    /* 19. a delivered buffer is the caller's: the driver does not write it until it is
+     * released, and with buffers - 2 pairs held the cameras keep streaming */
+    user_run r2 = {0};
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 1, 3.0, &r2, NULL, 0, &kept2);
+    uint64_t sum[4] = {checksum(&kept.left), checksum(&kept.right), checksum(&kept2.left),
+                       checksum(&kept2.right)};
+    capture_pair held[2] = {kept, kept2};
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 20, 8.0, &r, held, 2, NULL);
+    diag_user_run("20 pairs with 2 held", &r, &u);
+    int intact = checksum(&kept.left) == sum[0] && checksum(&kept.right) == sum[1] &&
+                 checksum(&kept2.left) == sum[2] && checksum(&kept2.right) == sum[3];
+    capture_release(c, &kept);
+    capture_release(c, &kept2);
+    tap(r2.base.pairs == 1 && intact && user_run_ok(&r, 20, s.max_skew_ns),
+        "two held pairs stay untouched while 20 more pairs stream through the other buffers");
+
+    /* 20. vivid's Disconnect on the left camera in USERPTR mode while the caller holds a pair
+     * (as the live app holds its last result): lost within 1 s, the right camera streams on,
+     * the left device is closed at once (the held frame is the caller's memory) and reopened
+     * a second later while the pair is still held; the held buffers are not written or
+     * delivered until they are released, then they rejoin */
+    user_run r3 = {0};
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 1, 3.0, &r3, NULL, 0, &kept);
+    uint64_t held_sum[2] = {checksum(&kept.left), checksum(&kept.right)};
+    capture_stats_get(c, &before);
+    int pressed = press_disconnect(left_dev);
+    double t0 = now_s(), lost_after = -1;
+    while (now_s() - t0 < 3.0) {
+        st = capture_next(c, &p, 100);
+        if (st == CAPTURE_OK)
+            capture_release(c, &p);
+        else if (st == CAPTURE_LOST) {
+            lost_after = now_s() - t0;
+            break;
+        }
+    }
+    t0 = now_s();
+    double back_after = -1;
+    while (now_s() - t0 < 4.0 && back_after < 0) {
+        st = capture_next(c, &p, 100);
+        if (st == CAPTURE_OK) {
+            back_after = now_s() - t0;
+            capture_release(c, &p);
+        }
+    }
+    capture_stats_get(c, &after);
+    int right_ran = after.frames[1] >= before.frames[1] + 10;
+    memset(u.used, 0, sizeof u.used);
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 10, 5.0, &r, &kept, 1, NULL);
+    diag_user_run("10 pairs after the reconnect, one pair held", &r, &u);
+    int held_ok = checksum(&kept.left) == held_sum[0] && checksum(&kept.right) == held_sum[1];
+    int kept_buf[2] = {kept.left.buffer, kept.right.buffer};
+    capture_release(c, &kept); /* both buffers go back to the driver now */
+    user_run r3b = {0};
+    memset(u.used, 0, sizeof u.used);
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 16, 5.0, &r3b, NULL, 0, NULL);
+    capture_stats_get(c, &after);
+    print_stats(c, "after the USERPTR disconnect");
+    diag("lost after %.2f s, pairs again %.2f s later with a pair held (left buffer %d, right "
+         "%d), held frames intact %d, right ran %d", lost_after, back_after, kept_buf[0],
+         kept_buf[1], held_ok, right_ran);
+    diag_user_run("16 pairs after the release", &r3b, &u);
+    tap(pressed == 0 && lost_after >= 0 && lost_after <= 1.0 && back_after >= 0.5 && right_ran &&
+            after.reconnects[0] == before.reconnects[0] + 1 &&
+            capture_io_mode(c, 0, NULL) == CAPTURE_IO_USERPTR && after.buffers[0] == 4 &&
+            user_run_ok(&r, 10, s.max_skew_ns) && held_ok && user_run_ok(&r3b, 16, s.max_skew_ns) &&
+            u.used[0][kept_buf[0]] > 0 && u.used[1][kept_buf[1]] > 0,
+        "USERPTR disconnect with a pair held: lost within 1 s, the right camera streams on, the "
+        "left is reopened while the pair is held; its buffers stay untouched until released, "
+        "then rejoin");
+
+    /* 21. unbind / bind in USERPTR mode with a pair held: both lost and closed at once (so the
+     * nodes come back with the same names), both reopened, the held pair untouched */
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 1, 3.0, &r3, NULL, 0, &kept);
+    held_sum[0] = checksum(&kept.left);
+    held_sum[1] = checksum(&kept.right);
+    capture_stats_get(c, &before);
+    int ub = write_sysfs("/sys/bus/platform/drivers/vivid/unbind", vivid_platform);
+    spin(c, 1.5);
+    capture_stats_get(c, &after);
+    int both_lost = after.lost[0] && after.lost[1];
+    int bd = write_sysfs("/sys/bus/platform/drivers/vivid/bind", vivid_platform);
+    t0 = now_s();
+    back_after = -1;
+    while (now_s() - t0 < 5.0 && back_after < 0) {
+        st = capture_next(c, &p, 100);
+        if (st == CAPTURE_OK) {
+            back_after = now_s() - t0;
+            capture_release(c, &p);
+        }
+    }
+    memset(u.used, 0, sizeof u.used);
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 10, 5.0, &r, &kept, 1, NULL);
+    diag_user_run("10 pairs with the pair held", &r, &u);
+    held_ok = checksum(&kept.left) == held_sum[0] && checksum(&kept.right) == held_sum[1];
+    capture_release(c, &kept);
+    memset(u.used, 0, sizeof u.used);
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 20, 5.0, &r3b, NULL, 0, NULL);
+    capture_stats_get(c, &after);
+    print_stats(c, "after the USERPTR unbind/bind");
+    diag("pairs %.2f s after bind with a pair held, held frames intact %d", back_after, held_ok);
+    diag_user_run("20 pairs after its release", &r3b, &u);
+    tap(ub == 0 && bd == 0 && both_lost && back_after >= 0 &&
+            after.reconnects[0] == before.reconnects[0] + 1 &&
+            after.reconnects[1] == before.reconnects[1] + 1 && after.buffers[0] == 4 &&
+            after.buffers[1] == 4 && user_run_ok(&r, 10, s.max_skew_ns) && held_ok &&
+            user_run_ok(&r3b, 20, s.max_skew_ns) && all_used(&u) && capture_message(c)[0] == 0,
+        "USERPTR unbind/bind with a pair held: both lost, closed and reopened under the same "
+        "names, the held pair untouched; after its release every buffer is in use again");
+
+    /* 22. take the buffers back: the driver lets go of all of them (no write for 0.4 s, not
+     * one pair), a pair held across it is a dead letter, and a new set takes over */
+    take_user_pairs(c, &u, STEREO_PIX_YUYV, 1, 3.0, &r3, NULL, 0, &kept);
+    capture_take_back_buffers(c);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < u.n; i++)
+            memset(u.buf[k][i], SENTINEL, u.bytes);
+    int pairs_without = spin(c, 0.4);
+    int untouched = 1;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < u.n; i++)
+            untouched &= sentinel_pages(u.buf[k][i], u.bytes) == (int)(u.bytes / PAGE);
+    int waiting = strstr(capture_message(c), "waiting for the caller's") != NULL;
+    capture_stats_get(c, &after);
+    int none_in_use = after.buffers[0] == 0 && after.buffers[1] == 0;
+    user_set u2;
+    int alloc2 = user_alloc(&u2, 5, bytes) == 0;
+    int gave2 = alloc2 && give_both(c, &u2) == 0;
+    user_run r4 = {0};
+    take_user_pairs(c, &u2, STEREO_PIX_YUYV, 5, 3.0, &r4, NULL, 0, NULL);
+    capture_release(c, &kept); /* from the old set: must not queue a buffer of the new one */
+    take_user_pairs(c, &u2, STEREO_PIX_YUYV, 15, 5.0, &r, NULL, 0, NULL);
+    capture_stats_get(c, &after);
+    diag("after take-back: %d pairs, old buffers untouched %d, waiting %d, buffers in use "
+         "%d/%d; new set given %d", pairs_without, untouched, waiting, after.buffers[0],
+         after.buffers[1], gave2);
+    diag_user_run("15 pairs into a new set of 5", &r, &u2);
+    user_free(&u); /* taken back: the caller may free them now */
+    tap(pairs_without == 0 && untouched && waiting && none_in_use && gave2 &&
+            user_run_ok(&r4, 5, s.max_skew_ns) && user_run_ok(&r, 15, s.max_skew_ns) &&
+            after.buffers[0] == 5 && after.buffers[1] == 5,
+        "take-back: the driver lets go of every buffer, a stale pair's release is ignored, a "
+        "new set of 5 takes over");
+    capture_close(c); /* the driver lets go of u2 */
+    user_free(&u2);
+
+separate:
+    /* 23. frames without a partner go back to the driver at once: with a skew tolerance of
+     * 1 ns nothing pairs, yet both cameras keep delivering far more frames than they have
+     * buffers */
+    {
+        capture_config c23 = base_config();
+        c23.io = CAPTURE_IO_AUTO;
+        c23.max_skew_ns = 1;
+        user_set u3 = {0};
+        capture *c3 = NULL;
+        st = capture_open(&c23, &c3, err, sizeof err);
+        int ok = st == CAPTURE_OK && user_alloc(&u3, 4, bytes) == 0 && give_both(c3, &u3) == 0;
+        int pairs = ok ? spin(c3, 2.0) : -1;
+        capture_stats_get(c3, &s);
+        print_stats(c3, "skew 1 ns");
+        tap(ok && pairs == 0 && s.frames[0] >= 12 && s.frames[1] >= 12 &&
+                s.unpaired[0] + s.unpaired[1] + 2 >= s.frames[0] + s.frames[1],
+            "USERPTR, nothing pairs: unpaired frames are queued again at once (%llu + %llu "
+            "frames through 4 + 4 buffers)", (unsigned long long)s.frames[0],
+            (unsigned long long)s.frames[1]);
+        capture_close(c3);
+        user_free(&u3);
+    }
+
+    /* 24. mmap when asked (the default, STEREO_V4L2_IO=mmap in the app), and under AUTO when
+     * the caller has no buffers */
+    {
+        user_set u4 = {0};
+        int ok = user_alloc(&u4, 4, bytes) == 0;
+        capture_config c24 = base_config(); /* io = MMAP */
+        capture *c4 = NULL;
+        st = capture_open(&c24, &c4, err, sizeof err);
+        ok = ok && st == CAPTURE_OK && capture_io_mode(c4, 0, NULL) == CAPTURE_IO_MMAP &&
+             capture_io_mode(c4, 1, NULL) == CAPTURE_IO_MMAP && give_both(c4, &u4) == 0;
+        user_run r5 = {0};
+        if (ok)
+            take_user_pairs(c4, &u4, STEREO_PIX_YUYV, 5, 3.0, &r5, NULL, 0, NULL);
+        diag_user_run("MMAP", &r5, &u4);
+        ok = ok && r5.base.pairs == 5 && r5.not_ours == 10;
+        capture_close(c4);
+        capture_config c24b = base_config();
+        c24b.io = CAPTURE_IO_AUTO;
+        c4 = NULL;
+        st = capture_open(&c24b, &c4, err, sizeof err);
+        int none_ok = st == CAPTURE_OK;
+        for (int k = 0; none_ok && k < 2; k++)
+            none_ok = capture_give_buffers(c4, k, NULL, 0, 0, err, sizeof err) == CAPTURE_OK;
+        const char *why = "";
+        pair_run r6 = {0};
+        if (none_ok) {
+            capture_io_mode(c4, 0, &why);
+            take_pairs(c4, 5, 3.0, &r6, NULL);
+        }
+        diag("AUTO without buffers: %d pairs, left: %s (%s)", r6.pairs,
+             capture_io_to_str(capture_io_mode(c4, 0, NULL)), why);
+        tap(ok && none_ok && r6.pairs == 5 && r6.format_ok &&
+                capture_io_mode(c4, 0, NULL) == CAPTURE_IO_MMAP &&
+                logged_with(left_dev, "mmap + copy: no buffers were given"),
+            "MMAP asked: the driver's buffers (giving buffers is a no-op); AUTO without buffers "
+            "falls back to mmap, logged");
+        capture_close(c4);
+        user_free(&u4);
+    }
+
+    /* 25. the driver refuses the memory at VIDIOC_QBUF (a read-only shared mapping: vb2 cannot
+     * pin it for writing, as a driver that needs contiguous memory refuses ordinary pages):
+     * AUTO falls back to mmap for that camera and says why; USERPTR fails, naming the device */
+    {
+        void *bad[2][4];
+        int ok = 1;
+        int mfd = memfd_create("vivid-check-readonly", 0);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", mfd);
+        int rfd = mfd >= 0 && ftruncate(mfd, (off_t)bytes) == 0 ? open(path, O_RDONLY) : -1;
+        if (rfd < 0)
+            diag("read-only mapping: memfd %d: %s", mfd, strerror(errno));
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++) {
+                bad[k][i] = rfd >= 0 ? mmap(NULL, bytes, PROT_READ, MAP_SHARED, rfd, 0)
+                                     : MAP_FAILED;
+                ok &= bad[k][i] != MAP_FAILED;
+            }
+        capture_config c25 = base_config();
+        c25.io = CAPTURE_IO_AUTO;
+        capture *c5 = NULL;
+        st = capture_open(&c25, &c5, err, sizeof err);
+        ok = ok && st == CAPTURE_OK;
+        capture_status g0 = ok ? capture_give_buffers(c5, 0, bad[0], 4, bytes, err, sizeof err)
+                               : CAPTURE_ERR_PARAM;
+        const char *why = "";
+        capture_io io = capture_io_mode(c5, 0, &why);
+        diag("AUTO, inaccessible buffers: give %d, left now %s (%s)", (int)g0,
+             capture_io_to_str(io), why);
+        user_set u5 = {0};
+        int ok5 = user_alloc(&u5, 4, bytes) == 0 &&
+                  capture_give_buffers(c5, 1, u5.buf[1], 4, bytes, err, sizeof err) == CAPTURE_OK;
+        user_run r7 = {0};
+        if (ok5)
+            take_user_pairs(c5, &u5, STEREO_PIX_YUYV, 5, 3.0, &r7, NULL, 0, NULL);
+        diag_user_run("left mmap, right USERPTR", &r7, &u5);
+        ok = ok && g0 == CAPTURE_OK && io == CAPTURE_IO_MMAP && strstr(why, "refused") && ok5 &&
+             r7.base.pairs == 5 && r7.not_ours == 5 && r7.unwritten == 0 &&
+             logged_with(left_dev, "mmap + copy: the driver refused");
+        capture_close(c5);
+        user_free(&u5);
+        capture_config c25b = base_config();
+        c25b.io = CAPTURE_IO_USERPTR;
+        c5 = NULL;
+        st = capture_open(&c25b, &c5, err, sizeof err);
+        char gerr[1024] = "";
+        capture_status g1 = st == CAPTURE_OK
+                                ? capture_give_buffers(c5, 0, bad[0], 4, bytes, gerr, sizeof gerr)
+                                : CAPTURE_ERR_PARAM;
+        diag("USERPTR, inaccessible buffers: open %d, give %d: %s", (int)st, (int)g1, gerr);
+        tap(ok && g1 == CAPTURE_ERR_FORMAT && strstr(gerr, left_dev) && strstr(gerr, "refused") &&
+                capture_io_mode(c5, 0, NULL) == CAPTURE_IO_USERPTR,
+            "memory the driver refuses: AUTO falls back to mmap for that camera (logged, the "
+            "other stays USERPTR), USERPTR fails naming the device");
+        capture_close(c5);
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++)
+                if (bad[k][i] != MAP_FAILED)
+                    munmap(bad[k][i], bytes);
+        if (rfd >= 0)
+            close(rfd);
+        if (mfd >= 0)
+            close(mfd);
+    }
+
+    /* 26. USERPTR asked, RGB24: the driver's own RGB24 into the caller's buffers */
+    {
+        capture_config c26 = base_config();
+        c26.io = CAPTURE_IO_USERPTR;
+        c26.format = CAPTURE_FORMAT_RGB24;
+        capture *c6 = NULL;
+        st = capture_open(&c26, &c6, err, sizeof err);
+        size_t need6 = st == CAPTURE_OK ? capture_buffer_bytes(c6, 0) : 0;
+        user_set u6 = {0};
+        int ok = st == CAPTURE_OK && user_alloc(&u6, 4, page_round(need6)) == 0 &&
+                 give_both(c6, &u6) == 0;
+        user_run r8 = {0};
+        if (ok)
+            take_user_pairs(c6, &u6, STEREO_PIX_RGB24, 10, 4.0, &r8, NULL, 0, NULL);
+        capture_stats_get(c6, &s);
+        diag_user_run("RGB24", &r8, &u6);
+        tap(ok && need6 == (size_t)WIDTH * HEIGHT * 3 && user_run_ok(&r8, 10, s.max_skew_ns),
+            "USERPTR asked, RGB24: 10 pairs in the caller's buffers (%zu bytes a frame)", need6);
+        capture_close(c6);
+        user_free(&u6);
+    }
+}
+
 /* ---- the tests ------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -327,7 +876,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGALRM, on_alarm);
     alarm(WATCHDOG_S);
-    printf("1..16\n");
+    printf("1..26\n");
 
     /* 1. open */
     capture_config cfg = base_config();
@@ -572,5 +1121,6 @@ int main(int argc, char **argv)
             capture_format_to_str(formats[i].format), i ? "RGB24" : "YUYV");
         capture_close(c2);
     }
+    userptr_tests();
     return 0;
 }
