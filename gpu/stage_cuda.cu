@@ -571,27 +571,6 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
     }
     /* attached to the host: the capture thread may write it until it is submitted */
     CUDA_TRY(cudaMallocManaged(out, bytes, cudaMemAttachHost));
-    /* A discrete GPU (concurrent managed access; no Jetson has it) migrates the pages the GPU
-     * read back to the host when the capture thread writes the frame again. Read-mostly: the
-     * GPU reads a copy and the host's write only invalidates it. STEREO_CUDA_FRAME_ADVICE=0
-     * leaves it out (for measurements). */
-    int dev = 0, concurrent = 0;
-    const char *env = getenv("STEREO_CUDA_FRAME_ADVICE");
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev) == cudaSuccess &&
-        concurrent && !(env && !strcmp(env, "0"))) {
-#if CUDART_VERSION >= 13000
-        cudaMemLocation where = {cudaMemLocationTypeDevice, dev};
-#else
-        int where = dev;
-#endif
-        cudaError_t e = cudaMemAdvise(*out, bytes, cudaMemAdviseSetReadMostly, where);
-        if (e != cudaSuccess) {
-            cudaFree(*out);
-            *out = NULL;
-            return cuda_fail(err, errlen, "cudaMemAdvise(read mostly)", e, __FILE__, __LINE__);
-        }
-    }
     return STEREO_OK;
 }
 
