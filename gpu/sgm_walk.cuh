@@ -30,30 +30,6 @@ static __device__ __forceinline__ uint32_t addmin2(uint32_t a, uint32_t b, uint3
     return __viaddmin_u16x2(a, b, c);
 #else
     return __vminu2(__vadd2(a, b), c);
-/* K disparities per lane, G lanes per line for each supported D: 8 disparities per lane where
- * the group size comes out a power of two (D = 64, 128, 256), else 8 lanes with K = D / 8 (even
- * for every multiple of 16). Expands to a switch that returns fn<K, G>(...). */
-#define SGM_DISPATCH(fn, ...)                                  \
-    switch (a->ndisp) {                                        \
-    case 16: return fn<2, 8>(__VA_ARGS__);                     \
-    case 32: return fn<4, 8>(__VA_ARGS__);                     \
-    case 48: return fn<6, 8>(__VA_ARGS__);                     \
-    case 64: return fn<8, 8>(__VA_ARGS__);                     \
-    case 80: return fn<10, 8>(__VA_ARGS__);                    \
-    case 96: return fn<12, 8>(__VA_ARGS__);                    \
-    case 112: return fn<14, 8>(__VA_ARGS__);                   \
-    case 128: return fn<8, 16>(__VA_ARGS__);                   \
-    case 144: return fn<18, 8>(__VA_ARGS__);                   \
-    case 160: return fn<10, 16>(__VA_ARGS__);                  \
-    case 176: return fn<22, 8>(__VA_ARGS__);                   \
-    case 192: return fn<12, 16>(__VA_ARGS__);                  \
-    case 208: return fn<26, 8>(__VA_ARGS__);                   \
-    case 224: return fn<14, 16>(__VA_ARGS__);                  \
-    case 240: return fn<30, 8>(__VA_ARGS__);                   \
-    case 256: return fn<8, 32>(__VA_ARGS__);                   \
-    }                                                          \
-    return cudaErrorInvalidValue
-
 #endif
 }
 

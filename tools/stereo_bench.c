@@ -123,16 +123,22 @@ static double frame_bytes(const config *c, int yuyv, int dirs)
     return grey_rect + transform + aggregate + wta + right + median_lr;
 }
 
+/* The stage parameters of a configuration: the defaults, with its D, paths and cost. */
+static void config_params(const config *c, stereo_backend backend, stereo_params *p)
+{
+    stereo_params_default(p, c->w, c->h);
+    p->num_disparities = c->D;
+    p->paths = c->paths;
+    p->cost = c->cost;
+    stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
+    p->backend = backend;
+}
+
 static int run_config(const config *c, int runs, int frames, double copy_gbs, FILE *csv)
 {
     char err[512];
     stereo_params p;
-    stereo_params_default(&p, c->w, c->h);
-    p.num_disparities = c->D;
-    p.paths = c->paths;
-    p.cost = c->cost;
-    stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
-    p.backend = STEREO_BACKEND_CUDA;
+    config_params(c, STEREO_BACKEND_CUDA, &p);
 
     /* generated camera frames (YUYV: Y = the scene's grey, chroma flat) */
     synth_params sp = {c->w, c->h, 0, 3, 0, 0};
@@ -264,12 +270,7 @@ static int run_async(const config *c, stereo_backend backend, int frames, int re
 {
     char err[512];
     stereo_params p;
-    stereo_params_default(&p, c->w, c->h);
-    p.num_disparities = c->D;
-    p.paths = c->paths;
-    p.cost = c->cost;
-    stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
-    p.backend = backend;
+    config_params(c, backend, &p);
     stereo_stage *s = NULL;
     synth *syn = NULL;
     uint8_t *frame[ASYNC_PAIRS][2] = {{0}}, *host = NULL;
