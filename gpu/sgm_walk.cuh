@@ -20,7 +20,12 @@
 enum { MODE_STORE = 0, MODE_ADD = 1, MODE_FINAL = 2, MODE_STORE8 = 3 };
 
 /* ---- 16x2 SIMD: Hopper has min-plus in one instruction (DPX, CUDA 12+); elsewhere the
- * portable SIMD intrinsics give the same values ---------------------------------------------- */
+ * portable SIMD intrinsics give the same values.
+ * No carries: every 16-bit value of the walk stays below 0x8000 + 1024 (L <= max_cost + P2,
+ * STEREO_SGM_FAR = 0x7fff, P1 and P2 <= 1023; partial sums of 8 L <= 8 * 1100), so additions of
+ * packed pairs are plain 32-bit additions (one instruction; __vadd2 is several before sm_90),
+ * and v - min_prev cannot borrow across the halves because every candidate of v is >= min_prev
+ * (the minimum of the previous L). ------------------------------------------------------------ */
 static __device__ __forceinline__ uint32_t min2(uint32_t a, uint32_t b) { return __vminu2(a, b); }
 
 /* min(a + b, c) per 16-bit half */
@@ -29,7 +34,17 @@ static __device__ __forceinline__ uint32_t addmin2(uint32_t a, uint32_t b, uint3
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && CUDART_VERSION >= 12000
     return __viaddmin_u16x2(a, b, c);
 #else
-    return __vminu2(__vadd2(a, b), c);
+    return __vminu2(a + b, c); /* no half carries: L < 0x8000 and P1 < 1024 (see below) */
+#endif
+}
+
+/* min(a, b, c) per 16-bit half */
+static __device__ __forceinline__ uint32_t min3_2(uint32_t a, uint32_t b, uint32_t c)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && CUDART_VERSION >= 12000
+    return __vimin3_u16x2(a, b, c);
+#else
+    return __vminu2(__vminu2(a, b), c);
 #endif
 }
 
@@ -107,9 +122,11 @@ struct step_inputs {
  * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
  * where the costs are replaced by max_cost anyway. */
 template <int K, bool CENSUS, int MODE, int NB>
-static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, int y, int xr0,
-                                                 int k0, step_inputs<K, CENSUS, NB> &in)
+static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, int xr0, int k0,
+                                                 step_inputs<K, CENSUS, NB> &in)
 {
+    /* right pixel xr0 - i of row y is element p - (x - xr0) - i: p = y * w + x, x - xr0 = dmin + k0 */
+    const long back = (long)a.dmin + k0;
     if (MODE == MODE_ADD || MODE == MODE_FINAL) {
 #pragma unroll
         for (int b = 0; b < NB; b++)
@@ -117,13 +134,13 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, in
     }
     if (CENSUS) {
         in.cl = a.census_l[p];
-        const uint64_t *cr = a.census_r + (size_t)y * a.width;
+        const uint64_t *cr = a.census_r + (long)p - back;
 #pragma unroll
         for (int i = 0; i < K; i++)
-            in.cr[i] = xr0 - i >= 0 ? cr[xr0 - i] : 0;
+            in.cr[i] = xr0 - i >= 0 ? cr[-i] : 0;
     } else {
         in.rl = a.rank_l[p];
-        const uint8_t *lo = a.rank_r + (size_t)y * a.width + (xr0 - K + 1);
+        const uint8_t *lo = a.rank_r + ((long)p - back - (K - 1));
         const uint32_t *wp = (const uint32_t *)((uintptr_t)lo & ~(uintptr_t)3);
         in.shift = 8 * (int)((uintptr_t)lo & 3);
 #pragma unroll
@@ -366,8 +383,8 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
 #pragma unroll
     for (int j = 0; j < PF; j++)
         if (j < steps)
-            load_step<K, CENSUS, MODE, NB>(a, p0 + j * stride, y0 + j * dy, x0 + j * dx - a.dmin - k0,
-                                       k0, ring[j]);
+            load_step<K, CENSUS, MODE, NB>(a, p0 + j * stride, x0 + j * dx - a.dmin - k0, k0,
+                                           ring[j]);
 
     uint32_t prev[W];
     uint32_t right_best[K], pending[W]; /* final pass only */
@@ -403,15 +420,19 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 if (lane == G - 1)
                     above = FAR2;
                 int di = abs(in.grey - grey_prev);
-                uint32_t jump = min_prev + p2_table[di];
-                uint32_t jump2 = jump * 0x10001u, base2 = min_prev * 0x10001u;
+                /* min(L(k-1) + P1, L(k+1) + P1, L(k), min_prev + P2') as
+                 * min(min(L(k-1), L(k+1), min_prev + P2' - P1) + P1, L(k)): two instructions
+                 * on Hopper (P2' > P1, so the subtraction cannot borrow) */
+                uint32_t jump = min_prev + p2_table[di] - (uint32_t)a.p1;
+                uint32_t jump2 = jump * 0x10001u, nbase2 = 0u - min_prev * 0x10001u;
 #pragma unroll
                 for (int i = 0; i < W; i++) {
                     uint32_t km1 = __byte_perm(i > 0 ? prev[i - 1] : below, prev[i], 0x5432);
                     uint32_t kp1 = __byte_perm(prev[i], i < W - 1 ? prev[i + 1] : above, 0x5432);
-                    uint32_t v = addmin2(min2(km1, kp1), p1x2, prev[i]);
-                    v = min2(v, jump2);
-                    cur[i] = __vadd2(cost[i], __vsub2(v, base2));
+                    uint32_t v = addmin2(min3_2(km1, kp1, jump2), p1x2, prev[i]);
+                    /* cost + v - min_prev per half, in one IADD3 (modulo 2^32 the order does
+                     * not matter, and each half's true result fits: see "no carries" above) */
+                    cur[i] = cost[i] + v + nbase2;
                 }
             }
             uint32_t m2 = cur[0];
@@ -426,10 +447,10 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
 #pragma unroll
                 for (int i = 0; i < W; i++)
                 {
-                    uint32_t t = __vadd2(in.s[0][i], cur[i]);
+                    uint32_t t = in.s[0][i] + cur[i];
 #pragma unroll
                     for (int b = 1; b < NB; b++)
-                        t = __vadd2(t, in.s[b][i]);
+                        t += in.s[b][i];
                     tot[i] = t;
                 }
                 /* the previous pixel's winner-takes-all and right disparity, now that this
@@ -443,7 +464,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 uint32_t out[W];
 #pragma unroll
                 for (int i = 0; i < W; i++)
-                    out[i] = MODE == MODE_ADD ? __vadd2(in.s[0][i], cur[i]) : cur[i];
+                    out[i] = MODE == MODE_ADD ? in.s[0][i] + cur[i] : cur[i];
                 if (MODE == MODE_STORE8)
                     store_bytes<K>(a.L8 + (size_t)dir * a.vol + p * D + k0, cur);
                 else
@@ -454,7 +475,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 prev[i] = cur[i];
             /* refill this ring slot with step + PF */
             if (step + PF < steps)
-                load_step<K, CENSUS, MODE, NB>(a, p + PF * stride, y + PF * dy, xr0 + PF * dx, k0, in);
+                load_step<K, CENSUS, MODE, NB>(a, p + PF * stride, xr0 + PF * dx, k0, in);
         }
     }
     if (MODE == MODE_FINAL && steps > 0) /* the last pixel of the line */
