@@ -411,11 +411,15 @@ static void log_screenshot(const app *a)
 }
 #endif
 
-/* Keeps what the overlay and the screenshot need from a frame the display holds. */
-static void take_frame(app *a, const live_frame *f)
+/* Keeps what the overlay and the screenshot need from a frame the display holds. The window
+ * keeps the disparity for the cursor readout (at most once per refresh); the headless loop
+ * takes every result and reads no disparity: copying it there would read every result on the
+ * CPU, which on a discrete GPU migrates the result pages to the host and back each frame. */
+static void take_frame(app *a, const live_frame *f, int keep_disparity)
 {
     size_t n = (size_t)a->params.width * a->params.height;
-    memcpy(a->disparity, f->result.disparity, n * sizeof *a->disparity);
+    if (keep_disparity)
+        memcpy(a->disparity, f->result.disparity, n * sizeof *a->disparity);
     a->shown = f->number;
     a->scene_t = f->scene_t;
     a->p2 = f->p2;
@@ -437,7 +441,7 @@ static void run_headless(app *a)
         live_pipeline_wait(a->pipe, 100);
         live_frame f;
         if (live_pipeline_acquire(a->pipe, &f)) {
-            take_frame(a, &f);
+            take_frame(a, &f, 0);
             live_pipeline_release(a->pipe);
             rates_latency(&a->rt, f.capture_ns, monotonic_ns());
         }
@@ -912,7 +916,7 @@ static void run_display(display *d, app *a)
         int fresh = live_pipeline_acquire(a->pipe, &f);
         if (fresh) {
             upload(d, &f);
-            take_frame(a, &f);
+            take_frame(a, &f, 1);
             live_pipeline_release(a->pipe);
             d->shown_any = dirty = 1;
         }

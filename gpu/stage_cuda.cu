@@ -64,6 +64,11 @@ struct stage_cuda {
     int next_slot, in_flight, last_slot;
     void *attached[2];
     cudaEvent_t done;
+    /* frames from stage_cuda_frame_alloc: managed memory read in place (no concurrent managed
+     * access: every Jetson, one physical memory), or pinned host memory copied to the device
+     * at submit (a discrete GPU, where CPU writes to managed frames migrate pages back and
+     * forth; STEREO_CUDA_FRAMES=managed|pinned overrides, for measurements) */
+    int pinned_frames;
     /* the captured per-frame sequence */
     cudaGraph_t graph;
     cudaGraphExec_t graph_exec;
@@ -246,6 +251,14 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             goto fail;
         }
         st = [&]() -> stereo_status {
+            int device = 0, concurrent = 0;
+            CUDA_TRY(cudaGetDevice(&device));
+            CUDA_TRY(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess,
+                                            device));
+            const char *frames = getenv("STEREO_CUDA_FRAMES");
+            s->pinned_frames = frames && !strcmp(frames, "managed")  ? 0
+                               : frames && !strcmp(frames, "pinned") ? 1
+                                                                     : concurrent;
             for (int i = 0; i < 2; i++) {
                 DEV_ALLOC(s->in[i], (size_t)s->src_w * 3 * s->src_h); /* widest format: RGB24 */
                 DEV_ALLOC(s->grey[i], n);
@@ -569,15 +582,19 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
                  bytes ? "more than half the free device memory" : "empty", free_b / 1e6);
         return STEREO_ERR_NOMEM;
     }
-    /* attached to the host: the capture thread may write it until it is submitted */
-    CUDA_TRY(cudaMallocManaged(out, bytes, cudaMemAttachHost));
+    if (s->pinned_frames) /* copied in at submit (upload), by DMA from page-locked memory */
+        CUDA_TRY(cudaHostAlloc(out, bytes, cudaHostAllocDefault));
+    else /* attached to the host: the capture thread may write it until it is submitted */
+        CUDA_TRY(cudaMallocManaged(out, bytes, cudaMemAttachHost));
     return STEREO_OK;
 }
 
 void stage_cuda_frame_free(stage_cuda *s, void *frame)
 {
-    (void)s;
-    cudaFree(frame);
+    if (s->pinned_frames)
+        cudaFreeHost(frame);
+    else
+        cudaFree(frame);
 }
 
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,

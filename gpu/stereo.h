@@ -125,11 +125,16 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
  *
  * Ownership protocol. It holds on a Jetson, where the CPU and the GPU must never touch the same
  * managed memory at the same time (concurrentManagedAccess = 0), and on discrete GPUs alike:
- *  - stereo_frame_alloc gives a frame buffer (CUDA backend: managed memory attached to the host;
- *    CPU backend: ordinary memory). The capture thread may write it whenever it is not submitted.
- *  - stereo_submit hands a pair to the stage. With the CUDA backend, frames from
+ *  - stereo_frame_alloc gives a frame buffer. CUDA backend without concurrent managed access
+ *    (every Jetson: one physical memory): managed memory attached to the host. CUDA backend on
+ *    a GPU with it (a discrete GPU): pinned host memory — CPU writes into managed frames would
+ *    migrate their pages back to the host and the kernels would fault them in again, which
+ *    costs more than one DMA copy (docs/cuda-notes.md). CPU backend: ordinary memory. The
+ *    capture thread may write a frame whenever it is not submitted.
+ *  - stereo_submit hands a pair to the stage. With the CUDA backend, managed frames from
  *    stereo_frame_alloc (data = the pointer it returned) are read in place — attached to the
- *    stage's stream for the frame, back to the host at its end; other host memory is copied in.
+ *    stage's stream for the frame, back to the host at its end; host memory (pinned frames
+ *    among it) is copied in asynchronously on the stage's stream.
  *    From stereo_submit until stereo_wait returns, the caller must not touch the two frames.
  *  - stereo_wait blocks until the frame is done and fills a stereo_result: the disparity, right
  *    disparity, confidence, the colour image and both rectified grey images, which the GPU
