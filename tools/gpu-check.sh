@@ -9,6 +9,8 @@
 #                                  instructions and DRAM bytes per frame, and the live app
 #                                  (headless) against the bare stage; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
+# GC_STEPS="tests sanitizer bench ncu live" (any subset; default all) runs only those steps, for
+# a quick measurement within the device time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DATA=${STEREO_DATA:-../shared/data}
@@ -43,6 +45,8 @@ OUT=${OUT:-/tmp/gpu-check}
 mkdir -p "$OUT"
 status=0
 step() { echo; echo "=== $*"; }
+want() { [ -z "${GC_STEPS:-}" ] || [[ " $GC_STEPS " == *" $1 "* ]]; }
+tests_line="not run" san=" not run"
 
 step "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
@@ -56,6 +60,7 @@ export CUDA_ARCH
 ./configure --cuda && ninja build/gpu/test-cuda build/gpu/stereo-bench 2>&1 | tail -5 ||
   { echo "build failed"; exit 1; }
 
+if want tests; then
 step "bit-exactness: CUDA vs CPU reference"
 build/gpu/test-cuda .device/data >"$OUT/test-cuda.log" 2>&1
 rc=$?; [ $rc -ne 0 ] && status=1
@@ -73,6 +78,9 @@ for b in 4 2; do
   tests_line="$tests_line; $b branches: $(tail -1 "$OUT/test-cuda-branches$b.log")"
 done
 
+fi
+
+if want sanitizer; then
 step "compute-sanitizer (small case)"
 san=""
 for agg in dirs branches; do
@@ -86,10 +94,16 @@ for agg in dirs branches; do
   done
 done
 
+fi
+
+if want bench; then
 step "benchmark"
 build/gpu/stereo-bench --csv "$OUT/bench.csv" | tee "$OUT/bench.txt"
 [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
 
+fi
+
+if want ncu; then
 step "instructions and DRAM bytes per frame (ncu, one frame of each configuration)"
 while read -r size d paths; do
   ncu --clock-control none --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
@@ -122,75 +136,101 @@ done <<'CFG' | tee "$OUT/jetson.txt"
 1920x1080 256 8
 CFG
 
+fi
+
 step "live app against the bare stage (generated scene, CUDA, D128, 8 paths)"
 # bare: stereo-bench --async, the stage alone through stereo.h's asynchronous API as the app
 #   calls it (submit, wait; one frame in flight, results double-buffered), on frames rendered
-#   beforehand (--rewrite: each pair copied into its managed frame before submitting it, as the
-#   app's capture thread does, to show what the CPU's writes cost the stage);
+#   beforehand (--rewrite: each pair copied into its frame before submitting it, as the app's
+#   capture thread does, to show what the CPU's writes cost the stage);
 # app: build/gpu/stereo-live-headless, the whole app (source, stage and consumer threads) on the
 #   same scene, size and options, unpaced and pre-rendered (the renderer out of the way): its
 #   throughput against the bare stage's (goal >= 90 %) and its latency at full load (capture ->
 #   consumed; the files-like unpaced source keeps 2 pairs queued ahead of the stage); then paced
-#   at 30 fps like a camera, for the latency a live user sees.
-# Both use (frames - 1) / (last result - first result). A failure here is printed and does not
-# change the exit status.
+#   at 30 fps like a camera, for the latency a live user sees;
+# managed: the app with STEREO_CUDA_FRAMES=managed, the frames in managed memory as on a Jetson
+#   (the default on this discrete GPU is pinned host memory, copied in at submit).
+# Both use (frames - 1) / (last result - first result). Every run is repeated LIVE_REPEAT times
+# (default 3), interleaved; the table gives medians and the range. A failure here is printed
+# and does not change the exit status.
+LIVE_RUNS="bare bare-rewrite app app-30fps managed managed-30fps"
 live_vs_stage() {
   ninja build/gpu/stereo-live-headless 2>&1 | tail -3 || { echo "build of stereo-live-headless failed"; return 1; }
-  local size w h common run log
+  local size w h common run log rep json
   for size in 640x480 1280x960; do
     w=${size%x*} h=${size#*x}
     common=(--backend cuda --set synth.width="$w" --set synth.height="$h"
             --set stereo.disparities=128 --set stereo.paths=8 --synth-prerender 32)
-    for run in bare bare-rewrite app app-30fps; do
-      log="$OUT/live-$run-$size.log"
-      case $run in
-        bare) timeout 120 build/gpu/stereo-bench --async --size "$size" --disparities 128 \
-                --paths 8 --runs 300 --json "$OUT/live-$run-$size.json" >"$log" 2>&1 ;;
-        bare-rewrite) timeout 120 build/gpu/stereo-bench --async --rewrite --size "$size" \
-                --disparities 128 --paths 8 --runs 300 --json "$OUT/live-$run-$size.json" \
-                >"$log" 2>&1 ;;
-        app) timeout 120 build/gpu/stereo-live-headless "${common[@]}" --set synth.fps=0 \
-                --frames 300 --stats-json "$OUT/live-$run-$size.json" >"$log" 2>&1 ;;
-        app-30fps) timeout 120 build/gpu/stereo-live-headless "${common[@]}" --set synth.fps=30 \
-                --frames 90 --stats-json "$OUT/live-$run-$size.json" >"$log" 2>&1 ;;
-      esac
-      rc=$?
-      if [ $rc -ne 0 ]; then
-        echo "$size $run: failed (exit $rc): $(tail -2 "$log" | tr '\n' ' ')"
-        rm -f "$OUT/live-$run-$size.json"
-      fi
+    for rep in $(seq "${LIVE_REPEAT:-3}"); do
+      for run in $LIVE_RUNS; do
+        log="$OUT/live-$run-$size-$rep.log" json="$OUT/live-$run-$size-$rep.json"
+        frames=(env)
+        case $run in managed*) frames=(env STEREO_CUDA_FRAMES=managed) ;; esac
+        case $run in
+          bare) timeout 120 build/gpu/stereo-bench --async --size "$size" --disparities 128 \
+                  --paths 8 --runs 300 --json "$json" >"$log" 2>&1 ;;
+          bare-rewrite) timeout 120 build/gpu/stereo-bench --async --rewrite --size "$size" \
+                  --disparities 128 --paths 8 --runs 300 --json "$json" >"$log" 2>&1 ;;
+          app|managed) timeout 120 "${frames[@]}" build/gpu/stereo-live-headless "${common[@]}" \
+                  --set synth.fps=0 --frames 300 --stats-json "$json" >"$log" 2>&1 ;;
+          *-30fps) timeout 120 "${frames[@]}" build/gpu/stereo-live-headless "${common[@]}" \
+                  --set synth.fps=30 --frames 90 --stats-json "$json" >"$log" 2>&1 ;;
+        esac
+        rc=$?
+        if [ $rc -ne 0 ]; then
+          echo "$size $run (run $rep): failed (exit $rc): $(tail -2 "$log" | tr '\n' ' ')"
+          rm -f "$json"
+        fi
+      done
     done
-    grep -h '^async\|^stereo-live: [0-9.]* fps' "$OUT/live-bare-$size.log" "$OUT/live-app-$size.log" \
-      2>/dev/null | sed 's/^/  /'
+    grep -h '^async\|^stereo-live: [0-9.]* fps' "$OUT/live-bare-$size-1.log" \
+      "$OUT/live-app-$size-1.log" 2>/dev/null | sed 's/^/  /'
   done
-  python3 - "$OUT" <<'PY' | tee "$OUT/live-table.txt"
-import json, os, sys
-out = sys.argv[1]
-def load(run, size):
-    try:
-        return json.load(open(os.path.join(out, f"live-{run}-{size}.json")))
-    except (OSError, ValueError):
-        return None
-print("live app (stereo-live-headless, unpaced, pre-rendered) against the bare stage "
-      "(stereo-bench --async), CUDA, D128, 8 paths:")
-print(f"{'size':<10} {'bare fps':>9} {'app fps':>9} {'app/bare':>8} {'latency ms med/p95':>19} "
-      f"{'@30fps med/p95':>15} {'stage ms bare/app':>18} {'bare fps, rewritten':>20}")
+  python3 - "$OUT" "${LIVE_REPEAT:-3}" <<'PY' | tee "$OUT/live-table.txt"
+import json, os, statistics, sys
+out, reps = sys.argv[1], int(sys.argv[2])
+def runs(run, size):  # {repeat: result}
+    got = {}
+    for r in range(1, reps + 1):
+        try:
+            got[r] = json.load(open(os.path.join(out, f"live-{run}-{size}-{r}.json")))
+        except (OSError, ValueError):
+            pass
+    return got
+def med(vals, fmt):
+    if not vals:
+        return "failed"
+    m = statistics.median(vals)
+    return fmt.format(m) + (f" ({fmt.format(min(vals))}-{fmt.format(max(vals))})" if len(vals) > 1 else "")
+def lat(js):
+    js = list(js.values())
+    if not js:
+        return "failed"
+    return (f"{statistics.median(j['latency_ms']['median'] for j in js):.2f} / "
+            f"{statistics.median(j['latency_ms']['p95'] for j in js):.2f}")
+print(f"live app (stereo-live-headless, unpaced, pre-rendered) against the bare stage "
+      f"(stereo-bench --async), CUDA, D128, 8 paths; median (range) of {reps} interleaved runs:")
 for size in ("640x480", "1280x960"):
-    bare, app, a30, rw = (load(r, size) for r in ("bare", "app", "app-30fps", "bare-rewrite"))
-    f = lambda j, k: f"{j[k]:.1f}" if j else "failed"
-    ratio = f"{100 * app['fps'] / bare['fps']:.1f} %" if bare and app and bare["fps"] > 0 else "n/a"
-    lat = lambda j: (f"{j['latency_ms']['median']:.2f} / {j['latency_ms']['p95']:.2f}"
-                     if j else "failed")
-    stage = (f"{bare['stage_ms']['median']:.3f} / {app['stage_ms']['median']:.3f}"
-             if bare and app else "n/a")
-    print(f"{size:<10} {f(bare, 'fps'):>9} {f(app, 'fps'):>9} {ratio:>8} {lat(app):>19} "
-          f"{lat(a30):>15} {stage:>18} {f(rw, 'fps'):>20}")
+    r = {k: runs(k, size) for k in ("bare", "bare-rewrite", "app", "app-30fps", "managed",
+                                     "managed-30fps")}
+    ratio = lambda k: [100 * a["fps"] / r["bare"][n]["fps"] for n, a in r[k].items()
+                       if n in r["bare"] and r["bare"][n]["fps"] > 0]
+    fps = lambda k: [j["fps"] for j in r[k].values()]
+    print(f"{size}:")
+    print(f"  bare stage fps        {med(fps('bare'), '{:.0f}')}"
+          f"   (frames rewritten by the CPU: {med(fps('bare-rewrite'), '{:.0f}')})")
+    for k, name in (("app", "app, pinned frames "), ("managed", "app, managed frames")):
+        print(f"  {name}   {med(fps(k), '{:.0f}')} fps, "
+              f"{med(ratio(k), '{:.1f}')} % of bare; latency ms med/p95 at full load "
+              f"{lat(r[k])}, at 30 fps {lat(r[k + '-30fps'])}")
 PY
 }
+if want live; then
 live_vs_stage 2>&1 | tee "$OUT/live.txt"
+fi
 
 step "summary"
 echo "tests: $tests_line; sanitizer:$san"
-cat "$OUT/bench.txt"
+cat "$OUT/bench.txt" 2>/dev/null
 cat "$OUT/live-table.txt" 2>/dev/null || echo "live app against the bare stage: no table (see above)"
 exit $status
