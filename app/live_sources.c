@@ -324,8 +324,8 @@ static frame_status files_open(const live_config *cfg, frame_source *s, char *er
  * (USERPTR)" / "...: mmap + copy: <reason>"): libv4l2 converts the format (MJPEG), the driver
  * refuses USERPTR or the memory, STEREO_V4L2_IO=mmap, or the pipeline lends no frames. A
  * camera's mode is decided once, at its first buffers (a reconnect keeps it). Any alignment
- * the driver takes will do: the CUDA backend's frames are managed memory (cudaMallocManaged,
- * page-aligned); the CPU backend's come from malloc (16-byte aligned: glibc maps large blocks
+ * the driver takes will do: the CUDA backend's frames are managed memory on a Jetson and pinned
+ * host memory on a discrete GPU (both page-aligned); the CPU backend's come from malloc (16-byte aligned: glibc maps large blocks
  * at a page + 16), which vb2's vmalloc drivers (UVC webcams, vivid) take as they are; drivers
  * that need physically contiguous or aligned memory refuse it at VIDIOC_QBUF and that camera
  * falls back. info.frame_bytes is at least each driver's sizeimage, rounded up to whole pages.
