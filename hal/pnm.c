@@ -211,6 +211,22 @@ static int read_token(FILE *f, char *buf, int comments)
     return n;
 }
 
+/* The three header fields after the magic (width, height, maxval or scale) into tok; kind
+ * ("PNM" / "PFM") names the format in the error. 0, or -1 with err set. */
+static int read_header_fields(FILE *f, char tok[3][TOKEN_MAX], int comments, const char *kind,
+                              const char *path, char *err, size_t errlen)
+{
+    for (int i = 0; i < 3; i++) {
+        int n = read_token(f, tok[i], comments);
+        if (n <= 0) {
+            imgio_error(err, errlen, path, "%s %s header", n == 0 ? "truncated" : "malformed",
+                        kind);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Parses a positive decimal int token; -1 when it is not one (sign, junk, overflow). */
 static long parse_positive(const char *tok)
 {
@@ -268,17 +284,8 @@ int pnm_read(const char *path, image *out, char *err, size_t errlen)
         goto fail;
     }
     int channels = magic[1] == '5' ? 1 : 3;
-    for (int i = 0; i < 3; i++) {
-        int n = read_token(f, tok[i], 1);
-        if (n == 0) {
-            imgio_error(err, errlen, path, "truncated PNM header");
-            goto fail;
-        }
-        if (n < 0) {
-            imgio_error(err, errlen, path, "malformed PNM header");
-            goto fail;
-        }
-    }
+    if (read_header_fields(f, tok, 1, "PNM", path, err, errlen) != 0)
+        goto fail;
     long width = parse_positive(tok[0]), height = parse_positive(tok[1]);
     long maxval = parse_positive(tok[2]);
     if (width < 0 || height < 0) {
@@ -382,17 +389,8 @@ int pfm_read(const char *path, fmap *out, char *err, size_t errlen)
         imgio_error(err, errlen, path, "colour PFM (PF) is not supported: need 1-channel Pf");
         goto fail;
     }
-    for (int i = 0; i < 3; i++) {
-        int n = read_token(f, tok[i], 0);
-        if (n == 0) {
-            imgio_error(err, errlen, path, "truncated PFM header");
-            goto fail;
-        }
-        if (n < 0) {
-            imgio_error(err, errlen, path, "malformed PFM header");
-            goto fail;
-        }
-    }
+    if (read_header_fields(f, tok, 0, "PFM", path, err, errlen) != 0)
+        goto fail;
     long width = parse_positive(tok[0]), height = parse_positive(tok[1]);
     if (width < 0 || height < 0) {
         imgio_error(err, errlen, path, "bad PFM dimensions \"%s\" x \"%s\"", tok[0], tok[1]);

@@ -20,23 +20,9 @@
 #include "calib.h"
 #include "mapfile.h"
 
-static char tmpdir[64];
+#include "tmpdir.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-static const char *tmp_path(char *buf, const char *name)
-{
-    snprintf(buf, PATH_MAX, "%s/%s", tmpdir, name);
-    return buf;
-}
-
-static void write_text(const char *path, const char *text, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
 
 /* A calibration as cv2.FileStorage writes it (matrix data wrapped over lines), with an ignored
  * string, an ignored matrix and a comment. Values are exact in binary where the maps test
@@ -543,18 +529,14 @@ static void test_load_maps(void **state)
 
 static int setup(void **state)
 {
-    strcpy(tmpdir, "/tmp/test_calib_c.XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    (void)state;
+    return tmpdir_make("test_calib_c");
 }
 
 static int teardown(void **state)
 {
-    static const char *names[] = {"calib.yml", "cut.yml", "empty.yml", "bin.yml", "rig.yml",
-                                  "rig.maps", "notes.txt"};
-    char path[PATH_MAX];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        unlink(tmp_path(path, names[i]));
-    return rmdir(tmpdir);
+    (void)state;
+    return tmpdir_remove();
 }
 
 int main(void)

@@ -21,23 +21,9 @@
 #include "calib.h"
 #include "mapfile.h"
 
-static char tmpdir[64];
+#include "tmpdir.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
-
-static const char *tmp_path(char *buf, const char *name)
-{
-    snprintf(buf, PATH_MAX, "%s/%s", tmpdir, name);
-    return buf;
-}
-
-static void write_text(const char *path, const char *text, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
 
 static void write_str(const char *path, const char *text) { write_text(path, text, strlen(text)); }
 
@@ -535,18 +521,14 @@ static void test_spec(void **state)
 
 static int setup(void **state)
 {
-    strcpy(tmpdir, "/tmp/test_calib_camera_info.XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    (void)state;
+    return tmpdir_make("test_calib_camera_info");
 }
 
 static int teardown(void **state)
 {
-    static const char *names[] = {"left.yaml", "right.yaml", "rig.yml", "cut.yaml", "stereo.yml",
-                                  "notes.yaml"};
-    char path[PATH_MAX];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        unlink(tmp_path(path, names[i]));
-    return rmdir(tmpdir);
+    (void)state;
+    return tmpdir_remove();
 }
 
 int main(void)
