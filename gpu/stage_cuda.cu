@@ -421,12 +421,12 @@ static cudaMemoryType memory_type(const void *ptr)
     return t;
 }
 
-/* Copies a view into the stage's input buffer and points the descriptor at it. */
-static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, frame_desc *d,
-                            char *err, size_t errlen)
+/* Copies a view (in memory of type t, memory_type) into the stage's input buffer and points
+ * the descriptor at it. */
+static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, cudaMemoryType t,
+                            frame_desc *d, char *err, size_t errlen)
 {
     size_t row = (size_t)im->width * stereo_pixfmt_bytes(im->format);
-    cudaMemoryType t = memory_type(im->data);
     cudaMemcpyKind kind = t == cudaMemoryTypeDevice || t == cudaMemoryTypeManaged
                               ? cudaMemcpyDeviceToDevice
                               : cudaMemcpyHostToDevice;
@@ -475,8 +475,8 @@ stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const s
     stereo_status st = begin_frame(s, left, right, 0, &d, err, errlen);
     if (st != STEREO_OK)
         return st;
-    if ((st = upload(s, 0, left, d, err, errlen)) != STEREO_OK ||
-        (st = upload(s, 1, right, d, err, errlen)) != STEREO_OK)
+    if ((st = upload(s, 0, left, memory_type(left->data), d, err, errlen)) != STEREO_OK ||
+        (st = upload(s, 1, right, memory_type(right->data), d, err, errlen)) != STEREO_OK)
         return st;
     CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
     return STEREO_OK;
@@ -620,7 +620,7 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
         } else if (t == cudaMemoryTypeDevice) {
             d->in[i] = im[i]->data;
             d->pitch[i] = im[i]->pitch;
-        } else if ((st = upload(s, i, im[i], d, err, errlen)) != STEREO_OK) {
+        } else if ((st = upload(s, i, im[i], t, d, err, errlen)) != STEREO_OK) {
             return st;
         }
     }

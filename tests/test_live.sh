@@ -49,6 +49,15 @@ check() {
   if "$@"; then ok "$name"; else not_ok "$name" "$(tail -15 "$diag" 2>/dev/null)"; fi
 }
 lines() { grep -c '' "$1"; }
+# ends_within PID TENTHS: 0 once PID has ended (its status is then collected with wait), else
+# kills it after TENTHS tenths of a second and returns 1
+ends_within() {
+  local i
+  for i in $(seq "$2"); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -0 "$1" 2>/dev/null || return 0
+  kill -KILL "$1"; wait "$1" 2>/dev/null
+  return 1
+}
 
 # A display for the window tests: Xvfb through xvfb-run, else SDL's offscreen driver.
 if command -v xvfb-run >/dev/null 2>&1; then
@@ -148,9 +157,7 @@ signal_test() { # NAME SIGNAL COMMAND...
   sleep 0.5
   local t0=$(date +%s%N)
   kill -"$sig" "$pid"
-  for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid"; wait "$pid" 2>/dev/null
+  if ! ends_within "$pid" 30; then
     not_ok "$name" "still running 3 s after SIG$sig"
     return
   fi
@@ -283,9 +290,7 @@ for i in $(seq 50); do [ -e gone/left_000003.png ] && break; sleep 0.1; done
 # renamed away in one step: a plain rm -rf races the writer (a file created between its unlinks
 # and its rmdir leaves the folder in place, ENOTEMPTY)
 mv gone gone.removed && rm -rf gone.removed
-for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$pid" 2>/dev/null; then
-  kill -KILL "$pid"; wait "$pid" 2>/dev/null
+if ! ends_within "$pid" 50; then
   not_ok "recording folder removed while running: the run ends by itself" "still running after 5 s"
 else
   wait "$pid"
