@@ -33,15 +33,13 @@ template <int K, int G, bool CENSUS, int MODE, int NB>
 static __global__ void __launch_bounds__(AGG_BLOCK)
 k_aggregate(sgm_args a, int dir, int nlines)
 {
-    __shared__ uint16_t p2_table[256]; /* P2' for |dI| = 0..255 */
-    for (int i = threadIdx.x; i < 256; i += blockDim.x)
-        p2_table[i] = (uint16_t)stereo_p2_adaptive(a.p1, a.p2, a.p2_adapt, i);
-    __syncthreads();
+    __shared__ uint32_t jump_table[256];
+    fill_jump_table(a, jump_table);
     int gid = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     if (gid >= nlines)
         return; /* whole groups leave together: G divides the block and the warp */
     unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1) << (threadIdx.x & 31 & ~(G - 1)));
-    walk_line<K, G, CENSUS, MODE, NB>(a, dir, gid, threadIdx.x & (G - 1), mask, p2_table);
+    walk_line<K, G, CENSUS, MODE, NB>(a, dir, gid, threadIdx.x & (G - 1), mask, jump_table);
 }
 
 template <int K, int G, int MODE, int NB>

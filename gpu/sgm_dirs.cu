@@ -3,11 +3,11 @@
  *
  * When every L fits a byte (L <= max_cost + max(P2, P1 + 1) <= 255; true for the defaults,
  * sgm_fits_bytes in launch.cuh), the directions do not need to add into a 16-bit sum:
- *   1. k_dirs: one launch walks the lines of every direction at once (the blocks of direction i
- *      follow those of direction i - 1), each storing its L as bytes into volume i (w * h * D
- *      bytes, pixel-major, D bytes per pixel). Directions are independent, so all their lines
- *      are in flight together (thousands of lines instead of one direction's hundreds) and no
- *      line waits for an S load: the walk only loads the small rank rows.
+ *   1. k_dirs: one launch walks the lines of every direction at once (longest lines first,
+ *      see dir_blocks), each storing its L as bytes into volume i (w * h * D bytes,
+ *      pixel-major, D bytes per pixel). Directions are independent, so all their lines are in
+ *      flight together (thousands of lines instead of one direction's hundreds) and no line
+ *      waits for an S load: the walk only loads the small rank rows.
  *   2. k_wta: one block per row. Each group of G lanes walks one segment of the row from right
  *      to left, adds the volumes (S = sum of the directions' bytes, 16-bit) and finishes each
  *      pixel as the final pass of sgm.cu does (finish_pixel in sgm_walk.cuh): the left disparity
@@ -25,30 +25,45 @@
 
 #define WTA_BLOCK 256
 
-/* Where each direction's blocks start in k_dirs' grid. */
+/* k_dirs' grid, longest lines first. The walk is bound by instruction issue, and the blocks
+ * start in index order: if the long lines started last they would run on alone at the end
+ * with the GPU mostly idle. So the straight directions come first (the longer of rows and
+ * columns before the other), then the four diagonal directions interleaved block by block,
+ * each walking its lines in order of decreasing length (stereo_sgm_diag_line), which also gives the
+ * groups of a warp lines of nearly equal length (the warp walks for its longest, walk_line). */
 typedef struct {
-    int first[9]; /* first[i]: direction i's first block; first[paths]: the grid size */
-    int nlines[8];
-    int paths;
+    int dir[4];       /* the straight directions in grid order */
+    int first[5];     /* first[i]: dir[i]'s first block; first[4]: the diagonals' first */
+    int diag_blocks;  /* blocks per diagonal direction (0 with 4 paths) */
 } dir_blocks;
 
 template <int K, int G, bool CENSUS>
 static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_blocks t)
 {
-    __shared__ uint16_t p2_table[256]; /* P2' for |dI| = 0..255 */
-    for (int i = threadIdx.x; i < 256; i += blockDim.x)
-        p2_table[i] = (uint16_t)stereo_p2_adaptive(a.p1, a.p2, a.p2_adapt, i);
-    __syncthreads();
-    int dir = 0, first = 0, nlines = t.nlines[0];
+    __shared__ uint32_t jump_table[256];
+    fill_jump_table(a, jump_table);
+    const int w = a.width, h = a.height, bid = blockIdx.x;
+    int dir, block, nlines;
+    if (bid < t.first[4]) {
+        dir = t.dir[0], block = bid;
 #pragma unroll
-    for (int i = 1; i < 8; i++) /* constant indices: t stays in parameter memory */
-        if (i < t.paths && (int)blockIdx.x >= t.first[i])
-            dir = i, first = t.first[i], nlines = t.nlines[i];
-    int gid = ((int)blockIdx.x - first) * (AGG_BLOCK / G) + (int)threadIdx.x / G;
-    if (gid >= nlines)
-        return; /* whole groups leave together: G divides the block and the warp */
-    unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1) << (threadIdx.x & 31 & ~(G - 1)));
-    walk_line<K, G, CENSUS, MODE_STORE8, 1>(a, dir, gid, threadIdx.x & (G - 1), mask, p2_table);
+        for (int j = 1; j < 4; j++) /* constant indices: t stays in parameter memory */
+            if (bid >= t.first[j])
+                dir = t.dir[j], block = bid - t.first[j];
+    } else {
+        int b = bid - t.first[4];
+        dir = 4 + b % 4;
+        block = b / 4;
+    }
+    nlines = stereo_sgm_line_count(dir, w, h);
+    const int rank = block * (AGG_BLOCK / G) + (int)threadIdx.x / G;
+    /* a warp walks uniformly (walk_line): groups past the direction's last line come along idle;
+     * warps with no line at all leave */
+    if (__all_sync(0xffffffffu, rank >= nlines))
+        return;
+    const int line = rank >= nlines ? 0 : dir < 4 ? rank : stereo_sgm_diag_line(dir, rank, w, h);
+    walk_line<K, G, CENSUS, MODE_STORE8, 1>(a, dir, line, threadIdx.x & (G - 1), 0xffffffffu,
+                                            jump_table, rank < nlines);
 }
 
 template <int K, int NP>
@@ -138,15 +153,22 @@ static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t str
 {
     dir_blocks t;
     memset(&t, 0, sizeof t);
-    t.paths = paths;
-    for (int i = 0; i < paths; i++) {
-        t.nlines[i] = stereo_sgm_line_count(i, a->width, a->height);
-        t.first[i + 1] = t.first[i] + (int)(((size_t)t.nlines[i] * G + AGG_BLOCK - 1) / AGG_BLOCK);
+    const int w = a->width, h = a->height;
+    const int rows_first = w >= h; /* rows are w steps long, columns h */
+    static const int by_rows[4] = {0, 1, 2, 3}, by_cols[4] = {2, 3, 0, 1};
+    for (int i = 0; i < 4; i++) {
+        t.dir[i] = rows_first ? by_rows[i] : by_cols[i];
+        size_t n = (size_t)stereo_sgm_line_count(t.dir[i], w, h);
+        t.first[i + 1] = t.first[i] + (int)((n * G + AGG_BLOCK - 1) / AGG_BLOCK);
     }
+    if (paths == 8)
+        t.diag_blocks = (int)(((size_t)stereo_sgm_line_count(4, w, h) * G + AGG_BLOCK - 1) /
+                              AGG_BLOCK);
+    unsigned grid = (unsigned)(t.first[4] + 4 * t.diag_blocks);
     if (a->cost == STEREO_COST_CENSUS)
-        k_dirs<K, G, true><<<t.first[paths], AGG_BLOCK, 0, stream>>>(*a, t);
+        k_dirs<K, G, true><<<grid, AGG_BLOCK, 0, stream>>>(*a, t);
     else
-        k_dirs<K, G, false><<<t.first[paths], AGG_BLOCK, 0, stream>>>(*a, t);
+        k_dirs<K, G, false><<<grid, AGG_BLOCK, 0, stream>>>(*a, t);
     return cudaGetLastError();
 }
 

@@ -113,7 +113,9 @@ struct step_inputs {
     uint64_t cr[CENSUS ? K : 1];
     uint64_t cl;
     uint32_t rr[CENSUS ? 1 : R];                  /* right rank bytes, aligned words */
-    int shift;                                    /* 8 * (window start & 3) */
+    int shift;                                    /* K % 4 == 0: the byte_perm selector of
+                                                     the window's first reversed quad; else
+                                                     8 * (window start & 3) */
     int rl, grey;
 };
 
@@ -121,33 +123,48 @@ struct step_inputs {
  * up to 7 bytes past xr0; the rank buffers are padded in front and behind (RANK_PAD_FRONT /
  * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
  * where the costs are replaced by max_cost anyway. */
+/* The right image's cost inputs of a lane, shifted so that element p of the left image reads
+ * its own window: right pixel xr0 - i of row y is element p - (x - xr0) - i, p = y * w + x and
+ * x - xr0 = dmin + k0. Computed once per line. */
+template <int K>
+struct right_base {
+    const uint8_t *rank;    /* the K window bytes start at rank + p */
+    const uint64_t *census; /* disparity k0 + i at census[p - i] */
+    __device__ right_base(const sgm_args &a, int k0)
+    {
+        const uintptr_t back = (uintptr_t)(a.dmin + k0); /* the unused cost's base is NULL */
+        rank = (const uint8_t *)((uintptr_t)a.rank_r - back - (K - 1));
+        census = (const uint64_t *)((uintptr_t)a.census_r - back * sizeof(uint64_t));
+    }
+};
+
 template <int K, bool CENSUS, int MODE, int NB>
-static __device__ __forceinline__ void load_step(const sgm_args &a, size_t p, int xr0, int k0,
+static __device__ __forceinline__ void load_step(const sgm_args &a, const right_base<K> &rb,
+                                                 size_t p, int xr0, int k0,
                                                  step_inputs<K, CENSUS, NB> &in)
 {
-    /* right pixel xr0 - i of row y is element p - (x - xr0) - i: p = y * w + x, x - xr0 = dmin + k0 */
-    const long back = (long)a.dmin + k0;
     if (MODE == MODE_ADD || MODE == MODE_FINAL) {
 #pragma unroll
         for (int b = 0; b < NB; b++)
             load_words(a.S[b] + p * a.ndisp + k0, in.s[b]);
     }
     if (CENSUS) {
-        in.cl = a.census_l[p];
-        const uint64_t *cr = a.census_r + (long)p - back;
+        in.cl = __ldg(a.census_l + p);
+        const uint64_t *cr = rb.census + p;
 #pragma unroll
         for (int i = 0; i < K; i++)
-            in.cr[i] = xr0 - i >= 0 ? cr[-i] : 0;
+            in.cr[i] = xr0 - i >= 0 ? __ldg(cr - i) : 0;
     } else {
-        in.rl = a.rank_l[p];
-        const uint8_t *lo = a.rank_r + ((long)p - back - (K - 1));
+        in.rl = __ldg(a.rank_l + p);
+        const uint8_t *lo = rb.rank + p;
         const uint32_t *wp = (const uint32_t *)((uintptr_t)lo & ~(uintptr_t)3);
-        in.shift = 8 * (int)((uintptr_t)lo & 3);
+        const int s = (int)((uintptr_t)lo & 3); /* the window's first byte in wp[0] */
+        in.shift = K % 4 == 0 ? 0x0123 + s * 0x1111 : 8 * s;
 #pragma unroll
         for (int i = 0; i < step_inputs<K, CENSUS, NB>::R; i++)
-            in.rr[i] = wp[i];
+            in.rr[i] = __ldg(wp + i);
     }
-    in.grey = a.grey[p];
+    in.grey = __ldg(a.grey + p);
 }
 
 /* Costs of the lane's K disparities as K/2 16-bit pairs; max_cost where x - d < 0. */
@@ -160,9 +177,23 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
         for (int j = 0; j < K / 2; j++)
             cost[j] = (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? 2 * j : 0]) |
                       (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? 2 * j + 1 : 0]) << 16;
+    } else if (K % 4 == 0) {
+        /* the window: bytes xr0 - K + 1 .. xr0 of the right rank row, starting at byte s of
+         * rr[0]; disparity k0 + i reads window byte K - 1 - i, so quad q (disparities 4q ..
+         * 4q+3) is window bytes 4m + 3 .. 4m reversed, m = K/4 - 1 - q: bytes s + 3 .. s of
+         * rr[m], rr[m + 1], picked and reversed by one byte_perm (selector 0x0123 + s * 0x1111) */
+        uint32_t rl4 = (uint32_t)in.rl * 0x01010101u;
+#pragma unroll
+        for (int q = 0; q < K / 4; q++) {
+            const int m = K / 4 - 1 - q;
+            uint32_t r4 = __byte_perm(in.rr[CENSUS ? 0 : m], in.rr[CENSUS ? 0 : m + 1], in.shift);
+            uint32_t c4 = __vabsdiffu4(rl4, r4);
+            cost[2 * q] = __byte_perm(c4, 0, 0x4140);
+            cost[2 * q + 1] = __byte_perm(c4, 0, 0x4342);
+        }
     } else {
-        /* the window: bytes xr0 - K + 1 .. xr0 of the right rank row; first realign the loaded
-         * words to the window start (win[i] = window bytes 4i .. 4i+3) */
+        /* as above, for K % 4 == 2: first realign the loaded words to the window start (win[i] =
+         * window bytes 4i .. 4i+3), then reverse the quads, the last one partial */
         constexpr int SW = (K + 3) / 4;
         uint32_t win[SW];
 #pragma unroll
@@ -276,8 +307,8 @@ static __device__ __forceinline__ void finish_pixel(const sgm_args &a, const uin
 
 /* ---- a lane's K L values as bytes (MODE_STORE8 and the per-direction WTA, sgm_dirs.cu) ------
  * The K bytes of a lane start at an offset that is a multiple of K in a pixel's D bytes (D is
- * a multiple of 16), so they are accessed in 8-byte words when K % 8 == 0, 4-byte words when
- * K % 4 == 0, else 2-byte words. */
+ * a multiple of 16), so they are accessed in 8-byte words when K % 8 == 0 (stored in 16-byte
+ * words when K % 16 == 0), 4-byte words when K % 4 == 0, else 2-byte words. */
 template <int K>
 struct byte_words {
     static constexpr int BYTES = K % 8 == 0 ? 8 : K % 4 == 0 ? 4 : 2; /* per access */
@@ -294,7 +325,14 @@ static __device__ __forceinline__ uint32_t pack_lo_bytes(uint32_t a, uint32_t b)
 template <int K>
 static __device__ __forceinline__ void store_bytes(uint8_t *p, const uint32_t (&v)[K / 2])
 {
-    if (K % 8 == 0) {
+    if (K % 16 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 16; i++)
+            *(uint4 *)(p + 16 * i) = make_uint4(pack_lo_bytes(v[8 * i], v[8 * i + 1]),
+                                                pack_lo_bytes(v[8 * i + 2], v[8 * i + 3]),
+                                                pack_lo_bytes(v[8 * i + 4], v[8 * i + 5]),
+                                                pack_lo_bytes(v[8 * i + 6], v[8 * i + 7]));
+    } else if (K % 8 == 0) {
 #pragma unroll
         for (int i = 0; i < K / 8; i++)
             *(uint2 *)(p + 8 * i) = make_uint2(pack_lo_bytes(v[4 * i], v[4 * i + 1]),
@@ -350,14 +388,44 @@ static __device__ __forceinline__ void add_bytes(const uint32_t (&r)[byte_words<
     }
 }
 
+/* The jump term of the recurrence for each |dI| = 0..255: (P2' - P1) in both 16-bit halves
+ * (P2' >= P1 + 1, stereo_p2_adaptive). Called by the whole block, which it synchronises. */
+static __device__ __forceinline__ void fill_jump_table(const sgm_args &a, uint32_t *table)
+{
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        table[i] = (uint32_t)(stereo_p2_adaptive(a.p1, a.p2, a.p2_adapt, i) - a.p1) * 0x10001u;
+    __syncthreads();
+}
+
+/* The largest of the warp's values (every lane of the warp calls it). On sm_80+ one REDUX,
+ * whose result the compiler knows to be warp-uniform. */
+static __device__ __forceinline__ int warp_max(int v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, v);
+#else
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+        v = max(v, __shfl_xor_sync(0xffffffffu, v, off));
+    return v;
+#endif
+}
+
 /* One line of direction dir (line gid of stereo_sgm_line_start), walked by a group of G lanes;
- * p2_table: P2' for |dI| = 0..255 (shared memory). */
+ * jump_table: (P2' - P1) in both 16-bit halves for |dI| = 0..255 (shared memory, fill_jump_table).
+ * MODE_STORE8 (sgm_dirs.cu) walks warp-uniformly: every lane of the warp calls it (live = 0 for
+ * a group without a line), all groups of the warp run the longest of their lines' step counts
+ * (the diagonal lines of one warp differ by a few steps), and a group past its line's end only
+ * skips its loads and stores. The shuffles then need no convergence checks (mask is the full
+ * warp). The other modes let each group leave at its own line's end (mask: the group's lanes). */
 template <int K, int G, bool CENSUS, int MODE, int NB>
 static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int gid, int lane,
-                                                 unsigned mask, const uint16_t *p2_table)
+                                                 unsigned mask, const uint32_t *jump_table,
+                                                 bool live = true)
 {
     constexpr int W = K / 2;
     constexpr int PF = (CENSUS || K > 8) ? 4 : 8; /* steps in flight */
+    constexpr bool UNIFORM = MODE == MODE_STORE8;
     const int w = a.width, h = a.height, D = K * G;
     int x0, y0, dx, dy;
     stereo_sgm_line_start(dir, gid, w, h, &x0, &y0);
@@ -367,6 +435,9 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     if (dx < 0) steps = min(steps, x0 + 1);
     if (dy > 0) steps = min(steps, h - y0);
     if (dy < 0) steps = min(steps, y0 + 1);
+    if (!live)
+        steps = 0;
+    const int steps_all = UNIFORM ? warp_max(steps) : steps; /* the loop's trip count */
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
     const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
@@ -379,25 +450,29 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     }
 
     const size_t p0 = (size_t)y0 * w + x0;
+    const right_base<K> rb(a, k0);
     step_inputs<K, CENSUS, NB> ring[PF];
 #pragma unroll
-    for (int j = 0; j < PF; j++)
+    for (int j = 0; j < PF; j++) {
         if (j < steps)
-            load_step<K, CENSUS, MODE, NB>(a, p0 + j * stride, x0 + j * dx - a.dmin - k0, k0,
-                                           ring[j]);
+            load_step<K, CENSUS, MODE, NB>(a, rb, p0 + j * stride, x0 + j * dx - a.dmin - k0,
+                                           k0, ring[j]);
+        else
+            ring[j].grey = 0; /* a uniform walk's idle steps compute with it */
+    }
 
     uint32_t prev[W];
     uint32_t right_best[K], pending[W]; /* final pass only */
 #pragma unroll
     for (int i = 0; i < K; i++)
         right_best[i] = KEY_EMPTY;
-    uint32_t min_prev = 0;
+    uint32_t min_prev2 = 0; /* min over k of the previous L, in both 16-bit halves */
     int grey_prev = 0;
-    for (int base = 0; base < steps; base += PF) {
+    for (int base = 0; base < steps_all; base += PF) {
 #pragma unroll
         for (int j = 0; j < PF; j++) {
             const int step = base + j;
-            if (step >= steps)
+            if (step >= steps_all)
                 break;
             const int x = x0 + step * dx, y = y0 + step * dy;
             const size_t p = p0 + step * stride;
@@ -423,8 +498,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 /* min(L(k-1) + P1, L(k+1) + P1, L(k), min_prev + P2') as
                  * min(min(L(k-1), L(k+1), min_prev + P2' - P1) + P1, L(k)): two instructions
                  * on Hopper (P2' > P1, so the subtraction cannot borrow) */
-                uint32_t jump = min_prev + p2_table[di] - (uint32_t)a.p1;
-                uint32_t jump2 = jump * 0x10001u, nbase2 = 0u - min_prev * 0x10001u;
+                uint32_t jump2 = min_prev2 + jump_table[di];
 #pragma unroll
                 for (int i = 0; i < W; i++) {
                     uint32_t km1 = __byte_perm(i > 0 ? prev[i - 1] : below, prev[i], 0x5432);
@@ -432,14 +506,17 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                     uint32_t v = addmin2(min3_2(km1, kp1, jump2), p1x2, prev[i]);
                     /* cost + v - min_prev per half, in one IADD3 (modulo 2^32 the order does
                      * not matter, and each half's true result fits: see "no carries" above) */
-                    cur[i] = cost[i] + v + nbase2;
+                    cur[i] = cost[i] + v - min_prev2;
                 }
             }
+            /* the minimum of L over the group, in both halves of min_prev2: as 32-bit numbers
+             * such pairs compare like their halves, so the group reduction is unchanged */
             uint32_t m2 = cur[0];
 #pragma unroll
             for (int i = 1; i < W; i++)
                 m2 = min2(m2, cur[i]);
-            min_prev = group_min<G>(min(lo16(m2), hi16(m2)), mask);
+            m2 = min2(m2, __byte_perm(m2, 0, 0x1032)); /* with its halves swapped */
+            min_prev2 = group_min<G>(m2, mask);
             grey_prev = in.grey;
 
             if (MODE == MODE_FINAL) {
@@ -465,9 +542,10 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
 #pragma unroll
                 for (int i = 0; i < W; i++)
                     out[i] = MODE == MODE_ADD ? in.s[0][i] + cur[i] : cur[i];
-                if (MODE == MODE_STORE8)
-                    store_bytes<K>(a.L8 + (size_t)dir * a.vol + p * D + k0, cur);
-                else
+                if (MODE == MODE_STORE8) {
+                    if (step < steps)
+                        store_bytes<K>(a.L8 + (size_t)dir * a.vol + p * D + k0, cur);
+                } else
                     store_words(a.S[0] + p * D + k0, out);
             }
 #pragma unroll
@@ -475,7 +553,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 prev[i] = cur[i];
             /* refill this ring slot with step + PF */
             if (step + PF < steps)
-                load_step<K, CENSUS, MODE, NB>(a, p + PF * stride, xr0 + PF * dx, k0, in);
+                load_step<K, CENSUS, MODE, NB>(a, rb, p + PF * stride, xr0 + PF * dx, k0, in);
         }
     }
     if (MODE == MODE_FINAL && steps > 0) /* the last pixel of the line */

@@ -123,6 +123,32 @@ STEREO_HD void stereo_sgm_line_start(int dir, int line, int w, int h, int *x, in
     }
 }
 
+/* The line of diagonal direction dir (4..7) that is the rank-th longest (rank 0..w+h-2; ties
+ * in a fixed order), for walking the long lines first (sgm_dirs.cu). The lines entering through
+ * the first row (line < w in stereo_sgm_line_start) are, from the longest, A_j = min(h, w - j)
+ * steps long (line j when dx > 0, w - 1 - j when dx < 0); those entering through the first
+ * column, B_j = min(w, h - 1 - j) steps (line w + j). Both lists are sorted; merged, the
+ * full-length lines (min(w, h) steps) come first, then A and B alternate for each shorter
+ * length. */
+STEREO_HD int stereo_sgm_diag_line(int dir, int rank, int w, int h)
+{
+    int a, b; /* the rank-th line is A_a, or B_b when a < 0 */
+    if (w >= h) {
+        int nfull = w - h + 1; /* A_0 .. A_{w-h} */
+        int t = rank - nfull;
+        a = t < 0 ? rank : (t & 1) ? -1 : nfull + t / 2;
+        b = t / 2;
+    } else {
+        int nfull = h - w + 1; /* A_0, B_0 .. B_{h-w-1} */
+        int t = rank - nfull;
+        a = rank == 0 ? 0 : t < 0 || (t & 1) ? -1 : 1 + t / 2;
+        b = t < 0 ? rank - 1 : h - w + t / 2;
+    }
+    if (a < 0)
+        return w + b;
+    return (dir & 1) ? w - 1 - a : a; /* directions 5 and 7 have dx < 0 */
+}
+
 /* ---- 6. subpixel: the parabola through S(d-1), S(d), S(d+1) in 1/16 px ----------------------
  * offset = 16 (c0 - c2) / (2 max(c0 + c2 - 2 c1, 1)), rounded to nearest with halves away from
  * zero. Because c1 is the minimum, |offset| <= 8 (half a pixel). */

@@ -103,6 +103,36 @@ static void test_formula_p2_adaptive(void **state)
     }
 }
 
+/* The GPU walks the diagonal lines longest first (stereo_sgm_diag_line): for every shape and
+ * diagonal direction, ranks must map onto every line exactly once, in order of non-increasing
+ * length, where the length is counted by walking the line from stereo_sgm_line_start. */
+static void test_formula_diagonal_lines_longest_first(void **state)
+{
+    static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {2, 2}, {5, 3}, {3, 5},
+                                   {64, 64}, {333, 217}, {217, 333}, {640, 480}, {17, 250}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int w = sizes[s][0], h = sizes[s][1], n = w + h - 1;
+        for (int dir = 4; dir < 8; dir++) {
+            assert_int_equal(stereo_sgm_line_count(dir, w, h), n);
+            char *seen = calloc((size_t)n, 1);
+            int last = w + h, dx, dy;
+            stereo_sgm_direction(dir, &dx, &dy);
+            for (int rank = 0; rank < n; rank++) {
+                int line = stereo_sgm_diag_line(dir, rank, w, h), x, y, len = 0;
+                assert_in_range(line, 0, n - 1);
+                assert_false(seen[line]);
+                seen[line] = 1;
+                stereo_sgm_line_start(dir, line, w, h, &x, &y);
+                for (; x >= 0 && x < w && y >= 0 && y < h; x += dx, y += dy)
+                    len++;
+                assert_true(len >= 1 && len <= last);
+                last = len;
+            }
+            free(seen);
+        }
+    }
+}
+
 static int cmp16(const void *a, const void *b) { return *(const int16_t *)a - *(const int16_t *)b; }
 
 static void test_formula_median9_is_the_median(void **state)
@@ -743,6 +773,7 @@ int main(void)
         cmocka_unit_test(test_formula_grey_weights),
         cmocka_unit_test(test_formula_subpixel_matches_parabola),
         cmocka_unit_test(test_formula_p2_adaptive),
+        cmocka_unit_test(test_formula_diagonal_lines_longest_first),
         cmocka_unit_test(test_formula_median9_is_the_median),
         cmocka_unit_test(test_grey_formats),
         cmocka_unit_test(test_rectify_random_maps),
