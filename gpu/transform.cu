@@ -7,8 +7,6 @@
 
 #define TILE_W 32
 #define TILE_H 8
-#define APRON_X 7 /* largest rank window radius (15 / 2); census needs 4 */
-#define APRON_Y 7
 
 static __device__ __forceinline__ int clampi(int v, int lo, int hi)
 {
@@ -27,18 +25,24 @@ static __device__ void load_tile(const uint8_t *img, int w, int h, int rx, int r
     __syncthreads();
 }
 
-static __global__ void k_rank(const uint8_t *img, int w, int h, int window, uint8_t *out)
+/* RADIUS: the window's radius (1..7), a template parameter so that the window's loops unroll
+ * into shared-memory loads at constant offsets (the run-time loops of a generic kernel cost
+ * twice the time at 1280x960, docs/cuda-notes.md). */
+template <int RADIUS>
+static __global__ void k_rank(const uint8_t *img, int w, int h, uint8_t *out)
 {
-    __shared__ uint8_t tile[(TILE_H + 2 * APRON_Y) * (TILE_W + 2 * APRON_X)];
-    int r = window / 2, tw = TILE_W + 2 * r;
-    load_tile(img, w, h, r, r, tile);
+    constexpr int tw = TILE_W + 2 * RADIUS;
+    __shared__ uint8_t tile[(TILE_H + 2 * RADIUS) * tw];
+    load_tile(img, w, h, RADIUS, RADIUS, tile);
     int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
     if (x >= w || y >= h)
         return;
-    const uint8_t *centre = tile + (threadIdx.y + r) * tw + threadIdx.x + r;
+    const uint8_t *centre = tile + (threadIdx.y + RADIUS) * tw + threadIdx.x + RADIUS;
     int c = *centre, n = 0;
-    for (int j = -r; j <= r; j++)
-        for (int i = -r; i <= r; i++)
+#pragma unroll
+    for (int j = -RADIUS; j <= RADIUS; j++)
+#pragma unroll
+        for (int i = -RADIUS; i <= RADIUS; i++)
             n += centre[j * tw + i] < c;
     out[(size_t)y * w + x] = (uint8_t)n;
 }
@@ -65,7 +69,16 @@ cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *
                         cudaStream_t stream)
 {
     dim3 block(TILE_W, TILE_H), grid((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
-    k_rank<<<grid, block, 0, stream>>>(grey, w, h, window, out);
+    switch (window / 2) { /* odd windows 3..15 (transform.h) */
+    case 1: k_rank<1><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    case 2: k_rank<2><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    case 3: k_rank<3><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    case 4: k_rank<4><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    case 5: k_rank<5><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    case 6: k_rank<6><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    case 7: k_rank<7><<<grid, block, 0, stream>>>(grey, w, h, out); break;
+    default: return cudaErrorInvalidValue;
+    }
     return cudaGetLastError();
 }
 
