@@ -68,6 +68,7 @@ typedef struct {
     /* per-direction design (sgm_dirs.cu): direction i's L in bytes at L8 + i * vol */
     uint8_t *L8;
     size_t vol;                          /* w * h * D */
+    int sms;                             /* the device's multiprocessors (the walk's split) */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */

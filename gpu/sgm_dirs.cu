@@ -187,13 +187,18 @@ cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
 {
     if (paths != 4 && paths != 8)
         return cudaErrorInvalidValue;
-    /* The walk is bound by instruction issue (all lines of every direction are in flight), and
-     * a step's fixed part (loads, shuffles, the group minimum) is shared by a lane's K
-     * disparities: with 8 paths 16 disparities per lane are faster than 8 (H100, 640x480 and
-     * 1280x960 D128: 0.239 / 0.837 ms against 0.328 / 1.117 for the directions; docs/cuda-notes.md).
-     * With 4 paths the lines are too few for fewer lanes per line to pay off (1024x440: 0.305
-     * against 0.289 ms), so they keep the common split. */
-    if (paths == 8) {
+    /* The walk is bound by the integer ALU pipe when enough lines are in flight, and a step's
+     * fixed part (loads, shuffles, the group minimum, the store) is shared by a lane's K
+     * disparities: then 16 disparities per lane beat 8. With too few lines for the GPU (fewer
+     * than ~7 warps of 16-disparity lanes per multiprocessor) the walk is latency-bound and
+     * twice the lanes with 8 each are faster. Measured on the H100 (132 SMs), D128, walk only:
+     * 1024x440 4 paths (~5.5 warps per SM) 0.221 ms with 16 against 0.209 with 8; 1280x960
+     * 4 paths (~8.5) 0.401 against 0.496; 640x480 8 paths (~12.7) 16 faster by ~27 %
+     * (docs/cuda-notes.md). A Jetson (8-16 SMs) takes 16 for any common size. */
+    long lines = 0;
+    for (int i = 0; i < paths; i++)
+        lines += stereo_sgm_line_count(i, a->width, a->height);
+    if (lines * (a->ndisp / 16) >= 224L * (a->sms > 0 ? a->sms : 1)) {
         switch (a->ndisp) {
         case 64: return launch_dirs_kg<16, 4>(a, paths, stream);
         case 128: return launch_dirs_kg<16, 8>(a, paths, stream);

@@ -42,6 +42,7 @@ struct stage_cuda {
     /* aggregation: per-direction byte volumes (sgm_dirs.cu) when L fits a byte and they fit in
      * memory, else the branches' 16-bit partial sums (sgm.cu) */
     int agg_dirs;
+    int sms;                       /* the device's multiprocessors (sgm_args.sms) */
     uint8_t *L8;                        /* paths volumes of w * h * D bytes */
     uint16_t *S[SGM_MAX_BRANCHES];      /* the aggregation branches' partial sums (sgm.cu) */
     int branches;
@@ -149,6 +150,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     if (s->agg_dirs) {
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
+        a.sms = s->sms;
         LAUNCH(launch_sgm_dirs(&a, p->paths, st), "sgm_dirs");
         mark(s, "sgm (directions)");
         LAUNCH(launch_wta_dirs(&a, p->paths, st), "wta_dirs");
@@ -255,6 +257,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             CUDA_TRY(cudaGetDevice(&device));
             CUDA_TRY(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess,
                                             device));
+            CUDA_TRY(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, device));
             const char *frames = getenv("STEREO_CUDA_FRAMES");
             s->pinned_frames = frames && !strcmp(frames, "managed")  ? 0
                                : frames && !strcmp(frames, "pinned") ? 1
