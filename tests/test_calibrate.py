@@ -45,6 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("STEREO_BUILD", "build")
 DATA = os.environ.get("STEREO_DATA", os.path.join(ROOT, "..", "shared", "data"))
 TOOL = os.path.join(ROOT, "tools", "stereo-calibrate")
+TOOL_BUILT = os.path.join(ROOT, BUILD, "stereo-calibrate")  # the link `ninja` makes to TOOL
 CALIB_MAPS = os.path.join(ROOT, BUILD, "calib-maps")
 STEREO_MATCH = os.path.join(ROOT, BUILD, "stereo-match")
 
@@ -1049,10 +1050,13 @@ def main():
         tap.skip("calibration tests", "python3-opencv / numpy missing (run ./setup.sh)")
         print(f"1..{tap.n}")
         return 0
-    missing = [p for p in (CALIB_MAPS, STEREO_MATCH) if not os.access(p, os.X_OK)]
+    missing = [p for p in (CALIB_MAPS, STEREO_MATCH, TOOL_BUILT) if not os.access(p, os.X_OK)]
     if missing:
         print(f"Bail out! {', '.join(missing)} not built (ninja {' '.join(missing)})")
         return 1
+    r = run([TOOL_BUILT, "--help"])
+    tap.ok(r.returncode == 0 and "--left" in r.stdout and "--live" in r.stdout,
+           f"{BUILD}/stereo-calibrate runs the tool (--help)", r.stdout, r.stderr)
     t0 = time.time()
     tool = load_tool()
     work = tempfile.mkdtemp(prefix="test_calibrate.")
