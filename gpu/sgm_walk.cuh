@@ -119,10 +119,6 @@ struct step_inputs {
     int rl, grey;
 };
 
-/* The right rank row is read through aligned 32-bit words from at or below byte xr0 - K + 1 to
- * up to 7 bytes past xr0; the rank buffers are padded in front and behind (RANK_PAD_FRONT /
- * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
- * where the costs are replaced by max_cost anyway. */
 /* The right image's cost inputs of a lane, shifted so that element p of the left image reads
  * its own window: right pixel xr0 - i of row y is element p - (x - xr0) - i, p = y * w + x and
  * x - xr0 = dmin + k0. Computed once per line. */
@@ -138,6 +134,10 @@ struct right_base {
     }
 };
 
+/* The right rank row is read through aligned 32-bit words from at or below byte xr0 - K + 1 to
+ * up to 7 bytes past xr0; the rank buffers are padded in front and behind (RANK_PAD_FRONT /
+ * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
+ * where the costs are replaced by max_cost anyway. */
 template <int K, bool CENSUS, int MODE, int NB>
 static __device__ __forceinline__ void load_step(const sgm_args &a, const right_base<K> &rb,
                                                  size_t p, int xr0, int k0,
