@@ -25,16 +25,17 @@
 
 #define WTA_BLOCK 256
 
-/* k_dirs' grid, longest lines first. The walk is bound by instruction issue, and the blocks
- * start in index order: if the long lines started last they would run on alone at the end
- * with the GPU mostly idle. So the straight directions come first (the longer of rows and
- * columns before the other), then the four diagonal directions interleaved block by block,
- * each walking its lines in order of decreasing length (stereo_sgm_diag_line), which also gives the
- * groups of a warp lines of nearly equal length (the warp walks for its longest, walk_line). */
+/* k_dirs' grid, longest lines first. Not every line fits on the GPU at once (1280x960: ~3250
+ * warps, ~2100 resident on an H100) and blocks start in index order: if the long lines
+ * started last they would run on alone at the end with the GPU mostly idle. So the straight
+ * directions come first (the longer of rows and columns before the other), then the four
+ * diagonal directions interleaved block by block, each walking its lines in order of
+ * decreasing length (stereo_sgm_diag_line), which also gives the groups of a warp lines of
+ * nearly equal length (the warp walks for its longest, walk_line). */
 typedef struct {
     int dir[4];       /* the straight directions in grid order */
     int first[5];     /* first[i]: dir[i]'s first block; first[4]: the diagonals' first */
-    int diag_blocks;  /* blocks per diagonal direction (0 with 4 paths) */
+    int diag_blocks;  /* blocks per diagonal direction (0 with 4 paths; sizes the grid) */
 } dir_blocks;
 
 template <int K, int G, bool CENSUS>
