@@ -397,6 +397,42 @@ static __device__ __forceinline__ void fill_jump_table(const sgm_args &a, uint32
     __syncthreads();
 }
 
+/* Stage 5 for a lane's K = 2W disparities: cur = C + min(prev_k, min(prev_k-1, prev_k+1) + P1,
+ * min_prev + P2') - min_prev, with below / above the group's neighbour values (hi half: L(k0 -
+ * 1), lo half: L(k0 + K); FAR2 at the ends of the range), jump2 = min_prev + P2' - P1 and
+ * min_prev2 = min_prev in both halves. min(L(k-1) + P1, L(k+1) + P1, L(k), min_prev + P2') is
+ * computed as min(min(L(k-1), L(k+1), min_prev + P2' - P1) + P1, L(k)): two instructions on
+ * Hopper (P2' > P1, so the subtraction cannot borrow). */
+template <int W>
+static __device__ __forceinline__ void recurrence_step(const uint32_t (&prev)[W], uint32_t below,
+                                                       uint32_t above, const uint32_t (&cost)[W],
+                                                       uint32_t jump2, uint32_t p1x2,
+                                                       uint32_t min_prev2, uint32_t (&cur)[W])
+{
+#pragma unroll
+    for (int i = 0; i < W; i++) {
+        uint32_t km1 = __byte_perm(i > 0 ? prev[i - 1] : below, prev[i], 0x5432);
+        uint32_t kp1 = __byte_perm(prev[i], i < W - 1 ? prev[i + 1] : above, 0x5432);
+        uint32_t v = addmin2(min3_2(km1, kp1, jump2), p1x2, prev[i]);
+        /* cost + v - min_prev per half, in one IADD3 (modulo 2^32 the order does not matter,
+         * and each half's true result fits: see "no carries" above) */
+        cur[i] = cost[i] + v - min_prev2;
+    }
+}
+
+/* The minimum of L over a group of G lanes, in both 16-bit halves: as 32-bit numbers such
+ * pairs compare like their halves, so the group reduction is the plain one. */
+template <int G, int W>
+static __device__ __forceinline__ uint32_t line_min2(const uint32_t (&cur)[W], unsigned mask)
+{
+    uint32_t m2 = cur[0];
+#pragma unroll
+    for (int i = 1; i < W; i++)
+        m2 = min2(m2, cur[i]);
+    m2 = min2(m2, __byte_perm(m2, 0, 0x1032)); /* with its halves swapped */
+    return group_min<G>(m2, mask);
+}
+
 /* The largest of the warp's values (every lane of the warp calls it). On sm_80+ one REDUX,
  * whose result the compiler knows to be warp-uniform. */
 static __device__ __forceinline__ int warp_max(int v)
@@ -494,29 +530,11 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                     below = FAR2;
                 if (lane == G - 1)
                     above = FAR2;
-                int di = abs(in.grey - grey_prev);
-                /* min(L(k-1) + P1, L(k+1) + P1, L(k), min_prev + P2') as
-                 * min(min(L(k-1), L(k+1), min_prev + P2' - P1) + P1, L(k)): two instructions
-                 * on Hopper (P2' > P1, so the subtraction cannot borrow) */
-                uint32_t jump2 = min_prev2 + jump_table[di];
-#pragma unroll
-                for (int i = 0; i < W; i++) {
-                    uint32_t km1 = __byte_perm(i > 0 ? prev[i - 1] : below, prev[i], 0x5432);
-                    uint32_t kp1 = __byte_perm(prev[i], i < W - 1 ? prev[i + 1] : above, 0x5432);
-                    uint32_t v = addmin2(min3_2(km1, kp1, jump2), p1x2, prev[i]);
-                    /* cost + v - min_prev per half, in one IADD3 (modulo 2^32 the order does
-                     * not matter, and each half's true result fits: see "no carries" above) */
-                    cur[i] = cost[i] + v - min_prev2;
-                }
+                recurrence_step(prev, below, above, cost,
+                                min_prev2 + jump_table[abs(in.grey - grey_prev)], p1x2,
+                                min_prev2, cur);
             }
-            /* the minimum of L over the group, in both halves of min_prev2: as 32-bit numbers
-             * such pairs compare like their halves, so the group reduction is unchanged */
-            uint32_t m2 = cur[0];
-#pragma unroll
-            for (int i = 1; i < W; i++)
-                m2 = min2(m2, cur[i]);
-            m2 = min2(m2, __byte_perm(m2, 0, 0x1032)); /* with its halves swapped */
-            min_prev2 = group_min<G>(m2, mask);
+            min_prev2 = line_min2<G>(cur, mask);
             grey_prev = in.grey;
 
             if (MODE == MODE_FINAL) {

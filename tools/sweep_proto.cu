@@ -30,34 +30,6 @@
         }                                                                                        \
     } while (0)
 
-/* one direction's recurrence for a lane's K disparities (as walk_line), from prev words with
- * the neighbours below (hi half: L(k0 - 1)) and above (lo half: L(k0 + K)) */
-template <int W>
-static __device__ __forceinline__ void recur(const uint32_t (&prev)[W], uint32_t below,
-                                             uint32_t above, const uint32_t (&cost)[W],
-                                             uint32_t jump2, uint32_t p1x2, uint32_t min2,
-                                             uint32_t (&cur)[W])
-{
-#pragma unroll
-    for (int i = 0; i < W; i++) {
-        uint32_t km1 = __byte_perm(i > 0 ? prev[i - 1] : below, prev[i], 0x5432);
-        uint32_t kp1 = __byte_perm(prev[i], i < W - 1 ? prev[i + 1] : above, 0x5432);
-        uint32_t v = addmin2(min3_2(km1, kp1, jump2), p1x2, prev[i]);
-        cur[i] = cost[i] + v - min2;
-    }
-}
-
-template <int G, int W>
-static __device__ __forceinline__ uint32_t lane_min(const uint32_t (&cur)[W])
-{
-    uint32_t m2 = cur[0];
-#pragma unroll
-    for (int i = 1; i < W; i++)
-        m2 = min2(m2, cur[i]);
-    m2 = min2(m2, __byte_perm(m2, 0, 0x1032));
-    return group_min<G>(m2, 0xffffffffu);
-}
-
 template <int K, int G, int SW>
 static __global__ void __launch_bounds__(SW * G) k_sweep_down(sgm_args a, uint16_t *S)
 {
@@ -106,7 +78,7 @@ static __global__ void __launch_bounds__(SW * G) k_sweep_down(sgm_args a, uint16
                 if (lane == G - 1)
                     above = FAR2;
                 uint32_t j2 = m2 + jump_table[abs(in.grey - g_prev)];
-                recur<W>(p2, below, above, cost, j2, p1x2, m2, c2);
+                recurrence_step(p2, below, above, cost, j2, p1x2, m2, c2);
                 /* dir 4 from column x - 1, dir 5 from x + 1, both of the previous row */
                 const int gl = a.grey[(size_t)(y - 1) * w + max(xc - 1, 0)];
                 const int gr = a.grey[(size_t)(y - 1) * w + min(xc + 1, w - 1)];
@@ -123,10 +95,7 @@ static __global__ void __launch_bounds__(SW * G) k_sweep_down(sgm_args a, uint16
                     uint32_t ab = lane == G - 1 ? FAR2 : row[lane * W + W];
                     uint32_t mm = nb_min[par][d][c];
                     uint32_t jj = mm + jump_table[abs(in.grey - (d == 0 ? gl : gr))];
-                    if (d == 0)
-                        recur<W>(pv, bl, ab, cost, jj, p1x2, mm, c4);
-                    else
-                        recur<W>(pv, bl, ab, cost, jj, p1x2, mm, c5);
+                    recurrence_step(pv, bl, ab, cost, jj, p1x2, mm, d == 0 ? c4 : c5);
                     if (start) { /* a diagonal path starts at the strip's edge */
 #pragma unroll
                         for (int i = 0; i < W; i++)
@@ -134,9 +103,9 @@ static __global__ void __launch_bounds__(SW * G) k_sweep_down(sgm_args a, uint16
                     }
                 }
             }
-            m2 = lane_min<G, W>(c2);
-            m4 = lane_min<G, W>(c4);
-            m5 = lane_min<G, W>(c5);
+            m2 = line_min2<G>(c2, 0xffffffffu);
+            m4 = line_min2<G>(c4, 0xffffffffu);
+            m5 = line_min2<G>(c5, 0xffffffffu);
             const int par = y & 1;
 #pragma unroll
             for (int i = 0; i < W; i++) {
@@ -219,17 +188,14 @@ int main(int argc, char **argv)
     a.grey = g, a.rank_l = rl, a.rank_r = rr + RANK_PAD_FRONT;
     printf("%dx%d D%d, directions 2, 4, 5 in one sweep, 16-bit sum written (%.0f MB):\n", w, h,
            D, n * D * 2 / 1e6);
-    printf("  16 disparities per lane, strips of 16 columns (128 threads): %.3f ms\n",
-           run<16, 16, 8>(a, S, 100));
-    printf("  16 disparities per lane, strips of 32 columns (256 threads): %.3f ms\n",
-           run<32, 16, 8>(a, S, 100));
-    printf("   8 disparities per lane, strips of 8 columns (128 threads): %.3f ms\n",
-           run<8, 8, 16>(a, S, 100));
-    printf("   8 disparities per lane, strips of 16 columns (256 threads): %.3f ms\n",
-           run<16, 8, 16>(a, S, 100));
-    printf("   4 disparities per lane, strips of 4 columns (128 threads): %.3f ms\n",
-           run<4, 4, 32>(a, S, 100));
-    printf("   4 disparities per lane, strips of 8 columns (256 threads): %.3f ms\n",
-           run<8, 4, 32>(a, S, 100));
+#define VARIANT(SW, K, G)                                                                        \
+    printf("  %2d disparities per lane, strips of %2d columns (%d threads): %.3f ms\n", K, SW,      \
+           SW * G, run<SW, K, G>(a, S, 100))
+    VARIANT(16, 16, 8);
+    VARIANT(32, 16, 8);
+    VARIANT(8, 8, 16);
+    VARIANT(16, 8, 16);
+    VARIANT(4, 4, 32);
+    VARIANT(8, 4, 32);
     return 0;
 }
