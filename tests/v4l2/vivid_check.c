@@ -232,33 +232,48 @@ static void check_frame(pair_run *r, const capture_frame *f, int k)
     r->last_seq[k] = (long)f->sequence;
 }
 
-/* Takes n pairs of format `want` (releasing each at once) within limit_s; last: keep the last
- * one there. */
-static void take_pairs_as(capture *c, stereo_pixfmt want, int n, double limit_s, pair_run *r,
-                          capture_pair *last)
+/* A run of capture_next calls: pair_run_begin starts it (expecting format want), then each
+ * pair_run_next waits up to 200 ms for a pair; it returns 0 on a timeout or an error (said once
+ * per change of status) and 1 with a pair, counted and checked by check_frame. */
+static void pair_run_begin(pair_run *r, stereo_pixfmt want)
 {
     memset(r, 0, sizeof *r);
     r->want = want;
     r->monotonic = r->format_ok = 1;
     r->last_ts[0] = r->last_ts[1] = INT64_MIN;
     r->last_seq[0] = r->last_seq[1] = -1;
+}
+
+static int pair_run_next(capture *c, pair_run *r, capture_pair *p, capture_status *last_st)
+{
+    capture_status st = capture_next(c, p, 200);
+    if (st != CAPTURE_OK) {
+        if (st != CAPTURE_TIMEOUT && st != *last_st)
+            diag("capture_next: status %d (%s)", (int)st, capture_message(c));
+        *last_st = st;
+        return 0;
+    }
+    r->pairs++;
+    int64_t s = p->skew_ns < 0 ? -p->skew_ns : p->skew_ns;
+    if (s > r->worst_skew)
+        r->worst_skew = s;
+    check_frame(r, &p->left, 0);
+    check_frame(r, &p->right, 1);
+    return 1;
+}
+
+/* Takes n pairs of format `want` (releasing each at once) within limit_s; last: keep the last
+ * one there. */
+static void take_pairs_as(capture *c, stereo_pixfmt want, int n, double limit_s, pair_run *r,
+                          capture_pair *last)
+{
+    pair_run_begin(r, want);
     double t0 = now_s();
     capture_status last_st = CAPTURE_OK;
     while (r->pairs < n && now_s() - t0 < limit_s) {
         capture_pair p;
-        capture_status st = capture_next(c, &p, 200);
-        if (st != CAPTURE_OK) {
-            if (st != CAPTURE_TIMEOUT && st != last_st)
-                diag("capture_next: status %d (%s)", (int)st, capture_message(c));
-            last_st = st;
+        if (!pair_run_next(c, r, &p, &last_st))
             continue;
-        }
-        r->pairs++;
-        int64_t s = p.skew_ns < 0 ? -p.skew_ns : p.skew_ns;
-        if (s > r->worst_skew)
-            r->worst_skew = s;
-        check_frame(r, &p.left, 0);
-        check_frame(r, &p.right, 1);
         if (last && r->pairs == n)
             *last = p;
         else
@@ -409,28 +424,15 @@ static void take_user_pairs(capture *c, user_set *u, stereo_pixfmt want, int n, 
                             user_run *r, const capture_pair *held, int nheld, capture_pair *keep)
 {
     memset(r, 0, sizeof *r);
-    r->base.want = want;
-    r->base.monotonic = r->base.format_ok = 1;
-    r->base.last_ts[0] = r->base.last_ts[1] = INT64_MIN;
-    r->base.last_seq[0] = r->base.last_seq[1] = -1;
+    pair_run_begin(&r->base, want);
     double t0 = now_s();
     capture_status last_st = CAPTURE_OK;
     while (r->base.pairs < n && now_s() - t0 < limit_s) {
         capture_pair p;
-        capture_status st = capture_next(c, &p, 200);
-        if (st != CAPTURE_OK) {
-            if (st != CAPTURE_TIMEOUT && st != last_st)
-                diag("capture_next: status %d (%s)", (int)st, capture_message(c));
-            last_st = st;
+        if (!pair_run_next(c, &r->base, &p, &last_st))
             continue;
-        }
-        r->base.pairs++;
-        int64_t s = p.skew_ns < 0 ? -p.skew_ns : p.skew_ns;
-        if (s > r->base.worst_skew)
-            r->base.worst_skew = s;
         const capture_frame *f[2] = {&p.left, &p.right};
         for (int k = 0; k < 2; k++) {
-            check_frame(&r->base, f[k], k);
             int i = user_index(u, k, f[k]->data);
             if (f[k]->io != CAPTURE_IO_USERPTR || i < 0 || i != f[k]->buffer) {
                 r->not_ours++;
