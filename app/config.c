@@ -162,6 +162,7 @@ static const key_def keys[] = {
     {"stereo", "median", K_BOOL, 0, 0, F(stereo.median), 0, 0},
     {"stereo", "backend", K_ENUM, 0, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
     {"stereo", "threads", K_INT, 0, 256, F(stereo.threads), 0, 0},
+    {"stereo", "sms", K_INT, 0, STEREO_MAX_SMS, F(stereo.sms), 0, 0},
 
     {"calibration", "maps", K_CALIB, 0, 0, F(maps), 0, 0},
 

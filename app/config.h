@@ -16,7 +16,7 @@
  *   [synth]        width, height, fps
  *   [stereo]       disparities, min_disparity, cost = rank|census, window, paths, p1, p2,
  *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
- *                  threads
+ *                  threads, sms (CUDA: run on N SMs, a green context; 0 = all)
  *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
  *                  files of a stereo calibration; empty: inputs already rectified)
  *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,

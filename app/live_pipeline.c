@@ -97,6 +97,7 @@ struct live_pipeline {
     pair_recorder *rec;
     long frame_limit;
     char backend[16], note[256];
+    int sms;                     /* stereo_stage_sms */
     slot slots[POOL_MAX];
     int nslots;                  /* POOL_SLOTS, + REC_SLOTS when recording */
     void (*wake)(void *);
@@ -495,6 +496,7 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     say(p->backend, sizeof p->backend, "%s",
         stereo_backend_to_str(stereo_active_backend(p->stage)));
     say(p->note, sizeof p->note, "%s", stereo_backend_note(p->stage));
+    p->sms = stereo_stage_sms(p->stage);
     if (pool_alloc(p, err, errlen) != 0)
         goto err;
     for (int k = p->nslots - 1; k >= 0; k--)
@@ -606,6 +608,7 @@ void live_pipeline_stage_times(live_pipeline *p, live_histogram *out)
 
 const char *live_pipeline_backend(const live_pipeline *p) { return p->backend; }
 const char *live_pipeline_backend_note(const live_pipeline *p) { return p->note; }
+int live_pipeline_sms(const live_pipeline *p) { return p->sms; }
 
 void live_pipeline_set_colormap(live_pipeline *p, int colormap)
 {

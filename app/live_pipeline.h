@@ -81,6 +81,9 @@ void live_pipeline_stage_times(live_pipeline *p, live_histogram *out);
  * fixed at create (a new P2 keeps the backend). */
 const char *live_pipeline_backend(const live_pipeline *p);
 const char *live_pipeline_backend_note(const live_pipeline *p);
+/* The SMs the CUDA stage runs on (stereo_stage_sms: [stereo] sms as the hardware rounded it, or
+ * the whole device), 0 on the CPU backend; fixed at create like the backend. */
+int live_pipeline_sms(const live_pipeline *p);
 
 void live_pipeline_set_colormap(live_pipeline *p, int colormap);
 void live_pipeline_set_paused(live_pipeline *p, int paused);

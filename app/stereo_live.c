@@ -73,6 +73,8 @@ static const char usage_text[] =
     "  --frames N             stop after N processed pairs (0 = until SIGINT / SIGTERM)\n"
     "  --headless             accepted (this binary has no window)\n"
     "  --backend B            auto (default) | cpu | cuda\n"
+    "  --sms N                CUDA: run the stage on N SMs (a green context, CUDA 12.4+;\n"
+    "                         the rest of the GPU stays free), 0 = all (default)\n"
     "  --set SECTION.KEY=VAL  a key of the configuration file (config/README.md), e.g.\n"
     "                         --set synth.width=1280 --set synth.fps=0 --set stereo.paths=4\n"
 #else
@@ -88,6 +90,8 @@ static const char usage_text[] =
     "  --headless             no window: statistics once a second\n"
     "  --fullscreen           full screen window\n"
     "  --backend B            auto (default) | cpu | cuda\n"
+    "  --sms N                CUDA: run the stage on N SMs (a green context, CUDA 12.4+;\n"
+    "                         the rest of the GPU stays free), 0 = all (default)\n"
     "  --screenshot FILE.png  save the window (headless: the colour disparity) at the end\n"
     "  --record DIR           write the processed raw pairs and timestamps.txt to DIR (a writer\n"
     "                         thread; a live source drops what it cannot keep up with and\n"
@@ -147,8 +151,8 @@ typedef struct {
  * the reason; o->help set for --help. */
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
-    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SCREENSHOT,
-           O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON };
+    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
+           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -156,6 +160,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"headless", no_argument, NULL, O_HEADLESS},
         {"fullscreen", no_argument, NULL, O_FULLSCREEN},
         {"backend", required_argument, NULL, O_BACKEND},
+        {"sms", required_argument, NULL, O_SMS},
         {"screenshot", required_argument, NULL, O_SCREENSHOT},
         {"record", required_argument, NULL, O_RECORD},
         {"set", required_argument, NULL, O_SET},
@@ -171,7 +176,8 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_SOURCE, "source", "type", NULL},     {O_FRAMES, "run", "frames", NULL},
         {O_HEADLESS, "display", "headless", "true"},
         {O_FULLSCREEN, "display", "fullscreen", "true"},
-        {O_BACKEND, "stereo", "backend", NULL}, {O_SCREENSHOT, "run", "screenshot", NULL},
+        {O_BACKEND, "stereo", "backend", NULL}, {O_SMS, "stereo", "sms", NULL},
+        {O_SCREENSHOT, "run", "screenshot", NULL},
         {O_RECORD, "record", "dir", NULL},
     };
     int c;
@@ -1016,9 +1022,10 @@ static int summary_write_json(const app *a, const summary *m, const char *path)
     }
     const live_histogram *st = &m->stage, *lat = &a->rt.latency;
     const stereo_params *p = &a->params;
-    fprintf(f, "{\n  \"program\": \"%s\",\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n",
-            PROGRAM,
-            live_source_to_str(a->cfg.source), live_pipeline_backend(a->pipe));
+    fprintf(f, "{\n  \"program\": \"%s\",\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n"
+               "  \"sms\": %d,\n",
+            PROGRAM, live_source_to_str(a->cfg.source), live_pipeline_backend(a->pipe),
+            live_pipeline_sms(a->pipe));
     fprintf(f, "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n  \"paths\": %d,\n"
                "  \"cost\": \"%s\",\n  \"synth_prerender\": %d,\n",
             p->width, p->height, p->num_disparities, p->paths, stereo_cost_to_str(p->cost),
@@ -1097,6 +1104,18 @@ static int open_inputs(app *a)
     return 0;
 }
 
+/* " on 16 SMs (green context)" after the backend's name when [stereo] sms put the CUDA stage on
+ * part of the GPU (the count it really got), else "". */
+static const char *green_note(const app *a, char *buf, size_t len)
+{
+    int sms = live_pipeline_sms(a->pipe);
+    if (a->params.sms > 0 && sms > 0)
+        snprintf(buf, len, " on %d SMs (green context)", sms);
+    else if (len)
+        buf[0] = '\0';
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     app a;
@@ -1115,7 +1134,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     int rc = 1;
-    char err[1024];
+    char err[1024], green[64] = "";
 #if !LIVE_LIBC_ONLY
     int windowed = 0;
     display d;
@@ -1142,14 +1161,15 @@ int main(int argc, char **argv)
             }
         }
     }
-    report("%s source, %dx%d, D %d, %s backend, %s%s", live_source_to_str(a.cfg.source),
+    report("%s source, %dx%d, D %d, %s backend%s, %s%s", live_source_to_str(a.cfg.source),
           a.params.width, a.params.height, a.params.num_disparities,
-          live_pipeline_backend(a.pipe), windowed ? "window: " : "headless",
-          windowed ? d.renderer : "");
+          live_pipeline_backend(a.pipe), green_note(&a, green, sizeof green),
+          windowed ? "window: " : "headless", windowed ? d.renderer : "");
 #else
-    report("%s source, %dx%d, D %d, %s backend, headless (CUDA and libc only build)",
+    report("%s source, %dx%d, D %d, %s backend%s, headless (CUDA and libc only build)",
            live_source_to_str(a.cfg.source), a.params.width, a.params.height,
-           a.params.num_disparities, live_pipeline_backend(a.pipe));
+           a.params.num_disparities, live_pipeline_backend(a.pipe),
+           green_note(&a, green, sizeof green));
 #endif
     int64_t t_start = monotonic_ns();
     a.rt.t_ns = t_start;
@@ -1191,10 +1211,10 @@ int main(int argc, char **argv)
     }
 #endif
     printf("stereo-live: %llu frames, %llu captured, %llu dropped, stage %.1f ms mean, "
-           "%s backend\n",
+           "%s backend%s\n",
            (unsigned long long)s->processed, (unsigned long long)s->captured,
            (unsigned long long)s->dropped, s->processed ? s->stage_ms_total / s->processed : 0.0,
-           live_pipeline_backend(a.pipe));
+           live_pipeline_backend(a.pipe), green);
     summary_print(&a, &m);
     if (a.cfg.record_dir[0])
         printf("stereo-live: recorded %llu pairs to %s (%llu record drops%s%s%s)\n",

@@ -56,6 +56,8 @@ static const char usage_text[] =
     "Backend:\n"
     "      --backend B        auto (default: CUDA if a device is present, else CPU), cpu, cuda\n"
     "      --threads N        CPU worker threads (default: one per core)\n"
+    "      --sms N            CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the\n"
+    "                         hardware may round N up), 0 = all (default); the CPU ignores it\n"
     "Outputs:\n"
     "      --color FILE.png   colour-mapped disparity (invalid = black)\n"
     "      --colormap NAME    turbo (default), jet, grey\n"
@@ -107,7 +109,8 @@ static const char *extension(const char *path)
 static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(path), ".pfm") || !strcasecmp(extension(path), ".png"); }
 
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
-       O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT, O_DEMO };
+       O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
+       O_DEMO };
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -120,6 +123,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"no-lr", no_argument, 0, O_NOLR}, {"lr-tolerance", required_argument, 0, O_LRTOL},
         {"no-median", no_argument, 0, O_NOMED}, {"maps", required_argument, 0, O_MAPS},
         {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
+        {"sms", required_argument, 0, O_SMS},
         {"color", required_argument, 0, O_COLOR}, {"colormap", required_argument, 0, O_CMAP},
         {"right", required_argument, 0, O_RIGHT}, {"confidence", required_argument, 0, O_CONF},
         {"repeat", required_argument, 0, O_REPEAT}, {"demo", required_argument, 0, O_DEMO},
@@ -156,6 +160,7 @@ static int parse_options(int argc, char **argv, options *o)
                 return usage_error("--backend: '%s' is not auto, cpu or cuda", a);
             break;
         case O_THREADS: bad = parse_int("--threads", a, 0, 256, &p->threads); break;
+        case O_SMS: bad = parse_int("--sms", a, 0, STEREO_MAX_SMS, &p->sms); break;
         case O_COLOR: o->color = a; break;
         case O_CMAP:
             if (colormap_from_str(a, &o->cmap))
@@ -369,9 +374,12 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
     size_t n = (size_t)p->width * p->height, valid = 0;
     for (size_t i = 0; i < n; i++)
         valid += d[i] >= 0;
-    printf("%dx%d D=%d dmin=%d %s %d paths, backend %s: %.1f ms%s, %.1f%% valid\n", p->width,
+    char green[48] = "";
+    if (p->sms > 0 && stereo_stage_sms(s) > 0)
+        snprintf(green, sizeof green, " on %d SMs (green context)", stereo_stage_sms(s));
+    printf("%dx%d D=%d dmin=%d %s %d paths, backend %s%s: %.1f ms%s, %.1f%% valid\n", p->width,
            p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), p->paths,
-           stereo_backend_to_str(stereo_active_backend(s)), ms,
+           stereo_backend_to_str(stereo_active_backend(s)), green, ms,
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n);
 }
 

@@ -22,6 +22,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
 
 void stage_cuda_destroy(stage_cuda *s) { (void)s; }
 
+int stage_cuda_sms(const stage_cuda *s) { return 0; }
+
 stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen)

@@ -13,6 +13,11 @@
  *   device-to-device when the caller's pointer is device or managed memory), replay the graph,
  *   copy the results to the caller's host buffers, wait on the stream. No host synchronisation
  *   happens inside the frame's GPU work.
+ * - With p->sms > 0 the stage lives in a green context of that many SMs (green_create): every
+ *   public entry point that touches CUDA pushes it on the calling thread and pops it on return
+ *   (green_scope). Push / pop rather than set: a green context may be current to one thread at
+ *   a time (the live app calls submit / wait from its stage thread, create / destroy from the
+ *   main one), and the caller's own CUDA work on the thread must keep the whole device.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,27 @@
 #include "launch.cuh"
 #include "stage_cuda.h"
 #include "transform.h"
+
+#if CUDART_VERSION >= 12040
+/* only for the driver API's types: its functions come through the runtime's entry-point lookup
+ * (driver_symbol), so the programs link the static runtime alone and still start (and fall back
+ * to the CPU) on a machine without a driver */
+#include <cuda.h>
+
+typedef struct {
+    decltype(&cuInit) init;
+    decltype(&cuDeviceGet) device_get;
+    decltype(&cuDeviceGetDevResource) device_resource;
+    decltype(&cuDevSmResourceSplitByCount) split_sms;
+    decltype(&cuDevResourceGenerateDesc) generate_desc;
+    decltype(&cuGreenCtxCreate) green_create;
+    decltype(&cuCtxFromGreenCtx) from_green;
+    decltype(&cuGreenCtxDestroy) green_destroy;
+    decltype(&cuCtxPushCurrent) push;
+    decltype(&cuCtxPopCurrent) pop;
+    decltype(&cuGetErrorString) error_string;
+} driver_api;
+#endif
 
 #define MAX_PROFILE 16
 
@@ -42,7 +68,8 @@ struct stage_cuda {
     /* aggregation: per-direction byte volumes (sgm_dirs.cu) when L fits a byte and they fit in
      * memory, else the branches' 16-bit partial sums (sgm.cu) */
     int agg_dirs;
-    int sms;                       /* the device's multiprocessors (sgm_args.sms) */
+    int sms;                       /* the SMs the stage runs on (sgm_args.sms): its green
+                                      context's, else the device's */
     uint8_t *L8;                        /* paths volumes of w * h * D bytes */
     uint16_t *S[SGM_MAX_BRANCHES];      /* the aggregation branches' partial sums (sgm.cu) */
     int branches;
@@ -80,7 +107,147 @@ struct stage_cuda {
     const char *ev_name[MAX_PROFILE];
     int n_ev;
     float stage_ms[MAX_PROFILE];
+#if CUDART_VERSION >= 12040
+    /* the green context (p->sms > 0), else NULL: the stage runs in the caller's context */
+    driver_api drv;
+    CUgreenCtx green;
+    CUcontext ctx;  /* green, as a context to push */
+#endif
 };
+
+/* ---- the green context (p->sms > 0) ------------------------------------------------------- */
+
+/* The stage's green context current on the calling thread from construction to the end of the
+ * enclosing scope, the thread's own context current again after it; nothing without one. */
+struct green_scope {
+    const stage_cuda *pushed = nullptr;
+    bool ok = true;
+    explicit green_scope(const stage_cuda *s)
+    {
+#if CUDART_VERSION >= 12040
+        if (s->ctx) {
+            ok = s->drv.push(s->ctx) == CUDA_SUCCESS;
+            pushed = ok ? s : nullptr;
+        }
+#endif
+    }
+    ~green_scope()
+    {
+#if CUDART_VERSION >= 12040
+        CUcontext popped;
+        if (pushed)
+            pushed->drv.pop(&popped);
+#endif
+    }
+    stereo_status fail(char *err, size_t errlen) const
+    {
+        snprintf(err, errlen, "sms: cannot make the stage's green context current");
+        return STEREO_ERR_CUDA;
+    }
+};
+
+#if CUDART_VERSION >= 12040
+/* A driver function by name, in its CUDA 12.4 form (the one cuda.h declares for the green
+ * context calls); -1 when the driver has none (older than 12.4, or no driver). */
+static int driver_symbol(const char *name, void **fn)
+{
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    *fn = NULL;
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, fn, 12040, cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
+#endif
+    cudaGetLastError(); /* a missing symbol must not surface as a later kernel's error */
+    return e == cudaSuccess && q == cudaDriverEntryPointSuccess && *fn ? 0 : -1;
+}
+
+static stereo_status driver_fail(const stage_cuda *s, char *err, size_t errlen, int want,
+                                 const char *what, CUresult r)
+{
+    const char *why = NULL;
+    if (s->drv.error_string(r, &why) != CUDA_SUCCESS || !why)
+        why = "unknown driver error";
+    snprintf(err, errlen, "sms: %d: %s: %s (%d)", want, what, why, (int)r);
+    return STEREO_ERR_CUDA;
+}
+
+/* Creates the green context of `want` SMs on the runtime's current device and records the SMs
+ * it really got in s->sms (the split rounds up to the hardware's granularity: the walk must
+ * divide its work by what it runs on). */
+static stereo_status green_create(stage_cuda *s, int want, char *err, size_t errlen)
+{
+    driver_api *d = &s->drv;
+    const struct {
+        const char *name;
+        void **fn;
+    } syms[] = {
+        {"cuInit", (void **)&d->init},
+        {"cuDeviceGet", (void **)&d->device_get},
+        {"cuDeviceGetDevResource", (void **)&d->device_resource},
+        {"cuDevSmResourceSplitByCount", (void **)&d->split_sms},
+        {"cuDevResourceGenerateDesc", (void **)&d->generate_desc},
+        {"cuGreenCtxCreate", (void **)&d->green_create},
+        {"cuCtxFromGreenCtx", (void **)&d->from_green},
+        {"cuGreenCtxDestroy", (void **)&d->green_destroy},
+        {"cuCtxPushCurrent", (void **)&d->push},
+        {"cuCtxPopCurrent", (void **)&d->pop},
+        {"cuGetErrorString", (void **)&d->error_string},
+    };
+    for (const auto &sym : syms)
+        if (driver_symbol(sym.name, sym.fn) != 0) {
+            int drv = 0;
+            cudaDriverGetVersion(&drv);
+            cudaGetLastError();
+            snprintf(err, errlen,
+                     "sms: %d: green contexts need a CUDA 12.4 or later driver; this one is "
+                     "%d.%d (%s not found)",
+                     want, drv / 1000, drv % 1000 / 10, sym.name);
+            return STEREO_ERR_NODEV;
+        }
+    int device = 0;
+    CUDA_TRY(cudaGetDevice(&device));
+    CUdevice dev;
+    CUdevResource all, part, rest;
+    CUresult r;
+    if ((r = d->init(0)) != CUDA_SUCCESS || (r = d->device_get(&dev, device)) != CUDA_SUCCESS ||
+        (r = d->device_resource(dev, &all, CU_DEV_RESOURCE_TYPE_SM)) != CUDA_SUCCESS)
+        return driver_fail(s, err, errlen, want, "reading the device's SMs", r);
+    if ((unsigned)want > all.sm.smCount) {
+        snprintf(err, errlen, "sms: %d is more than the device's %u SMs", want, all.sm.smCount);
+        return STEREO_ERR_PARAM;
+    }
+    unsigned groups = 1;
+    r = d->split_sms(&part, &groups, &all, &rest, 0, (unsigned)want);
+    if (r != CUDA_SUCCESS || groups != 1) { /* e.g. rounded up past the device's count */
+        const char *why = "no such group";
+        if (r != CUDA_SUCCESS && (d->error_string(r, &why) != CUDA_SUCCESS || !why))
+            why = "unknown driver error";
+        snprintf(err, errlen,
+                 "sms: %d: the device's %u SMs cannot be split into a group of that many (%s; "
+                 "the hardware groups SMs, e.g. by 8 on Hopper, by 2 on Orin): ask for fewer, "
+                 "or 0 for all",
+                 want, all.sm.smCount, why);
+        return r != CUDA_SUCCESS ? STEREO_ERR_CUDA : STEREO_ERR_PARAM;
+    }
+    CUdevResourceDesc desc;
+    if ((r = d->generate_desc(&desc, &part, 1)) != CUDA_SUCCESS)
+        return driver_fail(s, err, errlen, want, "cuDevResourceGenerateDesc", r);
+    if ((r = d->green_create(&s->green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM)) != CUDA_SUCCESS)
+        return driver_fail(s, err, errlen, want, "cuGreenCtxCreate", r);
+    if ((r = d->from_green(&s->ctx, s->green)) != CUDA_SUCCESS)
+        return driver_fail(s, err, errlen, want, "cuCtxFromGreenCtx", r);
+    s->sms = (int)part.sm.smCount;
+    return STEREO_OK;
+}
+#else /* CUDA 11.x (JetPack 5): the toolkit has no green contexts */
+static stereo_status green_create(stage_cuda *s, int want, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "sms: %d: green contexts need CUDA 12.4 or later; this build has %d.%d",
+             want, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    return STEREO_ERR_NODEV;
+}
+#endif
 
 int stage_cuda_available(char *why, size_t whylen)
 {
@@ -228,6 +395,13 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
     stereo_status st = STEREO_OK;
     /* every failure below goes through fail: so the partial stage is released */
     {
+        if (p->sms > 0 && (st = green_create(s, p->sms, err, errlen)) != STEREO_OK)
+            goto fail;
+        green_scope in_ctx(s); /* everything below is created in the green context */
+        if (!in_ctx.ok) {
+            st = in_ctx.fail(err, errlen);
+            goto fail;
+        }
         s->p = *p;
         s->have_maps = maps != NULL;
         s->src_w = maps ? maps[0].src_width : p->width;
@@ -257,7 +431,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             CUDA_TRY(cudaGetDevice(&device));
             CUDA_TRY(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess,
                                             device));
-            CUDA_TRY(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, device));
+            if (!s->sms) /* else the green context's count */
+                CUDA_TRY(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, device));
             const char *frames = getenv("STEREO_CUDA_FRAMES");
             s->pinned_frames = frames && !strcmp(frames, "managed")  ? 0
                                : frames && !strcmp(frames, "pinned") ? 1
@@ -351,10 +526,12 @@ fail:
     return st == STEREO_OK ? STEREO_ERR_CUDA : st;
 }
 
-void stage_cuda_destroy(stage_cuda *s)
+int stage_cuda_sms(const stage_cuda *s) { return s->sms; }
+
+/* The buffers, streams and events, in the stage's context (destroy). */
+static void release(stage_cuda *s)
 {
-    if (!s)
-        return;
+    green_scope in_ctx(s);
     if (s->stream)
         cudaStreamSynchronize(s->stream);
     if (s->graph_exec)
@@ -408,6 +585,17 @@ void stage_cuda_destroy(stage_cuda *s)
             cudaEventDestroy(s->frame_ev[i]);
     if (s->stream)
         cudaStreamDestroy(s->stream);
+}
+
+void stage_cuda_destroy(stage_cuda *s)
+{
+    if (!s)
+        return;
+    release(s);
+#if CUDART_VERSION >= 12040
+    if (s->green) /* after its buffers and streams, and no longer current anywhere */
+        s->drv.green_destroy(s->green);
+#endif
     free(s);
 }
 
@@ -474,6 +662,9 @@ static stereo_status begin_frame(stage_cuda *s, const stereo_image *left,
 stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
                                 char *err, size_t errlen)
 {
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     frame_desc *d; /* synchronous path: results stay in the stage's device buffers */
     stereo_status st = begin_frame(s, left, right, 0, &d, err, errlen);
     if (st != STEREO_OK)
@@ -502,6 +693,9 @@ static void read_profile(stage_cuda *s)
 
 stereo_status stage_cuda_replay(stage_cuda *s, float *ms, char *err, size_t errlen)
 {
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     stereo_status st;
     cudaEvent_t t0 = s->frame_ev[0], t1 = s->frame_ev[1];
     CUDA_TRY(cudaEventRecord(t0, s->stream));
@@ -519,6 +713,9 @@ stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const 
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen)
 {
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     const stereo_params *p = &s->p;
     size_t n = (size_t)p->width * p->height;
     stereo_status st;
@@ -556,6 +753,9 @@ int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int m
 stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
                                   char *err, size_t errlen)
 {
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     const stereo_params *p = &s->p;
     size_t row = (size_t)p->width * 4;
     if ((unsigned)colormap >= COLORMAP_COUNT || pitch < row || pitch % 4) {
@@ -578,6 +778,9 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
                                      size_t errlen)
 {
     *out = NULL;
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     size_t free_b = 0, total_b = 0;
     CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     if (bytes == 0 || bytes > free_b / 2) {
@@ -594,6 +797,7 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
 
 void stage_cuda_frame_free(stage_cuda *s, void *frame)
 {
+    green_scope in_ctx(s);
     if (s->pinned_frames)
         cudaFreeHost(frame);
     else
@@ -603,6 +807,9 @@ void stage_cuda_frame_free(stage_cuda *s, void *frame)
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
                                 int colormap, char *err, size_t errlen)
 {
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     int k = s->next_slot;
     frame_desc *d;
     stereo_status st = begin_frame(s, left, right, 1 + k, &d, err, errlen);
@@ -659,6 +866,9 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
 
 stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen)
 {
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
     if (!s->in_flight) {
         snprintf(err, errlen, "no submitted frame to wait for");
         return STEREO_ERR_PARAM;

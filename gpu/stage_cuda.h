@@ -1,5 +1,10 @@
 /* stage_cuda.h — the CUDA backend of the stereo stage, as seen by stereo.c.
  *
+ * With p->sms > 0 the stage lives in a CUDA green context of that many SMs: every call below
+ * makes it current on the calling thread for its length and gives the thread its own context
+ * back at the end, so the calls may come from any thread (one at a time), and the caller's other
+ * CUDA work keeps the whole device.
+ *
  * Exactly one implementation is linked: gpu/stage_cuda.cu (configured with CUDA) or
  * gpu/cuda_none.c (built without CUDA: every call reports that). The CUDA backend produces the
  * same bits as the CPU reference for the same parameters.
@@ -22,6 +27,10 @@ int stage_cuda_available(char *why, size_t whylen);
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen);
 void stage_cuda_destroy(stage_cuda *s);
+
+/* The SMs the stage runs on: those of its green context (p->sms rounded up by the hardware), or
+ * the device's count when p->sms = 0. */
+int stage_cuda_sms(const stage_cuda *s);
 
 /* Runs one pair and waits for the results (copied into the host buffers given). */
 stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,

@@ -195,6 +195,9 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "backend: %d is not auto, cpu or cuda", (int)p->backend);
     if (p->threads < 0 || p->threads > 256)
         return fail(err, errlen, E, "threads: %d is outside 0..256", p->threads);
+    if (p->sms < 0 || p->sms > STEREO_MAX_SMS)
+        return fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
+                    p->sms, STEREO_MAX_SMS);
     return STEREO_OK;
 }
 
@@ -649,5 +652,9 @@ const uint8_t *stereo_confidence(const stereo_stage *s) { return s->conf; }
 const uint8_t *stereo_rectified(const stereo_stage *s, int right) { return s->grey[right ? 1 : 0]; }
 const stereo_params *stereo_get_params(const stereo_stage *s) { return &s->p; }
 stereo_backend stereo_active_backend(const stereo_stage *s) { return s->active; }
+int stereo_stage_sms(const stereo_stage *s)
+{
+    return s->active == STEREO_BACKEND_CUDA ? stage_cuda_sms(s->cuda) : 0;
+}
 const char *stereo_backend_note(const stereo_stage *s) { return s->note; }
 const char *stereo_error(const stereo_stage *s) { return s->err; }

@@ -34,6 +34,7 @@ extern "C" {
 #define STEREO_INVALID ((int16_t)-1)
 #define STEREO_SUBPIXEL_BITS 4
 #define STEREO_SUBPIXEL_SCALE 16
+#define STEREO_MAX_SMS 1024   /* stereo_params.sms: no GPU has more SMs than this */
 
 typedef enum {
     STEREO_OK = 0,
@@ -65,6 +66,14 @@ typedef struct {
     int confidence;           /* 1 = compute the confidence map */
     stereo_backend backend;   /* auto: CUDA when a device is present, else CPU */
     int threads;              /* CPU backend worker threads, 0 = one per online core */
+    int sms;                  /* CUDA backend: run the stage on this many streaming
+                                 multiprocessors, 0..STEREO_MAX_SMS, 0 = all (default). A CUDA
+                                 green context (CUDA 12.4 or later, toolkit and driver) holds them;
+                                 the hardware may round the count up (Hopper: to a multiple of 8),
+                                 see stereo_stage_sms. More than the device has, or a build or
+                                 driver without green contexts, fails stereo_create. The rest of
+                                 the GPU is left to other work (a Jetson's neural network). The
+                                 CPU backend ignores it (also when AUTO falls back to the CPU). */
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
@@ -163,6 +172,9 @@ stereo_status stereo_wait(stereo_stage *s, stereo_result *out);
 
 const stereo_params *stereo_get_params(const stereo_stage *s);
 stereo_backend stereo_active_backend(const stereo_stage *s);
+/* The SMs the CUDA stage really runs on: params.sms as the hardware rounded it, or the device's
+ * count with sms = 0; 0 for the CPU backend. */
+int stereo_stage_sms(const stereo_stage *s);
 const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */
 const char *stereo_error(const stereo_stage *s);          /* message of the last failed call */
 

@@ -200,6 +200,9 @@ expect_fail 2 "--p1" "--p1 0" --p1 0 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p1 10 --p2 10 (p2 not greater)" --p1 10 --p2 10 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p2 5 (below the default p1)" --p2 5 "$L" "$R" "$O"
 expect_fail 2 "--window" "--window 8 (even)" --window 8 "$L" "$R" "$O"
+expect_fail 2 "--sms" "--sms -1" --sms -1 "$L" "$R" "$O"
+expect_fail 2 "--sms" "--sms x (not a number)" --sms x "$L" "$R" "$O"
+expect_fail 2 "--sms" "--sms 1025 (more than any GPU)" --sms 1025 "$L" "$R" "$O"
 expect_fail 2 "--frobnicate" "unknown option --frobnicate" --frobnicate "$L" "$R" "$O"
 expect_fail 2 "LEFT RIGHT OUTPUT" "no arguments"
 expect_fail 2 "LEFT RIGHT OUTPUT" "2 arguments" "$L" "$R"
@@ -247,6 +250,25 @@ else
   check "--backend auto succeeds and says once on stderr it uses the CPU backend" \
     eval '[ "$rc" -eq 0 ] && [ "$(stderr_lines)" -eq 1 ] && grep -q "CPU backend" "$W/se" \
           && pfm_ok "$O" 96 64'
+fi
+
+# --sms: the CPU backend ignores it; the CUDA one runs on a green context, or says why not
+rm -rf "$OD" && mkdir "$OD"
+run_m --backend cpu --sms 16 "$L" "$R" "$O"
+check "--backend cpu --sms 16: ignored" \
+  eval '[ "$rc" -eq 0 ] && grep -q "backend cpu:" "$W/so" && pfm_ok "$O" 96 64'
+if [ "$have_cuda" = 1 ]; then
+  run_m --backend cuda --sms 16 "$L" "$R" "$O"
+  check "--backend cuda --sms 16: on a green context, the SMs it got in the summary" \
+    eval '[ "$rc" -eq 0 ] && grep -qE "backend cuda on [0-9]+ SMs \(green context\)" "$W/so"'
+else
+  expect_fail 1 "CUDA backend unavailable" \
+    "--backend cuda --sms 16 without a usable CUDA device: the no-device message" \
+    --backend cuda --sms 16 "$L" "$R" "$O"
+  rm -rf "$OD" && mkdir "$OD"
+  run_m --backend auto --sms 16 "$L" "$R" "$O"
+  check "--backend auto --sms 16 without a CUDA device: the CPU backend, sms ignored" \
+    eval '[ "$rc" -eq 0 ] && grep -q "backend cpu:" "$W/so" && pfm_ok "$O" 96 64'
 fi
 
 # ---- --demo --------------------------------------------------------------------------------

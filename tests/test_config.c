@@ -130,6 +130,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.stereo.median, 1);
     assert_int_equal(c.stereo.subpixel, 1);
     assert_int_equal(c.stereo.backend, STEREO_BACKEND_AUTO);
+    assert_int_equal(c.stereo.sms, 0);
     assert_int_equal(c.p1_given, 0);
     assert_int_equal(c.p2_given, 0);
     assert_int_equal(c.colormap, COLORMAP_TURBO);
@@ -189,6 +190,7 @@ static const struct {
     {"stereo", "median", {"", "3x3", "True"}},
     {"stereo", "backend", {"", "gpu", "CUDA", "opencl"}},
     {"stereo", "threads", {"", "-1", "257", "all"}},
+    {"stereo", "sms", {"", "-1", "abc", "5000", "1025", "16 SMs", "8.5"}},
     {"calibration", "maps", {"\"rig.maps\"", "rig.maps # the rig", "'rig.yml'",
                              /* LEFT,RIGHT camera_info pairs */
                              "left.yaml,", ",right.yaml", " , ", "l.yaml,r.yaml,x.yaml",
@@ -266,7 +268,7 @@ static void test_good_values(void **state)
             "[synth]\nwidth = 32\nheight = 4096\nfps = 0\n"
             "[stereo]\ndisparities = 256\nmin_disparity = 16\ncost = census\nwindow = 15\n"
             "paths = 4\np2_adapt = 0\nuniqueness = 99\nsubpixel = no\nlr_check = 0\n"
-            "lr_tolerance = 255\nmedian = false\nbackend = cpu\nthreads = 256\n"
+            "lr_tolerance = 255\nmedian = false\nbackend = cpu\nthreads = 256\nsms = 1024\n"
             "[calibration]\nmaps = rig.yml\n"
             "[display]\nheadless = yes\nfullscreen = on\nwidth = 1920\nheight = 1080\n"
             "colormap = gray\nview = depth\nfont = /tmp/f.ttf\n"
@@ -311,6 +313,7 @@ static void test_good_values(void **state)
     assert_int_equal(c.stereo.median, 0);
     assert_int_equal(c.stereo.backend, STEREO_BACKEND_CPU);
     assert_int_equal(c.stereo.threads, 256);
+    assert_int_equal(c.stereo.sms, 1024);
     /* census penalties, not given: tuned */
     assert_int_equal(c.stereo.p1, 16);
     assert_int_equal(c.stereo.p2, 96);
@@ -675,6 +678,36 @@ static void test_set_overrides(void **state)
     expect_in(err, "p2: 100 must be greater than p1 (200)", "p2 <= p1");
 }
 
+/* [stereo] sms: the messages in full, from the file (FILE:LINE) and from --set */
+static void test_sms(void **state)
+{
+    live_config c;
+    const char *path;
+    static const struct {
+        const char *value, *msg;
+    } bad[] = {
+        {"-1", "sms: -1 is outside 0..1024"},
+        {"abc", "sms: 'abc' is not an integer"},
+        {"5000", "sms: 5000 is outside 0..1024"},
+    };
+    for (size_t i = 0; i < NELEMS(bad); i++) {
+        char text[64], want[512];
+        snprintf(text, sizeof text, "[stereo]\npaths = 4\nsms = %s\n", bad[i].value);
+        assert_int_equal(load_text(text, &c, &path), -1);
+        snprintf(want, sizeof want, "%s:3: %s", path, bad[i].msg);
+        assert_string_equal(err, want);
+        live_config_defaults(&c);
+        assert_int_equal(live_config_set(&c, "stereo", "sms", bad[i].value, err, sizeof err), -1);
+        assert_string_equal(err, bad[i].msg);
+        assert_int_equal(c.stereo.sms, 0);
+    }
+    load_ok("[stereo]\nsms = 16\n", &c);
+    assert_int_equal(c.stereo.sms, 16);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "sms", "0", err, sizeof err), 0);
+    assert_int_equal(c.stereo.sms, 0);
+}
+
 static void test_penalties_in_file(void **state)
 {
     live_config c;
@@ -786,7 +819,7 @@ static const char *const fuzz_keys[] = {
     "type", "left", "right", "device", "width", "height", "fps", "format", "buffers",
     "max_skew_ms", "loop", "disparities", "min_disparity", "cost", "window", "paths", "p1", "p2",
     "p2_adapt", "uniqueness", "subpixel", "lr_check", "lr_tolerance", "median", "backend",
-    "threads", "maps", "headless", "fullscreen", "colormap", "view", "font", "dir", "frames",
+    "threads", "sms", "maps", "headless", "fullscreen", "colormap", "view", "font", "dir", "frames",
     "screenshot", "gain", "[source]", "[camera]", "[controls]", "[files]", "[synth]", "[stereo]",
     "[calibration]", "[display]", "[record]", "[run]", "[bogus]"};
 static const char *const fuzz_values[] = {
@@ -972,6 +1005,7 @@ int main(void)
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_readme_lists_every_key),
         cmocka_unit_test(test_set_overrides),
+        cmocka_unit_test(test_sms),
         cmocka_unit_test(test_penalties_in_file),
         cmocka_unit_test(test_check_cross_field),
         cmocka_unit_test(test_fuzz),

@@ -8,7 +8,8 @@
 #      the overlay box holds text; the pair view shows both images and the horizontal lines
 #   3. SIGTERM / SIGINT while running (headless and in a window): exit 0 within a second or two
 #   4. bad options and configurations: exit 2, one stderr line, nothing created; sources that
-#      cannot open: exit 1, one line
+#      cannot open: exit 1, one line; --sms N: bad values refused naming --sms, ignored by the
+#      CPU backend, --backend cuda --sms 16 says its SMs (a GPU) or the no-device message (none)
 #   5. --record, then replay with the files source: every pair, none dropped, same disparity;
 #      recording the replay again gives the same files bit for bit; recorded = processed
 #   6. the recording writer thread: slowed down (strace delays its renames), a live source drops
@@ -214,6 +215,26 @@ bad_case "files that do not exist" 1 --source files --set "files.left=nothing/l_
 bad_case "--synth-prerender 0" 2 --synth-prerender 0
 bad_case "--synth-prerender with the files source" 2 --synth-prerender 4 --source files \
   --set "files.left=l_%04d.png" --set "files.right=r_%04d.png"
+for v in -1 x 5000; do
+  timeout 20 "$LIVE" --headless --frames 1 --sms "$v" >b.out 2>b.err
+  rc=$?
+  check "--sms $v: exit 2, one line naming --sms" b.err \
+    eval '[ $rc -eq 2 ] && [ "$(lines b.err)" -eq 1 ] && grep -q -- "--sms" b.err'
+done
+SMALL=(--set synth.width=160 --set synth.height=120 --set stereo.disparities=16)
+timeout 60 "$LIVE" --headless --frames 3 --backend cpu --sms 16 "${SMALL[@]}" >g.out 2>g.err
+rc=$?
+check "--backend cpu --sms 16: ignored, 3 frames, no green context in the log" g.err \
+  eval '[ $rc -eq 0 ] && grep -q "^stereo-live: 3 frames" g.out && ! grep -q "green context" g.err'
+timeout 60 "$LIVE" --headless --frames 3 --backend cuda --sms 16 "${SMALL[@]}" >g.out 2>g.err
+rc=$?
+if [ $rc -eq 0 ]; then
+  check "--backend cuda --sms 16 (a CUDA device): the log line gives the green context's SMs" \
+    g.err grep -qE 'cuda backend on [0-9]+ SMs \(green context\)' g.err
+else
+  check "--backend cuda --sms 16 without a CUDA device: exit 1, the no-device message" g.err \
+    eval '[ $rc -eq 1 ] && [ "$(lines g.err)" -eq 1 ] && grep -q "CUDA backend unavailable" g.err'
+fi
 
 # ---- 5. record, then replay with the files source -------------------------------------------
 timeout 60 "$LIVE" --headless --frames 10 --backend cpu --record rec --set synth.width=160 \

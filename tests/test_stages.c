@@ -687,6 +687,8 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.width = 0, expect_refused(q, "size");
     q = p, q.lr_tolerance = -1, expect_refused(q, "tolerance");
     q = p, q.cost = (stereo_cost)7, expect_refused(q, "cost");
+    q = p, q.sms = -1, expect_refused(q, "sms");
+    q = p, q.sms = STEREO_MAX_SMS + 1, expect_refused(q, "sms");
     /* maps that do not fit the stage */
     stereo_map m[2];
     assert_int_equal(mapfile_identity(&m[0], 99, 50), 0);
@@ -696,6 +698,47 @@ static void test_create_refuses_bad_params(void **state)
     assert_int_equal(stereo_create(&p, m, &s, err, sizeof err), STEREO_ERR_PARAM);
     assert_non_null(strstr(err, "map"));
     mapfile_free(m);
+}
+
+/* sms (the CUDA stage on N SMs) is checked on every backend and ignored by the CPU one, also
+ * when AUTO falls back to it; CUDA without a device gives the no-device message. */
+static void test_sms_on_each_backend(void **state)
+{
+    scene s;
+    scene_make(&s, 45, 21, 0, 16, STEREO_COST_RANK);
+    stereo_params p;
+    stereo_params_default(&p, s.w, s.h);
+    p.num_disparities = 16, p.backend = STEREO_BACKEND_CPU;
+    stereo_stage *all, *some, *st;
+    char err[256];
+    assert_int_equal(stereo_create(&p, NULL, &all, err, sizeof err), STEREO_OK);
+    p.sms = 16;
+    assert_int_equal(stereo_create(&p, NULL, &some, err, sizeof err), STEREO_OK);
+    assert_int_equal(stereo_stage_sms(some), 0);
+    stereo_image l = {s.grey[0], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+    stereo_image r = {s.grey[1], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+    assert_int_equal(stereo_process(all, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_process(some, &l, &r), STEREO_OK);
+    assert_memory_equal(stereo_disparity(all), stereo_disparity(some), 2 * s.w * s.h);
+    stereo_destroy(all);
+    stereo_destroy(some);
+    for (int b = STEREO_BACKEND_AUTO; b <= STEREO_BACKEND_CUDA; b += 2) {
+        p.backend = (stereo_backend)b;
+        stereo_status status = stereo_create(&p, NULL, &st, err, sizeof err);
+        if (status == STEREO_OK) { /* the CPU fallback, or a CUDA device with green contexts */
+            if (stereo_active_backend(st) == STEREO_BACKEND_CPU)
+                assert_int_equal(stereo_stage_sms(st), 0);
+            else
+                assert_true(stereo_stage_sms(st) >= 16);
+            stereo_destroy(st);
+        } else if (!strstr(err, "sms")) { /* else a device without green contexts */
+            assert_int_equal(b, STEREO_BACKEND_CUDA);
+            assert_int_equal(status, STEREO_ERR_NODEV);
+            if (!strstr(err, "CUDA backend unavailable"))
+                fail_msg("--backend cuda without a device: '%s'", err);
+        }
+    }
+    scene_free(&s);
 }
 
 static void test_process_refuses_wrong_images(void **state)
@@ -787,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_stage_matches_brute_force_chain),
         cmocka_unit_test(test_stage_with_identity_maps_equals_without),
         cmocka_unit_test(test_create_refuses_bad_params),
+        cmocka_unit_test(test_sms_on_each_backend),
         cmocka_unit_test(test_process_refuses_wrong_images),
         cmocka_unit_test(test_async_api_double_buffers_results),
     };

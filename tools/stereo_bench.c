@@ -1,7 +1,7 @@
 /* stereo-bench — GPU timing of the CUDA stage (a benchmark, not a test).
  *
  *   stereo-bench [--size WxH --disparities D --paths P [--cost rank|census]] [--runs N]
- *                [--frames N] [--csv FILE]
+ *                [--frames N] [--csv FILE] [--sms N]
  *
  * Without --size it runs the four issue configurations: 640x480 D128 8 paths, 1024x440 D128
  * 4 paths, 1280x960 D128 8 paths, 1920x1080 D256 8 paths; always with rectification (a generated
@@ -30,6 +30,10 @@
  * thread does (in this thread: counted in the fps, not in the stage time), to see what the
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
  * --json FILE writes the result as JSON.
+ *
+ * --sms N (both modes) runs the stage on N SMs, a CUDA green context (stereo_params.sms): a
+ * Jetson's SM count on a big GPU (Orin AGX 16, Nano 8; not its clock or memory bandwidth). The
+ * device line then says how many SMs the stage really got (the hardware may round N up).
  */
 #include <cuda_runtime.h>
 #include <errno.h>
@@ -123,8 +127,9 @@ static double frame_bytes(const config *c, int yuyv, int dirs)
     return grey_rect + transform + aggregate + wta + right + median_lr;
 }
 
-/* The stage parameters of a configuration: the defaults, with its D, paths and cost. */
-static void config_params(const config *c, stereo_backend backend, stereo_params *p)
+/* The stage parameters of a configuration: the defaults, with its D, paths and cost, on `sms`
+ * SMs (0 = all). */
+static void config_params(const config *c, stereo_backend backend, int sms, stereo_params *p)
 {
     stereo_params_default(p, c->w, c->h);
     p->num_disparities = c->D;
@@ -132,13 +137,32 @@ static void config_params(const config *c, stereo_backend backend, stereo_params
     p->cost = c->cost;
     stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
     p->backend = backend;
+    p->sms = sms;
 }
 
-static int run_config(const config *c, int runs, int frames, double copy_gbs, FILE *csv)
+/* The SMs a stage asked for `sms` really gets (the hardware may round up), from a small stage
+ * made for the purpose; 0 after printing why none can be made (too many, no green contexts). */
+static int stage_sms(int sms)
+{
+    config small = {64, 32, 16, 4, STEREO_COST_RANK};
+    stereo_params p;
+    config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
+    stage_cuda *s;
+    char err[512];
+    if (stage_cuda_create(&p, NULL, &s, err, sizeof err) != STEREO_OK) {
+        fprintf(stderr, "stereo-bench: %s\n", err);
+        return 0;
+    }
+    int got = stage_cuda_sms(s);
+    stage_cuda_destroy(s);
+    return got;
+}
+
+static int run_config(const config *c, int sms, int runs, int frames, double copy_gbs, FILE *csv)
 {
     char err[512];
     stereo_params p;
-    config_params(c, STEREO_BACKEND_CUDA, &p);
+    config_params(c, STEREO_BACKEND_CUDA, sms, &p);
 
     /* generated camera frames (YUYV: Y = the scene's grey, chroma flat) */
     synth_params sp = {c->w, c->h, 0, 3, 0, 0};
@@ -265,12 +289,12 @@ static double rank_quantile(const double *v, int n, double q)
     return v[(k < 1 ? 1 : k > n ? n : k) - 1];
 }
 
-static int run_async(const config *c, stereo_backend backend, int frames, int rewrite,
+static int run_async(const config *c, stereo_backend backend, int sms, int frames, int rewrite,
                      const char *json_path)
 {
     char err[512];
     stereo_params p;
-    config_params(c, backend, &p);
+    config_params(c, backend, sms, &p);
     stereo_stage *s = NULL;
     synth *syn = NULL;
     uint8_t *frame[ASYNC_PAIRS][2] = {{0}}, *host = NULL;
@@ -387,7 +411,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK};
-    int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0;
+    int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
     const char *csv_path = NULL, *json_path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -395,9 +419,11 @@ int main(int argc, char **argv)
         int bad = 0;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
-                   "[--runs N] [--frames N] [--csv FILE]\n"
+                   "[--runs N] [--frames N] [--csv FILE] [--sms N]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
-                   "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE]\n");
+                   "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N]\n"
+                   "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
+                   "hardware may round N up), 0 = all (default)\n");
             return 0;
         }
         if (!strcmp(a, "--async") || !strcmp(a, "--rewrite")) {
@@ -422,6 +448,8 @@ int main(int argc, char **argv)
             bad = stereo_cost_from_str(v, &custom.cost);
             if (bad)
                 fprintf(stderr, "stereo-bench: --cost: '%s' is not rank or census\n", v);
+        } else if (!strcmp(a, "--sms")) {
+            bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
         } else if (!strcmp(a, "--runs")) {
             bad = parse_int(a, v, 1, 100000, &runs);
         } else if (!strcmp(a, "--frames")) {
@@ -461,7 +489,7 @@ int main(int argc, char **argv)
             custom.D = 64;
     }
     if (async && backend == STEREO_BACKEND_CPU)
-        return run_async(&custom, backend, runs, rewrite, json_path);
+        return run_async(&custom, backend, sms, runs, rewrite, json_path);
     int dev = 0;
     struct cudaDeviceProp prop;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
@@ -471,28 +499,36 @@ int main(int argc, char **argv)
     int rt = 0, drv = 0;
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
+    char green[64] = "";
+    if (sms > 0) {
+        int got = stage_sms(sms);
+        if (!got)
+            return 1;
+        snprintf(green, sizeof green, "; stage on %d SMs (green context)", got);
+    }
     FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
     if (csv_path && !csv) {
         fprintf(stderr, "stereo-bench: %s: %s\n", csv_path, strerror(errno));
         return 1;
     }
     if (async) {
-        printf("device: %s, %d SMs, CUDA runtime %d.%d, driver %d.%d\n", prop.name,
-               prop.multiProcessorCount, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
-        return run_async(&custom, backend, runs, rewrite, json_path);
+        printf("device: %s, %d SMs, CUDA runtime %d.%d, driver %d.%d%s\n", prop.name,
+               prop.multiProcessorCount, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10,
+               green);
+        return run_async(&custom, backend, sms, runs, rewrite, json_path);
     }
     double copy = frames ? 0 : copy_bandwidth();
     if (!frames)
         printf("device: %s, %d SMs, %.0f MB L2, CUDA runtime %d.%d, driver %d.%d; "
-               "device-to-device copy %.0f GB/s\n",
+               "device-to-device copy %.0f GB/s%s\n",
                prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, rt / 1000,
-               rt % 1000 / 10, drv / 1000, drv % 1000 / 10, copy);
+               rt % 1000 / 10, drv / 1000, drv % 1000 / 10, copy, green);
     int rc = 0;
     if (custom.w)
-        rc |= run_config(&custom, runs, frames, copy, csv);
+        rc |= run_config(&custom, sms, runs, frames, copy, csv);
     else
         for (size_t i = 0; i < sizeof issue_configs / sizeof *issue_configs; i++)
-            rc |= run_config(&issue_configs[i], runs, frames, copy, csv);
+            rc |= run_config(&issue_configs[i], sms, runs, frames, copy, csv);
     if (csv)
         fclose(csv);
     return rc;

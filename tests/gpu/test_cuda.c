@@ -9,12 +9,14 @@
  * and the RGBA colour image of each colour map. Cases: a grid of options (paths, cost, D, dmin,
  * adaptive P2, uniqueness, subpixel, LR, median, confidence), awkward sizes (333x217, 640x1,
  * 17x640, 631x479, widths that are no multiple of 32), grey / RGB / YUYV inputs with padded
- * pitches, rectification maps with pixels mapped from outside, and every scene in DATA_DIR (the
+ * pitches, rectification maps with pixels mapped from outside, the stage on 16 SMs (a green
+ * context, driven from a second thread as the live app does), and every scene in DATA_DIR (the
  * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
  *
  * Needs only libc and CUDA (no cmocka on the GPU machine): prints one line per failure and a
  * closing "N passed, N failed" line; exits non-zero on any failure.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +281,76 @@ done:
     stereo_destroy(g);
 }
 
+/* One frame through the asynchronous API, on whichever thread runs it. */
+typedef struct {
+    stereo_stage *g;
+    const pair *pr;
+    stereo_result r;
+    stereo_status st;
+} frame_job;
+
+static void *submit_and_wait(void *arg)
+{
+    frame_job *j = arg;
+    j->st = stereo_submit(j->g, &j->pr->im[0], &j->pr->im[1], COLORMAP_TURBO);
+    if (j->st == STEREO_OK)
+        j->st = stereo_wait(j->g, &j->r);
+    return NULL;
+}
+
+/* stereo_params.sms: the stage on 16 SMs gives the CPU's bits, synchronously and with submit /
+ * wait on a thread other than the one that created it (the live app's stage thread); it runs
+ * on 16..24 SMs (the hardware rounds up: by 8 on Hopper); more SMs than the device has are
+ * refused. */
+static void green_context(int w, int h, int D)
+{
+    pair pr;
+    if (pair_synth(&pr, w, h, 3, 0.6)) {
+        check(0, "synth %dx%d", w, h);
+        return;
+    }
+    stereo_params p;
+    stereo_params_default(&p, w, h);
+    p.num_disparities = D, p.confidence = 1, p.sms = 16;
+    compare(&p, NULL, &pr, "16 SMs");
+    stereo_params pc = p, pg = p;
+    pc.backend = STEREO_BACKEND_CPU, pg.backend = STEREO_BACKEND_CUDA;
+    stereo_stage *c = NULL, *g = NULL, *all = NULL, *more = NULL;
+    char err[512];
+    if (stereo_create(&pc, NULL, &c, err, sizeof err) ||
+        stereo_create(&pg, NULL, &g, err, sizeof err)) {
+        check(0, "16 SMs: create: %s", err);
+        goto done;
+    }
+    check(stereo_stage_sms(g) >= 16 && stereo_stage_sms(g) <= 24,
+          "16 SMs: the stage says it runs on %d", stereo_stage_sms(g));
+    check(stereo_process(c, &pr.im[0], &pr.im[1]) == STEREO_OK, "16 SMs: cpu");
+    frame_job job = {.g = g, .pr = &pr};
+    pthread_t t;
+    check(pthread_create(&t, NULL, submit_and_wait, &job) == 0 && pthread_join(t, NULL) == 0 &&
+              job.st == STEREO_OK,
+          "16 SMs: submit / wait on another thread: %s", stereo_error(g));
+    if (job.st == STEREO_OK)
+        check_result(&job.r, c, COLORMAP_TURBO, "16 SMs, another thread");
+    /* the whole device, then one SM more than it has */
+    pg.sms = 0;
+    if (stereo_create(&pg, NULL, &all, err, sizeof err)) {
+        check(0, "all SMs: create: %s", err);
+        goto done;
+    }
+    pg.sms = stereo_stage_sms(all) + 1;
+    stereo_status st = stereo_create(&pg, NULL, &more, err, sizeof err);
+    check(st == STEREO_ERR_PARAM && !more && strstr(err, "sms"),
+          "%d SMs on a device of %d must be refused: status %d, '%s'", pg.sms,
+          stereo_stage_sms(all), (int)st, err);
+done:
+    stereo_destroy(more);
+    stereo_destroy(all);
+    stereo_destroy(g);
+    stereo_destroy(c);
+    pair_free(&pr);
+}
+
 static void option_grid(void)
 {
     pair pr;
@@ -437,8 +509,10 @@ int main(int argc, char **argv)
         free_maps(m);
         pair_free(&pr);
         async_path(64, 40, 32);
+        green_context(96, 40, 32);
     } else {
         async_path(333, 217, 64);
+        green_context(333, 217, 64);
         option_grid();
         awkward_sizes();
         with_maps();
