@@ -38,6 +38,24 @@ typedef struct {
     int diag_blocks;  /* blocks per diagonal direction (0 with 4 paths; sizes the grid) */
 } dir_blocks;
 
+/* The interleaved walk (walk_line_il) where a lane's K is a multiple of 8, else walk_line. */
+template <int K, int G, bool CENSUS, bool IL = K % 8 == 0>
+struct dir_walker {
+    static __device__ __forceinline__ void run(const sgm_args &a, int dir, int line, int lane,
+                                               const uint32_t *jump_table, bool live)
+    {
+        walk_line_il<K, G, CENSUS>(a, dir, line, lane, jump_table, live);
+    }
+};
+template <int K, int G, bool CENSUS>
+struct dir_walker<K, G, CENSUS, false> {
+    static __device__ __forceinline__ void run(const sgm_args &a, int dir, int line, int lane,
+                                               const uint32_t *jump_table, bool live)
+    {
+        walk_line<K, G, CENSUS, MODE_STORE8, 1>(a, dir, line, lane, 0xffffffffu, jump_table, live);
+    }
+};
+
 template <int K, int G, bool CENSUS>
 static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_blocks t)
 {
@@ -63,8 +81,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
     if (__all_sync(0xffffffffu, rank >= nlines))
         return;
     const int line = rank >= nlines ? 0 : dir < 4 ? rank : stereo_sgm_diag_line(dir, rank, w, h);
-    walk_line<K, G, CENSUS, MODE_STORE8, 1>(a, dir, line, threadIdx.x & (G - 1), 0xffffffffu,
-                                            jump_table, rank < nlines);
+    dir_walker<K, G, CENSUS>::run(a, dir, line, threadIdx.x & (G - 1), jump_table, rank < nlines);
 }
 
 template <int K, int NP>

@@ -579,6 +579,243 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                            mask, right_best);
 }
 
+/* ---- the per-direction walk in the interleaved layout (K % 8 == 0) ---------------------------
+ * A lane keeps its K = 2W disparities k0 .. k0 + K - 1 as W words, word j = (L(k0 + j) low half,
+ * L(k0 + j + W) high half). The recurrence's neighbours k - 1 and k + 1 of word j are then the
+ * whole words j - 1 and j + 1 (only word 0's k - 1 and word W - 1's k + 1 need one byte_perm
+ * each, with the neighbouring lanes' words), instead of two byte_perms per word in the
+ * consecutive layout (walk_line). The byte volumes keep the natural disparity order: the store
+ * packs the words back (pack_il_bytes).
+ *
+ * Arithmetic: Hopper uses DPX (the 16x2 integer forms above). GPUs from sm_80 without DPX
+ * (Ampere, Orin: sm_87) use half2 instructions on the same bits: a 16-bit integer below 2048 read
+ * as an IEEE half is a subnormal (v * 2^-24) or, from 1024, a normal of exponent -14, both with a
+ * spacing of one unit, so HMNMX2 orders such values as their integers and HADD2 (round to
+ * nearest, subnormals kept: no .ftz) adds them exactly while the sum stays below 2048. The
+ * per-direction design only runs when every L fits a byte (sgm_fits_bytes: L <= 255 and
+ * P2' <= 255), so every operand and result of the walk is below 2048 except the range-end
+ * guard IL_FAR_H, which is a large normal half (1.0) that stays larger than any of them. The
+ * half2 instructions issue on the FMA pipe, which the integer walk leaves idle; before sm_80
+ * (no HMNMX2) the portable 16x2 integer intrinsics are used. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && CUDART_VERSION >= 12000
+#define IL_DPX 1
+#define IL_HALF 0
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define IL_DPX 0
+#define IL_HALF 1
+#else
+#define IL_DPX 0
+#define IL_HALF 0
+#endif
+#if IL_HALF
+#define IL_FAR2 0x3c003c00u /* 1.0 in both halves: above every value of the walk */
+static __device__ __forceinline__ uint32_t il_min(uint32_t a, uint32_t b)
+{
+    uint32_t d;
+    asm("min.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+static __device__ __forceinline__ uint32_t il_add(uint32_t a, uint32_t b)
+{
+    uint32_t d;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+static __device__ __forceinline__ uint32_t il_min3(uint32_t a, uint32_t b, uint32_t c)
+{
+    return il_min(il_min(a, b), c);
+}
+static __device__ __forceinline__ uint32_t il_addmin(uint32_t a, uint32_t b, uint32_t c)
+{
+    return il_min(il_add(a, b), c);
+}
+#else
+#define IL_FAR2 FAR2
+static __device__ __forceinline__ uint32_t il_min(uint32_t a, uint32_t b) { return min2(a, b); }
+static __device__ __forceinline__ uint32_t il_min3(uint32_t a, uint32_t b, uint32_t c)
+{
+    return min3_2(a, b, c);
+}
+static __device__ __forceinline__ uint32_t il_addmin(uint32_t a, uint32_t b, uint32_t c)
+{
+    return addmin2(a, b, c);
+}
+#endif
+
+/* Costs in the interleaved layout: word j = (C(k0 + j), C(k0 + j + W)); max_cost where x - d < 0.
+ * Rank: the window (bytes xr0 - K + 1 .. xr0 of the right rank row, disparity k0 + i at window
+ * byte K - 1 - i) is first realigned to whole words (win[i] = window bytes 4i .. 4i + 3, one
+ * byte_perm each); for an even j, one byte_perm gathers the quad (R(j), R(j + W), R(j + 1),
+ * R(j + 1 + W)) from two window words (W % 4 == 0 keeps the pairs at the same offset), one
+ * __vabsdiffu4 gives its four costs, and two byte_perms widen them into words j and j + 1. */
+template <int K, bool CENSUS>
+static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
+                                                     const step_inputs<K, CENSUS, 1> &in,
+                                                     int xr0, uint32_t (&cost)[K / 2])
+{
+    constexpr int W = K / 2;
+    if (CENSUS) {
+#pragma unroll
+        for (int j = 0; j < W; j++)
+            cost[j] = (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? j : 0]) |
+                      (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? j + W : 0]) << 16;
+    } else {
+        constexpr int SW = K / 4;
+        uint32_t win[SW];
+        const uint32_t fwd = (uint32_t)in.shift + (0x3210u - 0x0123u); /* bytes s .. s + 3 */
+#pragma unroll
+        for (int i = 0; i < SW; i++)
+            win[i] = __byte_perm(in.rr[CENSUS ? 0 : i], in.rr[CENSUS ? 0 : i + 1], fwd);
+        const uint32_t rl4 = (uint32_t)in.rl * 0x01010101u;
+#pragma unroll
+        for (int j = 0; j < W; j += 2) {
+            const int b = K - 2 - j, u = b / 4, o = b % 4; /* R(j + 1): window byte b, R(j): b + 1 */
+            const uint32_t sel = (uint32_t)((o + 1) | (4 + o + 1) << 4 | o << 8 | (4 + o) << 12);
+            uint32_t q = __byte_perm(win[u], win[u - W / 4], sel);
+            uint32_t c4 = __vabsdiffu4(rl4, q);
+            cost[j] = __byte_perm(c4, 0, 0x4140);
+            cost[j + 1] = __byte_perm(c4, 0, 0x4342);
+        }
+    }
+    if (xr0 - (K - 1) < 0) { /* near the left edge: disparities pointing outside the image */
+        const uint32_t mc = (uint32_t)a.max_cost;
+#pragma unroll
+        for (int j = 0; j < W; j++) {
+            uint32_t l = xr0 - j >= 0 ? lo16(cost[j]) : mc;
+            uint32_t h = xr0 - j - W >= 0 ? hi16(cost[j]) : mc;
+            cost[j] = l | h << 16;
+        }
+    }
+}
+
+/* The low bytes of the W interleaved words in natural disparity order, K / 4 words: with
+ * A_m = (L(2m), L(2m + 1), L(2m + W), L(2m + 1 + W)) from words 2m and 2m + 1, output word t
+ * (disparities 4t .. 4t + 3) is the low halves of A_2t and A_2t+1 for t < W / 4, their high
+ * halves (t - W / 4) after. */
+template <int K>
+static __device__ __forceinline__ void pack_il_bytes(const uint32_t (&v)[K / 2], uint32_t (&o)[K / 4])
+{
+    constexpr int W = K / 2;
+#pragma unroll
+    for (int t = 0; t < W / 4; t++) {
+        uint32_t a0 = __byte_perm(v[4 * t], v[4 * t + 1], 0x6240);
+        uint32_t a1 = __byte_perm(v[4 * t + 2], v[4 * t + 3], 0x6240);
+        o[t] = __byte_perm(a0, a1, 0x5410);
+        o[t + W / 4] = __byte_perm(a0, a1, 0x7632);
+    }
+}
+
+template <int K>
+static __device__ __forceinline__ void store_il_bytes(uint8_t *p, const uint32_t (&v)[K / 2])
+{
+    uint32_t o[K / 4];
+    pack_il_bytes<K>(v, o);
+    if (K % 16 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 16; i++)
+            *(uint4 *)(p + 16 * i) = make_uint4(o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < K / 8; i++)
+            *(uint2 *)(p + 8 * i) = make_uint2(o[2 * i], o[2 * i + 1]);
+    }
+}
+
+/* One line of direction dir in the interleaved layout, its L stored as bytes into the
+ * direction's volume; warp-uniform as walk_line's MODE_STORE8 (every lane of the warp calls it,
+ * live = 0 for a group without a line). Same recurrence as recurrence_step, same results. */
+template <int K, int G, bool CENSUS>
+static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, int gid, int lane,
+                                                    const uint32_t *jump_table, bool live)
+{
+    constexpr int W = K / 2;
+    constexpr int PF = 4; /* steps in flight */
+    const unsigned mask = 0xffffffffu;
+    const int w = a.width, h = a.height, D = K * G;
+    int x0, y0, dx, dy;
+    stereo_sgm_line_start(dir, gid, w, h, &x0, &y0);
+    stereo_sgm_direction(dir, &dx, &dy);
+    int steps = 1 << 30;
+    if (dx > 0) steps = min(steps, w - x0);
+    if (dx < 0) steps = min(steps, x0 + 1);
+    if (dy > 0) steps = min(steps, h - y0);
+    if (dy < 0) steps = min(steps, y0 + 1);
+    if (!live)
+        steps = 0;
+    const int steps_all = warp_max(steps);
+    const int k0 = lane * K;
+    const long stride = (long)dy * w + dx;
+    const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
+    const size_t p0 = (size_t)y0 * w + x0;
+    uint8_t *const out = a.L8 + (size_t)dir * a.vol + k0;
+    const right_base<K> rb(a, k0);
+    step_inputs<K, CENSUS, 1> ring[PF];
+#pragma unroll
+    for (int j = 0; j < PF; j++) {
+        if (j < steps)
+            load_step<K, CENSUS, MODE_STORE8, 1>(a, rb, p0 + j * stride, x0 + j * dx - a.dmin - k0,
+                                                 k0, ring[j]);
+        else
+            ring[j].grey = 0;
+    }
+    uint32_t prev[W];
+    uint32_t min_prev2 = 0;
+    int grey_prev = 0;
+    for (int base = 0; base < steps_all; base += PF) {
+#pragma unroll
+        for (int j = 0; j < PF; j++) {
+            const int step = base + j;
+            if (step >= steps_all)
+                break;
+            const size_t p = p0 + step * stride;
+            const int xr0 = x0 + step * dx - a.dmin - k0;
+            step_inputs<K, CENSUS, 1> &in = ring[j];
+            uint32_t cost[W], cur[W];
+            step_costs_il<K, CENSUS>(a, in, xr0, cost);
+            if (step == 0) {
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                    cur[i] = cost[i];
+            } else {
+                uint32_t below = __shfl_up_sync(mask, prev[W - 1], 1, G); /* hi: L(k0 - 1) */
+                uint32_t above = __shfl_down_sync(mask, prev[0], 1, G);   /* lo: L(k0 + K) */
+                if (lane == 0)
+                    below = IL_FAR2;
+                if (lane == G - 1)
+                    above = IL_FAR2;
+                const uint32_t first = __byte_perm(below, prev[W - 1], 0x5432); /* k - 1 of word 0 */
+                const uint32_t last = __byte_perm(prev[0], above, 0x5432);      /* k + 1 of word W-1 */
+                const uint32_t jump2 = min_prev2 + jump_table[abs(in.grey - grey_prev)];
+#pragma unroll
+                for (int i = 0; i < W; i++) {
+                    uint32_t km1 = i > 0 ? prev[i > 0 ? i - 1 : 0] : first;
+                    uint32_t kp1 = i < W - 1 ? prev[i < W - 1 ? i + 1 : 0] : last;
+                    uint32_t v = il_addmin(il_min3(km1, kp1, jump2), p1x2, prev[i]);
+                    cur[i] = cost[i] + v - min_prev2; /* integers: see "no carries" above */
+                }
+            }
+            /* the line minimum in both halves */
+            uint32_t m2 = cur[0];
+#pragma unroll
+            for (int i = 1; i < W; i++)
+                m2 = il_min(m2, cur[i]);
+            m2 = il_min(m2, __byte_perm(m2, 0, 0x1032));
+#pragma unroll
+            for (int off = G / 2; off > 0; off >>= 1)
+                m2 = il_min(m2, __shfl_xor_sync(mask, m2, off, G));
+            min_prev2 = m2;
+            grey_prev = in.grey;
+            if (step < steps)
+                store_il_bytes<K>(out + p * D, cur);
+#pragma unroll
+            for (int i = 0; i < W; i++)
+                prev[i] = cur[i];
+            if (step + PF < steps)
+                load_step<K, CENSUS, MODE_STORE8, 1>(a, rb, p + PF * stride, xr0 + PF * dx, k0, in);
+        }
+    }
+}
+
 /* K disparities per lane, G lanes per line for each supported D: 8 disparities per lane where
  * the group size comes out a power of two (D = 64, 128, 256), else 8 lanes with K = D / 8 (even
  * for every multiple of 16). Expands to a switch that returns fn<K, G>(...). */

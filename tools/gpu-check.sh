@@ -38,11 +38,30 @@ for side, cam in (("left", "I1"), ("right", "I2")):
     cv2.imwrite(f"{dst}/karlsruhe-{side}.pgm", im)
 print("prepared", len(scenes) + 1, "scenes in", dst)
 PY
-  exit $?
+  rc=$?
+  # the peer (libSGM), its timing program and the green-context preload, for the proxy step:
+  # measured beside the project, never part of it
+  ANCHORS=${STEREO_ANCHORS:-../shared/anchors}
+  if [ -d "$ANCHORS/libSGM" ]; then
+    rm -rf .device/anchors && cp -r "$ANCHORS" .device/anchors && echo "copied $ANCHORS to .device/anchors"
+  else
+    echo "no $ANCHORS/libSGM: the proxy step will have no peer"
+  fi
+  exit $rc
 fi
 
-OUT=${OUT:-/tmp/gpu-check}
-mkdir -p "$OUT"
+# Everything is written under a scratch folder; at exit the tables and the CSV rows are copied to
+# $OUT with every log packed in one archive (the device tool brings back at most 8 files).
+FINAL_OUT=${OUT:-/tmp/gpu-check}
+OUT=/tmp/gc-out
+rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL_OUT"
+pack_out() {
+  for f in proxy-table.txt results-jetson-proxy.csv bench.txt live-table.txt summary.txt; do
+    [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL_OUT/"
+  done
+  tar -czf "$FINAL_OUT/gc-logs.tgz" -C "$OUT" . 2>/dev/null
+}
+trap pack_out EXIT
 status=0
 step() { echo; echo "=== $*"; }
 want() { [ -z "${GC_STEPS:-}" ] || [[ " $GC_STEPS " == *" $1 "* ]]; }
@@ -53,19 +72,61 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 nvcc --version | tail -1
 echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')"
 
-step "build (CUDA_ARCH=${CUDA_ARCH:=90})"
-export CUDA_ARCH
-# the stage's test and benchmark must build; the headless live app (the rest of `ninja gpu`) is
-# built in its own step, whose failure does not stop the others
-./configure --cuda && ninja build/gpu/test-cuda build/gpu/stereo-bench 2>&1 | tail -5 ||
-  { echo "build failed"; exit 1; }
+# Two builds of the stage: sm_90 here (build/), and compute_87 only (PTX, compiled for this GPU
+# at load time: the instruction path a Jetson Orin runs, without Hopper's DPX) in a copy of the
+# tree ($B87). GC_BASE=REV adds a compute_87 build of that git revision ($BBASE) to the proxy
+# table, so a change is measured against its baseline in the same call. libSGM (the peer) is
+# built the same two ways when .device/anchors is there (tools/gpu-check.sh --prepare).
+B87=/tmp/gc-stage87 BBASE=/tmp/gc-base87 ANC=/tmp/gc-anchors
+step "builds (sm_90 in build/, compute_87 in $B87${GC_BASE:+, base $GC_BASE compute_87 in $BBASE}, libSGM)"
+copy_tree() { rm -rf "$1" && mkdir -p "$1" &&
+  tar --exclude=./build --exclude=./.device --exclude=./.git -cf - . | tar -xf - -C "$1"; }
+build_stage() { # dir arch log
+  (cd "$1" && CUDA_ARCH=$2 ./configure --cuda >/dev/null &&
+   ninja build/gpu/test-cuda build/gpu/stereo-bench build/gpu/stereo-live-headless) >"$3" 2>&1
+}
+build_libsgm() { # cmake-arch nvcc-gencode tag
+  cmake -S "$ANC/libSGM" -B "$ANC/build-$3" -DCMAKE_CUDA_ARCHITECTURES="$1" \
+      -DCMAKE_BUILD_TYPE=Release >"$OUT/libsgm-$3.log" 2>&1 &&
+    cmake --build "$ANC/build-$3" -j 6 >>"$OUT/libsgm-$3.log" 2>&1 &&
+    nvcc -O3 $2 -std=c++17 -I"$ANC/libSGM/include" "$ANC/sgmbench.cu" "$ANC/build-$3/src/libsgm.a" \
+      -o "$ANC/sgmbench-$3" >>"$OUT/libsgm-$3.log" 2>&1
+}
+copy_tree "$B87"
+pids=()
+build_stage . 90 "$OUT/build-sm90.log" & pids+=($!)
+build_stage "$B87" 87 "$OUT/build-compute87.log" & pids+=($!)
+if [ -n "${GC_BASE:-}" ]; then
+  rm -rf "$BBASE" && mkdir -p "$BBASE" && git archive "$GC_BASE" | tar -xf - -C "$BBASE" &&
+    { build_stage "$BBASE" 87 "$OUT/build-base87.log" & pids+=($!); }
+fi
+if [ -d .device/anchors/libSGM ]; then
+  rm -rf "$ANC" && cp -r .device/anchors "$ANC"
+  { build_libsgm 87-virtual "-gencode arch=compute_87,code=compute_87" compute_87 &&
+    build_libsgm 90 "-arch=sm_90" sm_90 &&
+    nvcc -shared -Xcompiler -fPIC -o "$ANC/greenctx.so" "$ANC/greenctx.c" -lcuda \
+      >>"$OUT/libsgm-sm_90.log" 2>&1; } & pids+=($!)
+fi
+for pid in "${pids[@]}"; do wait "$pid"; done
+tail -3 "$OUT/build-sm90.log"
+for f in build/gpu/test-cuda build/gpu/stereo-bench "$B87"/build/gpu/test-cuda "$B87"/build/gpu/stereo-bench; do
+  [ -x "$f" ] || { echo "build failed: $f"; tail -20 "$OUT"/build-*.log; exit 1; }
+done
+for f in "$ANC/sgmbench-compute_87" "$ANC/sgmbench-sm_90" "$ANC/greenctx.so"; do
+  [ -x "$f" ] || [ -f "$f" ] || echo "libSGM build: $f missing (see $OUT/libsgm-*.log)"
+done
 
 if want tests; then
-step "bit-exactness: CUDA vs CPU reference"
+step "bit-exactness: CUDA vs CPU reference (sm_90 and compute_87 builds)"
 build/gpu/test-cuda .device/data >"$OUT/test-cuda.log" 2>&1
 rc=$?; [ $rc -ne 0 ] && status=1
 grep -E "FAIL|shared scenes|passed" "$OUT/test-cuda.log" | tail -25
-tests_line=$(tail -1 "$OUT/test-cuda.log")
+tests_line="sm_90: $(tail -1 "$OUT/test-cuda.log")"
+"$B87"/build/gpu/test-cuda .device/data >"$OUT/test-cuda-87.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+grep -E "FAIL" "$OUT/test-cuda-87.log" | tail -10
+echo "compute_87 build: $(tail -1 "$OUT/test-cuda-87.log")"
+tests_line="$tests_line; compute_87: $(tail -1 "$OUT/test-cuda-87.log")"
 # the stage uses per-direction byte volumes where L fits a byte (the defaults); option sets
 # with larger penalties take the branch design. Check the branch design on every case too
 # (4 branches), and its 2-branch kernels on the quick set.
@@ -83,14 +144,18 @@ fi
 if want sanitizer; then
 step "compute-sanitizer (small case)"
 san=""
-for agg in dirs branches; do
-  for tool in memcheck racecheck; do
-    STEREO_CUDA_AGG=$agg compute-sanitizer --tool $tool --error-exitcode 3 build/gpu/test-cuda --quick \
-      >"$OUT/sanitizer-$tool-$agg.log" 2>&1
-    rc=$?; [ $rc -ne 0 ] && status=1
-    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-$agg.log" | tail -1)
-    echo "$tool ($agg): exit $rc; ${summary:-no summary}"
-    san="$san $tool($agg):${summary:-exit $rc}"
+for build in build "$B87/build"; do
+  b=sm_90; [ "$build" = build ] || b=compute_87
+  for agg in dirs branches; do
+    [ $b = compute_87 ] && [ $agg = branches ] && continue # the branch design has no per-arch code
+    for tool in memcheck racecheck; do
+      STEREO_CUDA_AGG=$agg compute-sanitizer --tool $tool --error-exitcode 3 "$build"/gpu/test-cuda --quick \
+        >"$OUT/sanitizer-$tool-$agg-$b.log" 2>&1
+      rc=$?; [ $rc -ne 0 ] && status=1
+      summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-$agg-$b.log" | tail -1)
+      echo "$tool ($agg, $b): exit $rc; ${summary:-no summary}"
+      san="$san $tool($agg,$b):${summary:-exit $rc}"
+    done
   done
 done
 
@@ -101,6 +166,115 @@ step "benchmark"
 build/gpu/stereo-bench --csv "$OUT/bench.csv" | tee "$OUT/bench.txt"
 [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
 
+fi
+
+if want proxy; then
+step "Jetson proxy: the stage on green contexts of all / 16 / 8 SMs, sm_90 and compute_87 builds, against libSGM built the same way"
+# The proxy models an Orin's SM count (AGX 16, Nano 8), not its clock or memory bandwidth: its
+# figures are ratios against libSGM measured in the same call. Our stage runs on N SMs through
+# its own option (stereo-bench --sms N); libSGM through the green-context preload of
+# ../shared/anchors (SM_LIMIT=N). Both: median of PROXY_RUNS (default 100) after 20 warm-ups.
+PROXY_RUNS=${PROXY_RUNS:-100}
+all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
+[ -n "$all_sms" ] || all_sms=132
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +)"
+echo "date,commit,device,sms,build,size,disparities,paths,project_ms,libsgm_ms,base_ms,stages" >"$OUT/proxy-raw.csv"
+run_project() { # bench-binary w h d paths sms -> median ms and the stage times (csv fields)
+  local tmp; tmp=$(mktemp)
+  local args=(--size "$2x$3" --disparities "$4" --paths "$5" --runs "$PROXY_RUNS" --csv "$tmp")
+  if [ "$6" = "$all_sms" ]; then "$1" "${args[@]}" >/dev/null 2>>"$OUT/proxy.err"
+  elif "$1" --help 2>&1 | grep -q -- --sms; then "$1" "${args[@]}" --sms "$6" >/dev/null 2>>"$OUT/proxy.err"
+  else SM_LIMIT=$6 LD_PRELOAD=$ANC/greenctx.so "$1" "${args[@]}" >/dev/null 2>>"$OUT/proxy.err"; fi
+  if [ -s "$tmp" ]; then echo "$(cut -d, -f6 "$tmp"),$(cut -d, -f9- "$tmp" | tr ',' ' ')"; else echo ","; fi
+  rm -f "$tmp"
+}
+run_libsgm() { # build w h d paths sms -> median ms
+  local bin=$ANC/sgmbench-$1 out
+  [ -x "$bin" ] || { echo ""; return; }
+  if [ "$6" = "$all_sms" ]; then out=$("$bin" "$2" "$3" "$4" "$5" "$PROXY_RUNS" 2>>"$OUT/proxy.err")
+  else out=$(SM_LIMIT=$6 LD_PRELOAD=$ANC/greenctx.so "$bin" "$2" "$3" "$4" "$5" "$PROXY_RUNS" 2>>"$OUT/proxy.err"); fi
+  echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
+}
+for sms in $all_sms ${PROXY_SMS:-16 8}; do
+  while read -r w h d paths; do
+    for b in sm_90 compute_87; do
+      if [ $b = sm_90 ]; then bin=build/gpu/stereo-bench; else bin=$B87/build/gpu/stereo-bench; fi
+      r=$(run_project "$bin" "$w" "$h" "$d" "$paths" "$sms")
+      lib=$(run_libsgm $b "$w" "$h" "$d" "$paths" "$sms")
+      base=""
+      if [ $b = compute_87 ] && [ -x "$BBASE/build/gpu/stereo-bench" ]; then
+        base=$(run_project "$BBASE/build/gpu/stereo-bench" "$w" "$h" "$d" "$paths" "$sms"); base=${base%%,*}
+      fi
+      echo "$(date -u +%F),$commit,$device,$sms,$b,${w}x$h,$d,$paths,${r%%,*},$lib,$base,${r#*,}" >>"$OUT/proxy-raw.csv"
+    done
+  done <<'CFG'
+640 480 128 8
+1024 440 128 4
+1280 960 128 8
+1920 1080 256 8
+CFG
+done
+# ncu on the compute_87 build on 16 SMs: DRAM bytes and executed instructions per frame
+ncu_args=(); build/gpu/stereo-bench --help 2>&1 | grep -q -- --sms && ncu_args=(--sms 16)
+while read -r w h d paths; do
+  ncu --clock-control none --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --csv "$B87"/build/gpu/stereo-bench --size "${w}x$h" --disparities "$d" --paths "$paths" --frames 1 \
+      "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h.csv" 2>/dev/null
+done <<'CFG'
+640 480 128 8
+1024 440 128 4
+1280 960 128 8
+1920 1080 256 8
+CFG
+python3 - "$OUT" "${ncu_args[*]:-all SMs}" <<'PY' | tee "$OUT/proxy-table.txt"
+import csv, os, sys
+out, ncu_sms = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(os.path.join(out, "proxy-raw.csv"))))
+scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "inst": 1, "": 1}
+ncu = {}
+for r in rows:
+    size = r["size"]
+    path = os.path.join(out, f"ncu87-{size}.csv")
+    if size in ncu or not os.path.exists(path):
+        continue
+    data = [x for x in csv.reader(open(path)) if len(x) > 10]
+    if not data:
+        continue
+    head = data[0]; mi, vi, ui, ki = (head.index(k) for k in ("Metric Name", "Metric Value", "Metric Unit", "Kernel Name"))
+    inst = byts = 0.0; per = {}
+    for x in data[1:]:
+        v = float(x[vi].replace(",", "")) * scale.get(x[ui], 1)
+        if x[mi] == "smsp__inst_executed.sum":
+            inst += v; k = x[ki].split("(")[0].split("<")[0]; per[k] = per.get(k, 0) + v
+        else:
+            byts += v
+    w, h = map(int, size.split("x"))
+    ncu[size] = (inst, byts, byts / (w * h * int(r["disparities"])), per)
+print(f"Jetson proxy (median of runs; ms; 'x' = libSGM time / project time, above 1 = project faster)")
+print(f"{'SMs':>4} {'size':>10} {'D':>4} {'p':>2} | {'sm_90':>8} {'libSGM':>8} {'x':>5} | {'c_87':>8} {'libSGM':>8} {'x':>5} | {'base c_87':>9} | stages (compute_87)")
+key = lambda r: (r["sms"], r["size"])
+by = {}
+for r in rows:
+    by.setdefault(key(r), {})[r["build"]] = r
+def f(v): return f"{float(v):8.3f}" if v else "       -"
+def x(a, b): return f"{float(b)/float(a):5.2f}" if a and b else "    -"
+for (sms, size), d in by.items():
+    a, c = d.get("sm_90", {}), d.get("compute_87", {})
+    r = a or c
+    print(f"{sms:>4} {size:>10} {r['disparities']:>4} {r['paths']:>2} | {f(a.get('project_ms'))} {f(a.get('libsgm_ms'))} {x(a.get('project_ms'), a.get('libsgm_ms'))} | "
+          f"{f(c.get('project_ms'))} {f(c.get('libsgm_ms'))} {x(c.get('project_ms'), c.get('libsgm_ms'))} | {f(c.get('base_ms')):>9} | {c.get('stages', '')}")
+print(f"ncu, compute_87 build ({ncu_sms}), one frame:")
+for size, (inst, byts, bpv, per) in ncu.items():
+    top = ", ".join(f"{k} {v/1e6:.1f} M" for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:3])
+    print(f"  {size}: {inst/1e6:.1f} M warp-instructions ({top}), DRAM {byts/1e6:.1f} MB = {bpv:.2f} B/voxel")
+# rows in the committed format (docs/results-jetson-proxy.csv)
+with open(os.path.join(out, "results-jetson-proxy.csv"), "w") as fo:
+    for r in rows:
+        bpv = ncu.get(r["size"], (0, 0, None))[2] if r["build"] == "compute_87" and r["sms"] == "16" else None
+        fo.write(",".join([r["date"], r["commit"], r["device"], r["sms"], r["build"], r["size"], r["disparities"],
+                           r["paths"], r["project_ms"], r["libsgm_ms"], f"{bpv:.2f}" if bpv else ""]) + "\n")
+PY
 fi
 
 if want ncu; then
@@ -243,7 +417,8 @@ live_vs_stage 2>&1 | tee "$OUT/live.txt"
 fi
 
 step "summary"
-echo "tests: $tests_line; sanitizer:$san"
+echo "tests: $tests_line; sanitizer:$san" | tee "$OUT/summary.txt"
 cat "$OUT/bench.txt" 2>/dev/null
+cat "$OUT/proxy-table.txt" 2>/dev/null
 cat "$OUT/live-table.txt" 2>/dev/null || echo "live app against the bare stage: no table (see above)"
 exit $status
