@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch.cuh — the host launchers of the CUDA kernels, one per stage (CUDA sources only).
  *
  * Each launcher checks nothing the caller has already validated (stereo.c checks parameters and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgm.cu — stages 4 to 7 on the GPU: matching cost on the fly, the SGM recurrence along one
  * direction's lines (sgm.h), and in the last direction's pass the winner-takes-all and the right
  * disparity (disparity.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgm_walk.cuh — the device code shared by the two aggregation designs (sgm.cu: partial-sum
  * branches and a final pass; sgm_dirs.cu: one byte volume per direction and a winner-takes-all
  * kernel): 16x2 SIMD helpers, the cost of a step, the line walk of one direction, and the
@@ -138,7 +139,7 @@ struct right_base {
  * up to 7 bytes past xr0; the rank buffers are padded in front and behind (RANK_PAD_FRONT /
  * RANK_PAD_BACK in launch.cuh) so these reads stay inside the allocation even left of the image,
  * where the costs are replaced by max_cost anyway. */
-template <int K, bool CENSUS, int MODE, int NB>
+template <int K, bool CENSUS, int MODE, int NB, bool FWD = false>
 static __device__ __forceinline__ void load_step(const sgm_args &a, const right_base<K> &rb,
                                                  size_t p, int xr0, int k0,
                                                  step_inputs<K, CENSUS, NB> &in)
@@ -159,7 +160,8 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
         const uint8_t *lo = rb.rank + p;
         const uint32_t *wp = (const uint32_t *)((uintptr_t)lo & ~(uintptr_t)3);
         const int s = (int)((uintptr_t)lo & 3); /* the window's first byte in wp[0] */
-        in.shift = K % 4 == 0 ? 0x0123 + s * 0x1111 : 8 * s;
+        /* FWD (walk_line_il): the selector of bytes s .. s + 3 in order instead */
+        in.shift = K % 4 == 0 ? (FWD ? 0x3210 : 0x0123) + s * 0x1111 : 8 * s;
 #pragma unroll
         for (int i = 0; i < step_inputs<K, CENSUS, NB>::R; i++)
             in.rr[i] = __ldg(wp + i);
@@ -662,10 +664,9 @@ static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
     } else {
         constexpr int SW = K / 4;
         uint32_t win[SW];
-        const uint32_t fwd = (uint32_t)in.shift + (0x3210u - 0x0123u); /* bytes s .. s + 3 */
 #pragma unroll
-        for (int i = 0; i < SW; i++)
-            win[i] = __byte_perm(in.rr[CENSUS ? 0 : i], in.rr[CENSUS ? 0 : i + 1], fwd);
+        for (int i = 0; i < SW; i++) /* in.shift: bytes s .. s + 3 in order (load_step's FWD) */
+            win[i] = __byte_perm(in.rr[CENSUS ? 0 : i], in.rr[CENSUS ? 0 : i + 1], in.shift);
         const uint32_t rl4 = (uint32_t)in.rl * 0x01010101u;
 #pragma unroll
         for (int j = 0; j < W; j += 2) {
@@ -691,15 +692,17 @@ static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
 /* The low bytes of the W interleaved words in natural disparity order, K / 4 words: with
  * A_m = (L(2m), L(2m + 1), L(2m + W), L(2m + 1 + W)) from words 2m and 2m + 1, output word t
  * (disparities 4t .. 4t + 3) is the low halves of A_2t and A_2t+1 for t < W / 4, their high
- * halves (t - W / 4) after. */
+ * halves (t - W / 4) after. Every L fits a byte (bytes 1 and 3 of a word are 0), so A_m is
+ * word 2m + 256 * word 2m + 1: one multiply-add on the FMA pipe instead of a byte_perm on the
+ * integer ALU pipe, which bounds the walk. */
 template <int K>
 static __device__ __forceinline__ void pack_il_bytes(const uint32_t (&v)[K / 2], uint32_t (&o)[K / 4])
 {
     constexpr int W = K / 2;
 #pragma unroll
     for (int t = 0; t < W / 4; t++) {
-        uint32_t a0 = __byte_perm(v[4 * t], v[4 * t + 1], 0x6240);
-        uint32_t a1 = __byte_perm(v[4 * t + 2], v[4 * t + 3], 0x6240);
+        uint32_t a0 = v[4 * t + 1] * 256u + v[4 * t];
+        uint32_t a1 = v[4 * t + 3] * 256u + v[4 * t + 2];
         o[t] = __byte_perm(a0, a1, 0x5410);
         o[t + W / 4] = __byte_perm(a0, a1, 0x7632);
     }
@@ -753,8 +756,8 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
 #pragma unroll
     for (int j = 0; j < PF; j++) {
         if (j < steps)
-            load_step<K, CENSUS, MODE_STORE8, 1>(a, rb, p0 + j * stride, x0 + j * dx - a.dmin - k0,
-                                                 k0, ring[j]);
+            load_step<K, CENSUS, MODE_STORE8, 1, true>(a, rb, p0 + j * stride,
+                                                       x0 + j * dx - a.dmin - k0, k0, ring[j]);
         else
             ring[j].grey = 0;
     }
@@ -811,9 +814,34 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
             for (int i = 0; i < W; i++)
                 prev[i] = cur[i];
             if (step + PF < steps)
-                load_step<K, CENSUS, MODE_STORE8, 1>(a, rb, p + PF * stride, xr0 + PF * dx, k0, in);
+                load_step<K, CENSUS, MODE_STORE8, 1, true>(a, rb, p + PF * stride, xr0 + PF * dx,
+                                                           k0, in);
         }
     }
+}
+
+/* Masks of two 16-bit values compared as the walk's halves (0xffff where true): half2
+ * comparisons where il_min is a half2 minimum, else the 16x2 integer ones (the same order for
+ * the non-negative values below 0x8000 that use them). */
+static __device__ __forceinline__ uint32_t il_le_mask(uint32_t a, uint32_t b)
+{
+#if IL_HALF
+    uint32_t d;
+    asm("set.le.u32.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+#else
+    return __vcmpleu2(a, b);
+#endif
+}
+static __device__ __forceinline__ uint32_t il_eq_mask(uint32_t a, uint32_t b)
+{
+#if IL_HALF
+    uint32_t d;
+    asm("set.eq.u32.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+#else
+    return __vcmpeq2(a, b);
+#endif
 }
 
 /* K disparities per lane, G lanes per line for each supported D: 8 disparities per lane where

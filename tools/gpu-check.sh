@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu-check.sh — everything the CUDA stage needs checked on a GPU machine, in one call.
 #
 #   tools/gpu-check.sh --prepare   (here, without a GPU) converts ../shared/data scenes to PPM/PGM
-#                                  in .device/data, which the device run carries along
-#   tools/gpu-check.sh             (on the GPU machine) builds the CUDA-and-libc-only target,
-#                                  runs the bit-exactness tests, compute-sanitizer memcheck and
-#                                  racecheck on a small case, the benchmark, an ncu count of
-#                                  instructions and DRAM bytes per frame, and the live app
-#                                  (headless) against the bare stage; prints the tables last.
+#                                  in .device/data and copies ../shared/anchors (libSGM, its
+#                                  timing program, the green-context preload) to .device/anchors;
+#                                  the device run carries .device along
+#   tools/gpu-check.sh             (on the GPU machine) builds the stage twice (sm_90, and
+#                                  compute_87 only: the Jetson Orin's instruction path) and
+#                                  libSGM the same two ways, runs the bit-exactness tests on both
+#                                  builds, compute-sanitizer memcheck and racecheck on a small
+#                                  case, the benchmark, the Jetson proxy table (all / 16 / 8 SMs
+#                                  against libSGM, with ncu's DRAM bytes per voxel), an ncu count
+#                                  of instructions and DRAM bytes per frame, and the live app
+#                                  (headless) against the bare stage, on all SMs and on the
+#                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sanitizer bench ncu live" (any subset; default all) runs only those steps, for
-# a quick measurement within the device time.
+# GC_STEPS="tests sanitizer bench proxy ncu live proxylive" (any subset; default all) runs only
+# those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
+# that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DATA=${STEREO_DATA:-../shared/data}
@@ -56,7 +64,7 @@ FINAL_OUT=${OUT:-/tmp/gpu-check}
 OUT=/tmp/gc-out
 rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL_OUT"
 pack_out() {
-  for f in proxy-table.txt results-jetson-proxy.csv bench.txt live-table.txt summary.txt; do
+  for f in proxy-table.txt results-jetson-proxy.csv bench.txt live-table.txt live-table-proxy16.txt summary.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL_OUT/"
   done
   tar -czf "$FINAL_OUT/gc-logs.tgz" -C "$OUT" . 2>/dev/null
@@ -74,11 +82,11 @@ echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff
 
 # Two builds of the stage: sm_90 here (build/), and compute_87 only (PTX, compiled for this GPU
 # at load time: the instruction path a Jetson Orin runs, without Hopper's DPX) in a copy of the
-# tree ($B87). GC_BASE=REV adds a compute_87 build of that git revision ($BBASE) to the proxy
+# tree ($B87). GC_BASE=REV adds both builds of that git revision ($BBASE, $BBASE-90) to the proxy
 # table, so a change is measured against its baseline in the same call. libSGM (the peer) is
 # built the same two ways when .device/anchors is there (tools/gpu-check.sh --prepare).
 B87=/tmp/gc-stage87 BBASE=/tmp/gc-base87 ANC=/tmp/gc-anchors
-step "builds (sm_90 in build/, compute_87 in $B87${GC_BASE:+, base $GC_BASE compute_87 in $BBASE}, libSGM)"
+step "builds (sm_90 in build/, compute_87 in $B87${GC_BASE:+, base $GC_BASE both ways}, libSGM)"
 copy_tree() { rm -rf "$1" && mkdir -p "$1" &&
   tar --exclude=./build --exclude=./.device --exclude=./.git -cf - . | tar -xf - -C "$1"; }
 build_stage() { # dir arch log
@@ -97,8 +105,10 @@ pids=()
 build_stage . 90 "$OUT/build-sm90.log" & pids+=($!)
 build_stage "$B87" 87 "$OUT/build-compute87.log" & pids+=($!)
 if [ -n "${GC_BASE:-}" ]; then
-  rm -rf "$BBASE" && mkdir -p "$BBASE" && git archive "$GC_BASE" | tar -xf - -C "$BBASE" &&
-    { build_stage "$BBASE" 87 "$OUT/build-base87.log" & pids+=($!); }
+  rm -rf "$BBASE" "$BBASE-90" && mkdir -p "$BBASE" && git archive "$GC_BASE" | tar -xf - -C "$BBASE" &&
+    cp -r "$BBASE" "$BBASE-90" &&
+    { build_stage "$BBASE" 87 "$OUT/build-base87.log" & pids+=($!);
+      build_stage "$BBASE-90" 90 "$OUT/build-base90.log" & pids+=($!); }
 fi
 if [ -d .device/anchors/libSGM ]; then
   rm -rf "$ANC" && cp -r .device/anchors "$ANC"
@@ -127,6 +137,17 @@ rc=$?; [ $rc -ne 0 ] && status=1
 grep -E "FAIL" "$OUT/test-cuda-87.log" | tail -10
 echo "compute_87 build: $(tail -1 "$OUT/test-cuda-87.log")"
 tests_line="$tests_line; compute_87: $(tail -1 "$OUT/test-cuda-87.log")"
+# the variants the stage selects by size, SM count or environment, each on every case: the
+# compute_87 walk with 8 disparities per lane (16 wherever the lines fill the GPU), the
+# packed sum pass with 8 per lane (16 is the default), and (quick) the scalar sum pass
+STEREO_CUDA_WALK_K=8 STEREO_CUDA_WTA_K=8 "$B87"/build/gpu/test-cuda .device/data \
+  >"$OUT/test-cuda-87-k16.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+echo "compute_87 build, walk 8 / sum pass 8 per lane: $(tail -1 "$OUT/test-cuda-87-k16.log")"
+STEREO_CUDA_WTA=scalar build/gpu/test-cuda --quick >"$OUT/test-cuda-scalar.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+echo "sm_90 build, scalar sum pass (quick): $(tail -1 "$OUT/test-cuda-scalar.log")"
+tests_line="$tests_line; compute_87 walk8/sum8: $(tail -1 "$OUT/test-cuda-87-k16.log")"
 # the stage uses per-direction byte volumes where L fits a byte (the defaults); option sets
 # with larger penalties take the branch design. Check the branch design on every case too
 # (4 branches), and its 2-branch kernels on the quick set.
@@ -202,9 +223,9 @@ for sms in $all_sms ${PROXY_SMS:-16 8}; do
       if [ $b = sm_90 ]; then bin=build/gpu/stereo-bench; else bin=$B87/build/gpu/stereo-bench; fi
       r=$(run_project "$bin" "$w" "$h" "$d" "$paths" "$sms")
       lib=$(run_libsgm $b "$w" "$h" "$d" "$paths" "$sms")
-      base=""
-      if [ $b = compute_87 ] && [ -x "$BBASE/build/gpu/stereo-bench" ]; then
-        base=$(run_project "$BBASE/build/gpu/stereo-bench" "$w" "$h" "$d" "$paths" "$sms"); base=${base%%,*}
+      base="" bb=$BBASE; [ $b = sm_90 ] && bb=$BBASE-90
+      if [ -x "$bb/build/gpu/stereo-bench" ]; then
+        base=$(run_project "$bb/build/gpu/stereo-bench" "$w" "$h" "$d" "$paths" "$sms"); base=${base%%,*}
       fi
       echo "$(date -u +%F),$commit,$device,$sms,$b,${w}x$h,$d,$paths,${r%%,*},$lib,$base,${r#*,}" >>"$OUT/proxy-raw.csv"
     done
@@ -252,7 +273,7 @@ for r in rows:
     w, h = map(int, size.split("x"))
     ncu[size] = (inst, byts, byts / (w * h * int(r["disparities"])), per)
 print(f"Jetson proxy (median of runs; ms; 'x' = libSGM time / project time, above 1 = project faster)")
-print(f"{'SMs':>4} {'size':>10} {'D':>4} {'p':>2} | {'sm_90':>8} {'libSGM':>8} {'x':>5} | {'c_87':>8} {'libSGM':>8} {'x':>5} | {'base c_87':>9} | stages (compute_87)")
+print(f"{'SMs':>4} {'size':>10} {'D':>4} {'p':>2} | {'sm_90':>8} {'libSGM':>8} {'x':>5} {'base':>8} | {'c_87':>8} {'libSGM':>8} {'x':>5} {'base':>8} | stages (compute_87)")
 key = lambda r: (r["sms"], r["size"])
 by = {}
 for r in rows:
@@ -262,8 +283,8 @@ def x(a, b): return f"{float(b)/float(a):5.2f}" if a and b else "    -"
 for (sms, size), d in by.items():
     a, c = d.get("sm_90", {}), d.get("compute_87", {})
     r = a or c
-    print(f"{sms:>4} {size:>10} {r['disparities']:>4} {r['paths']:>2} | {f(a.get('project_ms'))} {f(a.get('libsgm_ms'))} {x(a.get('project_ms'), a.get('libsgm_ms'))} | "
-          f"{f(c.get('project_ms'))} {f(c.get('libsgm_ms'))} {x(c.get('project_ms'), c.get('libsgm_ms'))} | {f(c.get('base_ms')):>9} | {c.get('stages', '')}")
+    print(f"{sms:>4} {size:>10} {r['disparities']:>4} {r['paths']:>2} | {f(a.get('project_ms'))} {f(a.get('libsgm_ms'))} {x(a.get('project_ms'), a.get('libsgm_ms'))} {f(a.get('base_ms'))} | "
+          f"{f(c.get('project_ms'))} {f(c.get('libsgm_ms'))} {x(c.get('project_ms'), c.get('libsgm_ms'))} {f(c.get('base_ms'))} | {c.get('stages', '')}")
 print(f"ncu, compute_87 build ({ncu_sms}), one frame:")
 for size, (inst, byts, bpv, per) in ncu.items():
     top = ", ".join(f"{k} {v/1e6:.1f} M" for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:3])
@@ -347,15 +368,16 @@ live_vs_stage() {
   for size in 640x480 1280x960; do
     w=${size%x*} h=${size#*x}
     common=(--backend cuda --set synth.width="$w" --set synth.height="$h"
-            --set stereo.disparities=128 --set stereo.paths=8 --synth-prerender 32)
+            --set stereo.disparities=128 --set stereo.paths=8 --synth-prerender 32
+            ${LIVE_SMS:+--set stereo.sms=$LIVE_SMS})
     for rep in $(seq "${LIVE_REPEAT:-3}"); do
       for run in $LIVE_RUNS; do
-        log="$OUT/live-$run-$size-$rep.log" json="$OUT/live-$run-$size-$rep.json"
+        log="$OUT/live${LIVE_TAG:-}-$run-$size-$rep.log" json="$OUT/live${LIVE_TAG:-}-$run-$size-$rep.json"
         frames=(env)
         case $run in managed*) frames=(env STEREO_CUDA_FRAMES=managed) ;; esac
         case $run in
           bare) timeout 120 build/gpu/stereo-bench --async --size "$size" --disparities 128 \
-                  --paths 8 --runs 300 --json "$json" >"$log" 2>&1 ;;
+                  --paths 8 --runs 300 --json "$json" ${LIVE_SMS:+--sms $LIVE_SMS} >"$log" 2>&1 ;;
           bare-rewrite) timeout 120 build/gpu/stereo-bench --async --rewrite --size "$size" \
                   --disparities 128 --paths 8 --runs 300 --json "$json" >"$log" 2>&1 ;;
           app|managed) timeout 120 "${frames[@]}" build/gpu/stereo-live-headless "${common[@]}" \
@@ -370,17 +392,17 @@ live_vs_stage() {
         fi
       done
     done
-    grep -h '^async\|^stereo-live: [0-9.]* fps' "$OUT/live-bare-$size-1.log" \
-      "$OUT/live-app-$size-1.log" 2>/dev/null | sed 's/^/  /'
+    grep -h '^async\|^stereo-live: [0-9.]* fps' "$OUT/live${LIVE_TAG:-}-bare-$size-1.log" \
+      "$OUT/live${LIVE_TAG:-}-app-$size-1.log" 2>/dev/null | sed 's/^/  /'
   done
-  python3 - "$OUT" "${LIVE_REPEAT:-3}" <<'PY' | tee "$OUT/live-table.txt"
+  python3 - "$OUT" "${LIVE_REPEAT:-3}" "${LIVE_TAG:-}" "$LIVE_RUNS" "${LIVE_SMS:-all}" "$PWD" <<'PY' | tee "$OUT/live-table${LIVE_TAG:-}.txt"
 import json, os, statistics, sys
-out, reps = sys.argv[1], int(sys.argv[2])
+out, reps, tag, wanted, sms, tree = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5], sys.argv[6]
 def runs(run, size):  # {repeat: result}
     got = {}
     for r in range(1, reps + 1):
         try:
-            got[r] = json.load(open(os.path.join(out, f"live-{run}-{size}-{r}.json")))
+            got[r] = json.load(open(os.path.join(out, f"live{tag}-{run}-{size}-{r}.json")))
         except (OSError, ValueError):
             pass
     return got
@@ -396,7 +418,8 @@ def lat(js):
     return (f"{statistics.median(j['latency_ms']['median'] for j in js):.2f} / "
             f"{statistics.median(j['latency_ms']['p95'] for j in js):.2f}")
 print(f"live app (stereo-live-headless, unpaced, pre-rendered) against the bare stage "
-      f"(stereo-bench --async), CUDA, D128, 8 paths; median (range) of {reps} interleaved runs:")
+      f"(stereo-bench --async), CUDA, D128, 8 paths, {sms} SMs, built in {tree}; "
+      f"median (range) of {reps} interleaved runs:")
 for size in ("640x480", "1280x960"):
     r = {k: runs(k, size) for k in ("bare", "bare-rewrite", "app", "app-30fps", "managed",
                                      "managed-30fps")}
@@ -405,8 +428,11 @@ for size in ("640x480", "1280x960"):
     fps = lambda k: [j["fps"] for j in r[k].values()]
     print(f"{size}:")
     print(f"  bare stage fps        {med(fps('bare'), '{:.0f}')}"
-          f"   (frames rewritten by the CPU: {med(fps('bare-rewrite'), '{:.0f}')})")
+          + (f"   (frames rewritten by the CPU: {med(fps('bare-rewrite'), '{:.0f}')})"
+             if "bare-rewrite" in wanted else ""))
     for k, name in (("app", "app, pinned frames "), ("managed", "app, managed frames")):
+        if k not in wanted:
+            continue
         print(f"  {name}   {med(fps(k), '{:.0f}')} fps, "
               f"{med(ratio(k), '{:.1f}')} % of bare; latency ms med/p95 at full load "
               f"{lat(r[k])}, at 30 fps {lat(r[k + '-30fps'])}")
@@ -415,10 +441,17 @@ PY
 if want live; then
 live_vs_stage 2>&1 | tee "$OUT/live.txt"
 fi
+if want proxylive; then
+step "live app against the bare stage on the Jetson proxy (compute_87 build, 16 SMs)"
+# the app's stage thread runs on a green context of 16 SMs ([stereo] sms), as on an Orin AGX
+(cd "$B87" && LIVE_SMS=16 LIVE_TAG=-proxy16 LIVE_RUNS="bare app app-30fps" live_vs_stage) 2>&1 |
+  tee "$OUT/live-proxy.txt"
+fi
 
 step "summary"
 echo "tests: $tests_line; sanitizer:$san" | tee "$OUT/summary.txt"
 cat "$OUT/bench.txt" 2>/dev/null
 cat "$OUT/proxy-table.txt" 2>/dev/null
 cat "$OUT/live-table.txt" 2>/dev/null || echo "live app against the bare stage: no table (see above)"
+cat "$OUT/live-table-proxy16.txt" 2>/dev/null
 exit $status
