@@ -78,7 +78,7 @@ tests_line="not run" san=" not run"
 step "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
 nvcc --version | tail -1
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')"
+echo "commit ${GC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')}"
 
 # Two builds of the stage: sm_90 here (build/), and compute_87 only (PTX, compiled for this GPU
 # at load time: the instruction path a Jetson Orin runs, without Hopper's DPX) in a copy of the
@@ -199,7 +199,8 @@ PROXY_RUNS=${PROXY_RUNS:-100}
 all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
 [ -n "$all_sms" ] || all_sms=132
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +)"
+# GC_COMMIT: the commit measured, when the tree was carried without its history (a snapshot)
+commit=${GC_COMMIT:-"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +)"}
 echo "date,commit,device,sms,build,size,disparities,paths,project_ms,libsgm_ms,base_ms,stages" >"$OUT/proxy-raw.csv"
 run_project() { # bench-binary w h d paths sms -> median ms and the stage times (csv fields)
   local tmp; tmp=$(mktemp)
@@ -242,6 +243,12 @@ while read -r w h d paths; do
   ncu --clock-control none --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --csv "$B87"/build/gpu/stereo-bench --size "${w}x$h" --disparities "$d" --paths "$paths" --frames 1 \
       "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h.csv" 2>/dev/null
+  # libSGM's first frame (its 15 kernels: census x2, 8 paths, WTA, 2 medians, LR check, range),
+  # for the bytes per voxel of the peer (the same on any SM count)
+  if [ "$paths" = 8 ] && [ -x "$ANC/sgmbench-compute_87" ]; then
+    ncu --clock-control none --launch-count 15 --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+        --csv "$ANC/sgmbench-compute_87" "$w" "$h" "$d" "$paths" 1 >"$OUT/ncu-libsgm-${w}x$h.csv" 2>/dev/null
+  fi
 done <<'CFG'
 640 480 128 8
 1024 440 128 4
@@ -289,6 +296,41 @@ print(f"ncu, compute_87 build ({ncu_sms}), one frame:")
 for size, (inst, byts, bpv, per) in ncu.items():
     top = ", ".join(f"{k} {v/1e6:.1f} M" for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:3])
     print(f"  {size}: {inst/1e6:.1f} M warp-instructions ({top}), DRAM {byts/1e6:.1f} MB = {bpv:.2f} B/voxel")
+def ncu_sum(path):
+    data = [x for x in csv.reader(open(path))] if os.path.exists(path) else []
+    data = [x for x in data if len(x) > 10]
+    if not data:
+        return None
+    head = data[0]
+    if not all(k in head for k in ("Metric Name", "Metric Value", "Metric Unit")):
+        return None
+    mi, vi, ui = (head.index(k) for k in ("Metric Name", "Metric Value", "Metric Unit"))
+    inst = byts = 0.0
+    for x in data[1:]:
+        v = float(x[vi].replace(",", "")) * scale.get(x[ui], 1)
+        if x[mi] == "smsp__inst_executed.sum": inst += v
+        else: byts += v
+    return inst, byts
+# Jetson projection: the proxy models the SM count, not the clock or the memory. A frame on an
+# Orin takes at least its instruction time (the proxy's time scaled from the H100's boost clock,
+# 1.98 GHz, to the Orin's GPU clock) and at least its DRAM bytes over the Orin's bandwidth; it
+# is taken as the larger of the two (perfect overlap: optimistic). Orin AGX: 16 SMs, 1.3 GHz,
+# 204.8 GB/s; Orin Nano 8 GB: 8 SMs, 0.625 GHz, 68 GB/s (shared with the CPU in both).
+orins = (("Orin AGX", "16", 1.3e9, 204.8e9), ("Orin Nano", "8", 0.625e9, 68e9))
+print("Jetson projection, D128 8 paths (ms per frame = max(proxy time x 1.98 GHz / Orin clock, DRAM bytes / bandwidth)):")
+for size in ("640x480", "1280x960"):
+    lib = ncu_sum(os.path.join(out, f"ncu-libsgm-{size}.csv"))
+    for name, sms, clock, bw in orins:
+        d = by.get((sms, size), {}).get("compute_87")
+        if not d or size not in ncu or not d.get("project_ms"):
+            continue
+        ti = float(d["project_ms"]) * 1.98e9 / clock; tm = ncu[size][1] / bw * 1e3
+        line = f"  {name:9} {size:>9}: project {max(ti, tm):6.2f} ms ({1e3 / max(ti, tm):5.0f} fps; instructions {ti:.2f}, memory {tm:.2f})"
+        if lib and d.get("libsgm_ms"):
+            li = float(d["libsgm_ms"]) * 1.98e9 / clock; lm = lib[1] / bw * 1e3
+            w, h = map(int, size.split("x"))
+            line += f"; libSGM {max(li, lm):6.2f} ms (instructions {li:.2f}, memory {lm:.2f}, {lib[1] / (w * h * 128):.2f} B/voxel)"
+        print(line)
 # rows in the committed format (docs/results-jetson-proxy.csv)
 with open(os.path.join(out, "results-jetson-proxy.csv"), "w") as fo:
     for r in rows:
@@ -321,21 +363,9 @@ for r in rows[1:]:
         if "k_dirs" in r[ki] or "k_aggregate" in r[ki]:
             walk += v
     else: byts += v
-# Jetson projection: max(memory time, instruction time). Orin AGX: 16 SMs @ 1.3 GHz, 204.8 GB/s;
-# Orin Nano: 8 SMs @ 0.625 GHz, 68 GB/s. Instructions: the H100's count, with the line walk's
-# doubled (sm_87 has no DPX: its 16x2 minima are emulated; the walk's step is 227 executed SASS
-# instructions on sm_87 against 115 on sm_90, counted in cuobjdump's listing of k_dirs<16, 8>),
-# issued at half a warp-instruction per scheduler and cycle (integer code: 16 INT32 lanes per
-# scheduler, as on the H100, where the walk runs at 77 % of that ALU rate).
-orin = walk * 2.0 + (inst - walk)
-def project(sms, clock, bw):
-    return max(byts / bw, orin / (sms * 4 * 0.5 * clock)) * 1e3, byts / bw * 1e3, orin / (sms * 4 * 0.5 * clock) * 1e3
-agx, agx_mem, agx_inst = project(16, 1.3e9, 204.8e9)
-nano, nano_mem, nano_inst = project(8, 0.625e9, 68e9)
-print(f"{size} D{d} {paths}p: {inst/1e6:.1f} M warp-instructions ({walk/1e6:.1f} M in the walk), "
-      f"{byts/1e6:.1f} MB DRAM per frame -> projected Orin AGX {agx:.2f} ms "
-      f"(memory {agx_mem:.2f}, instructions {agx_inst:.2f}), Orin Nano {nano:.2f} ms "
-      f"(memory {nano_mem:.2f}, instructions {nano_inst:.2f})")
+print(f"{size} D{d} {paths}p (sm_90 build, all SMs): {inst/1e6:.1f} M warp-instructions "
+      f"({walk/1e6:.1f} M in the walk), {byts/1e6:.1f} MB DRAM per frame "
+      f"(the Jetson projection is in the proxy step, from the compute_87 build)")
 PY
 done <<'CFG' | tee "$OUT/jetson.txt"
 640x480 128 8
