@@ -100,8 +100,13 @@ build_libsgm() { # cmake-arch nvcc-gencode tag
     nvcc -O3 $2 -std=c++17 -I"$ANC/libSGM/include" "$ANC/sgmbench.cu" "$ANC/build-$3/src/libsgm.a" \
       -o "$ANC/sgmbench-$3" >>"$OUT/libsgm-$3.log" 2>&1
 }
-copy_tree "$B87"
 pids=()
+if [ -n "${GC_REUSE:-}" ] && [ -x build/gpu/stereo-bench ] && [ -x "$B87/build/gpu/stereo-bench" ]; then
+  # GC_REUSE=1: a second call on the same warm machine keeps the builds of the first (the
+  # stage sources must be unchanged in between)
+  echo "reusing the builds of an earlier call"
+else
+copy_tree "$B87"
 build_stage . 90 "$OUT/build-sm90.log" & pids+=($!)
 build_stage "$B87" 87 "$OUT/build-compute87.log" & pids+=($!)
 if [ -n "${GC_BASE:-}" ]; then
@@ -116,6 +121,7 @@ if [ -d .device/anchors/libSGM ]; then
     build_libsgm 90 "-arch=sm_90" sm_90 &&
     nvcc -shared -Xcompiler -fPIC -o "$ANC/greenctx.so" "$ANC/greenctx.c" -lcuda \
       >>"$OUT/libsgm-sm_90.log" 2>&1; } & pids+=($!)
+fi
 fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 tail -3 "$OUT/build-sm90.log"
