@@ -45,6 +45,7 @@
 #include "live_sources.h"
 #include "parse_num.h"
 #include "stereo.h"
+#include "version.h"
 
 #define EXIT_USAGE 2
 #define MAX_OVERRIDES 64
@@ -103,6 +104,7 @@ static const char usage_text[] =
     "  --stats-json FILE      write the summary printed at the end as JSON: frames, wall time,\n"
     "                         fps, stage ms and latency ms (median, p95, max), drops\n"
     "  -h, --help             this text\n"
+    "      --version          version, git commit and the backends built in\n"
 #if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
@@ -144,15 +146,15 @@ typedef struct {
     const char *config_path;    /* --config */
     const char *stats_json;     /* --stats-json FILE */
     int prerender;              /* --synth-prerender K; 0 = render every frame */
-    int help;
+    int help, version;          /* --help, --version: print, exit 0 */
 } app_options;
 
 /* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
- * the reason; o->help set for --help. */
+ * the reason; o->help set for --help, o->version for --version. */
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
-           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON };
+           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -167,6 +169,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"synth-prerender", required_argument, NULL, O_PRERENDER},
         {"stats-json", required_argument, NULL, O_STATS_JSON},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -183,8 +186,8 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            o_app->help = 1;
+        if (c == 'h' || c == O_VERSION) {
+            *(c == 'h' ? &o_app->help : &o_app->version) = 1;
             return 0;
         }
         if (c == '?' || c == ':') {
@@ -292,7 +295,7 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
     live_config_defaults(cfg);
     if (parse_options(argc, argv, o, ov, &nov) != 0)
         return -1;
-    if (o->help)
+    if (o->help || o->version)
         return 0;
 #if !LIVE_LIBC_ONLY
     if (o->config_path && live_config_load(o->config_path, cfg, err, sizeof err) != 0) {
@@ -1022,9 +1025,14 @@ static int summary_write_json(const app *a, const summary *m, const char *path)
     }
     const live_histogram *st = &m->stage, *lat = &a->rt.latency;
     const stereo_params *p = &a->params;
-    fprintf(f, "{\n  \"program\": \"%s\",\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n"
-               "  \"sms\": %d,\n",
-            PROGRAM, live_source_to_str(a->cfg.source), live_pipeline_backend(a->pipe),
+    fprintf(f, "{\n  \"program\": \"%s\",\n  \"version\": ", PROGRAM);
+    json_string(f, version_number());
+    fprintf(f, ",\n  \"commit\": ");
+    json_string(f, version_commit());
+    fprintf(f, ",\n  \"backends\": ");
+    json_string(f, version_backends());
+    fprintf(f, ",\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n  \"sms\": %d,\n",
+            live_source_to_str(a->cfg.source), live_pipeline_backend(a->pipe),
             live_pipeline_sms(a->pipe));
     fprintf(f, "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n  \"paths\": %d,\n"
                "  \"cost\": \"%s\",\n  \"synth_prerender\": %d,\n",
@@ -1126,6 +1134,10 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
+    if (a.opt.version) {
+        version_print(PROGRAM);
+        return 0;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -1134,7 +1146,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     int rc = 1;
-    char err[1024], green[64] = "";
+    char err[1024], green[64] = "", version[256];
 #if !LIVE_LIBC_ONLY
     int windowed = 0;
     display d;
@@ -1161,15 +1173,16 @@ int main(int argc, char **argv)
             }
         }
     }
-    report("%s source, %dx%d, D %d, %s backend%s, %s%s", live_source_to_str(a.cfg.source),
+    report("%s source, %dx%d, D %d, %s backend%s, %s%s; %s", live_source_to_str(a.cfg.source),
           a.params.width, a.params.height, a.params.num_disparities,
           live_pipeline_backend(a.pipe), green_note(&a, green, sizeof green),
-          windowed ? "window: " : "headless", windowed ? d.renderer : "");
+          windowed ? "window: " : "headless", windowed ? d.renderer : "",
+          version_line(PROGRAM, version, sizeof version));
 #else
-    report("%s source, %dx%d, D %d, %s backend%s, headless (CUDA and libc only build)",
+    report("%s source, %dx%d, D %d, %s backend%s, headless (CUDA and libc only build); %s",
            live_source_to_str(a.cfg.source), a.params.width, a.params.height,
            a.params.num_disparities, live_pipeline_backend(a.pipe),
-           green_note(&a, green, sizeof green));
+           green_note(&a, green, sizeof green), version_line(PROGRAM, version, sizeof version));
 #endif
     int64_t t_start = monotonic_ns();
     a.rt.t_ns = t_start;

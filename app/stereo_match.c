@@ -26,6 +26,7 @@
 #include "parse_num.h"
 #include "stereo.h"
 #include "synth.h"
+#include "version.h"
 
 #define EXIT_USAGE 2
 
@@ -66,7 +67,8 @@ static const char usage_text[] =
     "      --repeat N         run the pair N times and report the median time\n"
     "      --demo DIR         render the generated scene into DIR, match it, score it\n"
     "  -q, --quiet            print nothing but errors\n"
-    "  -h, --help             this text\n";
+    "  -h, --help             this text\n"
+    "      --version          version, git commit and the backends built in\n";
 
 typedef struct {
     stereo_params p;
@@ -110,7 +112,7 @@ static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(pat
 
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
        O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
-       O_DEMO };
+       O_DEMO, O_VERSION };
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -127,7 +129,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"color", required_argument, 0, O_COLOR}, {"colormap", required_argument, 0, O_CMAP},
         {"right", required_argument, 0, O_RIGHT}, {"confidence", required_argument, 0, O_CONF},
         {"repeat", required_argument, 0, O_REPEAT}, {"demo", required_argument, 0, O_DEMO},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, O_VERSION}, {0, 0, 0, 0}};
     stereo_params *p = &o->p;
     stereo_params_default(p, 0, 0);
     o->cmap = COLORMAP_TURBO;
@@ -172,6 +175,7 @@ static int parse_options(int argc, char **argv, options *o)
         case O_DEMO: o->demo = a; break;
         case 'q': o->quiet = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
+        case O_VERSION: version_print("stereo-match"); exit(0);
         case ':': return usage_error("%s: missing value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }

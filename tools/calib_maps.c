@@ -20,6 +20,7 @@
 #include "calib.h"
 #include "mapfile.h"
 #include "rectify.h"
+#include "version.h"
 
 #define EXIT_USAGE 2
 
@@ -36,7 +37,8 @@ static const char usage_text[] =
     "  --compare        compare MAPS (e.g. from stereo-calibrate --maps) with the maps computed\n"
     "                   from CALIB.yml; fails when a pixel differs by more than the tolerance\n"
     "  --tolerance N    largest accepted difference in 1/32 px (default 1)\n"
-    "  --info           check FILE (map file or calibration) and print what its maps cover\n";
+    "  --info           check FILE (map file or calibration) and print what its maps cover\n"
+    "  --version        print the version, git commit and the backends built in\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -179,11 +181,12 @@ static int write_maps(const char *calib_path, const char *maps_path, int w, int 
 
 int main(int argc, char **argv)
 {
-    enum { O_COMPARE = 256, O_INFO, O_SIZE, O_TOL, O_HELP };
+    enum { O_COMPARE = 256, O_INFO, O_SIZE, O_TOL, O_HELP, O_VERSION };
     static const struct option opts[] = {
         {"compare", no_argument, 0, O_COMPARE}, {"info", no_argument, 0, O_INFO},
         {"size", required_argument, 0, O_SIZE}, {"tolerance", required_argument, 0, O_TOL},
-        {"help", no_argument, 0, O_HELP},       {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},       {"version", no_argument, 0, O_VERSION},
+        {0, 0, 0, 0}};
     int mode = 0, w = 0, h = 0, tolerance = 1, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -205,6 +208,9 @@ int main(int argc, char **argv)
             break;
         case O_HELP:
             fputs(usage_text, stdout);
+            return 0;
+        case O_VERSION:
+            version_print("calib-maps");
             return 0;
         default:
             return usage_error("unknown option '%s'", argv[optind - 1]);

@@ -48,6 +48,7 @@
 #include "parse_num.h"
 #include "stage_cuda.h"
 #include "synth.h"
+#include "version.h"
 
 #define N_INPUTS 4
 #define WARMUP 20
@@ -417,13 +418,18 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
+        if (!strcmp(a, "--version")) {
+            version_print("stereo-bench");
+            return 0;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
                    "[--runs N] [--frames N] [--csv FILE] [--sms N]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N]\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
-                   "hardware may round N up), 0 = all (default)\n");
+                   "hardware may round N up), 0 = all (default)\n"
+                   "  --version print the version, git commit and the backends built in\n");
             return 0;
         }
         if (!strcmp(a, "--async") || !strcmp(a, "--rewrite")) {

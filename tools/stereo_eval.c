@@ -19,6 +19,7 @@
 
 #include "image_io.h"
 #include "parse_num.h"
+#include "version.h"
 
 #define PROG "stereo-eval"
 
@@ -36,6 +37,7 @@ static const char usage_text[] =
     "  --border N      leave out N pixels at each image edge (default 0)\n"
     "  --json          print the result as a JSON object\n"
     "  --help          print this help\n"
+    "  --version       print the version, git commit and the backends built in\n"
     "\n"
     "Invalid DISP pixels are filled as in the KITTI devkit before scoring.\n"
     "Output: bad1=.. bad2=.. bad4=.. avgerr=.. density=.. n=..\n"
@@ -96,7 +98,7 @@ static int has_pfm_extension(const char *path)
     return n >= 4 && strcasecmp(path + n - 4, ".pfm") == 0;
 }
 
-/* Returns 0 to run, 1 when --help was printed, -1 on a usage error (already reported).
+/* Returns 0 to run, 1 when --help or --version was printed, -1 on a usage error (already reported).
  * Options may come anywhere; "--opt=value" and "--opt value" are both accepted. */
 static int parse_args(int argc, char **argv, eval_options *o)
 {
@@ -126,6 +128,10 @@ static int parse_args(int argc, char **argv, eval_options *o)
 
         if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             fputs(usage_text, stdout);
+            return 1;
+        }
+        if (strcmp(name, "--version") == 0) {
+            version_print(PROG);
             return 1;
         }
         if (strcmp(name, "--json") == 0) {

@@ -15,6 +15,7 @@
 #include "image_io.h"
 #include "parse_num.h"
 #include "synth.h"
+#include "version.h"
 
 #define PROG "stereo-synth"
 
@@ -35,6 +36,7 @@ static const char usage_text[] =
     "  --edge-radius N   near_edge radius in px, 0..64 (default 2)\n"
     "  --grey, --rgb     colour of left.png/right.png (default grey)\n"
     "  --help            print this help\n"
+    "  --version         print the version, git commit and the backends built in\n"
     "\n"
     "Exit status: 0 ok, 1 output error, 2 usage error.\n";
 
@@ -118,6 +120,10 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--version") == 0) {
+            version_print(PROG);
             return 0;
         }
         if (strcmp(a, "--grey") == 0 || strcmp(a, "--gray") == 0) {
