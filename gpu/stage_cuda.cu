@@ -249,12 +249,33 @@ static stereo_status green_create(stage_cuda *s, int want, char *err, size_t err
 }
 #endif
 
+/* Why cudaGetDeviceCount failed, for the user. The runtime answers "CUDA driver version is
+ * insufficient for CUDA runtime version" (cudaErrorInsufficientDriver) both when the driver is
+ * older than the runtime and when there is no driver at all, as on a machine without an NVIDIA
+ * GPU: only the first is a driver to update. With no driver library to ask,
+ * cudaDriverGetVersion gives 0 (a check that also holds on a Jetson, which has no
+ * /proc/driver/nvidia). */
+static void unavailable_reason(cudaError_t e, char *why, size_t whylen)
+{
+    int driver = 0;
+    if (e == cudaErrorInsufficientDriver &&
+        (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0))
+        snprintf(why, whylen, "no CUDA device found (no NVIDIA driver loaded)");
+    else if (e == cudaErrorInsufficientDriver && driver < CUDART_VERSION)
+        snprintf(why, whylen, "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, "
+                 "this build needs %d.%d (%s; update the driver)", driver / 1000,
+                 driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
+                 cudaGetErrorString(e));
+    else
+        snprintf(why, whylen, "no usable CUDA device (%s)", cudaGetErrorString(e));
+}
+
 int stage_cuda_available(char *why, size_t whylen)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        snprintf(why, whylen, "no usable CUDA device (%s)", cudaGetErrorString(e));
+        unavailable_reason(e, why, whylen);
         cudaGetLastError(); /* clear the sticky-free error state */
         return 0;
     }

@@ -252,6 +252,37 @@ else
           && pfm_ok "$O" 96 64'
 fi
 
+# why there is no CUDA device, in words that fit the machine: a CPU-only build says so; without
+# the driver library (libcuda.so.1), the runtime's "CUDA driver version is insufficient" would
+# send the user to update a driver they do not have
+no_driver_lib() {
+  ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 ' || return 1
+  local d
+  for d in ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }}; do [ -e "$d/libcuda.so.1" ] && return 1; done
+  return 0
+}
+if [ "$have_cuda" = 1 ]; then
+  skip "no CUDA device: the reason given" "a CUDA device is present"
+else
+  why=""
+  if ! "$M" --version | grep -q 'backends: cpu, cuda'; then
+    why="this build has no CUDA backend (configured without nvcc)"
+  elif no_driver_lib; then
+    why="no CUDA device found (no NVIDIA driver loaded)"
+  fi
+  if [ -z "$why" ]; then
+    skip "no CUDA device: the reason given" "an NVIDIA driver library is installed here"
+  else
+    rm -rf "$OD" && mkdir "$OD"
+    run_m --backend auto "$L" "$R" "$O"
+    check "--backend auto, no CUDA device: exit 0, 'using the CPU backend: $why'" \
+      eval '[ "$rc" -eq 0 ] && [ "$(cat "$W/se")" = "stereo-match: using the CPU backend: $why" ]'
+    run_m --backend cuda "$L" "$R" "$O"
+    check "--backend cuda, no CUDA device: exit 1, 'CUDA backend unavailable: $why'" \
+      eval '[ "$rc" -eq 1 ] && [ "$(cat "$W/se")" = "stereo-match: --backend cuda: CUDA backend unavailable: $why" ]'
+  fi
+fi
+
 # --sms: the CPU backend ignores it; the CUDA one runs on a green context, or says why not
 rm -rf "$OD" && mkdir "$OD"
 run_m --backend cpu --sms 16 "$L" "$R" "$O"
