@@ -370,6 +370,7 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
     char *field = (char *)c + k->offset;
     long x = 0;
     int b = 0;
+    char why[80];
     switch (k->kind) {
     case K_INT:
     case K_D:
@@ -378,9 +379,8 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
     case K_LONG:
         if (parse_integer(k->key, value, k->lo, k->hi, &x, err, errlen))
             return -1;
-        if (k->kind == K_D && x % 16 != 0)
-            return failf(err, errlen, "%s: %ld is not a multiple of 16 in %ld..%ld", k->key, x,
-                         k->lo, k->hi);
+        if (k->kind == K_D && stereo_check_disparities((int)x, why, sizeof why) != 0)
+            return failf(err, errlen, "%s: %s", k->key, why);
         if (k->kind == K_ODD && x % 2 == 0)
             return failf(err, errlen, "%s: %ld is not odd (the window has a centre pixel)",
                          k->key, x);

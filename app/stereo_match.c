@@ -185,8 +185,9 @@ static int parse_options(int argc, char **argv, options *o)
     if (p->paths != 4 && p->paths != 8)
         return usage_error("--paths: %d is neither 4 nor 8", p->paths);
     int D = p->num_disparities;
-    if (D < 16 || D > 256 || D % 16)
-        return usage_error("--disparities: %d is not a multiple of 16 in 16..256", D);
+    char why[80];
+    if (stereo_check_disparities(D, why, sizeof why) != 0)
+        return usage_error("--disparities: %s", why);
     if (p->min_disparity + D > 2047)
         return usage_error("--min-disparity: %d plus %d disparities exceeds 2047",
                            p->min_disparity, D);

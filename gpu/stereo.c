@@ -155,6 +155,18 @@ static stereo_status fail(char *err, size_t errlen, stereo_status st, const char
     return st;
 }
 
+int stereo_check_disparities(int D, char *why, size_t whylen)
+{
+    if (D < 16 || D > 256)
+        snprintf(why, whylen, "%d is outside 16..256", D);
+    else if (D % 16 != 0)
+        snprintf(why, whylen, "%d is not a multiple of 16 (try %d or %d)", D, D / 16 * 16,
+                 D / 16 * 16 + 16);
+    else
+        return 0;
+    return -1;
+}
+
 stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen)
 {
     const stereo_status E = STEREO_ERR_PARAM;
@@ -162,8 +174,9 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "image size: %dx%d is outside 1x1..%dx%d", p->width,
                     p->height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
     int D = p->num_disparities;
-    if (D < 16 || D > 256 || D % 16 != 0)
-        return fail(err, errlen, E, "disparities: %d is not a multiple of 16 in 16..256", D);
+    char why[80];
+    if (stereo_check_disparities(D, why, sizeof why) != 0)
+        return fail(err, errlen, E, "disparities: %s", why);
     if (D >= p->width)
         return fail(err, errlen, E, "disparities: %d must be smaller than the image width %d", D,
                     p->width);

@@ -104,6 +104,12 @@ void stereo_params_default(stereo_params *p, int width, int height);
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
 void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2);
 
+/* Whether D is a number of disparities the stage searches: a multiple of 16 in 16..256 (the
+ * image width is checked with the other parameters). 0, or -1 with the condition that fails in
+ * why: "512 is outside 16..256", or "100 is not a multiple of 16 (try 96 or 112)" with the
+ * nearest valid values. */
+int stereo_check_disparities(int D, char *why, size_t whylen);
+
 /* Checks every parameter; on failure writes "name: what is wrong" into err. */
 stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen);
 

@@ -184,9 +184,15 @@ fi
 expect_fail 1 "$L|$R80" "left 96x64 vs right 80x64: names both files" "$L" "$R80" "$O"
 
 # ---- usage errors (exit 2) -----------------------------------------------------------------
-expect_fail 2 "--disparities" "-d 24 (not a multiple of 16)" -d 24 "$L" "$R" "$O"
-expect_fail 2 "--disparities" "-d 0" -d 0 "$L" "$R" "$O"
-expect_fail 2 "--disparities" "-d 272 (> 256)" -d 272 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 24 is not a multiple of 16 (try 16 or 32)" \
+  "-d 24: not a multiple of 16, the nearest valid values" -d 24 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 100 is not a multiple of 16 (try 96 or 112)" \
+  "-d 100: not a multiple of 16, the nearest valid values" -d 100 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 0 is outside 16..256" "-d 0: outside the range" -d 0 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 272 is outside 16..256" "-d 272: outside the range" \
+  -d 272 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 512 is outside 16..256" "-d 512: outside the range (a multiple of 16)" \
+  -d 512 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d 96 with a 96-wide image" -d 96 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d 112 with a 96-wide image" -d 112 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d abc (not a number)" -d abc "$L" "$R" "$O"

@@ -248,6 +248,9 @@ static void test_failures_change_nothing(void **state)
     assert_int_equal(live_config_load(path, &b, err, sizeof err), -1);
     assert_memory_equal(&a, &b, sizeof a);
     assert_int_equal(live_config_set(&b, "stereo", "disparities", "100", err, sizeof err), -1);
+    assert_string_equal(err, "disparities: 100 is not a multiple of 16 (try 96 or 112)");
+    assert_int_equal(live_config_set(&b, "stereo", "disparities", "512", err, sizeof err), -1);
+    assert_string_equal(err, "disparities: 512 is outside 16..256");
     assert_int_equal(live_config_set(&b, "controls", "gain", "lots", err, sizeof err), -1);
     assert_int_equal(live_config_set(&b, "files", "left", "l_%s", err, sizeof err), -1);
     assert_memory_equal(&a, &b, sizeof a);
