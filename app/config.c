@@ -510,6 +510,28 @@ int live_config_set(live_config *c, const char *section, const char *key, const 
     return set_key(c, &keys[i], value, err, errlen);
 }
 
+/* A source without the keys it needs: names the keys still empty and how to give them, e.g.
+ * "[source] type = v4l2 needs [camera] left and right (device paths), e.g. --set
+ * camera.left=/dev/video0 --set camera.right=/dev/video2". key2 may be NULL. */
+static int missing_keys(char *err, size_t errlen, const char *type, const char *section,
+                        const char *what, const char *key1, const char *example1, int have1,
+                        const char *key2, const char *example2, int have2)
+{
+    char names[64], set[600];
+    int both = !have1 && key2 && !have2;
+    if (both) {
+        snprintf(names, sizeof names, "%s and %s", key1, key2);
+        snprintf(set, sizeof set, "--set %s.%s=%s --set %s.%s=%s", section, key1, example1,
+                 section, key2, example2);
+    } else {
+        snprintf(names, sizeof names, "%s", have1 ? key2 : key1);
+        snprintf(set, sizeof set, "--set %s.%s=%s", section, have1 ? key2 : key1,
+                 have1 ? example2 : example1);
+    }
+    return failf(err, errlen, "[source] type = %s needs [%s] %s (%s%s), e.g. %s", type, section,
+                 names, what, both ? "s" : "", set);
+}
+
 int live_config_check(const live_config *c, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -523,15 +545,17 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
         break;
     case SOURCE_V4L2:
         if (!c->left_device[0] || !c->right_device[0])
-            return failf(err, errlen, "%s: [source] type = v4l2 needs [camera] left and right",
-                         c->left_device[0] ? "right" : "left");
+            return missing_keys(err, errlen, "v4l2", "camera", "device path",
+                                "left", "/dev/video0", c->left_device[0] != 0, "right",
+                                "/dev/video2", c->right_device[0] != 0);
         if (strcmp(c->left_device, c->right_device) == 0)
             return failf(err, errlen, "right: %s is also the left camera", c->right_device);
         w = c->width, h = c->height;
         break;
     case SOURCE_SBS:
         if (!c->sbs_device[0])
-            return failf(err, errlen, "device: [source] type = sbs needs [camera] device");
+            return missing_keys(err, errlen, "sbs", "camera", "device path",
+                                "device", "/dev/video0", 0, NULL, NULL, 0);
         if (c->width % 2)
             return failf(err, errlen, "width: %d: a side-by-side frame has an even width (two "
                          "views side by side)", c->width);
@@ -539,8 +563,9 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
         break;
     case SOURCE_FILES:
         if (!c->left_pattern[0] || !c->right_pattern[0])
-            return failf(err, errlen, "%s: [source] type = files needs [files] left and right",
-                         c->left_pattern[0] ? "right" : "left");
+            return missing_keys(err, errlen, "files", "files", "file name pattern",
+                                "left", "rec/left_%06d.png", c->left_pattern[0] != 0, "right",
+                                "rec/right_%06d.png", c->right_pattern[0] != 0);
         w = 4096, h = 1; /* known from the first image only */
         break;
     default:

@@ -191,9 +191,11 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             return 0;
         }
         if (c == '?' || c == ':') {
-            const char *arg = argv[optind - 1];
-            report("%s: %s (see --help)", arg,
-                  c == ':' ? "needs a value" : "unknown option");
+            /* worded as every program of the project words them */
+            if (c == ':')
+                report("%s: needs a value (see --help)", argv[optind - 1]);
+            else
+                report("unknown option '%s' (see --help)", argv[optind - 1]);
             return -1;
         }
         if (c == O_CONFIG) {
@@ -305,7 +307,11 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
 #endif
     for (int i = 0; i < nov; i++)
         if (live_config_set(cfg, ov[i].section, ov[i].key, ov[i].value, err, sizeof err) != 0) {
-            report("%s: %s", ov[i].option, err);
+            /* "KEY: what is wrong" after the option that set it ("--frames: 'abc' is ...") */
+            size_t k = strlen(ov[i].key);
+            const char *why = strncmp(err, ov[i].key, k) == 0 && err[k] == ':' && err[k + 1] == ' '
+                                  ? err + k + 2 : err;
+            report("%s: %s", ov[i].option, why);
             return -1;
         }
 #if LIVE_LIBC_ONLY

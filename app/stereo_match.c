@@ -46,7 +46,7 @@ static const char usage_text[] =
     "      --paths 4|8        SGM paths (default 8)\n"
     "      --p1 N, --p2 N     SGM penalties, 1 <= p1 < p2 <= 1023 (default: tuned per cost)\n"
     "      --p2-adapt T       intensity-adaptive P2: P2*T/(T + |dI|), 0 = off (default 16)\n"
-    "      --uniqueness U     reject when another disparity is within U%% (0 = off, default)\n"
+    "      --uniqueness U     reject when another disparity is within U% (0 = off, default)\n"
     "      --no-subpixel      integer disparities\n"
     "      --no-lr            no left-right consistency check\n"
     "      --lr-tolerance N   LR check tolerance in pixels (default 1)\n"
@@ -176,7 +176,7 @@ static int parse_options(int argc, char **argv, options *o)
         case 'q': o->quiet = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case O_VERSION: version_print("stereo-match"); exit(0);
-        case ':': return usage_error("%s: missing value", argv[optind - 1]);
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (bad)

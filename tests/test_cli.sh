@@ -196,7 +196,8 @@ expect_fail 2 "--disparities: 512 is outside 16..256" "-d 512: outside the range
 expect_fail 2 "--disparities" "-d 96 with a 96-wide image" -d 96 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d 112 with a 96-wide image" -d 112 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d abc (not a number)" -d abc "$L" "$R" "$O"
-expect_fail 2 "-d" "trailing -d without its value" "$L" "$R" "$O" -d
+expect_fail 2 "stereo-match: -d: needs a value (see --help)" "trailing -d without its value" \
+  "$L" "$R" "$O" -d
 expect_fail 2 "--min-disparity" "--min-disparity -1" --min-disparity -1 "$L" "$R" "$O"
 expect_fail 2 "--min-disparity" "--min-disparity 2040 -d 16 (> 2047)" --min-disparity 2040 -d 16 "$L" "$R" "$O"
 expect_fail 2 "--paths" "--paths 6" --paths 6 "$L" "$R" "$O"
@@ -209,7 +210,8 @@ expect_fail 2 "--window" "--window 8 (even)" --window 8 "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms -1" --sms -1 "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms x (not a number)" --sms x "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms 1025 (more than any GPU)" --sms 1025 "$L" "$R" "$O"
-expect_fail 2 "--frobnicate" "unknown option --frobnicate" --frobnicate "$L" "$R" "$O"
+expect_fail 2 "stereo-match: unknown option '--frobnicate' (see --help)" \
+  "unknown option --frobnicate" --frobnicate "$L" "$R" "$O"
 expect_fail 2 "LEFT RIGHT OUTPUT" "no arguments"
 expect_fail 2 "LEFT RIGHT OUTPUT" "2 arguments" "$L" "$R"
 expect_fail 2 "LEFT RIGHT OUTPUT" "4 arguments" "$L" "$R" "$O" "$OD/x.pfm"
@@ -313,6 +315,40 @@ run_m --demo "$W/demo"
 check "--demo DIR: exit 0, disparity.pfm, disparity-color.png, mean error" \
   eval '[ "$rc" -eq 0 ] && [ -s "$W/demo/disparity.pfm" ] && [ -s "$W/demo/disparity-color.png" ] \
         && grep -q "mean error" "$W/so" || { echo "exit $rc"; cat "$W/so" "$W/se"; false; }'
+
+# ---- --help, and the words every program uses for a bad option ------------------------------
+run_m --help
+check "--help: exit 0, no printf escapes left ('within U% ', no '%%')" \
+  eval '[ "$rc" -eq 0 ] && grep -qF "within U% (0 = off" "$W/so" && ! grep -qF "%%" "$W/so"'
+# PROGRAM-NAME COMMAND...: "--bogus" and a value option without its value, each exit 2 and one
+# line worded the same in every program
+same_words() {
+  local prog=$1 opt=$2 why=()
+  shift 2
+  "$@" --bogus >"$W/so" 2>"$W/se"
+  rc=$?
+  [ "$rc" -eq 2 ] || why+=("--bogus: exit status $rc, expected 2")
+  [ "$(cat "$W/se")" = "$prog: unknown option '--bogus' (see --help)" ] ||
+    why+=("--bogus: stderr '$(cat "$W/se")'")
+  "$@" "$opt" >"$W/so" 2>"$W/se"
+  rc=$?
+  [ "$rc" -eq 2 ] || why+=("$opt without a value: exit status $rc, expected 2")
+  [ "$(cat "$W/se")" = "$prog: $opt: needs a value (see --help)" ] ||
+    why+=("$opt without a value: stderr '$(cat "$W/se")'")
+  result ${#why[@]} "$prog: 'unknown option '--bogus' (see --help)', '$opt: needs a value (see --help)', exit 2" "${why[@]}"
+}
+same_words stereo-match --cost "$M"
+same_words stereo-eval --border "$EV"
+same_words stereo-synth --size "$SY"
+same_words calib-maps --size "$B/calib-maps"
+same_words stereo-live --frames "$B/stereo-live"
+# (the CUDA-and-libc-only build says "stereo-live" too: the same app)
+same_words stereo-live --frames "$B/gpu/stereo-live-headless"
+if [ -x "$B/gpu/stereo-bench" ]; then
+  same_words stereo-bench --runs "$B/gpu/stereo-bench"
+else
+  skip "stereo-bench: the words for a bad option" "not built (./configure without CUDA)"
+fi
 
 # ---- stereo-eval ---------------------------------------------------------------------------
 "$EV" "$W/a/disp_left.pfm" "$IN/nogt.pfm" >"$W/so" 2>"$W/se"

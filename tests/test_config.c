@@ -735,14 +735,26 @@ static void test_check_cross_field(void **state)
     static const struct {
         const char *text, *want;
     } cases[] = {
-        {"[source]\ntype = v4l2\n", "left: [source] type = v4l2 needs [camera] left and right"},
-        {"[source]\ntype = v4l2\n[camera]\nleft = /dev/video0\n", "right: "},
+        {"[source]\ntype = v4l2\n",
+         "[source] type = v4l2 needs [camera] left and right (device paths), e.g. --set "
+         "camera.left=/dev/video0 --set camera.right=/dev/video2"},
+        {"[source]\ntype = v4l2\n[camera]\nleft = /dev/video0\n",
+         "[source] type = v4l2 needs [camera] right (device path), e.g. --set "
+         "camera.right=/dev/video2"},
+        {"[source]\ntype = v4l2\n[camera]\nright = /dev/video2\n",
+         "needs [camera] left (device path), e.g. --set camera.left=/dev/video0"},
         {"[source]\ntype = v4l2\n[camera]\nleft = /dev/video0\nright = /dev/video0\n",
          "right: /dev/video0 is also the left camera"},
-        {"[source]\ntype = sbs\n", "device: [source] type = sbs needs [camera] device"},
+        {"[source]\ntype = sbs\n",
+         "[source] type = sbs needs [camera] device (device path), e.g. --set "
+         "camera.device=/dev/video0"},
         {"[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 1279\n", "width: 1279"},
-        {"[source]\ntype = files\n[files]\nleft = l%d.png\n", "right: [source] type = files"},
-        {"[source]\ntype = files\n[files]\nright = r%d.png\n", "left: "},
+        {"[source]\ntype = files\n[files]\nleft = l%d.png\n",
+         "[source] type = files needs [files] right (file name pattern), e.g. --set "
+         "files.right=rec/right_%06d.png"},
+        {"[source]\ntype = files\n[files]\nright = r%d.png\n", "needs [files] left ("},
+        {"[source]\ntype = files\n", "needs [files] left and right (file name patterns), e.g. "
+         "--set files.left=rec/left_%06d.png --set files.right=rec/right_%06d.png"},
         {"[synth]\nwidth = 64\n", "disparities: 64 must be smaller than the image width 64"},
         {"[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 256\n[stereo]\n"
          "disparities = 128\n",

@@ -37,6 +37,7 @@ for x in "$LIVE" "$SY"; do
 done
 W=$(mktemp -d "${TMPDIR:-/tmp}/test_live.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
 trap 'rm -rf "$W"' EXIT
+ROOT=$PWD
 cd "$W" || exit 1            # the app writes nothing else, but 's' screenshots land in the cwd
 case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY HL=$OLDPWD/$HL BENCH=$OLDPWD/$BENCH ;; esac
 
@@ -184,28 +185,43 @@ fi
 # ---- 4. bad options and configurations --------------------------------------------------------
 printf '[source]\ntype = synth\n[stereo]\nwindow_size = 9\n' >bad_key.ini
 printf '[stereo]\ndisparities = 100\n' >bad_value.ini
+# with SAYS="LINE": the one line must be exactly that
 bad_case() { # NAME EXPECTED-STATUS ARGS...
   local name=$1 want=$2; shift 2
   rm -rf never never.png
   timeout 20 "$LIVE" --headless --record never --screenshot never.png "$@" >b.out 2>b.err
   local rc=$?
-  if [ $rc -eq "$want" ] && [ "$(lines b.err)" -eq 1 ] && [ ! -e never ] && [ ! -e never.png ]; then
+  if [ $rc -eq "$want" ] && [ "$(lines b.err)" -eq 1 ] && [ ! -e never ] && [ ! -e never.png ] &&
+     [ -z "${SAYS:-}" -o "$(cat b.err)" = "${SAYS:-}" ]; then
     ok "$name: exit $want, one line: $(cat b.err)"
   else
-    not_ok "$name: exit $want, one line, nothing created" \
+    not_ok "$name: exit $want, one line${SAYS:+ '$SAYS'}, nothing created" \
       "exit $rc; stderr: $(cat b.err); $(ls -d never never.png 2>/dev/null)"
   fi
 }
-bad_case "unknown option" 2 --bogus
-bad_case "option without its value" 2 --frames
-bad_case "--frames not a number" 2 --frames abc
+SAYS="stereo-live: unknown option '--bogus' (see --help)" \
+  bad_case "unknown option (worded as stereo-match words it)" 2 --bogus
+SAYS="stereo-live: --frames: needs a value (see --help)" \
+  bad_case "option without its value" 2 --frames
+SAYS="stereo-live: --frames: 'abc' is not an integer" \
+  bad_case "--frames not a number (the option named once)" 2 --frames abc
+SAYS="stereo-live: --set stereo.disparities=100: 100 is not a multiple of 16 (try 96 or 112)" \
+  bad_case "--set stereo.disparities=100: the nearest valid values" 2 --set stereo.disparities=100
+SAYS="stereo-live: [source] type = v4l2 needs [camera] left and right (device paths), e.g. --set camera.left=/dev/video0 --set camera.right=/dev/video2" \
+  bad_case "--source v4l2 without cameras: the keys to set, with --set" 2 --source v4l2
 bad_case "--source unknown" 2 --source tape
 bad_case "--backend unknown" 2 --backend gpu
 bad_case "--set without a key" 2 --set display
 bad_case "--set bad value" 2 --set stereo.disparities=17
 bad_case "config file missing" 2 --config missing.ini
 bad_case "config file: unknown key" 2 --config bad_key.ini
-bad_case "config file: bad value" 2 --config bad_value.ini
+SAYS="stereo-live: bad_value.ini:2: disparities: 100 is not a multiple of 16 (try 96 or 112)" \
+  bad_case "config file: bad value" 2 --config bad_value.ini
+if grep -q 'stops the app with exit status 2 and one line' "$ROOT/config/README.md"; then
+  ok "config/README.md gives the exit status of a bad configuration: 2, as the app does"
+else
+  not_ok "config/README.md gives the exit status of a bad configuration: 2, as the app does"
+fi
 bad_case "files source without patterns" 2 --source files --set files.left= --set files.right=
 bad_case "v4l2 cameras that do not exist" 1 --source v4l2 --set camera.left=/dev/no-such-cam0 \
   --set camera.right=/dev/no-such-cam1

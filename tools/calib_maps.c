@@ -44,7 +44,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "calib-maps: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (calib-maps --help)\n");
+    fprintf(stderr, " (see --help)\n");
     return EXIT_USAGE;
 }
 
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
         {0, 0, 0, 0}};
     int mode = 0, w = 0, h = 0, tolerance = 1, c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         char tail;
         switch (c) {
         case O_COMPARE:
@@ -212,6 +212,8 @@ int main(int argc, char **argv)
         case O_VERSION:
             version_print("calib-maps");
             return 0;
+        case ':':
+            return usage_error("%s: needs a value", argv[optind - 1]);
         default:
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }

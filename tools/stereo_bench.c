@@ -436,8 +436,18 @@ int main(int argc, char **argv)
             *(!strcmp(a, "--async") ? &async : &rewrite) = 1;
             continue;
         }
+        static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
+                                                 "--sms", "--runs", "--frames", "--csv",
+                                                 "--json", "--backend"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            known |= !strcmp(a, with_value[k]);
+        if (!known) {
+            fprintf(stderr, "stereo-bench: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
         if (!v) {
-            fprintf(stderr, "stereo-bench: %s: missing value or unknown option\n", a);
+            fprintf(stderr, "stereo-bench: %s: needs a value (see --help)\n", a);
             return 2;
         }
         if (!strcmp(a, "--size")) {
@@ -468,9 +478,6 @@ int main(int argc, char **argv)
             bad = stereo_backend_from_str(v, &backend) || backend == STEREO_BACKEND_AUTO;
             if (bad)
                 fprintf(stderr, "stereo-bench: --backend: '%s' is not cuda or cpu\n", v);
-        } else {
-            fprintf(stderr, "stereo-bench: unknown option '%s'\n", a);
-            return 2;
         }
         if (bad)
             return 2;

@@ -122,7 +122,7 @@ static int parse_args(int argc, char **argv, eval_options *o)
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         if (len >= sizeof name)
-            return usage_error("unknown option %s", a);
+            return usage_error("unknown option '%s'", a);
         memcpy(name, a, len);
         name[len] = '\0';
 
@@ -144,10 +144,10 @@ static int parse_args(int argc, char **argv, eval_options *o)
                           strcmp(name, "--mask") == 0 || strcmp(name, "--gt-right") == 0 ||
                           strcmp(name, "--border") == 0;
         if (!takes_value)
-            return usage_error("unknown option %s", name);
+            return usage_error("unknown option '%s'", name);
         const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
         if (!value)
-            return usage_error("%s needs an argument", name);
+            return usage_error("%s: needs a value", name);
 
         if (strcmp(name, "--disp-scale") == 0) {
             if (parse_scale(name, value, &o->disp_scale) != 0)

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
             int known = !strcmp(opt, "--size") || !strcmp(opt, "--t") || !strcmp(opt, "--seed") ||
                         !strcmp(opt, "--max-disp") || !strcmp(opt, "--edge-radius");
             if (!known) {
-                fprintf(stderr, PROG ": unknown option \"%s\" (see --help)\n", a);
+                fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", a);
                 return EXIT_USAGE;
             }
             if (eq) {
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
             } else if (i + 1 < argc) {
                 val = argv[++i];
             } else {
-                fprintf(stderr, PROG ": %s needs a value (see --help)\n", opt);
+                fprintf(stderr, PROG ": %s: needs a value (see --help)\n", opt);
                 return EXIT_USAGE;
             }
             long v;
