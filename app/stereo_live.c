@@ -537,6 +537,40 @@ static void display_close(display *d)
     memset(d, 0, sizeof *d);
 }
 
+/* SDL tries its Wayland driver when there is no X display. It connects through
+ * libwayland-client, which prints "error: XDG_RUNTIME_DIR is invalid or not set in the
+ * environment." when that variable is missing, although no compositor can be reached then (its
+ * socket lives there, unless WAYLAND_DISPLAY is an absolute path). So in that case the Wayland
+ * driver is left out of the drivers SDL tries: an SDL_VIDEODRIVER hint that lists SDL's own
+ * order without it (a list, and a hint rather than only the environment variable, from SDL
+ * 2.0.22 on; the environment, and a choice made there, stay as they are). 1 when the line may
+ * still come (an older SDL), so that the "no display" message can explain it; else 0. */
+static int leave_out_unreachable_wayland(void)
+{
+    const char *asked = SDL_getenv("SDL_VIDEODRIVER"), *run = SDL_getenv("XDG_RUNTIME_DIR"),
+               *socket = SDL_getenv("WAYLAND_DISPLAY");
+    if ((asked && asked[0]) || (run && run[0] == '/') || (socket && socket[0] == '/'))
+        return 0;
+    char others[256] = "";
+    int wayland = 0;
+    for (int i = 0; i < SDL_GetNumVideoDrivers(); i++) {
+        const char *name = SDL_GetVideoDriver(i);
+        if (strcmp(name, "wayland") == 0)
+            wayland = 1;
+        else if (strlen(others) + strlen(name) + 2 < sizeof others)
+            snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s",
+                     others[0] ? "," : "", name);
+    }
+    SDL_version v;
+    SDL_GetVersion(&v);
+    if (!wayland)
+        return 0;
+    if (SDL_VERSIONNUM(v.major, v.minor, v.patch) < SDL_VERSIONNUM(2, 0, 22))
+        return 1;
+    SDL_SetHint("SDL_VIDEODRIVER", others); /* SDL_HINT_VIDEODRIVER, from 2.0.22 */
+    return 0;
+}
+
 /* Opens the window. 0; -1 when there is no display (err says why: the app then runs headless). */
 static int display_open(display *d, const app *a, char *err, size_t errlen)
 {
@@ -546,8 +580,12 @@ static int display_open(display *d, const app *a, char *err, size_t errlen)
     d->colormap = cfg->colormap;
     d->fullscreen = cfg->fullscreen;
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1"); /* SIGINT/SIGTERM are ours */
+    const char *wayland_line = leave_out_unreachable_wayland()
+                                   ? "; the XDG_RUNTIME_DIR line above is SDL's Wayland driver "
+                                     "finding no Wayland display either"
+                                   : "";
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        snprintf(err, errlen, "%s", SDL_GetError());
+        snprintf(err, errlen, "%s%s", SDL_GetError(), wayland_line);
         SDL_Quit();
         return -1;
     }
@@ -556,7 +594,7 @@ static int display_open(display *d, const app *a, char *err, size_t errlen)
     const char *driver = SDL_GetCurrentVideoDriver(), *asked = SDL_getenv("SDL_VIDEODRIVER");
     if (driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) &&
         !(asked && asked[0])) {
-        snprintf(err, errlen, "SDL found no screen, only its %s driver", driver);
+        snprintf(err, errlen, "SDL found no screen, only its %s driver%s", driver, wayland_line);
         SDL_Quit();
         return -1;
     }

@@ -5,11 +5,13 @@
 #   2. a window (Xvfb through xvfb-run, else SDL's offscreen driver): --screenshot; the colour
 #      map follows the scene's depth order against its exact ground truth at the screenshot's
 #      scene time (background bluer than the panel, the panel bluer than the nearest occluders),
-#      the overlay box holds text; the pair view shows both images and the horizontal lines
+#      the overlay box holds text; the pair view shows both images and the horizontal lines;
+#      without a screen and XDG_RUNTIME_DIR: headless, without an unexplained SDL line
 #   3. SIGTERM / SIGINT while running (headless and in a window): exit 0 within a second or two
-#   4. bad options and configurations: exit 2, one stderr line, nothing created; sources that
-#      cannot open: exit 1, one line; --sms N: bad values refused naming --sms, ignored by the
-#      CPU backend, --backend cuda --sms 16 says its SMs (a GPU) or the no-device message (none)
+#   4. bad options and configurations: exit 2 (as config/README.md says), one stderr line (some
+#      word for word), nothing created; sources that cannot open: exit 1, one line; --sms N:
+#      bad values refused naming --sms, ignored by the CPU backend, --backend cuda --sms 16 says
+#      its SMs (a GPU) or the no-device message (none)
 #   5. --record, then replay with the files source: every pair, none dropped, same disparity;
 #      recording the replay again gives the same files bit for bit; recorded = processed
 #   6. the recording writer thread: slowed down (strace delays its renames), a live source drops
@@ -146,6 +148,22 @@ EOF
   check "pair view: both images side by side with the horizontal lines" py2.out [ $rc -eq 0 ]
 else
   not_ok "pair view: both images side by side with the horizontal lines" "$(tail -3 p.err)"
+fi
+
+# no screen and no XDG_RUNTIME_DIR (a headless machine over ssh): SDL's Wayland driver, which
+# would print "error: XDG_RUNTIME_DIR is invalid or not set in the environment." before our
+# line, is not tried (SDL 2.0.22 and later), or our "no display" line explains that line
+env -u DISPLAY -u WAYLAND_DISPLAY -u XDG_RUNTIME_DIR -u SDL_VIDEODRIVER timeout 60 "$LIVE" \
+  --frames 2 --backend cpu --set synth.width=160 --set synth.height=120 \
+  --set stereo.disparities=16 >x.out 2>x.err
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^stereo-live: no display (.*): running headless$' x.err &&
+   { ! grep -q 'XDG_RUNTIME_DIR' x.err ||
+     grep -q "the XDG_RUNTIME_DIR line above is SDL's Wayland driver" x.err; }; then
+  ok "no screen, no XDG_RUNTIME_DIR: runs headless, no unexplained XDG_RUNTIME_DIR line: $(head -1 x.err)"
+else
+  not_ok "no screen, no XDG_RUNTIME_DIR: runs headless, no unexplained XDG_RUNTIME_DIR line" \
+    "exit $rc; stderr: $(cat x.err)"
 fi
 
 # ---- 3. signals -------------------------------------------------------------------------------
