@@ -166,16 +166,8 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta(sgm_args a)
             }
         }
     }
-    if (!a.disp_right)
-        return;
-    __syncthreads();
-    for (int xr = threadIdx.x; xr < w; xr += blockDim.x) {
-        size_t q = (size_t)y * w + xr;
-        uint32_t key = rk[xr]; /* empty: no candidate inside the image (xr >= w - dmin) */
-        a.disp_right[q] = key == KEY_EMPTY || (a.valid_right && !a.valid_right[q])
-                              ? STEREO_INVALID
-                              : (int16_t)(STEREO_SUBPIXEL_SCALE * (a.dmin + (int)(key & 511)));
-    }
+    if (a.disp_right)
+        write_right_row(a, rk, y);
 }
 
 /* ---- the sum + winner-takes-all pass in packed pairs (k_wta_pk) ----------------------------
@@ -283,10 +275,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
 #pragma unroll
             for (int m = 1; m < W; m++)
                 m2 = il_min(m2, t[m]);
-            m2 = il_min(m2, __byte_perm(m2, 0, 0x1032));
-#pragma unroll
-            for (int off = G / 2; off > 0; off >>= 1)
-                m2 = il_min(m2, __shfl_xor_sync(full, m2, off, G));
+            m2 = il_group_min<G>(m2, full);
             uint32_t hit = 0; /* bit lo_k(m) / 16 + lo_k(m) + 2: that half equals S1 */
 #pragma unroll
             for (int m = 0; m < W; m++)
@@ -309,11 +298,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
                 uint32_t pen = (ex & ((1u << lk) | (1u << (lk + 16)))) * (1u << (14 - lk));
                 m3 = il_min(m3, t[m] + pen);
             }
-            m3 = il_min(m3, __byte_perm(m3, 0, 0x1032));
-#pragma unroll
-            for (int off = G / 2; off > 0; off >>= 1)
-                m3 = il_min(m3, __shfl_xor_sync(full, m3, off, G));
-            const uint32_t s2 = m3 & 0xffffu;
+            const uint32_t s2 = il_group_min<G>(m3, full) & 0xffffu;
             /* the pixel's words for lane 0's S(best - 1), S(best + 1) */
 #pragma unroll
             for (int m = 0; m < W; m += 4)
@@ -391,16 +376,8 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
             }
         }
     }
-    if (!a.disp_right)
-        return;
-    __syncthreads();
-    for (int xr = threadIdx.x; xr < w; xr += blockDim.x) {
-        size_t q = (size_t)y * w + xr;
-        uint32_t key = rk[xr]; /* empty: no candidate inside the image (xr >= w - dmin) */
-        a.disp_right[q] = key == KEY_EMPTY || (a.valid_right && !a.valid_right[q])
-                              ? STEREO_INVALID
-                              : (int16_t)(STEREO_SUBPIXEL_SCALE * (a.dmin + (int)(key & 511)));
-    }
+    if (a.disp_right)
+        write_right_row(a, rk, y);
 }
 
 template <int K, int G>

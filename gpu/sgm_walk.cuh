@@ -307,6 +307,21 @@ static __device__ __forceinline__ void finish_pixel(const sgm_args &a, const uin
 }
 
 
+/* The end of a row's sum pass (k_wta, k_wta_pk in sgm_dirs.cu): after the block's barrier the
+ * right keys rk (S << 9 | k, merged by atomicMin) of row y are complete and written as the right
+ * disparities. Called by the whole block. */
+static __device__ __forceinline__ void write_right_row(const sgm_args &a, const uint32_t *rk, int y)
+{
+    __syncthreads();
+    for (int xr = threadIdx.x; xr < a.width; xr += blockDim.x) {
+        size_t q = (size_t)y * a.width + xr;
+        uint32_t key = rk[xr]; /* empty: no candidate inside the image (xr >= w - dmin) */
+        a.disp_right[q] = key == KEY_EMPTY || (a.valid_right && !a.valid_right[q])
+                              ? STEREO_INVALID
+                              : (int16_t)(STEREO_SUBPIXEL_SCALE * (a.dmin + (int)(key & 511)));
+    }
+}
+
 /* ---- a lane's K L values as bytes (MODE_STORE8 and the per-direction WTA, sgm_dirs.cu) ------
  * The K bytes of a lane start at an offset that is a multiple of K in a pixel's D bytes (D is
  * a multiple of 16), so they are accessed in 8-byte words when K % 8 == 0 (stored in 16-byte
@@ -449,6 +464,21 @@ static __device__ __forceinline__ int warp_max(int v)
 #endif
 }
 
+/* The first pixel, the step and the length of line gid of direction dir (stereo_sgm_line_start);
+ * 0 steps for a group without a line (live = 0). */
+static __device__ __forceinline__ int line_steps(const sgm_args &a, int dir, int gid, bool live,
+                                                 int *x0, int *y0, int *dx, int *dy)
+{
+    stereo_sgm_line_start(dir, gid, a.width, a.height, x0, y0);
+    stereo_sgm_direction(dir, dx, dy);
+    int steps = 1 << 30;
+    if (*dx > 0) steps = min(steps, a.width - *x0);
+    if (*dx < 0) steps = min(steps, *x0 + 1);
+    if (*dy > 0) steps = min(steps, a.height - *y0);
+    if (*dy < 0) steps = min(steps, *y0 + 1);
+    return live ? steps : 0;
+}
+
 /* One line of direction dir (line gid of stereo_sgm_line_start), walked by a group of G lanes;
  * jump_table: (P2' - P1) in both 16-bit halves for |dI| = 0..255 (shared memory, fill_jump_table).
  * MODE_STORE8 (sgm_dirs.cu) walks warp-uniformly: every lane of the warp calls it (live = 0 for
@@ -464,17 +494,9 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     constexpr int W = K / 2;
     constexpr int PF = (CENSUS || K > 8) ? 4 : 8; /* steps in flight */
     constexpr bool UNIFORM = MODE == MODE_STORE8;
-    const int w = a.width, h = a.height, D = K * G;
+    const int w = a.width, D = K * G;
     int x0, y0, dx, dy;
-    stereo_sgm_line_start(dir, gid, w, h, &x0, &y0);
-    stereo_sgm_direction(dir, &dx, &dy);
-    int steps = 1 << 30;
-    if (dx > 0) steps = min(steps, w - x0);
-    if (dx < 0) steps = min(steps, x0 + 1);
-    if (dy > 0) steps = min(steps, h - y0);
-    if (dy < 0) steps = min(steps, y0 + 1);
-    if (!live)
-        steps = 0;
+    const int steps = line_steps(a, dir, gid, live, &x0, &y0, &dx, &dy);
     const int steps_all = UNIFORM ? warp_max(steps) : steps; /* the loop's trip count */
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
@@ -644,6 +666,18 @@ static __device__ __forceinline__ uint32_t il_addmin(uint32_t a, uint32_t b, uin
 }
 #endif
 
+/* The minimum of both halves of v over a group of G lanes, in both halves (the group's lanes
+ * call it together; mask: the warp's lanes that do). */
+template <int G>
+static __device__ __forceinline__ uint32_t il_group_min(uint32_t v, unsigned mask)
+{
+    v = il_min(v, __byte_perm(v, 0, 0x1032)); /* with its halves swapped */
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1)
+        v = il_min(v, __shfl_xor_sync(mask, v, off, G));
+    return v;
+}
+
 /* Costs in the interleaved layout: word j = (C(k0 + j), C(k0 + j + W)); max_cost where x - d < 0.
  * Rank: the window (bytes xr0 - K + 1 .. xr0 of the right rank row, disparity k0 + i at window
  * byte K - 1 - i) is first realigned to whole words (win[i] = window bytes 4i .. 4i + 3, one
@@ -734,17 +768,9 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
     constexpr int W = K / 2;
     constexpr int PF = 4; /* steps in flight */
     const unsigned mask = 0xffffffffu;
-    const int w = a.width, h = a.height, D = K * G;
+    const int w = a.width, D = K * G;
     int x0, y0, dx, dy;
-    stereo_sgm_line_start(dir, gid, w, h, &x0, &y0);
-    stereo_sgm_direction(dir, &dx, &dy);
-    int steps = 1 << 30;
-    if (dx > 0) steps = min(steps, w - x0);
-    if (dx < 0) steps = min(steps, x0 + 1);
-    if (dy > 0) steps = min(steps, h - y0);
-    if (dy < 0) steps = min(steps, y0 + 1);
-    if (!live)
-        steps = 0;
+    const int steps = line_steps(a, dir, gid, live, &x0, &y0, &dx, &dy);
     const int steps_all = warp_max(steps);
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
@@ -802,11 +828,7 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
 #pragma unroll
             for (int i = 1; i < W; i++)
                 m2 = il_min(m2, cur[i]);
-            m2 = il_min(m2, __byte_perm(m2, 0, 0x1032));
-#pragma unroll
-            for (int off = G / 2; off > 0; off >>= 1)
-                m2 = il_min(m2, __shfl_xor_sync(mask, m2, off, G));
-            min_prev2 = m2;
+            min_prev2 = il_group_min<G>(m2, mask);
             grey_prev = in.grey;
             if (step < steps)
                 store_il_bytes<K>(out + p * D, cur);

@@ -202,6 +202,7 @@ step "Jetson proxy: the stage on green contexts of all / 16 / 8 SMs, sm_90 and c
 # its own option (stereo-bench --sms N); libSGM through the green-context preload of
 # ../shared/anchors (SM_LIMIT=N). Both: median of PROXY_RUNS (default 100) after 20 warm-ups.
 PROXY_RUNS=${PROXY_RUNS:-100}
+PROXY_CONFIGS=$'640 480 128 8\n1024 440 128 4\n1280 960 128 8\n1920 1080 256 8' # w h D paths
 all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
 [ -n "$all_sms" ] || all_sms=132
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -236,12 +237,7 @@ for sms in $all_sms ${PROXY_SMS:-16 8}; do
       fi
       echo "$(date -u +%F),$commit,$device,$sms,$b,${w}x$h,$d,$paths,${r%%,*},$lib,$base,${r#*,}" >>"$OUT/proxy-raw.csv"
     done
-  done <<'CFG'
-640 480 128 8
-1024 440 128 4
-1280 960 128 8
-1920 1080 256 8
-CFG
+  done <<<"$PROXY_CONFIGS"
 done
 # ncu on the compute_87 build on 16 SMs: DRAM bytes and executed instructions per frame
 ncu_args=(); build/gpu/stereo-bench --help 2>&1 | grep -q -- --sms && ncu_args=(--sms 16)
@@ -255,12 +251,7 @@ while read -r w h d paths; do
     ncu --clock-control none --launch-count 15 --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         --csv "$ANC/sgmbench-compute_87" "$w" "$h" "$d" "$paths" 1 >"$OUT/ncu-libsgm-${w}x$h.csv" 2>/dev/null
   fi
-done <<'CFG'
-640 480 128 8
-1024 440 128 4
-1280 960 128 8
-1920 1080 256 8
-CFG
+done <<<"$PROXY_CONFIGS"
 python3 - "$OUT" "${ncu_args[*]:-all SMs}" <<'PY' | tee "$OUT/proxy-table.txt"
 import csv, os, sys
 out, ncu_sms = sys.argv[1], sys.argv[2]
