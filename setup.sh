@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # setup.sh — installs the Debian packages the project needs (idempotent), configures and builds.
 #
 #   ./setup.sh            install what is missing, ./configure, ninja

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config.c — the live app's settings: defaults, the INI file (through inih), command-line
  * overrides, and the cross-field checks (config.h has the keys; config/README.md the reference).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config.h — the live app's settings: defaults, the INI file, command-line overrides.
  *
  * The file (examples in config/) is INI: [section] headers, `key = value` lines, `#` or `;`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live_histogram.c — logarithmic time histogram (live_histogram.h). */
 #include "live_histogram.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live_histogram.h — times in milliseconds, counted in logarithmic bins, for the live app's
  * summary (stage time, end-to-end latency): median and 95th percentile over a run of any length
  * in fixed memory (about 7 kB), no allocation, libc and libm only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live_pipeline.c — capture thread, stage thread, and the hand-over to the display.
  *
  * DESIGN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live_pipeline.h — the live app's capture and stage threads and the frames handed between them
  * and the display (the caller's thread). live_pipeline.c's DESIGN comment has the details.
  *

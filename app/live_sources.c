@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live_sources.c — the live app's frame sources (synth, files, v4l2 pair, side-by-side camera)
  * behind the interface in live_sources.h, and the pair recorder.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* live_sources.h — where the live app's frame pairs come from, and where recordings go.
  *
  * One small interface over four sources, chosen by live_config.source:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo-live — live stereo depth: two cameras (or the generated scene, or recorded files) in,
  * colour-mapped disparity in an SDL window with an overlay out.
  *

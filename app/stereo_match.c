@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo-match — compute a disparity map from a stereo pair with the stereo stage.
  *
  *   stereo-match [options] LEFT RIGHT OUTPUT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* colormap.c — see colormap.h. */
 #include "colormap.h"
 

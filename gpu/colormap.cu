@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* colormap.cu — colormap.h on the GPU, and the frame's publishing kernel; one thread per pixel. */
 #include "launch.cuh"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* colormap.h — disparity to colour for display and for `stereo-match --color`.
  *
  * A valid value v (16ths of a pixel) maps to the lookup index

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda_check.cuh — checking CUDA calls without losing the error (CUDA sources only).
  *
  * CUDA_TRY(call) evaluates the call once; on failure it writes "<call text>: <CUDA error> (file:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda_none.c — the CUDA backend when the build was configured without CUDA (./configure
  * --no-cuda, or no nvcc found). Every entry point says so. */
 #include "stage_cuda.h"

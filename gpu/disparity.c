@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* disparity.c — CPU reference of stages 6 to 8 (see disparity.h). */
 #include "disparity.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* disparity.cu — the end of stage 7 on the GPU (disparity.h): 3x3 median and the LR check, one
  * thread per pixel. (Winner-takes-all and the right disparity run inside the last aggregation
  * pass, sgm.cu.) */

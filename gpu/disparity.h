@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* disparity.h — stages 6 to 8: from the summed costs S to the final disparity maps.
  *
  * 6. Left disparity, per pixel (x, y), over k = 0..D-1 (d = dmin + k):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grey.c — CPU reference of stage 1 (see grey.h). */
 #include "grey.h"
 

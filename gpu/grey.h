@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grey.h — stage 1: camera pixels to 8-bit grey.
  *
  * GREY8: copied. RGB24 (R,G,B bytes): Y = (77 R + 150 G + 29 B + 128) >> 8 (stereo_grey_rgb in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parallel.c — see parallel.h for the design. */
 #include "parallel.h"
 

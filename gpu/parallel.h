@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parallel.h — a small fixed thread pool for the CPU reference backend.
  *
  * DESIGN: the pool owns n-1 worker threads; parallel_for() hands them one job (a range [0, n)

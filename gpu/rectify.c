@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rectify.c — CPU reference of stage 2 (see rectify.h). */
 #include "rectify.h"
 

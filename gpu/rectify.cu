@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rectify.cu — stages 1 and 2 on the GPU (grey.h, rectify.h); one thread per output pixel. */
 #include "launch.cuh"
 #include "stereo_math.h"

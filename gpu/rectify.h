@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rectify.h — stage 2: rectification by precomputed fixed-point maps (OpenCV's convention).
  *
  * For output pixel (x, y), i = y * width + x: the source position is

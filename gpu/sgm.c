@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgm.c — CPU reference of stages 4 and 5 (see sgm.h). */
 #include "sgm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgm.h — stages 4 and 5: matching cost and semi-global aggregation (Hirschmueller 2008).
  *
  * Cost volume: cost[(y * w + x) * D + k] for k = 0..D-1, disparity d = dmin + k:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stage_cuda.cu — the CUDA backend of the stereo stage (stage_cuda.h).
  *
  * DESIGN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stage_cuda.h — the CUDA backend of the stereo stage, as seen by stereo.c.
  *
  * With p->sms > 0 the stage lives in a CUDA green context of that many SMs: every call below

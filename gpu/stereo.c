@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo.c — the stereo stage: parameters, buffers, backend choice, and the CPU pipeline.
  *
  * The CPU pipeline (cpu_process) is the specification the CUDA backend reproduces bit for bit;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo.h — the stereo stage: raw or rectified image pair in, disparity out.
  *
  * One handle runs the whole pipeline (each stage is specified in its own header):

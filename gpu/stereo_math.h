@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo_math.h — the per-pixel integer formulas of the pipeline, shared by the CPU reference
  * (the .c files in gpu/) and the CUDA kernels (the .cu files). Keeping each formula in exactly one place is what
  * makes the two backends agree bit for bit: neither side re-types the arithmetic.

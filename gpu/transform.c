@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transform.c — CPU reference of stage 3 (see transform.h).
  *
  * Both transforms walk the window one source row at a time: the row is copied with its clamped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transform.cu — stage 3 on the GPU (transform.h): rank and census with clamped borders.
  *
  * A block loads its tile plus the window's apron into shared memory once (clamping coordinates

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transform.h — stage 3: the non-parametric transforms that make matching robust to gain and
  * offset differences between the cameras (Zabih & Woodfill 1994; rank as in Banz et al. 2011).
  *

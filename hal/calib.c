@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* calib.c — see calib.h. */
 #include "calib.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* calib.h — a stereo calibration read from OpenCV's FileStorage YAML (what tools/stereo-calibrate
  * and cv2.FileStorage write) or from the two ROS camera_info files of a stereo calibration, and
  * the rectification maps computed from it in C, so the app can start from a calibration file as

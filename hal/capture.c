@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture.c — the capture interface: checks the configuration, applies its defaults and routes
  * every call to the backend's capture_ops table (capture_backend.h). */
 #include "capture_backend.h"

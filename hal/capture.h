@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture.h — live stereo input: frame pairs from a camera rig (or a stand-in for one).
  *
  * One interface, several backends chosen at run time by capture_config.backend:

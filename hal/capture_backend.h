@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* capture_backend.h — what a capture backend provides (private to hal/capture*.c and backends).
  *
  * Each backend lives in its own file and exports one capture_ops table; its functions are static

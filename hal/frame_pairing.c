@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* frame_pairing.c — pairing by timestamp; the rule is in frame_pairing.h. */
 #include "frame_pairing.h"
 

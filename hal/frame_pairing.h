@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* frame_pairing.h — pairs the frames of two free-running cameras by timestamp (pure logic, no I/O).
  *
  * Each camera's newest frame waits in a slot for a partner from the other camera. Frames are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_io.c — format detection, PNG (libpng, classic API) and JPEG (TurboJPEG 2.x), and the
  * disparity-map reader. PNM/PFM and the shared helpers live in pnm.c (libc only).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image_io.h — reading and writing images and disparity maps.
  *
  * Formats by content (magic bytes), not by file name, for reading:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mapfile.h — the project's binary rectification-map file (written by stereo-calibrate, read by
  * stereo-match --maps and the live app).
  *

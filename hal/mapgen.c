@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mapgen.c — see mapgen.h. */
 #include "mapgen.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mapgen.h — generated rectification maps (stereo.h's fixed-point layout), for tests and
  * benchmarks: a similarity transform from the output to the camera image, the shape a real
  * rectification map takes for a nearly aligned rig.

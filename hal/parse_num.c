@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse_num.c — see parse_num.h. */
 #include "parse_num.h"
 

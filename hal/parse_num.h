@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse_num.h — strict number parsing for command lines (libc only).
  *
  * The whole string must be the number: no blanks, no trailing characters, no overflow, and the

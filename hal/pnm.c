@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pnm.c — binary PGM/PPM and PFM, image/fmap allocation, and the file helpers that image_io.c
  * shares. libc only: this file is built on machines without libpng or libturbojpeg. */
 #include "pnm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pnm.h — the libc-only half of image_io.h: binary PGM/PPM, PFM, and the shared file helpers.
  *
  * pnm.c builds and works without libpng and libturbojpeg (the GPU machine has neither); it also

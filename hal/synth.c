@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* synth.c — the generated stereo scene (see synth.h for the model and the guarantees).
  *
  * Rendering, per view and per image row:

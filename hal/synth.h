@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* synth.h — a generated rectified stereo scene with exactly known geometry.
  *
  * Purpose: ground truth for testing matchers (every disparity, occlusion and depth edge is known

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* v4l2_camera.c — one V4L2 camera: libv4l2 open, format, frame rate, controls, mmap or USERPTR
  * streaming.
  *

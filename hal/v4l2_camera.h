@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* v4l2_camera.h — one V4L2 camera through libv4l2 (private to the V4L2 capture backend).
  *
  * Lifecycle, each step undone by its mirror:

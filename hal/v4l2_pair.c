@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* v4l2_pair.c — the CAPTURE_V4L2_PAIR backend: two V4L2 cameras, paired by timestamp, with
  * reconnection of a camera that goes away.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared Middlebury scene table and runners for the accuracy test and the CPU benchmark.
 
 Each scene: images, ground truth with its scale and the evaluation masks described in

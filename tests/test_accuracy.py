@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Accuracy on the shared Middlebury scenes, side by side with OpenCV StereoSGBM (MODE_HH) in the
 same run. Prints TAP. The default configuration (rank 9x9, 8 paths, LR check, median, subpixel)
 must reach a mean bad-2 at or below OpenCV's; the census configuration is reported.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_calib_c.c — hal/calib.h: the calibration YAML reader (values exact, every malformed input
  * refused with "<path>: line N: <key>: ..." and every truncation refused) and the maps computed
  * in C (exact on cases with a known answer: identity, half-pixel and tie shifts, negative

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_calib_camera_info.c — hal/calib.h with ROS camera_info input: the pair of files written
  * from a calibration gives exactly (byte for byte) the maps of the OpenCV YAML of the same
  * calibration, in every layout ROS and OpenCV write; the pose, baseline, focal length and Q are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Calibration, as TAP: tools/stereo-calibrate (OpenCV) and the C side (hal/calib.c through
 build/calib-maps).
 

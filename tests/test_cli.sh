@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_cli.sh — command-line behaviour of stereo-match (and stereo-eval), as TAP.
 #
 # A valid generated pair must match into .pfm/.png; every bad input or usage must fail with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_config.c — the live app's configuration (app/config.h): every key's bad values give
  * "FILE:LINE: KEY: ..." at the right line, unknown sections and keys, repeated keys, unreadable
  * files, the example files in config/, command-line overrides, the cross-field checks, and a

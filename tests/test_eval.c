@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_eval.c — build/stereo-eval through its command line: exact metrics on hand-made maps,
  * KITTI-style filling of invalid pixels, mask / right-GT occlusion, border, errors and exit
  * codes, and a self-evaluation of real Middlebury ground truth when the data set is present.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_image_io.c — image_io.h / pnm.h: exact round trips, hand-written files with known bytes,
  * decoding of files written by libpng / TurboJPEG directly, refusal of broken input, and the
  * atomic-write promise (a failed write never leaves or damages a file). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_live.sh — the live app (build/stereo-live) end to end, as TAP.
 #
 #   1. headless on the generated scene with the CPU backend: exit 0, frame count, stats lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_scene.c — the whole stereo stage (CPU backend, default parameters) on the generated scene
  * of synth.h, whose disparities, occlusions and depth edges are known exactly:
  *   - integer shifts (flat panel, occluders) are recovered exactly away from borders and edges;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_stages.c — each stage of the CPU reference against a brute-force restatement of its
  * definition (the text in the stage's header), on random inputs of awkward sizes; then the whole
  * stage (stereo_process) against the brute-force chain, so a failure names the stage that broke.

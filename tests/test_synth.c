@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_synth.c — the generated stereo scene keeps the promises in synth.h: exact integer
  * shifts, photometric consistency of the ground truth on slanted surfaces, consistent left/right
  * ground truth and occlusions, determinism and motion in t, strong texture, and clean errors.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_v4l2_vivid.sh — the V4L2 capture pair against real V4L2 without cameras: boots
 # Debian's kernel under qemu-system-x86_64 (TCG), loads the vivid driver with two capture
 # devices, runs build/v4l2/vivid-check inside (tests/v4l2/vivid_check.c) and re-emits its TAP:

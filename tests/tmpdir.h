@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tmpdir.h — a cmocka test's scratch folder: tmpdir_make in the group setup, tmpdir_remove
  * (every file in it, then the folder) in the teardown, and the helpers that write files into it.
  * Header-only; include it after cmocka.h in one test file. */

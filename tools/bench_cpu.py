@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """CPU benchmark: our CPU reference backend beside OpenCV StereoSGBM (MODE_HH) on the shared scenes.
 
     tools/bench_cpu.py [--repeat N] [--threads N] [--out docs/results-cpu.md]

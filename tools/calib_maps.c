@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* calib-maps — rectification maps from a calibration YAML (or a LEFT,RIGHT pair of ROS
  * camera_info files), computed in C (hal/calib.h), and checks of map files.
  *

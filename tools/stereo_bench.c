@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo-bench — GPU timing of the CUDA stage (a benchmark, not a test).
  *
  *   stereo-bench [--size WxH --disparities D --paths P [--cost rank|census]] [--runs N]

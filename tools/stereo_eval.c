@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo_eval.c — scores a disparity map against ground truth (Middlebury/KITTI-style metrics).
  *
  *   stereo-eval [options] DISP GT

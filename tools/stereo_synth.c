@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stereo_synth.c — writes the generated stereo scene (hal/synth.h) with its ground truth.
  *
  *   stereo-synth [--size WxH] [--t SECONDS] [--seed N] [--max-disp N] [--edge-radius N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_proto.cu — a timing experiment for #3, not part of the stage: the three downward
  * directions (2: down, 4: down-right, 5: down-left) in one top-to-bottom, row-synchronous sweep,
  * each group of G lanes owning one column, the sum L2 + L4 + L5 written once as 16 bits.

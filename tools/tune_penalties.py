@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Grid search of the SGM penalties on the shared Middlebury scenes.
 
     tools/tune_penalties.py [--cost rank|census] [--p1 4,6,8] [--p2 64,96,128] [--p2-adapt 0,16]

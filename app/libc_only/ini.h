@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* app/libc_only/ini.h — stands in for inih's <ini.h> in the CUDA-and-libc-only build of the live
  * app (build/gpu/stereo-live-headless, app/live.ninja), where libinih-dev is not installed.
  *

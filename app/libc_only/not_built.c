@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* app/libc_only/not_built.c — stand-ins for what the CUDA-and-libc-only build of the live app
  * (build/gpu/stereo-live-headless) leaves out, as gpu/cuda_none.c stands in for CUDA: each
  * refuses with "not built in this binary". stereo_live.c refuses the options that would reach

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cuda.c — the CUDA backend against the CPU reference, bit for bit (runs on a GPU machine).
  *
  *   build/gpu/test-cuda [--quick] [DATA_DIR]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/v4l2/init.sh — /init of the vivid test VM (tests/v4l2/mkinitramfs.sh puts it there).
 # Loads vivid with two capture devices, runs vivid-check, whose TAP goes to the serial console
 # for tests/test_v4l2_vivid.sh to collect, and powers off.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/v4l2/mkinitramfs.sh — builds the initramfs of the vivid test VM.
 #
 #   tests/v4l2/mkinitramfs.sh MODULE-DIR PROGRAM OUTPUT.cpio.gz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_capture_pair.c — the pairing of two free-running cameras by timestamp (frame_pairing.h):
  * the skew boundary, which frame is dropped, out-of-order and repeated frames, flushing a lost
  * camera, and simulated streams (same rate with a phase offset, different rates, jitter) where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vivid_check.c — the V4L2 capture pair against the kernel's vivid driver, as TAP. Runs inside
  * the test VM (tests/v4l2/init.sh starts it after loading vivid with n_devs=2
  * node_types=0x1,0x1); tests/test_v4l2_vivid.sh boots that VM and collects these lines.
