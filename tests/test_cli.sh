@@ -345,7 +345,7 @@ same_words calib-maps --size "$B/calib-maps"
 same_words stereo-live --frames "$B/stereo-live"
 # (the CUDA-and-libc-only build says "stereo-live" too: the same app)
 same_words stereo-live --frames "$B/gpu/stereo-live-headless"
-if [ -x "$B/gpu/stereo-bench" ]; then
+if [ "$(sed -n 's/^backend = //p' "$B/config.ninja")" = cuda ]; then
   same_words stereo-bench --runs "$B/gpu/stereo-bench"
 else
   skip "stereo-bench: the words for a bad option" "not built (./configure without CUDA)"

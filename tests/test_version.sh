@@ -80,10 +80,11 @@ for p in stereo-match stereo-eval stereo-synth calib-maps stereo-live; do
   check_version "$p" "$backends" "$B/$p"
 done
 check_version stereo-live-headless "$backends" "$B/gpu/stereo-live-headless"
-if [ -x "$B/gpu/stereo-bench" ]; then
+# (after ./configure --no-cuda an earlier CUDA build's stereo-bench may still lie in build/gpu)
+if [ "$(cfg backend)" = cuda ]; then
   check_version stereo-bench "$backends" "$B/gpu/stereo-bench"
 else
-  skip "stereo-bench --version" "$B/gpu/stereo-bench is not built (./configure without CUDA)"
+  skip "stereo-bench --version" "not built: configured without CUDA"
 fi
 if "$PY" -c 'import cv2' 2>/dev/null; then
   cv=$("$PY" -c 'import cv2; print(cv2.__version__)')
