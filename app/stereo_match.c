@@ -4,8 +4,10 @@
  *   stereo-match [options] LEFT RIGHT OUTPUT
  *   stereo-match --demo DIR        generated scene: match it and score against its ground truth
  *
- * Exit status: 0 success, 1 bad input or processing failure, 2 bad usage. Every failure prints
- * one line naming the file or option; no output file is left half-written (writes are atomic).
+ * Exit status: 0 success, 1 bad input or processing failure, 2 bad usage (an output that names
+ * an input or another output, a link, a directory or a device, or lies in a folder we cannot
+ * write: outpath.h, checked before any work). Every failure prints one line naming the file or
+ * option; no output file is left half-written (writes are atomic).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +26,7 @@
 #include "colormap.h"
 #include "image_io.h"
 #include "mapfile.h"
+#include "outpath.h"
 #include "parse_num.h"
 #include "stereo.h"
 #include "synth.h"
@@ -69,7 +72,12 @@ static const char usage_text[] =
     "      --demo DIR         render the generated scene into DIR, match it, score it\n"
     "  -q, --quiet            print nothing but errors\n"
     "  -h, --help             this text\n"
-    "      --version          version, git commit and the backends built in\n";
+    "      --version          version, git commit and the backends built in\n"
+    "\n"
+    "Outputs are checked before any work: one that names an input or another output (as a\n"
+    "file: another path or a hard link counts), a symbolic link, a directory, a device, or a\n"
+    "file in a folder that cannot be written is refused with exit status 2. Each output is\n"
+    "written to a temporary file beside it and renamed into place.\n";
 
 typedef struct {
     stereo_params p;
@@ -389,24 +397,35 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n);
 }
 
-/* Fails early when an output's directory is missing or not writable, so that a run with a bad
- * second output (--color, --right, --confidence) does not leave its first one behind. */
-static int check_out_dir(const char *path)
+/* Refuses, before any work, an output that names an input or another output, a link, a
+ * directory or a device, or lies in a folder we cannot write (outpath.h); EXIT_USAGE after
+ * printing why, else 0. extra: the --demo files (or NULL). */
+static int check_outputs(const options *o, const outpath_file *extra, int n_extra)
 {
-    if (!path)
-        return 0;
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    struct stat st;
-    errno = 0;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "stereo-match: %s: cannot write into the directory %s: %s\n", path, dir,
-                errno ? strerror(errno) : "not a directory");
-        return -1;
+    outpath_file out[8], in[4];
+    int n_out = 0, n_in = 0;
+    for (int i = 0; i < n_extra; i++)
+        out[n_out++] = extra[i];
+    out[n_out++] = (outpath_file){"output", o->out_path};
+    out[n_out++] = (outpath_file){"--right", o->right};
+    out[n_out++] = (outpath_file){"--color", o->color};
+    out[n_out++] = (outpath_file){"--confidence", o->confidence};
+    in[n_in++] = (outpath_file){"input LEFT", o->left_path};
+    in[n_in++] = (outpath_file){"input RIGHT", o->right_path};
+    /* --maps: a file, or LEFT,RIGHT camera_info files */
+    char maps[2][4096] = {"", ""};
+    if (o->maps) {
+        const char *comma = strchr(o->maps, ',');
+        snprintf(maps[0], sizeof maps[0], "%.*s", comma ? (int)(comma - o->maps) : 4095, o->maps);
+        if (comma)
+            snprintf(maps[1], sizeof maps[1], "%s", comma + 1);
+        in[n_in++] = (outpath_file){"--maps", maps[0]};
+        in[n_in++] = (outpath_file){"--maps", maps[1]};
+    }
+    char err[2 * 4096 + 256];
+    if (outpath_check(out, n_out, in, n_in, err, sizeof err) != 0) {
+        fprintf(stderr, "stereo-match: %s\n", err);
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -418,9 +437,9 @@ static int run_files(options *o)
     stereo_map maps[2] = {{0}};
     stereo_stage *s = NULL;
     int rc = 1;
-    if (check_out_dir(o->out_path) || check_out_dir(o->right) || check_out_dir(o->color) ||
-        check_out_dir(o->confidence))
-        return 1;
+    if ((rc = check_outputs(o, NULL, 0)) != 0)
+        return rc;
+    rc = 1;
     if (image_read8(o->left_path, &left, err, sizeof err) ||
         image_read8(o->right_path, &right, err, sizeof err)) {
         fprintf(stderr, "stereo-match: %s\n", err);
@@ -461,6 +480,17 @@ static int run_demo(options *o)
                 strerror(errno));
         return 1;
     }
+    static const char *const demo_files[] = {"left.png", "right.png", "disparity.pfm",
+                                              "disparity-color.png"};
+    char demo_paths[4][4096];
+    outpath_file demo_out[4];
+    for (int i = 0; i < 4; i++) {
+        snprintf(demo_paths[i], sizeof demo_paths[i], "%s/%s", o->demo, demo_files[i]);
+        demo_out[i] = (outpath_file){"--demo", i < 3 || !o->color ? demo_paths[i] : NULL};
+    }
+    int checked = check_outputs(o, demo_out, 4);
+    if (checked)
+        return checked;
     synth_params sp = {.width = 640, .height = 480, .t = 0, .seed = 1, .max_disparity = 0,
                        .edge_radius = 1};
     synth_scene sc;

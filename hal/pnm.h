@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "image_io.h"
+#include "outpath.h" /* atomic_write_file */
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,16 +41,6 @@ FILE *imgio_open(const char *path, char *err, size_t errlen);
  * dimension is < 1, channels is not 1 or 3, depth is not 8 or 16, or the sample count reaches
  * 1 << 31 (every index then fits an int, and nothing absurd is allocated from a file header). */
 int image_size(int width, int height, int channels, int depth, size_t *bytes);
-
-/* Writes one file's contents to f; returns 0 or -1 with err set. Need not check fwrite: the
- * caller checks the stream's error flag afterwards. */
-typedef int (*file_writer)(FILE *f, const char *path, const void *ctx, char *err, size_t errlen);
-
-/* Writes path atomically: write(f, path, ctx, ...) fills "<path>.tmp.XXXXXX" (mkstemp, same
- * directory, so rename cannot cross file systems), which is then renamed over path. On any
- * failure the temporary file is removed and an existing file at path is left untouched. */
-int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,
-                      size_t errlen);
 
 #ifdef __cplusplus
 }

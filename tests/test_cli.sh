@@ -220,15 +220,79 @@ expect_fail 2 "$OD/out.txt" "output with extension .txt" "$L" "$R" "$OD/out.txt"
 expect_fail 2 "--color" "--color with a .jpg name" --color "$OD/c.jpg" "$L" "$R" "$O"
 expect_fail 2 "--right" "--right with --no-lr" --right "$OD/r.pfm" --no-lr "$L" "$R" "$O"
 
-# ---- output problems -----------------------------------------------------------------------
-expect_fail 1 "$W/nodir/d.pfm" "output into a nonexistent directory" "$L" "$R" "$W/nodir/d.pfm"
+# ---- output problems (exit 2, before anything is read or computed) ------------------------
+expect_fail 2 "stereo-match: output '$W/nodir/d.pfm': cannot write into the folder '$W/nodir': No such file or directory" \
+  "output into a nonexistent directory" "$L" "$R" "$W/nodir/d.pfm"
 check "nonexistent output directory stays absent" eval '[ ! -e "$W/nodir" ]'
-expect_fail 1 "$W/nodir/c.png" "--color into a nonexistent directory (no disparity left)" \
-  --color "$W/nodir/c.png" "$L" "$R" "$O"
-expect_fail 1 "$L/d.pfm" "output under a file, not a directory" "$L" "$R" "$L/d.pfm"
+expect_fail 2 "--color '$W/nodir/c.png': cannot write into the folder" \
+  "--color into a nonexistent directory (no disparity left)" --color "$W/nodir/c.png" "$L" "$R" "$O"
+expect_fail 2 "output '$L/d.pfm': cannot write into the folder '$L'" \
+  "output under a file, not a directory" "$L" "$R" "$L/d.pfm"
 rm -rf "$OD" && mkdir -p "$OD/isdir.pfm"
-KEEP=1 expect_fail 1 "$OD/isdir.pfm" "output path is a directory (no temp file left)" \
-  "$L" "$R" "$OD/isdir.pfm"
+KEEP=1 expect_fail 2 "output '$OD/isdir.pfm' is a directory" \
+  "output path is a directory (no temp file left)" "$L" "$R" "$OD/isdir.pfm"
+
+# An output that names an input or another output: refused, the input left as it was.
+cp "$L" "$W/left.orig" && cp "$R" "$W/right.orig" || setup_fail "copies of the inputs"
+inputs_unchanged() { cmp -s "$L" "$W/left.orig" && cmp -s "$R" "$W/right.orig"; }
+same_as() { # DESC MESSAGE ARGS...: exit 2, MESSAGE, both inputs unchanged
+  local desc=$1 msg=$2
+  shift 2
+  KEEP=${KEEP:-0} expect_fail 2 "$msg" "$desc" "$@"
+  check "$desc: the inputs are unchanged" inputs_unchanged
+}
+same_as "output = LEFT (the same name)" \
+  "stereo-match: output '$L' is the same file as input LEFT '$L'; choose another name" \
+  -d 16 "$L" "$R" "$L"
+same_as "output = RIGHT by another path (./, ..)" \
+  "output '$W/a/../a/./right.png' is the same file as input RIGHT '$R'" \
+  -d 16 "$L" "$R" "$W/a/../a/./right.png"
+relative_same() {
+  local m; m=$(readlink -f "$M")
+  (cd "$W/a" && "$m" -d 16 left.png ./right.png ./left.png >"$W/so" 2>"$W/se")
+  local st=$?
+  [ "$st" -eq 2 ] || { echo "exit status $st"; return 1; }
+  grep -qF "output './left.png' is the same file as input LEFT 'left.png'" "$W/se" || { cat "$W/se"; return 1; }
+  inputs_unchanged || { echo "an input changed"; return 1; }
+}
+check "output = LEFT relative to the current folder: exit 2, the input unchanged" relative_same
+rm -rf "$OD" && mkdir "$OD" && ln "$L" "$OD/hard.png"
+KEEP=1 same_as "output = a hard link to LEFT" \
+  "output '$OD/hard.png' is the same file as input LEFT '$L'" -d 16 "$L" "$R" "$OD/hard.png"
+ln -s "$W/a" "$OD/alink"
+KEEP=1 same_as "output = LEFT through a linked folder" \
+  "output '$OD/alink/left.png' is the same file as input LEFT" -d 16 "$L" "$R" "$OD/alink/left.png"
+KEEP=1 same_as "--color = LEFT" "--color '$L' is the same file as input LEFT" \
+  -d 16 --color "$L" "$L" "$R" "$O"
+rm -rf "$OD" && mkdir "$OD"
+same_as "--color = output" "--color '$OD/d.png' is the same file as output '$OD/d.png'" \
+  -d 16 --color "$OD/d.png" "$L" "$R" "$OD/d.png"
+same_as "--right = output" "--right '$O' is the same file as output '$O'" \
+  -d 16 --right "$O" "$L" "$R" "$O"
+same_as "--confidence = --color (another spelling)" \
+  "--confidence '$OD/./c.png' is the same file as --color '$OD/c.png'" \
+  -d 16 --color "$OD/c.png" --confidence "$OD/./c.png" "$L" "$R" "$O"
+same_as "output = --maps" "output '$OD/m.pfm' is the same file as --maps '$OD/m.pfm'" \
+  -d 16 --maps "$OD/m.pfm" "$L" "$R" "$OD/m.pfm"
+same_as "--color = the second camera_info of --maps" "--color '$OD/r.png' is the same file as --maps" \
+  -d 16 --maps "$OD/l.yaml,$OD/r.png" --color "$OD/r.png" "$L" "$R" "$O"
+rm -rf "$OD" && mkdir "$OD" && ln -s "$W/elsewhere.pfm" "$OD/link.pfm"
+KEEP=1 same_as "output is a symbolic link (dangling)" \
+  "output '$OD/link.pfm' is a symbolic link; outputs are not written through links" \
+  -d 16 "$L" "$R" "$OD/link.pfm"
+check "the link's target was not created" eval '[ ! -e "$W/elsewhere.pfm" ]'
+rm -rf "$OD" && mkdir "$OD" && ln -s "$L" "$OD/link.png"
+KEEP=1 same_as "output is a symbolic link to LEFT" "output '$OD/link.png' is a symbolic link" \
+  -d 16 "$L" "$R" "$OD/link.png"
+rm -rf "$OD" && mkdir "$OD" && mkfifo "$OD/fifo.png"
+KEEP=1 same_as "output is a FIFO" \
+  "output '$OD/fifo.png' exists and is not a regular file (a device, FIFO or socket)" \
+  -d 16 "$L" "$R" "$OD/fifo.png"
+rm -rf "$OD" && mkdir "$OD"
+cp -r "$W/a" "$W/demo" && cp "$W/demo/left.png" "$W/demo.left"
+run_m --demo "$W/demo" --color "$W/demo/left.png"
+check "--demo with --color naming the demo's left.png: exit 2, nothing written" \
+  eval '[ "$rc" -eq 2 ] && grep -qF "stereo-match: --color '"'"'$W/demo/left.png'"'"' is the same file as --demo" "$W/se" && cmp -s "$W/demo/left.png" "$W/demo.left" && [ ! -e "$W/demo/disparity.pfm" ]'
 rm -rf "$OD" && mkdir "$OD" && echo precious >"$OD/keep.pfm"
 KEEP=1 expect_fail 1 "$IN/trunc.png" "failed run (bad input) targeting an existing output" \
   "$IN/trunc.png" "$R" "$OD/keep.pfm"

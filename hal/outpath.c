@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* outpath.c — outputs checked before the work, and written atomically (outpath.h). libc only. */
+#include "outpath.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    /* paths may hold any byte: keep the message one printable line */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+/* "a/b/c.png" -> dir "a/b", base "c.png"; "c.png" -> "." and "c.png"; "/c" -> "/" and "c".
+ * 0, or -1 when the path does not fit. */
+static int split_path(const char *path, char dir[PATH_MAX], const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    int n = !slash ? snprintf(dir, PATH_MAX, ".")
+                   : snprintf(dir, PATH_MAX, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+/* What makes two names the same file: device and inode when the file exists; the resolved path
+ * (every link and ".." of the folder followed) either way, when it can be resolved. */
+typedef struct {
+    int exists, resolved;
+    dev_t dev;
+    ino_t ino;
+    char path[PATH_MAX];
+} file_identity;
+
+static void identify(const char *path, file_identity *id)
+{
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (stat(path, &st) == 0) {
+        id->exists = 1;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+    }
+    if (realpath(path, id->path)) {
+        id->resolved = 1;
+        return;
+    }
+    char dir[PATH_MAX], real_dir[PATH_MAX];
+    const char *base;
+    if (split_path(path, dir, &base) == 0 && realpath(dir, real_dir)) {
+        int n = snprintf(id->path, sizeof id->path, "%s/%s",
+                         strcmp(real_dir, "/") ? real_dir : "", base);
+        id->resolved = n > 0 && n < (int)sizeof id->path;
+    }
+}
+
+static int same_file(const file_identity *a, const file_identity *b)
+{
+    if (a->exists && b->exists)
+        return a->dev == b->dev && a->ino == b->ino;
+    return a->resolved && b->resolved && strcmp(a->path, b->path) == 0;
+}
+
+/* One output on its own: a name for a regular file (or none yet) in a writable folder. */
+static int check_one(const outpath_file *o, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    const char *base;
+    if (split_path(o->path, dir, &base) != 0) {
+        fail(err, errlen, "%s '%s': the name is too long", o->what, o->path);
+        return -1;
+    }
+    struct stat st;
+    if (lstat(o->path, &st) == 0) {
+        /* rename would replace the link itself, not the file it points to */
+        if (S_ISLNK(st.st_mode)) {
+            fail(err, errlen, "%s '%s' is a symbolic link; outputs are not written through "
+                 "links (name the file itself)", o->what, o->path);
+            return -1;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            fail(err, errlen, "%s '%s' is a directory; name a file", o->what, o->path);
+            return -1;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            fail(err, errlen, "%s '%s' exists and is not a regular file (a device, FIFO or "
+                 "socket); name a file", o->what, o->path);
+            return -1;
+        }
+    }
+    if (!*base) {
+        fail(err, errlen, "%s '%s' names a folder; name a file", o->what, o->path);
+        return -1;
+    }
+    /* the temporary file is created beside the output, so the folder must take new files */
+    errno = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        fail(err, errlen, "%s '%s': cannot write into the folder '%s': %s", o->what, o->path,
+             dir, errno ? strerror(errno) : "not a directory");
+        return -1;
+    }
+    return 0;
+}
+
+int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *inputs, int n_in,
+                  char *err, size_t errlen)
+{
+    for (int i = 0; i < n_out; i++) {
+        const outpath_file *o = &outputs[i];
+        if (!o->path || !*o->path)
+            continue;
+        if (check_one(o, err, errlen) != 0)
+            return -1;
+        file_identity out, other;
+        identify(o->path, &out);
+        for (int j = 0; j < n_in; j++) {
+            if (!inputs[j].path || !*inputs[j].path)
+                continue;
+            identify(inputs[j].path, &other);
+            if (same_file(&out, &other)) {
+                fail(err, errlen, "%s '%s' is the same file as %s '%s'; choose another name",
+                     o->what, o->path, inputs[j].what, inputs[j].path);
+                return -1;
+            }
+        }
+        for (int k = 0; k < i; k++) {
+            if (!outputs[k].path || !*outputs[k].path)
+                continue;
+            identify(outputs[k].path, &other);
+            if (same_file(&out, &other)) {
+                fail(err, errlen, "%s '%s' is the same file as %s '%s'; choose another name",
+                     o->what, o->path, outputs[k].what, outputs[k].path);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,
+                      size_t errlen)
+{
+    static const char suffix[] = ".tmp.XXXXXX";
+    size_t len = strlen(path);
+    char *tmp = malloc(len + sizeof suffix);
+    if (!tmp) {
+        fail(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, suffix, sizeof suffix);
+
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fail(err, errlen, "%s: cannot create temporary file: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    /* mkstemp creates mode 0600; a file written by us should be as readable as one written
+     * with fopen. Keep the mode of a file we replace, else use the usual 0644. */
+    struct stat st;
+    mode_t mode = 0644;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        mode = st.st_mode & 07777;
+    if (fchmod(fd, mode) != 0) {
+        fail(err, errlen, "%s: cannot set permissions of temporary file: %s", path,
+             strerror(errno));
+        close(fd);
+        goto fail;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        fail(err, errlen, "%s: cannot open temporary file: %s", path, strerror(errno));
+        close(fd);
+        goto fail;
+    }
+
+    /* No fsync: what we promise is "never a partial file from a failed write", which rename
+     * gives; forcing every disparity frame to the medium would stall slow SD cards. */
+    int rc = write(f, path, ctx, err, errlen);
+    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        fail(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        fail(err, errlen, "%s: write failed on close: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        goto fail;
+    if (rename(tmp, path) != 0) {
+        fail(err, errlen, "%s: cannot rename temporary file into place: %s", path,
+             strerror(errno));
+        goto fail;
+    }
+    free(tmp);
+    return 0;
+
+fail:
+    unlink(tmp);
+    free(tmp);
+    return -1;
+}

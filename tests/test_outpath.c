@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_outpath.c — outpath_check: an output that names an input or another output (by the same
+ * name, another path, a hard link, a link to its folder), a symbolic link, a directory, a device,
+ * a missing folder; and atomic_write_file failing half-way. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outpath.h"
+#include "tmpdir.h"
+
+static char err[1024];
+
+static int check2(const char *out_what, const char *out, const char *in_what, const char *in)
+{
+    outpath_file o[] = {{out_what, out}}, i[] = {{in_what, in}};
+    err[0] = '\0';
+    return outpath_check(o, 1, i, 1, err, sizeof err);
+}
+
+static void setup_files(void)
+{
+    char p[PATH_MAX];
+    write_text(tmp_path(p, "left.png"), "left", 4);
+    write_text(tmp_path(p, "right.png"), "right", 5);
+}
+
+static void output_equal_to_input_by_name_is_refused(void **state)
+{
+    char in[PATH_MAX];
+    setup_files();
+    tmp_path(in, "left.png");
+    assert_int_equal(check2("output", in, "input LEFT", in), -1);
+    assert_non_null(strstr(err, "output '"));
+    assert_non_null(strstr(err, "left.png' is the same file as input LEFT '"));
+    assert_non_null(strstr(err, "choose another name"));
+}
+
+static void output_equal_to_input_by_another_path_is_refused(void **state)
+{
+    char in[PATH_MAX], out[PATH_MAX];
+    setup_files();
+    tmp_path(in, "left.png");
+    snprintf(out, sizeof out, "%s/./left.png", tmpdir);
+    assert_int_equal(check2("output", out, "input LEFT", in), -1);
+    /* relative to the current folder */
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(tmpdir), 0);
+    assert_int_equal(check2("--color", "./left.png", "input LEFT", in), -1);
+    assert_non_null(strstr(err, "--color './left.png' is the same file as input LEFT"));
+    assert_int_equal(check2("--color", "out.png", "input LEFT", in), 0);
+    assert_int_equal(chdir(cwd), 0);
+}
+
+static void output_hard_linked_to_input_is_refused(void **state)
+{
+    char in[PATH_MAX], out[PATH_MAX];
+    setup_files();
+    tmp_path(in, "left.png");
+    unlink(tmp_path(out, "link.png"));
+    assert_int_equal(link(in, out), 0);
+    assert_int_equal(check2("output", out, "input LEFT", in), -1);
+    assert_non_null(strstr(err, "is the same file as input LEFT"));
+    unlink(out);
+}
+
+static void output_through_a_linked_folder_is_refused(void **state)
+{
+    char in[PATH_MAX], dirlink[PATH_MAX], out[PATH_MAX + 16], new_in[PATH_MAX];
+    setup_files();
+    tmp_path(in, "left.png");
+    unlink(tmp_path(dirlink, "dirlink"));
+    assert_int_equal(symlink(tmpdir, dirlink), 0);
+    snprintf(out, sizeof out, "%s/left.png", dirlink);
+    assert_int_equal(check2("output", out, "input LEFT", in), -1);
+    /* neither exists yet: compared by the resolved folder and the name */
+    snprintf(out, sizeof out, "%s/new.png", dirlink);
+    tmp_path(new_in, "new.png");
+    assert_int_equal(check2("output", out, "input LEFT", new_in), -1);
+    unlink(dirlink);
+}
+
+static void two_outputs_naming_one_file_are_refused(void **state)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    tmp_path(a, "out.png");
+    unlink(a);
+    snprintf(b, sizeof b, "%s/../%s/out.png", tmpdir, strrchr(tmpdir, '/') + 1);
+    outpath_file o[] = {{"output", a}, {"--color", NULL}, {"--confidence", b}};
+    assert_int_equal(outpath_check(o, 3, NULL, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--confidence '"));
+    assert_non_null(strstr(err, "is the same file as output '"));
+    /* different names: fine, whether they exist or not */
+    tmp_path(b, "color.png");
+    o[2].path = b;
+    assert_int_equal(outpath_check(o, 3, NULL, 0, err, sizeof err), 0);
+    write_text(a, "x", 1);
+    assert_int_equal(outpath_check(o, 3, NULL, 0, err, sizeof err), 0);
+    unlink(a);
+}
+
+static void symlink_output_is_refused(void **state)
+{
+    char target[PATH_MAX], out[PATH_MAX];
+    tmp_path(target, "target.png");
+    write_text(target, "t", 1);
+    unlink(tmp_path(out, "sym.png"));
+    assert_int_equal(symlink(target, out), 0);
+    assert_int_equal(check2("--screenshot", out, "input", NULL), -1);
+    assert_non_null(strstr(err, "is a symbolic link"));
+    unlink(out);
+    /* a dangling link too */
+    assert_int_equal(symlink("/nonexistent/x.png", out), 0);
+    assert_int_equal(check2("--screenshot", out, "input", NULL), -1);
+    assert_non_null(strstr(err, "is a symbolic link"));
+    unlink(out);
+    unlink(target);
+}
+
+static void directory_device_and_missing_folder_are_refused(void **state)
+{
+    assert_int_equal(check2("output", tmpdir, "input", NULL), -1);
+    assert_non_null(strstr(err, "is a directory"));
+    assert_int_equal(check2("--stats-json", "/dev/null", "input", NULL), -1);
+    assert_non_null(strstr(err, "--stats-json '/dev/null' exists and is not a regular file"));
+    assert_int_equal(check2("--stats-json", "/nonexistent/x.json", "input", NULL), -1);
+    assert_string_equal(err, "--stats-json '/nonexistent/x.json': cannot write into the folder "
+                             "'/nonexistent': No such file or directory");
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/", tmpdir);
+    assert_int_equal(check2("output", p, "input", NULL), -1);
+    char file_as_dir[PATH_MAX];
+    setup_files();
+    snprintf(file_as_dir, sizeof file_as_dir, "%s/left.png/x.png", tmpdir);
+    assert_int_equal(check2("output", file_as_dir, "input", NULL), -1);
+    assert_non_null(strstr(err, "cannot write into the folder"));
+}
+
+static void read_only_folder_is_refused(void **state)
+{
+    if (geteuid() == 0)
+        skip(); /* root writes anywhere */
+    char dir[PATH_MAX], out[PATH_MAX + 16];
+    tmp_path(dir, "ro");
+    assert_int_equal(mkdir(dir, 0555), 0);
+    snprintf(out, sizeof out, "%s/x.png", dir);
+    int rc = check2("output", out, "input", NULL);
+    rmdir(dir);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err, "Permission denied"));
+}
+
+static void missing_input_is_left_to_its_reader(void **state)
+{
+    char in[PATH_MAX], out[PATH_MAX];
+    tmp_path(in, "missing.png");
+    tmp_path(out, "out.png");
+    assert_int_equal(check2("output", out, "input LEFT", in), 0);
+}
+
+static int write_half_then_fail(FILE *f, const char *path, const void *ctx, char *e, size_t n)
+{
+    fputs("partial", f);
+    snprintf(e, n, "%s: simulated encoder failure", path);
+    return -1;
+}
+
+static int count_entries(void)
+{
+    DIR *d = opendir(tmpdir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void failed_write_keeps_old_file_and_leaves_no_temp(void **state)
+{
+    char path[PATH_MAX], buf[64];
+    write_text(tmp_path(path, "old.json"), "old", 3);
+    int before = count_entries();
+    assert_int_equal(atomic_write_file(path, write_half_then_fail, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "simulated encoder failure"));
+    assert_int_equal(count_entries(), before);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "old", 3);
+    unlink(path);
+}
+
+static int make_tmpdir(void **state) { return tmpdir_make("test_outpath"); }
+static int remove_tmpdir(void **state) { return tmpdir_remove(); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(output_equal_to_input_by_name_is_refused),
+        cmocka_unit_test(output_equal_to_input_by_another_path_is_refused),
+        cmocka_unit_test(output_hard_linked_to_input_is_refused),
+        cmocka_unit_test(output_through_a_linked_folder_is_refused),
+        cmocka_unit_test(two_outputs_naming_one_file_are_refused),
+        cmocka_unit_test(symlink_output_is_refused),
+        cmocka_unit_test(directory_device_and_missing_folder_are_refused),
+        cmocka_unit_test(read_only_folder_is_refused),
+        cmocka_unit_test(missing_input_is_left_to_its_reader),
+        cmocka_unit_test(failed_write_keeps_old_file_and_leaves_no_temp),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
