@@ -415,6 +415,61 @@ else
   skip "stereo-bench: the words for a bad option" "not built (./configure without CUDA)"
 fi
 
+# ---- calib-maps and stereo-synth: outputs refused before the work ------------------------
+CM=$B/calib-maps
+# tool_fail PROGRAM CODE MESSAGE DESC ARGS...: exit CODE, one stderr line containing MESSAGE,
+# no temp file anywhere
+tool_fail() {
+  local prog=$1 code=$2 msg=$3 desc=$4 why=()
+  shift 4
+  "$prog" "$@" >"$W/so" 2>"$W/se"
+  rc=$?
+  [ "$rc" -eq "$code" ] || why+=("exit status $rc, expected $code")
+  [ "$(stderr_lines)" -eq 1 ] || why+=("$(stderr_lines) lines on stderr, expected 1")
+  grep -qF -- "$msg" "$W/se" || why+=("stderr does not say '$msg'")
+  [ -z "$(stray_tmp)" ] || why+=("temp file left: $(stray_tmp)")
+  [ ${#why[@]} -eq 0 ] || mapfile -t -O ${#why[@]} why < <(stderr_diag)
+  result ${#why[@]} "$desc" "${why[@]}"
+}
+rm -rf "$OD" && mkdir "$OD"
+printf '%%YAML:1.0\n# a calibration the check must not overwrite\n' >"$OD/rig.yml"
+cp "$OD/rig.yml" "$W/rig.orig"
+yaml_unchanged() { cmp -s "$OD/rig.yml" "$W/rig.orig"; }
+tool_fail "$CM" 2 "calib-maps: MAPS '$OD/rig.yml' is the same file as CALIB '$OD/rig.yml'; choose another name" \
+  "calib-maps: MAPS = CALIB (the same name)" "$OD/rig.yml" "$OD/rig.yml"
+check "calib-maps: CALIB unchanged" yaml_unchanged
+tool_fail "$CM" 2 "MAPS '$OD/./rig.yml' is the same file as CALIB '$OD/rig.yml'" \
+  "calib-maps: MAPS = CALIB by another path" "$OD/rig.yml" "$OD/./rig.yml"
+ln "$OD/rig.yml" "$OD/hard.maps"
+tool_fail "$CM" 2 "MAPS '$OD/hard.maps' is the same file as CALIB '$OD/rig.yml'" \
+  "calib-maps: MAPS = a hard link to CALIB" "$OD/rig.yml" "$OD/hard.maps"
+tool_fail "$CM" 2 "MAPS '$OD/r.yaml' is the same file as CALIB '$OD/r.yaml'" \
+  "calib-maps: MAPS = the right camera_info of the pair" "$OD/l.yaml,$OD/r.yaml" "$OD/r.yaml"
+ln -s "$OD/rig.yml" "$OD/link.maps"
+tool_fail "$CM" 2 "MAPS '$OD/link.maps' is a symbolic link" "calib-maps: MAPS a symbolic link" \
+  "$OD/rig.yml" "$OD/link.maps"
+check "calib-maps: CALIB unchanged after the refusals" yaml_unchanged
+tool_fail "$CM" 2 "MAPS '$OD' is a directory" "calib-maps: MAPS a directory" "$OD/rig.yml" "$OD"
+tool_fail "$CM" 2 "MAPS '/dev/null' exists and is not a regular file" "calib-maps: MAPS /dev/null" \
+  "$OD/rig.yml" /dev/null
+tool_fail "$CM" 2 "MAPS '$W/nodir/x.maps': cannot write into the folder '$W/nodir'" \
+  "calib-maps: MAPS in a nonexistent folder" "$OD/rig.yml" "$W/nodir/x.maps"
+
+rm -rf "$OD" && mkdir "$OD" && ln -s "$L" "$OD/left.png"
+tool_fail "$SY" 2 "stereo-synth: OUTDIR '$OD/left.png' is a symbolic link" \
+  "stereo-synth: a file of OUTDIR is a symbolic link (to an input of another run)" --size 64x48 "$OD"
+check "stereo-synth: the link's target is unchanged, nothing written" \
+  eval 'inputs_unchanged && [ "$(listing)" = left.png ]'
+rm -rf "$OD" && mkdir -p "$OD/nonocc.png"
+tool_fail "$SY" 2 "OUTDIR '$OD/nonocc.png' is a directory" "stereo-synth: a file of OUTDIR is a directory" \
+  --size 64x48 "$OD"
+check "stereo-synth: nothing written before the refusal" eval '[ "$(listing)" = nonocc.png ]'
+rm -rf "$OD" && mkdir "$OD" && mkfifo "$OD/disp_left.pfm"
+tool_fail "$SY" 2 "OUTDIR '$OD/disp_left.pfm' exists and is not a regular file" \
+  "stereo-synth: a file of OUTDIR is a FIFO" --size 64x48 "$OD"
+tool_fail "$SY" 1 "$L/x: cannot create directory" "stereo-synth: OUTDIR under a file (exit 1)" \
+  --size 64x48 "$L/x"
+
 # ---- stereo-eval ---------------------------------------------------------------------------
 "$EV" "$W/a/disp_left.pfm" "$IN/nogt.pfm" >"$W/so" 2>"$W/se"
 rc=$?

@@ -9,7 +9,8 @@
  * CALIB.yml may be "LEFT.yaml,RIGHT.yaml": the two ROS camera_info files of a stereo calibration.
  *
  * Exit status: 0 success, 1 bad input (one line naming the file) or maps that differ by more
- * than the tolerance, 2 bad usage.
+ * than the tolerance, 2 bad usage (MAPS naming CALIB, a link, a directory or a device, or in a
+ * folder that cannot be written: checked before anything is read).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 
 #include "calib.h"
 #include "mapfile.h"
+#include "outpath.h"
 #include "rectify.h"
 #include "version.h"
 
@@ -39,7 +41,9 @@ static const char usage_text[] =
     "                   from CALIB.yml; fails when a pixel differs by more than the tolerance\n"
     "  --tolerance N    largest accepted difference in 1/32 px (default 1)\n"
     "  --info           check FILE (map file or calibration) and print what its maps cover\n"
-    "  --version        print the version, git commit and the backends built in\n";
+    "  --version        print the version, git commit and the backends built in\n"
+    "MAPS is written to a temporary file beside it and renamed into place; a MAPS that names\n"
+    "CALIB, a link, a directory or a device is refused (exit status 2).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -158,9 +162,23 @@ static int info(const char *path)
 
 static int write_maps(const char *calib_path, const char *maps_path, int w, int h)
 {
-    char err[512];
+    char err[2 * 4096 + 256];
     stereo_calib c;
     stereo_map m[2];
+    /* MAPS must not name the calibration (either file of a camera_info pair), nor a link, a
+     * directory or a device; refused before anything is read (outpath.h) */
+    char calib_files[2][4096] = {"", ""};
+    const char *comma = strchr(calib_path, ',');
+    snprintf(calib_files[0], sizeof calib_files[0], "%.*s",
+             comma ? (int)(comma - calib_path) : 4095, calib_path);
+    if (comma)
+        snprintf(calib_files[1], sizeof calib_files[1], "%s", comma + 1);
+    outpath_file out = {"MAPS", maps_path};
+    outpath_file in[2] = {{"CALIB", calib_files[0]}, {"CALIB", calib_files[1]}};
+    if (outpath_check(&out, 1, in, 2, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return EXIT_USAGE;
+    }
     if (calib_read(calib_path, &c, err, sizeof err)) {
         fprintf(stderr, "calib-maps: %s\n", err);
         return 1;

@@ -4,7 +4,9 @@
  *   stereo-synth [--size WxH] [--t SECONDS] [--seed N] [--max-disp N] [--edge-radius N]
  *                [--grey|--rgb] OUTDIR
  *
- * Exit status: 0 success, 1 output error (directory or file not writable), 2 usage error. */
+ * Exit status: 0 success, 1 output error (OUTDIR cannot be created, a write fails), 2 usage
+ * error (also a file of OUTDIR that is a link, a directory or a device, or an OUTDIR that cannot
+ * be written: checked before the rendering). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "image_io.h"
+#include "outpath.h"
 #include "parse_num.h"
 #include "synth.h"
 #include "version.h"
@@ -39,7 +42,9 @@ static const char usage_text[] =
     "  --help            print this help\n"
     "  --version         print the version, git commit and the backends built in\n"
     "\n"
-    "Exit status: 0 ok, 1 output error, 2 usage error.\n";
+    "Each file is written to a temporary file beside it and renamed into place; a file of\n"
+    "OUTDIR that is a link, a directory or a device is refused before the rendering.\n"
+    "Exit status: 0 ok, 1 output error, 2 usage error (or a refused output).\n";
 
 enum { EXIT_OUTPUT = 1, EXIT_USAGE = 2 };
 
@@ -206,13 +211,33 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": %s (see --help)\n", err);
         return EXIT_USAGE;
     }
+    if (make_dirs(outdir) != 0)
+        return EXIT_OUTPUT;
+    static const char *const names[] = {"left.png", "right.png", "disp_left.pfm",
+                                        "disp_right.pfm", "nonocc.png", "near_edge.png"};
+    enum { N_FILES = sizeof names / sizeof names[0] };
+    size_t plen = strlen(outdir) + 32;
+    char *paths = malloc(N_FILES * plen), errpath[2 * PATH_MAX + 256];
+    if (!paths) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return EXIT_OUTPUT;
+    }
+    /* before the rendering: no file of OUTDIR may be a link, a directory or a device, and
+     * OUTDIR must take new files (outpath.h) */
+    outpath_file out[N_FILES];
+    for (int i = 0; i < N_FILES; i++) {
+        snprintf(paths + i * plen, plen, "%s/%s", outdir, names[i]);
+        out[i] = (outpath_file){"OUTDIR", paths + i * plen};
+    }
+    int refused = outpath_check(out, N_FILES, NULL, 0, errpath, sizeof errpath);
+    free(paths);
+    if (refused) {
+        fprintf(stderr, PROG ": %s\n", errpath);
+        return EXIT_USAGE;
+    }
     synth_scene sc;
     if (synth_render(&p, &sc, err, sizeof err) != 0) {
         fprintf(stderr, PROG ": %s\n", err);
-        return EXIT_OUTPUT;
-    }
-    if (make_dirs(outdir) != 0) {
-        synth_free(&sc);
         return EXIT_OUTPUT;
     }
 
@@ -228,7 +253,6 @@ int main(int argc, char **argv)
         {"nonocc.png", &sc.nonocc, NULL},
         {"near_edge.png", &sc.near_edge, NULL},
     };
-    size_t plen = strlen(outdir) + 32;
     char *path = malloc(plen);
     if (!path) {
         fprintf(stderr, PROG ": out of memory\n");
