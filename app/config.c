@@ -596,10 +596,16 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
+/* What a configuration may be: a few KB of short lines. The file is read through these bounds,
+ * so that a device (--config /dev/zero) or a huge file is refused after a bounded read instead of
+ * growing a line buffer until the allocation fails. */
+#define CONFIG_MAX_BYTES (1 << 20)
+#define CONFIG_MAX_LINE 4096
+
 typedef struct {
     FILE *fp;
-    char *buf; /* getline's */
-    size_t cap;
+    char *buf; /* the current line, CONFIG_MAX_LINE + 2 bytes */
+    size_t total; /* bytes read so far */
     int lineno;             /* of the line handed to inih last */
     int err_line;           /* first error we found ourselves (0: none), -1: read error */
     char msg[400];          /* its message, without "FILE:LINE: " */
@@ -627,21 +633,41 @@ static char *read_line(char *str, int num, void *stream)
     load_state *st = stream;
     if (st->err_line)
         return NULL;
+    /* one line, bounded: up to and with its newline, at most CONFIG_MAX_LINE bytes */
+    size_t n = 0;
+    int c = EOF, nul = 0;
     errno = 0;
-    ssize_t n = getline(&st->buf, &st->cap, st->fp);
-    if (n < 0) {
-        if (ferror(st->fp)) {
-            snprintf(st->msg, sizeof st->msg, "cannot read: %s", strerror(errno ? errno : EIO));
+    while (n <= CONFIG_MAX_LINE && (c = getc(st->fp)) != EOF) {
+        if (++st->total > CONFIG_MAX_BYTES) {
+            snprintf(st->msg, sizeof st->msg,
+                     "larger than %d bytes: not a configuration (a few KB of KEY = VALUE lines)",
+                     CONFIG_MAX_BYTES);
             st->err_line = -1;
+            return NULL;
         }
+        nul |= c == '\0';
+        st->buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (c == EOF && ferror(st->fp)) {
+        snprintf(st->msg, sizeof st->msg, "cannot read: %s", strerror(errno ? errno : EIO));
+        st->err_line = -1;
         return NULL;
     }
+    if (n == 0)
+        return NULL; /* the end */
+    st->buf[n] = '\0';
     st->lineno++;
-    char *s = st->buf;
-    if ((size_t)n != strlen(s)) {
+    if (nul) {
         load_fail(st, "the line contains a NUL byte");
         return NULL;
     }
+    if (n > CONFIG_MAX_LINE && st->buf[n - 1] != '\n') {
+        load_fail(st, "the line is longer than %d bytes", CONFIG_MAX_LINE);
+        return NULL;
+    }
+    char *s = st->buf;
     while (n > 0 && isspace((unsigned char)s[n - 1]))
         s[--n] = '\0';
     if (st->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte order mark */
@@ -726,6 +752,10 @@ int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
     struct stat sb;
     if (!st->fp) {
         failf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!(st->buf = malloc(CONFIG_MAX_LINE + 2))) {
+        failf(err, errlen, "%s: out of memory", path);
         goto done;
     }
     if (fstat(fileno(st->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {

@@ -534,8 +534,33 @@ static void test_files_that_cannot_be_read(void **state)
     assert_int_equal(live_config_load(tmpdir, &c, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: cannot open: %s", tmpdir, strerror(EISDIR));
     assert_string_equal(err, want);
+    /* a device that never ends: refused after a bounded read (it used to grow a line buffer
+     * to several GB, then run on the defaults and exit 0) */
+    live_config d;
+    live_config_defaults(&d);
+    assert_int_equal(live_config_load("/dev/zero", &c, err, sizeof err), -1);
+    assert_string_equal(err, "/dev/zero:1: the line contains a NUL byte");
+    assert_memory_equal(&c, &d, sizeof c);
+    /* a line without an end */
+    size_t big = 3u << 20;
+    char *buf = malloc(big);
+    assert_non_null(buf);
+    memset(buf, 'x', big);
+    const char *p = write_bytes("endless.ini", buf, 5000);
+    assert_int_equal(live_config_load(p, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1: the line is longer than 4096 bytes", p);
+    assert_string_equal(err, want);
+    /* a file far larger than a configuration, of short lines */
+    for (size_t i = 0; i < big; i += 64)
+        memcpy(buf + i, "# a comment line of sixty-four bytes, as many as fit in 3 MB ..\n", 64);
+    p = write_bytes("huge.ini", buf, big);
+    free(buf);
+    assert_int_equal(live_config_load(p, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: larger than 1048576 bytes: not a configuration", p);
+    expect_in(err, want, "huge file");
+    assert_memory_equal(&c, &d, sizeof c);
     /* no permission (root reads anything: skipped then) */
-    const char *p = write_text("secret.ini", "[run]\nframes = 1\n");
+    p = write_text("secret.ini", "[run]\nframes = 1\n");
     assert_int_equal(chmod(p, 0), 0);
     if (geteuid() != 0) {
         assert_int_equal(live_config_load(p, &c, err, sizeof err), -1);
