@@ -25,6 +25,7 @@
 
 #include "capture.h"
 #include "image_io.h"
+#include "outpath.h"
 #include "synth.h"
 #include "v4l2_camera.h"
 
@@ -900,6 +901,24 @@ static void escape_percent(const char *in, char *out, size_t len)
     out[k] = 0;
 }
 
+typedef struct {
+    long count;
+    const char *path, *dir; /* dir with '%' doubled */
+    int fps;
+} replay_ini;
+
+/* replay.ini (a file_writer for atomic_write_file) */
+static int write_replay_ini(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
+{
+    const replay_ini *ini = ctx;
+    fprintf(f, "# written by stereo-live --record: %ld pairs; replay with\n"
+               "#   stereo-live --config %s\n"
+               "[source]\ntype = files\n\n[files]\nleft = %s/left_%%06d.png\n"
+               "right = %s/right_%%06d.png\nfps = %d\nloop = false\n",
+            ini->count, ini->path, ini->dir, ini->dir, ini->fps);
+    return 0;
+}
+
 int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
 {
     if (!r)
@@ -918,21 +937,12 @@ int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
         fps = (int)((double)(r->count - 1) * 1e9 / (double)(r->last_ns - r->first_ns) + 0.5);
     if (fps < 1)
         fps = 1;
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    replay_ini ini = {r->count, path, dir, fps};
+    char werr[2 * PATH_MAX + 128];
+    if (atomic_write_file(path, write_replay_ini, &ini, werr, sizeof werr) != 0) {
         if (rc == 0)
-            say(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            say(err, errlen, "%s", werr);
         rc = -1;
-    } else {
-        fprintf(f, "# written by stereo-live --record: %ld pairs; replay with\n"
-                   "#   stereo-live --config %s\n"
-                   "[source]\ntype = files\n\n[files]\nleft = %s/left_%%06d.png\n"
-                   "right = %s/right_%%06d.png\nfps = %d\nloop = false\n",
-                r->count, path, dir, dir, fps);
-        if (fclose(f) != 0 && rc == 0) {
-            say(err, errlen, "%s: %s", path, strerror(errno));
-            rc = -1;
-        }
     }
     free(r->row);
     free(r);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #if !LIVE_LIBC_ONLY
@@ -44,6 +45,7 @@
 #include "live_histogram.h"
 #include "live_pipeline.h"
 #include "live_sources.h"
+#include "outpath.h"
 #include "parse_num.h"
 #include "stereo.h"
 #include "version.h"
@@ -289,6 +291,57 @@ static int check_built_in(const live_config *cfg)
 }
 #endif
 
+/* The files written at the end (screenshot, --stats-json), checked before the session rather
+ * than after it: neither may name the configuration, a calibration file or the other, be a link,
+ * a directory or a device, or lie in a folder that cannot be written (outpath.h). The recording
+ * folder is opened (and so checked) when the pipeline is created. 0, or -1 after one line. */
+static int check_outputs(const live_config *cfg, const app_options *o)
+{
+    char maps[2][CONFIG_PATH_MAX] = {"", ""};
+    const char *comma = strchr(cfg->maps, ',');
+    snprintf(maps[0], sizeof maps[0], "%.*s",
+             comma ? (int)(comma - cfg->maps) : (int)sizeof maps[0] - 1, cfg->maps);
+    if (comma)
+        snprintf(maps[1], sizeof maps[1], "%s", comma + 1);
+    /* the recording's own text files, when its folder is there already */
+    char stamps[CONFIG_PATH_MAX + 32] = "", replay[CONFIG_PATH_MAX + 32] = "";
+    struct stat rec, src;
+    int have_rec = cfg->record_dir[0] && stat(cfg->record_dir, &rec) == 0 && S_ISDIR(rec.st_mode);
+    if (have_rec) {
+        snprintf(stamps, sizeof stamps, "%s/timestamps.txt", cfg->record_dir);
+        snprintf(replay, sizeof replay, "%s/replay.ini", cfg->record_dir);
+    }
+    const outpath_file out[] = {{"--screenshot / run.screenshot", cfg->screenshot},
+                                {"--stats-json", o->stats_json},
+                                {"--record / record.dir", stamps},
+                                {"--record / record.dir", replay}};
+    const outpath_file in[] = {{"--config", o->config_path},
+                               {"calibration.maps", maps[0]},
+                               {"calibration.maps", maps[1]}};
+    char err[3 * CONFIG_PATH_MAX + 256];
+    if (outpath_check(out, 4, in, 3, err, sizeof err) != 0) {
+        report("%s", err);
+        return -1;
+    }
+    /* recording into the folder a files source reads would replace the frames being replayed */
+    if (have_rec && cfg->source == SOURCE_FILES) {
+        const char *pattern[2] = {cfg->left_pattern, cfg->right_pattern};
+        for (int i = 0; i < 2; i++) {
+            char dir[CONFIG_PATH_MAX];
+            const char *slash = strrchr(pattern[i], '/');
+            snprintf(dir, sizeof dir, "%.*s", !slash ? 1 : slash == pattern[i] ? 1
+                     : (int)(slash - pattern[i]), !slash ? "." : pattern[i]);
+            if (stat(dir, &src) == 0 && src.st_dev == rec.st_dev && src.st_ino == rec.st_ino) {
+                report("--record / record.dir '%s' is the folder the files source reads "
+                       "(files.%s '%s'); record into another folder", cfg->record_dir,
+                       i ? "right" : "left", pattern[i]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Defaults, the file, the options, the cross-checks: 0, or -1 after printing one line. */
 static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
 {
@@ -328,7 +381,7 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
                live_source_to_str(cfg->source));
         return -1;
     }
-    return 0;
+    return check_outputs(cfg, o);
 }
 
 /* ---- statistics over the last second ------------------------------------------------------- */
@@ -1060,14 +1113,17 @@ static void json_string(FILE *f, const char *v)
     fputc('"', f);
 }
 
-/* --stats-json: 0, or -1 after printing the reason. */
-static int summary_write_json(const app *a, const summary *m, const char *path)
+typedef struct {
+    const app *a;
+    const summary *m;
+} summary_json;
+
+/* The --stats-json text (a file_writer for atomic_write_file). */
+static int write_summary_json(FILE *f, const char *path, const void *ctx, char *err,
+                              size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        report("%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
+    const app *a = ((const summary_json *)ctx)->a;
+    const summary *m = ((const summary_json *)ctx)->m;
     const live_histogram *st = &m->stage, *lat = &a->rt.latency;
     const stereo_params *p = &a->params;
     fprintf(f, "{\n  \"program\": \"%s\",\n  \"version\": ", PROGRAM);
@@ -1098,8 +1154,16 @@ static int summary_write_json(const app *a, const summary *m, const char *path)
             (unsigned long long)m->s.recorded, (unsigned long long)m->s.record_drops);
     json_string(f, m->s.error);
     fprintf(f, "\n}\n");
-    if (ferror(f) | (fclose(f) != 0)) {
-        report("%s: cannot write: %s", path, strerror(errno));
+    return 0;
+}
+
+/* --stats-json, written beside and renamed into place: 0, or -1 after printing the reason. */
+static int summary_write_json(const app *a, const summary *m, const char *path)
+{
+    char err[CONFIG_PATH_MAX + 256];
+    summary_json ctx = {a, m};
+    if (atomic_write_file(path, write_summary_json, &ctx, err, sizeof err) != 0) {
+        report("--stats-json %s", err);
         return -1;
     }
     return 0;

@@ -14,7 +14,10 @@
 #      bad values refused naming --sms, ignored by the CPU backend, --backend cuda --sms 16 says
 #      its SMs (a GPU) or the no-device message (none)
 #   5. --record, then replay with the files source: every pair, none dropped, same disparity;
-#      recording the replay again gives the same files bit for bit; recorded = processed
+#      recording the replay again gives the same files bit for bit; recorded = processed;
+#      outputs refused before the session (exit 2, at once): --screenshot / --stats-json into a
+#      missing folder, naming each other, the configuration, the maps or the recording's files,
+#      a link, a device, a directory; --record into the folder a files source replays
 #   6. the recording writer thread: slowed down (strace delays its renames), a live source drops
 #      recordings and counts them (recorded + record drops = processed, the queue flushed at the
 #      end), a files source waits and drops none; the folder vanishing mid-run ends the run with
@@ -294,6 +297,68 @@ nrec2=$(ls rec2/*.png 2>/dev/null | wc -l)
 check "replay recorded again (files source): recorded = processed = 10, the 20 images identical" \
   f.out [ "$same" -eq 20 -a "$nrec2" -eq 20 ] && \
   grep -q '^stereo-live: recorded 10 pairs to rec2 (0 record drops' f.out
+# Outputs checked before the session (outpath.h): exit 2 and one line at once, not after the run;
+# the file named is left as it was, no temporary file behind.
+cp rec/replay.ini replay.orig
+out_case() { # NAME MESSAGE ARGS...
+  local name=$1 says=$2; shift 2
+  local t0=$SECONDS
+  timeout 30 "$LIVE" --headless --frames 300 --backend cpu "${SMALL[@]}" "$@" >o.out 2>o.err
+  local rc=$?
+  if [ $rc -eq 2 ] && [ "$(lines o.err)" -eq 1 ] && grep -qF -- "$says" o.err &&
+     [ $((SECONDS - t0)) -le 5 ] && [ -z "$(find . -name '*.tmp.*')" ] &&
+     cmp -s rec/replay.ini replay.orig; then
+    ok "$name: exit 2 before the session: $(cat o.err)"
+  else
+    not_ok "$name: exit 2 before the session, one line '$says'" \
+      "exit $rc after $((SECONDS - t0)) s; stderr: $(cat o.err); $(find . -name '*.tmp.*')"
+  fi
+}
+out_case "--screenshot into a missing folder" \
+  "stereo-live: --screenshot / run.screenshot '/nonexistent/x.png': cannot write into the folder '/nonexistent': No such file or directory" \
+  --screenshot /nonexistent/x.png
+out_case "run.screenshot (--set) into a missing folder" "'/nonexistent/x.png': cannot write into the folder" \
+  --set run.screenshot=/nonexistent/x.png
+out_case "--stats-json into a missing folder" \
+  "stereo-live: --stats-json '/nonexistent/x.json': cannot write into the folder '/nonexistent'" \
+  --stats-json /nonexistent/x.json
+out_case "--stats-json = --screenshot (another spelling)" \
+  "stereo-live: --stats-json 'o.png' is the same file as --screenshot / run.screenshot './o.png'; choose another name" \
+  --screenshot ./o.png --stats-json o.png
+out_case "--stats-json = --config" \
+  "stereo-live: --stats-json 'rec/../rec/replay.ini' is the same file as --config 'rec/replay.ini'" \
+  --config rec/replay.ini --stats-json rec/../rec/replay.ini
+out_case "--screenshot = calibration.maps" \
+  "--screenshot / run.screenshot 'rig.png' is the same file as calibration.maps 'rig.png'" \
+  --set calibration.maps=rig.png --screenshot rig.png
+out_case "--stats-json = the recording's timestamps.txt" \
+  "--record / record.dir 'rec/timestamps.txt' is the same file as --stats-json 'rec/timestamps.txt'" \
+  --record rec --stats-json rec/timestamps.txt
+cp rec/replay.ini elsewhere.ini
+out_case "--record into the folder the files source replays" \
+  "stereo-live: --record / record.dir 'rec' is the folder the files source reads (files.left" \
+  --config elsewhere.ini --record rec
+ln -sf replay.orig link.json
+out_case "--stats-json a symbolic link" "--stats-json 'link.json' is a symbolic link" \
+  --stats-json link.json
+check "--stats-json a symbolic link: its target unchanged" o.err cmp -s replay.orig rec/replay.ini
+out_case "--stats-json a device (/dev/null)" \
+  "--stats-json '/dev/null' exists and is not a regular file (a device, FIFO or socket)" \
+  --stats-json /dev/null
+out_case "--screenshot a directory" "--screenshot / run.screenshot 'rec' is a directory" \
+  --screenshot rec
+echo old >old.json
+timeout 60 "$LIVE" --headless --frames 3 --backend cpu "${SMALL[@]}" --stats-json old.json \
+  >o.out 2>o.err
+rc=$?
+check "--stats-json over an existing file: replaced whole, no temporary file left" o.err \
+  eval '[ $rc -eq 0 ] && "$PY" -c "import json,sys; json.load(open(sys.argv[1]))" old.json && [ -z "$(find . -name "*.tmp.*")" ]'
+if [ -x "$HL" ]; then
+  timeout 30 "$HL" --frames 300 --backend cpu --stats-json /nonexistent/x.json >o.out 2>o.err
+  rc=$?
+  check "stereo-live-headless --stats-json into a missing folder: exit 2 at once, one line" o.err \
+    eval '[ $rc -eq 2 ] && [ "$(lines o.err)" -eq 1 ] && grep -qF "'"'"'/nonexistent/x.json'"'"': cannot write into the folder" o.err'
+fi
 timeout 60 "$LIVE" --headless --backend cpu --source files --set "files.left=rec/left_%06d.png" \
   --set "files.right=rec/right_%06d.png" --set files.fps=0 --set files.loop=false \
   >f2.out 2>f2.err
