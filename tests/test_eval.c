@@ -148,6 +148,43 @@ static void hand_made_4x3_gives_exact_metrics(void **state)
     expect_output(&r, "bad1=45.45 bad2=36.36 bad4=18.18 avgerr=1.864 density=81.82 n=11\n");
 }
 
+/* --disparities: the evaluated GT (10 px everywhere in hand_gt) against the matched range */
+static void ground_truth_beyond_the_matched_range(void **state)
+{
+    char dp[PATH_MAX], gp[PATH_MAX];
+    write_map(tmp_path(dp, "hand_disp.pfm"), 4, 3, hand_disp);
+    write_map(tmp_path(gp, "hand_gt.pfm"), 4, 3, hand_gt);
+    const char *metrics = "bad1=45.45 bad2=36.36 bad4=18.18 avgerr=1.864 density=81.82 n=11\n";
+    run_result r;
+    char want[512];
+    /* inside the range: the output is as without the option */
+    run_eval(&r, "--disparities", "16", dp, gp, NULL);
+    expect_output(&r, metrics);
+    /* 0..7 cannot reach 10 */
+    run_eval(&r, "--disparities", "8", dp, gp, NULL);
+    snprintf(want, sizeof want, "%sground truth beyond the matched range 0..7: 11 of 11 evaluated "
+             "pixels (100.00 %%), up to 10.00 px; -d 16 would cover them\n", metrics);
+    expect_output(&r, want);
+    /* 12..27 starts above it: lower the smallest disparity */
+    run_eval(&r, "--min-disparity", "12", "--disparities", "16", dp, gp, NULL);
+    snprintf(want, sizeof want, "%sground truth beyond the matched range 12..27: 11 of 11 "
+             "evaluated pixels (100.00 %%), up to 10.00 px; --min-disparity 10 -d 16 would cover "
+             "them\n", metrics);
+    expect_output(&r, want);
+    /* JSON carries the counts whenever --disparities is given */
+    run_eval(&r, "--json", "--disparities", "8", dp, gp, NULL);
+    expect_output(&r, "{\"bad1\": 45.45, \"bad2\": 36.36, \"bad4\": 18.18, \"avgerr\": 1.864, "
+                      "\"density\": 81.82, \"n\": 11, \"beyond_range\": 100.00, "
+                      "\"beyond_range_n\": 11, \"gt_max\": 10.00, \"covering_disparities\": 16}\n");
+    /* bad values */
+    run_eval(&r, "--disparities", "0", dp, gp, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--disparities: needs at least 1"));
+    run_eval(&r, "--disparities", "x", dp, gp, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--disparities"));
+}
+
 static void json_output_has_the_same_numbers(void **state)
 {
     char dp[PATH_MAX], gp[PATH_MAX];
@@ -425,6 +462,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hand_made_4x3_gives_exact_metrics),
         cmocka_unit_test(json_output_has_the_same_numbers),
+        cmocka_unit_test(ground_truth_beyond_the_matched_range),
         cmocka_unit_test(png16_disparity_uses_scale_256_by_default_and_disp_scale_overrides),
         cmocka_unit_test(gt_scale_divides_8bit_ground_truth),
         cmocka_unit_test(fill_interior_run_takes_smaller_neighbour),

@@ -9,6 +9,10 @@
  * border): bad-1/2/4 (% with |d - gt| > 1/2/4 px), avgerr (mean |d - gt|), density (% valid
  * before filling), n.
  *
+ * With --disparities D (and --min-disparity M, default 0), the range DISP was matched with, it
+ * also reports the evaluated pixels whose ground truth lies beyond that range (no candidate of the
+ * matcher can reach them) and the smallest D that would cover them.
+ *
  * Exit status: 0 success, 1 input error (unreadable file, size mismatch), 2 usage error. */
 #include <errno.h>
 #include <limits.h>
@@ -36,6 +40,10 @@ static const char usage_text[] =
     "  --gt-right FILE right-view GT: evaluate a left pixel only if it lands inside the right\n"
     "                  image on a valid right GT within 1 px of its own disparity\n"
     "  --border N      leave out N pixels at each image edge (default 0)\n"
+    "  --disparities D the number of disparities DISP was matched with (stereo-match -d):\n"
+    "                  report the evaluated pixels whose GT lies outside M .. M + D - 1 and\n"
+    "                  the -d that would cover them\n"
+    "  --min-disparity M  the smallest disparity matched (default 0)\n"
     "  --json          print the result as a JSON object\n"
     "  --help          print this help\n"
     "  --version       print the version, git commit and the backends built in\n"
@@ -49,6 +57,7 @@ typedef struct {
     double disp_scale, gt_scale; /* 0 = the file's default */
     int border;
     int json;
+    int ndisp, dmin; /* --disparities, --min-disparity (ndisp 0: not given) */
 } eval_options;
 
 typedef struct {
@@ -56,6 +65,8 @@ typedef struct {
     double avgerr;           /* px */
     double density;          /* percent of evaluated pixels valid before filling */
     long n;                  /* evaluated pixels */
+    long beyond;             /* with --disparities: evaluated pixels whose GT is out of range */
+    double gt_min, gt_max;   /* the smallest and largest evaluated GT disparity */
 } eval_result;
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
@@ -143,7 +154,8 @@ static int parse_args(int argc, char **argv, eval_options *o)
         }
         int takes_value = strcmp(name, "--disp-scale") == 0 || strcmp(name, "--gt-scale") == 0 ||
                           strcmp(name, "--mask") == 0 || strcmp(name, "--gt-right") == 0 ||
-                          strcmp(name, "--border") == 0;
+                          strcmp(name, "--border") == 0 || strcmp(name, "--disparities") == 0 ||
+                          strcmp(name, "--min-disparity") == 0;
         if (!takes_value)
             return usage_error("unknown option '%s'", name);
         const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
@@ -158,6 +170,14 @@ static int parse_args(int argc, char **argv, eval_options *o)
                 return -1;
         } else if (strcmp(name, "--border") == 0) {
             if (parse_count(name, value, &o->border) != 0)
+                return -1;
+        } else if (strcmp(name, "--disparities") == 0) {
+            if (parse_count(name, value, &o->ndisp) != 0)
+                return -1;
+            if (o->ndisp < 1)
+                return usage_error("%s: needs at least 1", name);
+        } else if (strcmp(name, "--min-disparity") == 0) {
+            if (parse_count(name, value, &o->dmin) != 0)
                 return -1;
         } else if (strcmp(name, "--mask") == 0) {
             o->mask = value;
@@ -258,7 +278,7 @@ static int visible_in_right(const fmap *gtr, int x, int y, float dl)
 /* Scores disp against gt over the evaluated set. mask (may be NULL) is 8-bit grey, 255 = use;
  * gtr (may be NULL) is the right-view GT. disp is filled in place. */
 static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *gtr, int border,
-                    eval_result *r)
+                    int dmin, int ndisp, eval_result *r)
 {
     int w = disp->width, h = disp->height;
     size_t n = (size_t)w * (size_t)h;
@@ -286,6 +306,13 @@ static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *g
                 continue;
             double e = fabs((double)disp->data[i] - (double)g);
             count++;
+            /* outside the matched range by more than the half pixel subpixel can reach */
+            if (ndisp > 0 && (g < dmin - 0.5 || g > dmin + ndisp - 0.5))
+                r->beyond++;
+            if (count == 1 || g > r->gt_max)
+                r->gt_max = g;
+            if (count == 1 || g < r->gt_min)
+                r->gt_min = g;
             sum += e;
             bad1 += e > 1.0;
             bad2 += e > 2.0;
@@ -360,7 +387,8 @@ int main(int argc, char **argv)
     }
 
     eval_result r = {0};
-    if (evaluate(&disp, &gt, o.mask ? &mask : NULL, o.gt_right ? &gtr : NULL, o.border, &r) != 0) {
+    if (evaluate(&disp, &gt, o.mask ? &mask : NULL, o.gt_right ? &gtr : NULL, o.border, o.dmin,
+                 o.ndisp, &r) != 0) {
         fprintf(stderr, PROG ": out of memory\n");
         goto done;
     }
@@ -369,13 +397,40 @@ int main(int argc, char **argv)
                 o.gt);
         goto done;
     }
-    if (o.json)
+    /* the range that would cover the evaluated GT: the smallest disparity lowered to the GT's
+     * smallest where that is below it, and the -d (a multiple of 16, as stereo-match takes) from
+     * there to the largest */
+    int low = (int)floor(r.gt_min + 0.5);
+    int new_min = low < o.dmin ? (low > 0 ? low : 0) : o.dmin;
+    int cover = (int)ceil((r.gt_max + 0.5 - new_min) / 16.0) * 16;
+    if (cover < 16)
+        cover = 16;
+    if (o.json) {
         printf("{\"bad1\": %.2f, \"bad2\": %.2f, \"bad4\": %.2f, \"avgerr\": %.3f, "
-               "\"density\": %.2f, \"n\": %ld}\n",
+               "\"density\": %.2f, \"n\": %ld",
                r.bad1, r.bad2, r.bad4, r.avgerr, r.density, r.n);
-    else
+        if (o.ndisp)
+            printf(", \"beyond_range\": %.2f, \"beyond_range_n\": %ld, \"gt_max\": %.2f, "
+                   "\"covering_disparities\": %d",
+                   100.0 * (double)r.beyond / (double)r.n, r.beyond, r.gt_max, cover);
+        printf("}\n");
+    } else {
         printf("bad1=%.2f bad2=%.2f bad4=%.2f avgerr=%.3f density=%.2f n=%ld\n", r.bad1, r.bad2,
                r.bad4, r.avgerr, r.density, r.n);
+        if (o.ndisp && r.beyond > 0) {
+            printf("ground truth beyond the matched range %d..%d: %ld of %ld evaluated pixels "
+                   "(%.2f %%), up to %.2f px; ",
+                   o.dmin, o.dmin + o.ndisp - 1, r.beyond, r.n,
+                   100.0 * (double)r.beyond / (double)r.n, r.gt_max);
+            if (cover <= 256 && new_min != o.dmin)
+                printf("--min-disparity %d -d %d would cover them\n", new_min, cover);
+            else if (cover <= 256)
+                printf("-d %d would cover them\n", cover);
+            else
+                printf("they need -d %d, more than stereo-match's 256: raise --min-disparity\n",
+                       cover);
+        }
+    }
     status = fflush(stdout) == 0 ? 0 : EXIT_INPUT;
 
 done:
