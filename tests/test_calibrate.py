@@ -591,16 +591,87 @@ def listing(d):
 
 def expect_failure(tap, name, cmd, must_name, out_dir, status=1):
     """Exit status, one stderr line naming `must_name`, the output directory unchanged."""
-    before = {n: open(os.path.join(out_dir, n), "rb").read() for n in listing(out_dir)}
+    def contents(d):  # a folder's files and what they hold (None: not a regular file)
+        return {n: open(os.path.join(d, n), "rb").read()
+                if os.path.isfile(os.path.join(d, n)) else None for n in listing(d)}
+    before = contents(out_dir)
     r = run(cmd)
     err_lines = [l for l in r.stderr.splitlines() if l.strip()]
-    after = {n: open(os.path.join(out_dir, n), "rb").read() for n in listing(out_dir)}
+    after = contents(out_dir)
     good = (r.returncode == status and len(err_lines) == 1 and must_name in err_lines[0]
             and after == before)
     tap.ok(good, f"bad input: {name} -> exit {r.returncode}: "
            f"{err_lines[0] if err_lines else '(no message)'}",
            f"want exit {status}, one line naming {must_name}, outputs unchanged "
            f"({sorted(before)} -> {sorted(after)})", r.stdout, r.stderr)
+
+
+def check_outputs_refused(tap, work, gen, tool, pair_dir, out, yml):
+    """An output that names an input image or another output, a link, a directory, a device:
+    exit 2 before any work, one line, the inputs and outputs unchanged, no temporary file."""
+    d = pair_dir("collide", 6)
+    images = {n: open(os.path.join(d, n), "rb").read() for n in listing(d)}
+    left1, right2 = os.path.join(d, "left01.png"), os.path.join(d, "right02.png")
+    os.link(left1, os.path.join(out, "hard.png"))
+    os.symlink(yml, os.path.join(out, "link.yml"))
+    os.mkdir(os.path.join(out, "dir.yml"))
+    cases = [
+        ("--out = an input image (the same name)", ["--out", left1],
+         f"--out '{left1}' is the same file as --left '{left1}'; choose another name"),
+        ("--preview = an input image by another path",
+         ["--out", yml, "--preview", os.path.join(d, ".", "right02.png")],
+         f"--preview '{os.path.join(d, '.', 'right02.png')}' is the same file as --right "
+         f"'{right2}'"),
+        ("--maps = a hard link to an input image",
+         ["--out", yml, "--maps", os.path.join(out, "hard.png")],
+         f"--maps '{os.path.join(out, 'hard.png')}' is the same file as --left '{left1}'"),
+        ("--maps = --out (another spelling)",
+         ["--out", yml, "--maps", os.path.join(out, "..", os.path.basename(out), "calib.yml")],
+         "is the same file as --out"),
+        ("--preview = --maps (neither exists yet)",
+         ["--out", yml, "--maps", os.path.join(out, "x.png"), "--preview",
+          os.path.join(out, ".", "x.png")], "--preview '"),
+        ("--out a symbolic link", ["--out", os.path.join(out, "link.yml")],
+         f"--out '{os.path.join(out, 'link.yml')}' is a symbolic link"),
+        ("--out a directory", ["--out", os.path.join(out, "dir.yml")],
+         f"--out '{os.path.join(out, 'dir.yml')}' is a directory"),
+        ("--maps a device (/dev/null)", ["--out", yml, "--maps", "/dev/null"],
+         "--maps '/dev/null' exists and is not a regular file (a device, FIFO or socket)"),
+    ]
+    for name, extra, says in cases:
+        t0 = time.time()
+        expect_failure(tap, f"{name} (exit 2)", tool(d, *extra), says, out, status=2)
+        after = {n: open(os.path.join(d, n), "rb").read() for n in listing(d)}
+        temps = glob.glob(os.path.join(out, ".*.tmp.*")) + glob.glob(os.path.join(d, ".*.tmp.*"))
+        tap.ok(after == images and not temps and time.time() - t0 < 5,
+               f"{name}: the images unchanged, no temporary file, refused at once",
+               f"temps {temps}, {time.time() - t0:.1f} s")
+    # --live: an output named as a pair --save-dir will hold; refused before the cameras open
+    save = os.path.join(work, "collide-save")
+    expect_failure(tap, "--live: --preview named as a pair --save-dir saves (exit 2)",
+                   [sys.executable, TOOL, "--live", "/dev/no-such-cam0", "/dev/no-such-cam1",
+                    "--save-dir", save, "--board", "9x6", "--square", "0.025", "--out", yml,
+                    "--preview", os.path.join(save, "left_01.png")],
+                   "is a name --save-dir", out, status=2)
+    for n in ("hard.png", "link.yml"):
+        os.remove(os.path.join(out, n))
+    os.rmdir(os.path.join(out, "dir.yml"))
+
+    # write_all failing half-way (the second output's folder vanished): the first output is
+    # left as it was and no temporary file stays behind
+    wa = os.path.join(work, "write-all")
+    os.mkdir(wa)
+    first = os.path.join(wa, "calib.yml")
+    open(first, "w").write("old\n")
+    module = load_tool()
+    try:
+        module.write_all([(first, b"new\n"), (os.path.join(wa, "gone", "maps.bin"), b"x")])
+        raised = None
+    except module.InputError as e:
+        raised = str(e)
+    tap.ok(raised is not None and open(first).read() == "old\n" and listing(wa) == ["calib.yml"],
+           "write_all failing on its second output: the first unchanged, no temporary file",
+           f"raised {raised!r}, listing {listing(wa)}")
 
 
 def check_bad_inputs(tap, work, gen):
@@ -650,12 +721,16 @@ def check_bad_inputs(tap, work, gen):
         d = pair_dir("swapped", 6)
         expect_failure(tap, "left and right swapped",
                        tool(d, *outs, left="right*.png", right="left*.png"), "swap", out)
-        expect_failure(tap, "output directory missing",
+        expect_failure(tap, "output directory missing (refused before any work: exit 2)",
                        tool(d, "--out", os.path.join(out, "no", "calib.yml")),
-                       os.path.join(out, "no", "calib.yml"), out)
+                       f"--out '{os.path.join(out, 'no', 'calib.yml')}': cannot write into the "
+                       f"folder '{os.path.join(out, 'no')}': No such file or directory", out,
+                       status=2)
         expect_failure(tap, "usage: --board 9",
                        tool(d, "--out", yml, "--board", "9"),  # the last --board counts
                        "--board", out, status=2)
+
+        check_outputs_refused(tap, work, gen, tool, pair_dir, out, yml)
 
         # a pair without the board is skipped, named, and the run goes on with the rest
         d = pair_dir("noboard", 6)
