@@ -498,8 +498,14 @@ if [ -x "$BENCH" ]; then
   check "stereo-bench --async --backend cpu: exit $rc, fps and stage ms, JSON" be.err [ $rc -eq 0 ] &&
     grep -qE '^async +160x120 +D16 +8 paths rank +cpu backend: 20 frames, +[0-9.]+ fps, stage ms median' be.out &&
     "$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["frames"]==20 and j["fps"]>0 and j["stage_ms"]["median"]>0' bench.json
+  timeout 60 "$BENCH" --async --backend cpu --size 160x120 --disparities 16 --runs 20 \
+    --json /nonexistent/bench.json >be.out 2>be.err
+  rc=$?
+  check "stereo-bench --json into a missing folder: exit 2 before the runs, one line" be.err \
+    eval '[ $rc -eq 2 ] && [ ! -s be.out ] && [ "$(cat be.err)" = "stereo-bench: --json '"'"'/nonexistent/bench.json'"'"': cannot write into the folder '"'"'/nonexistent'"'"': No such file or directory" ]'
 else
   skip "stereo-bench --async --backend cpu" "$BENCH is not built (./configure without CUDA)"
+  skip "stereo-bench --json into a missing folder" "$BENCH is not built (./configure without CUDA)"
 fi
 
 # ---- 9. leaks -------------------------------------------------------------------------------

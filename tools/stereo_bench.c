@@ -46,6 +46,7 @@
 
 #include "colormap.h"
 #include "mapgen.h"
+#include "outpath.h"
 #include "parse_num.h"
 #include "stage_cuda.h"
 #include "synth.h"
@@ -291,6 +292,27 @@ static double rank_quantile(const double *v, int n, double q)
     return v[(k < 1 ? 1 : k > n ? n : k) - 1];
 }
 
+typedef struct {
+    const config *c;
+    const char *backend;
+    int rewrite, frames;
+    double fps, mean, median, p95, max;
+} bench_json;
+
+/* --json (a file_writer for atomic_write_file) */
+static int write_bench_json(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
+{
+    const bench_json *j = ctx;
+    fprintf(f, "{\n  \"program\": \"stereo-bench --async\",\n  \"backend\": \"%s\",\n"
+               "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n"
+               "  \"paths\": %d,\n  \"cost\": \"%s\",\n  \"rewrite\": %d,\n"
+               "  \"frames\": %d,\n  \"fps\": %.3f,\n  \"stage_ms\": {\"mean\": %.4f, "
+               "\"median\": %.4f, \"p95\": %.4f, \"max\": %.4f}\n}\n",
+            j->backend, j->c->w, j->c->h, j->c->D, j->c->paths, stereo_cost_to_str(j->c->cost),
+            j->rewrite, j->frames, j->fps, j->mean, j->median, j->p95, j->max);
+    return 0;
+}
+
 static int run_async(const config *c, stereo_backend backend, int sms, int frames, int rewrite,
                      const char *json_path)
 {
@@ -370,23 +392,10 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
            stereo_cost_to_str(c->cost), be, rewrite ? ", rewritten" : "", frames, fps, med, p95,
            ms[frames - 1]);
     rc = 0;
-    if (json_path) {
-        FILE *f = fopen(json_path, "w");
-        if (f) {
-            fprintf(f, "{\n  \"program\": \"stereo-bench --async\",\n  \"backend\": \"%s\",\n"
-                       "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n"
-                       "  \"paths\": %d,\n  \"cost\": \"%s\",\n  \"rewrite\": %d,\n"
-                       "  \"frames\": %d,\n  \"fps\": %.3f,\n  \"stage_ms\": {\"mean\": %.4f, "
-                       "\"median\": %.4f, \"p95\": %.4f, \"max\": %.4f}\n}\n",
-                    be, c->w, c->h, c->D, c->paths, stereo_cost_to_str(c->cost), rewrite, frames,
-                    fps, mean, med, p95, ms[frames - 1]);
-            if (ferror(f) | (fclose(f) != 0))
-                f = NULL;
-        }
-        if (!f) {
-            fprintf(stderr, "stereo-bench: %s: %s\n", json_path, strerror(errno));
-            rc = 1;
-        }
+    bench_json j = {c, be, rewrite, frames, fps, mean, med, p95, ms[frames - 1]};
+    if (json_path && atomic_write_file(json_path, write_bench_json, &j, err, sizeof err) != 0) {
+        fprintf(stderr, "stereo-bench: --json %s\n", err);
+        rc = 1;
     }
 out:
     for (int i = 0; i < ASYNC_PAIRS; i++)
@@ -494,6 +503,13 @@ int main(int argc, char **argv)
     }
     if (async && runs < 2) {
         fprintf(stderr, "stereo-bench: --async needs --runs of at least 2 (a rate)\n");
+        return 2;
+    }
+    /* before the runs: each output a file we may write, the two not one (outpath.h) */
+    const outpath_file outs[] = {{"--csv", csv_path}, {"--json", json_path}};
+    char oerr[1024];
+    if (outpath_check(outs, 2, NULL, 0, oerr, sizeof oerr) != 0) {
+        fprintf(stderr, "stereo-bench: %s\n", oerr);
         return 2;
     }
     if (async && !custom.w) { /* the live app's defaults */
