@@ -4,7 +4,8 @@
  * pnm.c builds and works without libpng and libturbojpeg (the GPU machine has neither); it also
  * implements pfm_read, pfm_write, fmap_free, image_alloc and image_free from image_io.h.
  * image_io.c (PNG, JPEG, format detection) builds on the helpers declared here, so that opening,
- * size checking, error messages and atomic writing are done one way for every format.
+ * size checking and error messages are done one way for every format; every writer writes
+ * through atomic_write_file (outpath.h), which the programs' other outputs use too.
  *
  * Functions returning int give 0 on success and -1 on failure with "<path>: <what is wrong>" in err.
  */
@@ -26,7 +27,7 @@ extern "C" {
 int pnm_read(const char *path, image *out, char *err, size_t errlen);
 
 /* Writes P5 (1 channel) or P6 (3 channels), maxval 255 for depth 8 and 65535 for depth 16,
- * atomically (see atomic_write_file). The extension is not checked here. */
+ * atomically (atomic_write_file, outpath.h). The extension is not checked here. */
 int pnm_write(const char *path, const image *img, char *err, size_t errlen);
 
 /* Formats "<path>: <fmt...>" into err (truncated to errlen, always terminated when errlen > 0). */
