@@ -182,6 +182,7 @@ static const key_def keys[] = {
 };
 #undef F
 #define NKEYS ((int)NELEM(keys))
+_Static_assert(NELEM(keys) <= LIVE_CONFIG_MAX_KEYS, "live_config.key_line is too short");
 
 /* [controls] has no fixed keys: any control name. */
 static const char *const sections[] = {"source", "camera", "controls", "files", "synth",
@@ -508,7 +509,90 @@ int live_config_set(live_config *c, const char *section, const char *key, const 
         section_keys(section, known, sizeof known);
         return failf(err, errlen, "%s: unknown key in [%s] (keys: %s)", key, section, known);
     }
-    return set_key(c, &keys[i], value, err, errlen);
+    if (set_key(c, &keys[i], value, err, errlen) != 0)
+        return -1;
+    c->key_line[i] = 0; /* no longer the file's value (live_config_load sets its line after) */
+    return 0;
+}
+
+int live_config_origin(const live_config *c, const char *section, const char *key, char *buf,
+                       size_t len)
+{
+    int i = find_key(section, key);
+    if (i < 0 || c->key_line[i] <= 0 || !c->config_file[0]) {
+        if (len)
+            buf[0] = '\0';
+        return 0;
+    }
+    snprintf(buf, len, "%s:%d", c->config_file, c->key_line[i]);
+    return 1;
+}
+
+/* The word of k's `words` that parses to `value` (enums have one name each, plus aliases
+ * such as "gray" listed after it): into buf, or -1. */
+static int enum_word(const key_def *k, int value, char *buf, size_t len)
+{
+    for (const char *w = k->words; *w;) {
+        size_t n = strcspn(w, ",");
+        if (n < len) {
+            memcpy(buf, w, n);
+            buf[n] = '\0';
+            if (k->parse(buf) == value)
+                return 0;
+        }
+        w += n;
+        while (*w == ',' || *w == ' ')
+            w++;
+    }
+    return -1;
+}
+
+int live_config_write_section(FILE *f, const live_config *c, const char *section)
+{
+    if (!known_section(section) || strcmp(section, "controls") == 0)
+        return -1;
+    fprintf(f, "[%s]\n", section);
+    for (int i = 0; i < NKEYS; i++) {
+        const key_def *k = &keys[i];
+        if (strcmp(k->section, section) != 0)
+            continue;
+        const char *field = (const char *)c + k->offset;
+        int v;
+        long l;
+        char word[32];
+        switch (k->kind) {
+        case K_LONG:
+            memcpy(&l, field, sizeof l);
+            fprintf(f, "%s = %ld\n", k->key, l);
+            break;
+        case K_BOOL:
+            memcpy(&v, field, sizeof v);
+            fprintf(f, "%s = %s\n", k->key, v ? "true" : "false");
+            break;
+        case K_ENUM:
+            memcpy(&v, field, sizeof v);
+            if (enum_word(k, v, word, sizeof word) != 0)
+                return -1;
+            fprintf(f, "%s = %s\n", k->key, word);
+            break;
+        case K_PATH:
+        case K_PATTERN:
+        case K_CALIB:
+            /* what the reader would take for something else: a line break, a comment, blanks
+             * at the ends (stripped) */
+            if (strpbrk(field, "\r\n") || strstr(field, " ;") || strstr(field, "\t;") ||
+                strstr(field, " #") || strstr(field, "\t#") ||
+                (*field && (isspace((unsigned char)field[0]) ||
+                            isspace((unsigned char)field[strlen(field) - 1]))))
+                return -1;
+            fprintf(f, "%s =%s%s\n", k->key, *field ? " " : "", field);
+            break;
+        default: /* the integers */
+            memcpy(&v, field, sizeof v);
+            fprintf(f, "%s = %d\n", k->key, v);
+        }
+    }
+    return ferror(f) ? -1 : 0;
 }
 
 /* A source without the keys it needs: names the keys still empty and how to give them, e.g.
@@ -736,6 +820,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
     char why[sizeof st->msg];
     if (live_config_set(&st->cfg, section, name, value, why, sizeof why))
         return load_fail(st, "%s", why);
+    int i = find_key(section, name);
+    if (i >= 0)
+        st->cfg.key_line[i] = st->lineno;
     return 1;
 }
 
@@ -792,6 +879,11 @@ int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
                   p->p1);
         goto done;
     }
+    /* the lines are of this file; keys an earlier file set keep their values, not its lines */
+    for (int i = 0; i < NKEYS; i++)
+        if (st->key_line[i] == 0)
+            st->cfg.key_line[i] = 0;
+    snprintf(st->cfg.config_file, sizeof st->cfg.config_file, "%s", path);
     *c = st->cfg;
     rc = 0;
 done:

@@ -29,12 +29,14 @@
 #define STEREO_APP_CONFIG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "capture.h"
 #include "colormap.h"
 #include "stereo.h"
 
 #define CONFIG_PATH_MAX 512
+#define LIVE_CONFIG_MAX_KEYS 64 /* room for the keys of app/config.c's table */
 
 typedef enum { SOURCE_SYNTH = 0, SOURCE_V4L2, SOURCE_SBS, SOURCE_FILES } live_source;
 typedef enum { VIEW_DISPARITY = 0, VIEW_LEFT, VIEW_PAIR, VIEW_DEPTH } live_view;
@@ -76,6 +78,11 @@ typedef struct {
     /* [run] frames, screenshot */
     long frames;
     char screenshot[CONFIG_PATH_MAX];
+    /* where each key's value came from, for messages about it (live_config_origin): the file
+     * live_config_load read and the line of each key set there; 0 = the default or
+     * live_config_set (the command line) */
+    char config_file[CONFIG_PATH_MAX];
+    int key_line[LIVE_CONFIG_MAX_KEYS];
 } live_config;
 
 /* Defaults: the generated scene at 640x480 / 30 fps, stage defaults with D = 64, turbo,
@@ -98,6 +105,17 @@ int live_config_check(const live_config *c, char *err, size_t errlen);
  * up to 99) for the frame number, "%%" for a literal percent sign. 0, or -1 with
  * "KEY: what is wrong" in err. */
 int live_config_check_pattern(const char *key, const char *pattern, char *err, size_t errlen);
+
+/* Where SECTION.KEY was set: "FILE:LINE" into buf and 1 when a configuration file set it
+ * (and no live_config_set since), else "" and 0 (the default or the command line). */
+int live_config_origin(const live_config *c, const char *section, const char *key, char *buf,
+                       size_t len);
+
+/* Writes every key of [SECTION] (not [controls]) with its current value as INI lines: the
+ * "[SECTION]" header, then "key = value" in the order of config/README.md. What it writes loads
+ * back (live_config_load) to the same values. 0, or -1 for an unknown section or a value that
+ * cannot be written as one line (a path with a newline or a misplaced comment). */
+int live_config_write_section(FILE *f, const live_config *c, const char *section);
 
 const char *live_source_to_str(live_source s);
 const char *live_view_to_str(live_view v);

@@ -92,6 +92,13 @@ static void expect_load_error(const char *text, int line, const char *key)
         fail_msg("expected \"%s...\", got \"%s\" for:\n%s", want, err, text);
 }
 
+/* The values only: where they came from (live_config_origin) forgotten, for comparisons. */
+static void forget_origin(live_config *c)
+{
+    memset(c->config_file, 0, sizeof c->config_file);
+    memset(c->key_line, 0, sizeof c->key_line);
+}
+
 static void load_ok(const char *text, live_config *c)
 {
     if (load_text(text, c, NULL) != 0)
@@ -515,8 +522,10 @@ static void test_line_handling(void **state)
     live_config d;
     live_config_defaults(&d);
     load_ok("", &c);
+    forget_origin(&c);
     assert_memory_equal(&c, &d, sizeof c);
     load_ok("# nothing\n\n; here\n", &c);
+    forget_origin(&c);
     assert_memory_equal(&c, &d, sizeof c);
 }
 
@@ -587,6 +596,7 @@ static void test_examples(void **state)
     live_config c, d;
     load_example("generated-scene.ini", &c);
     live_config_defaults(&d);
+    forget_origin(&c);
     assert_memory_equal(&c, &d, sizeof c); /* the defaults, written out */
 
     load_example("two-usb-cameras.ini", &c);
@@ -1029,6 +1039,120 @@ static void test_fuzz(void **state)
         free(bases[i].data);
 }
 
+/* ---- live_config_write_section: what it writes loads back to the same values ---------------- */
+
+static void test_write_section_round_trip(void **state)
+{
+    static const struct {
+        const char *section, *key, *value;
+    } set[] = {
+        {"source", "type", "files"},         {"camera", "left", "/dev/video4"},
+        {"camera", "right", "/dev/v4l/by-id/usb-x-video-index0"},
+        {"camera", "device", "/dev/video6"}, {"camera", "width", "320"},
+        {"camera", "height", "240"},         {"camera", "fps", "15"},
+        {"camera", "format", "rgb24"},       {"camera", "buffers", "7"},
+        {"camera", "max_skew_ms", "5"},      {"files", "left", "rec dir/l_%04d.png"},
+        {"files", "right", "rec dir/r_100%%_%d.png"},
+        {"files", "fps", "12"},              {"files", "loop", "no"},
+        {"synth", "width", "64"},            {"synth", "height", "48"},
+        {"synth", "fps", "0"},               {"stereo", "disparities", "16"},
+        {"stereo", "min_disparity", "3"},    {"stereo", "cost", "census"},
+        {"stereo", "window", "7"},           {"stereo", "paths", "4"},
+        {"stereo", "p1", "11"},              {"stereo", "p2", "77"},
+        {"stereo", "p2_adapt", "0"},         {"stereo", "uniqueness", "15"},
+        {"stereo", "subpixel", "off"},       {"stereo", "lr_check", "false"},
+        {"stereo", "lr_tolerance", "2"},     {"stereo", "median", "0"},
+        {"stereo", "backend", "cpu"},        {"stereo", "threads", "3"},
+        {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
+        {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
+        {"display", "width", "800"},         {"display", "height", "600"},
+        {"display", "colormap", "gray"},     {"display", "view", "depth"},
+        {"display", "font", "/f.ttf"},       {"record", "dir", "out"},
+        {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
+    };
+    static const char *const sections[] = {"source", "camera", "files", "synth", "stereo",
+                                           "calibration", "display", "record", "run"};
+    live_config want, got;
+    live_config_defaults(&want);
+    for (size_t i = 0; i < NELEMS(set); i++)
+        if (live_config_set(&want, set[i].section, set[i].key, set[i].value, err, sizeof err))
+            fail_msg("%s.%s = %s: %s", set[i].section, set[i].key, set[i].value, err);
+    char path[128];
+    snprintf(path, sizeof path, "%s/written.ini", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (size_t i = 0; i < NELEMS(sections); i++)
+        assert_int_equal(live_config_write_section(f, &want, sections[i]), 0);
+    assert_int_equal(fclose(f), 0);
+    live_config_defaults(&got);
+    if (live_config_load(path, &got, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    /* every key is one line of the file, "key = value" */
+    char origin[256], line[32];
+    assert_int_equal(live_config_origin(&got, "stereo", "p2", origin, sizeof origin), 1);
+    snprintf(line, sizeof line, "%s", strrchr(origin, ':') + 1);
+    assert_true(atoi(line) > 1);
+    /* the same values; only where they came from differs */
+    memcpy(got.config_file, want.config_file, sizeof got.config_file);
+    memcpy(got.key_line, want.key_line, sizeof got.key_line);
+    assert_true(memcmp(&got, &want, sizeof got) == 0);
+    assert_int_equal(got.stereo.p1, 11);
+    assert_int_equal(got.stereo.cost, STEREO_COST_CENSUS);
+    assert_int_equal(got.frames, 9000000000L);
+
+    /* the [stereo] section alone, as stereo-live --record writes it into replay.ini */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(live_config_write_section(f, &want, "stereo"), 0);
+    assert_int_equal(fclose(f), 0);
+    live_config_defaults(&got);
+    if (live_config_load(path, &got, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(memcmp(&got.stereo, &want.stereo, sizeof got.stereo) == 0);
+
+    /* what cannot be written: [controls], an unknown section, a value the reader would cut */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(live_config_write_section(f, &want, "controls"), -1);
+    assert_int_equal(live_config_write_section(f, &want, "nosuch"), -1);
+    snprintf(want.record_dir, sizeof want.record_dir, "a ;b");
+    assert_int_equal(live_config_write_section(f, &want, "record"), -1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* live_config_origin: FILE:LINE of a key set by the file; "" for defaults and --set overrides */
+static void test_origin(void **state)
+{
+    live_config c;
+    const char *path;
+    assert_int_equal(load_text("[source]\ntype = v4l2\n\n[camera]\n# the left one\n"
+                               "left = /dev/video0\nright = /dev/video2\n", &c, &path), 0);
+    char buf[300], want[300];
+    assert_int_equal(live_config_origin(&c, "camera", "left", buf, sizeof buf), 1);
+    snprintf(want, sizeof want, "%s:6", path);
+    assert_string_equal(buf, want);
+    assert_int_equal(live_config_origin(&c, "camera", "right", buf, sizeof buf), 1);
+    snprintf(want, sizeof want, "%s:7", path);
+    assert_string_equal(buf, want);
+    assert_int_equal(live_config_origin(&c, "camera", "width", buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    assert_int_equal(live_config_origin(&c, "camera", "nosuch", buf, sizeof buf), 0);
+    /* overridden on the command line: no longer the file's */
+    assert_int_equal(live_config_set(&c, "camera", "left", "/dev/video4", err, sizeof err), 0);
+    assert_int_equal(live_config_origin(&c, "camera", "left", buf, sizeof buf), 0);
+    assert_int_equal(live_config_origin(&c, "camera", "right", buf, sizeof buf), 1);
+    /* a failed set leaves the origin alone */
+    assert_int_equal(live_config_set(&c, "camera", "right", "", err, sizeof err), -1);
+    assert_int_equal(live_config_origin(&c, "camera", "right", buf, sizeof buf), 1);
+    /* a second file: its own lines; keys it does not set are no longer "from a file" */
+    const char *second = write_text("second.ini", "[camera]\nwidth = 320\n");
+    assert_int_equal(live_config_load(second, &c, err, sizeof err), 0);
+    assert_int_equal(live_config_origin(&c, "camera", "right", buf, sizeof buf), 0);
+    assert_int_equal(live_config_origin(&c, "camera", "width", buf, sizeof buf), 1);
+    snprintf(want, sizeof want, "%s:2", second);
+    assert_string_equal(buf, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1050,6 +1174,8 @@ int main(void)
         cmocka_unit_test(test_penalties_in_file),
         cmocka_unit_test(test_check_cross_field),
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_write_section_round_trip),
+        cmocka_unit_test(test_origin),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }
