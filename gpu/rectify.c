@@ -43,10 +43,10 @@ int rectify_map_check(const stereo_map *map, int width, int height, char *err, s
                  map->width, map->height, width, height);
         return -1;
     }
-    if (map->src_width < 1 || map->src_height < 1 || map->src_width > 16384 ||
-        map->src_height > 16384) {
-        snprintf(err, errlen, "map source size %dx%d is out of range", map->src_width,
-                 map->src_height);
+    if (map->src_width < 1 || map->src_height < 1 || map->src_width > STEREO_MAX_SIDE ||
+        map->src_height > STEREO_MAX_SIDE) {
+        snprintf(err, errlen, "map source size %dx%d is outside 1x1..%dx%d", map->src_width,
+                 map->src_height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
         return -1;
     }
     size_t n = (size_t)width * height;

@@ -21,8 +21,6 @@
 #include "stage_cuda.h"
 #include "transform.h"
 
-#define STEREO_MAX_SIDE 8192
-
 struct stereo_stage {
     stereo_params p;
     stereo_backend active;

@@ -36,6 +36,10 @@ extern "C" {
 #define STEREO_SUBPIXEL_BITS 4
 #define STEREO_SUBPIXEL_SCALE 16
 #define STEREO_MAX_SMS 1024   /* stereo_params.sms: no GPU has more SMs than this */
+/* The largest image side the stage takes (stereo_params.width / height, a map's source size).
+ * The image, map and calibration readers refuse anything larger from its header, before they
+ * allocate, so that a small file announcing a huge image costs no memory. */
+#define STEREO_MAX_SIDE 8192
 
 typedef enum {
     STEREO_OK = 0,

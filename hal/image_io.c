@@ -113,6 +113,9 @@ static int read_png(const char *path, image *out, char *err, size_t errlen)
     png_uint_32 w, h;
     int bit_depth, color_type;
     png_get_IHDR(png, info, &w, &h, &bit_depth, &color_type, NULL, NULL, NULL);
+    /* png_read_info has read the chunks before the image data only: nothing is allocated yet */
+    if (image_check_side(path, w, h, err, errlen) != 0)
+        goto fail;
 
     /* Palette images are read as 8-bit indices and mapped here: exact, and it lets an all-grey
      * palette become a 1-channel image (libpng would only give RGB). */
@@ -287,6 +290,8 @@ static int read_jpeg(const char *path, image *out, char *err, size_t errlen)
         imgio_error(err, errlen, path, "corrupt JPEG header: %s", tjGetErrorStr2(tj));
         goto fail;
     }
+    if (image_check_side(path, w, h, err, errlen) != 0)
+        goto fail;
     int channels = colorspace == TJCS_GRAY ? 1 : 3;
     if (image_size(w, h, channels, 8, NULL) != 0) {
         imgio_error(err, errlen, path, "image dimensions %dx%d are too large", w, h);

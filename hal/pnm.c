@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stereo.h" /* STEREO_MAX_SIDE */
+
 /* Longest header token we accept: dimensions and maxval are at most 10 digits, a PFM scale is a
  * short float; anything longer is not a header we can trust. */
 #define TOKEN_MAX 32
@@ -63,6 +65,16 @@ FILE *imgio_open(const char *path, char *err, size_t errlen)
         }
     }
     return f;
+}
+
+int image_check_side(const char *path, long long width, long long height, char *err,
+                     size_t errlen)
+{
+    if (width <= STEREO_MAX_SIDE && height <= STEREO_MAX_SIDE)
+        return 0;
+    imgio_error(err, errlen, path, "%lldx%lld is larger than the largest image the matcher takes "
+                "(%dx%d)", width, height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
+    return -1;
 }
 
 int image_size(int width, int height, int channels, int depth, size_t *bytes)
@@ -232,6 +244,8 @@ int pnm_read(const char *path, image *out, char *err, size_t errlen)
         imgio_error(err, errlen, path, "bad PNM maxval \"%s\" (must be 1..65535)", tok[2]);
         goto fail;
     }
+    if (image_check_side(path, width, height, err, errlen) != 0)
+        goto fail;
     int depth = maxval < 256 ? 8 : 16;
     size_t bytes;
     if (image_size((int)width, (int)height, channels, depth, &bytes) != 0) {
@@ -332,6 +346,8 @@ int pfm_read(const char *path, fmap *out, char *err, size_t errlen)
         imgio_error(err, errlen, path, "bad PFM dimensions \"%s\" x \"%s\"", tok[0], tok[1]);
         goto fail;
     }
+    if (image_check_side(path, width, height, err, errlen) != 0)
+        goto fail;
     char *end;
     double scale = strtod(tok[2], &end);
     if (*end != '\0' || !isfinite(scale) || scale == 0.0) {

@@ -38,6 +38,13 @@ void imgio_error(char *err, size_t errlen, const char *path, const char *fmt, ..
  * or anything else fopen refuses. */
 FILE *imgio_open(const char *path, char *err, size_t errlen);
 
+/* Refuses, from a file's header and before anything is allocated, an image (or map) larger than
+ * the stage takes (STEREO_MAX_SIDE, stereo.h): 0 when width and height are at most that, else -1
+ * with "<path>: WxH is larger than the largest image the matcher takes (8192x8192)". Every
+ * reader (PNG, JPEG, PGM/PPM, PFM, map files, calibrations) checks through this one function. */
+int image_check_side(const char *path, long long width, long long height, char *err,
+                     size_t errlen);
+
 /* Bytes needed for width x height x channels samples of depth bits (8 or 16). Returns -1 when a
  * dimension is < 1, channels is not 1 or 3, depth is not 8 or 16, or the sample count reaches
  * 1 << 31 (every index then fits an int, and nothing absurd is allocated from a file header). */

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "image_io.h"
 #include "pnm.h"
@@ -703,22 +704,141 @@ static void absurd_dimensions_are_refused_before_allocating(void **state)
     char path[PATH_MAX], err[256];
     static const char huge[] = "P6\n100000 100000\n255\n\0\0\0";
     write_bytes(tmp_path(path, "huge.ppm"), huge, sizeof huge - 1);
-    expect_read_error(path, "too large");
+    expect_read_error(path, "100000x100000 is larger than the largest image the matcher takes "
+                            "(8192x8192)");
     static const char overflow[] = "P5\n99999999999 1\n255\n\0";
     write_bytes(path, overflow, sizeof overflow - 1);
     expect_read_error(path, "dimensions");
     static const char zero[] = "P5\n0 5\n255\n\0";
     write_bytes(path, zero, sizeof zero - 1);
     expect_read_error(path, "dimensions");
-    /* a plausible size that the file does not contain: refused without a 1.5 GB allocation */
-    static const char lying[] = "P5\n40000 40000\n255\n\0\0\0\0";
+    /* a size the stage takes that the file does not contain: refused without a 64 MB allocation */
+    static const char lying[] = "P5\n8000 8000\n255\n\0\0\0\0";
     write_bytes(path, lying, sizeof lying - 1);
     expect_read_error(path, "truncated");
     static const char pfm[] = "Pf\n100000 100000\n-1\n\0\0\0\0";
     write_bytes(path, pfm, sizeof pfm - 1);
     fmap m;
     assert_int_equal(pfm_read(path, &m, err, sizeof err), -1);
-    assert_non_null(strstr(err, "too large"));
+    assert_non_null(strstr(err, "100000x100000 is larger than the largest image the matcher"));
+    unlink(path);
+}
+
+/* ---- bombs: small files whose header announces a huge image (issue #15) -------------------- */
+
+#define BOMB_MSG "is larger than the largest image the matcher takes (8192x8192)"
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+/* Appends a PNG chunk (length, type, data, CRC) at out; returns its size. */
+static size_t png_chunk(unsigned char *out, const char *type, const unsigned char *data,
+                        size_t n)
+{
+    put_be32(out, (uint32_t)n);
+    memcpy(out + 4, type, 4);
+    if (n)
+        memcpy(out + 8, data, n);
+    put_be32(out + 8 + n, (uint32_t)crc32(0L, out + 4, (uInt)(n + 4)));
+    return 12 + n;
+}
+
+/* A PNG with a valid w x h 8-bit grey IHDR, a short IDAT (a few zero rows' worth) and IEND. */
+static void write_png_bomb(const char *path, uint32_t w, uint32_t h)
+{
+    static unsigned char file[8192];
+    unsigned char ihdr[13] = {0}, raw[4096] = {0}, z[1024];
+    put_be32(ihdr, w);
+    put_be32(ihdr + 4, h);
+    ihdr[8] = 8; /* bit depth; colour type 0 (grey), no interlace */
+    uLongf zn = sizeof z;
+    assert_int_equal(compress(z, &zn, raw, sizeof raw), Z_OK);
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    size_t n = 0;
+    memcpy(file, sig, 8);
+    n += 8;
+    n += png_chunk(file + n, "IHDR", ihdr, sizeof ihdr);
+    n += png_chunk(file + n, "IDAT", z, zn);
+    n += png_chunk(file + n, "IEND", NULL, 0);
+    write_bytes(path, file, n);
+}
+
+static void png_bomb_is_refused_from_ihdr(void **state)
+{
+    char path[PATH_MAX];
+    write_png_bomb(tmp_path(path, "bomb.png"), 46000, 46000);
+    expect_read_error(path, "46000x46000 " BOMB_MSG);
+    write_png_bomb(path, 8193, 1);
+    expect_read_error(path, "8193x1 " BOMB_MSG);
+    /* a header the stage takes goes on to the data, which is short here */
+    write_png_bomb(path, 8192, 8192);
+    expect_read_error(path, "Not enough image data");
+    unlink(path);
+}
+
+/* A real JPEG whose SOF0 frame size is rewritten to 46000x46000 (tjDecompressHeader3 reads it). */
+static void jpeg_bomb_is_refused_from_sof(void **state)
+{
+    char path[PATH_MAX];
+    unsigned char pixels[16 * 16];
+    size_t n = write_jpeg(tmp_path(path, "bomb.jpg"), 16, 16, 1, pixels);
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, n, f), n);
+    fclose(f);
+    size_t sof = 0;
+    for (size_t i = 2; i + 9 < n && !sof; i++)
+        if (b[i] == 0xff && b[i + 1] == 0xc0)
+            sof = i;
+    assert_true(sof > 0);
+    /* FF C0, length (2), precision (1), height (2), width (2) */
+    b[sof + 5] = 46000 >> 8;
+    b[sof + 6] = 46000 & 0xff;
+    b[sof + 7] = 46000 >> 8;
+    b[sof + 8] = 46000 & 0xff;
+    write_bytes(path, b, n);
+    free(b);
+    expect_read_error(path, "46000x46000 " BOMB_MSG);
+    unlink(path);
+}
+
+/* The limit is the stage's, inclusive: 8192 wide is read, 8193 is refused from the header. */
+static void pnm_and_pfm_sides_are_limited_to_the_stage(void **state)
+{
+    char path[PATH_MAX], err[256];
+    static char file[32 + 4 * 8193];
+    int n = snprintf(file, 32, "P5\n8192 1\n255\n");
+    write_bytes(tmp_path(path, "side.pgm"), file, (size_t)n + 8192);
+    image img;
+    assert_int_equal(image_read(path, &img, err, sizeof err), 0);
+    assert_int_equal(img.width, 8192);
+    image_free(&img);
+    n = snprintf(file, 32, "P5\n1 8193\n255\n");
+    write_bytes(path, file, (size_t)n + 8193);
+    expect_read_error(path, "1x8193 " BOMB_MSG);
+    static const char pgm[] = "P5\n46000 46000\n255\n\0\0\0\0";
+    write_bytes(path, pgm, sizeof pgm - 1);
+    expect_read_error(path, "46000x46000 " BOMB_MSG);
+    n = snprintf(file, 32, "Pf\n8193 1\n-1\n");
+    write_bytes(path, file, (size_t)n + 4 * 8193);
+    fmap m;
+    assert_int_equal(pfm_read(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "8193x1 " BOMB_MSG));
+    assert_null(m.data);
+    static const char pfm[] = "Pf\n46000 46000\n-1\n\0\0\0\0";
+    write_bytes(path, pfm, sizeof pfm - 1);
+    assert_int_equal(pfm_read(path, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "46000x46000 " BOMB_MSG));
+    /* stereo-eval's ground truth goes through disparity_read: the same limit */
+    assert_int_equal(disparity_read(path, 0, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "46000x46000 " BOMB_MSG));
     unlink(path);
 }
 
@@ -890,6 +1010,9 @@ int main(void)
         cmocka_unit_test(truncated_pgm_is_refused),
         cmocka_unit_test(pnm_maxval_0_and_above_65535_are_refused),
         cmocka_unit_test(absurd_dimensions_are_refused_before_allocating),
+        cmocka_unit_test(png_bomb_is_refused_from_ihdr),
+        cmocka_unit_test(jpeg_bomb_is_refused_from_sof),
+        cmocka_unit_test(pnm_and_pfm_sides_are_limited_to_the_stage),
         cmocka_unit_test(ascii_pnm_is_refused_with_reason),
         cmocka_unit_test(write_into_missing_directory_fails_and_leaves_nothing),
         cmocka_unit_test(failed_write_leaves_existing_file_intact),
