@@ -17,7 +17,6 @@
 #define YAML_MAX_BYTES (1 << 22) /* a calibration is a few kB; refuse anything absurd */
 #define YAML_MAX_KEYS 1000       /* top-level keys (a calibration has about 20) */
 #define MATRIX_MAX_SIDE 1000     /* rows/cols of any matrix in the file */
-#define SIDE_MAX 16384           /* image sizes, as hal/mapfile.c */
 #define FIX_BITS 5               /* OpenCV's INTER_BITS: map positions in 1/32 px */
 #define FIX_ONE (1 << FIX_BITS)
 
@@ -309,6 +308,18 @@ static int get_int(yaml_doc *d, const char *key, int required, long lo, long hi,
     return 0;
 }
 
+/* An image side (image_width, rectified_height, ...): a positive integer no larger than the stage
+ * takes (STEREO_MAX_SIDE), refused here so that no map of that size is ever computed. */
+static int get_side(yaml_doc *d, const char *key, int required, int *out)
+{
+    int rc = get_int(d, key, required, 1, INT_MAX, out);
+    if (rc == 0 && *out > STEREO_MAX_SIDE)
+        return yaml_fail(d, yaml_find(d, key)->line, key,
+                         "%d is larger than the largest image the matcher takes (%dx%d)", *out,
+                         STEREO_MAX_SIDE, STEREO_MAX_SIDE);
+    return rc;
+}
+
 /* Matrix fields of an "!!opencv-matrix" entry. Values go to out (up to maxn; out may be NULL
  * to only check the syntax). */
 typedef struct {
@@ -506,8 +517,8 @@ static int yaml_to_calib(yaml_doc *d, stereo_calib *c)
                     "cameras' files as LEFT,RIGHT");
         return -1;
     }
-    if (get_int(d, "image_width", 1, 1, SIDE_MAX, &c->image_width) ||
-        get_int(d, "image_height", 1, 1, SIDE_MAX, &c->image_height))
+    if (get_side(d, "image_width", 1, &c->image_width) ||
+        get_side(d, "image_height", 1, &c->image_height))
         return -1;
     for (int k = 0; k < 2; k++)
         if (get_matrix(d, cam_key[k], 3, 3, 0, &c->M[k][0][0]) ||
@@ -522,9 +533,11 @@ static int yaml_to_calib(yaml_doc *d, stereo_calib *c)
     if (get_matrix(d, "Q", 4, 4, 0, &c->Q[0][0]))
         return -1;
 
-    int rw = get_int(d, "rectified_width", 0, 1, SIDE_MAX, &c->rect_width);
-    int rh = get_int(d, "rectified_height", 0, 1, SIDE_MAX, &c->rect_height);
-    if (rw < 0 || rh < 0)
+    int rw = get_side(d, "rectified_width", 0, &c->rect_width);
+    if (rw < 0)
+        return -1;
+    int rh = get_side(d, "rectified_height", 0, &c->rect_height);
+    if (rh < 0)
         return -1;
     if (rw != rh) {
         imgio_error(d->err, d->errlen, d->path,
@@ -646,8 +659,8 @@ static int doc_to_info(yaml_doc *d, camera_info *ci)
                     "file");
         return -1;
     }
-    if (get_int(d, "image_width", 1, 1, SIDE_MAX, &ci->width) ||
-        get_int(d, "image_height", 1, 1, SIDE_MAX, &ci->height) ||
+    if (get_side(d, "image_width", 1, &ci->width) ||
+        get_side(d, "image_height", 1, &ci->height) ||
         get_matrix(d, "camera_matrix", 3, 3, 0, &ci->K[0][0]) || info_distortion(d, ci) ||
         get_matrix(d, "rectification_matrix", 3, 3, 0, &ci->R[0][0]) ||
         get_matrix(d, "projection_matrix", 3, 4, 0, &ci->P[0][0]))
@@ -924,11 +937,12 @@ static int compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map 
         out_w = c->rect_width;
         out_h = c->rect_height;
     }
-    if (out_w < 1 || out_h < 1 || out_w > SIDE_MAX || out_h > SIDE_MAX) {
-        imgio_error(err, errlen, name, "output size %dx%d is out of range (1..%d)",
-                    out_w, out_h, SIDE_MAX);
+    if (out_w < 1 || out_h < 1) {
+        imgio_error(err, errlen, name, "output size %dx%d is out of range", out_w, out_h);
         return -1;
     }
+    if (image_check_side(name, out_w, out_h, err, errlen) != 0)
+        return -1;
     double ir[2][9];
     for (int k = 0; k < 2; k++) {
         double a[3][3]; /* P_k[:, 0:3] * R_k: rectified pixel <- camera ray */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "pnm.h"
@@ -138,13 +139,26 @@ int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
         goto fail;
     }
     uint32_t w = get32(h + 16), hh = get32(h + 20), sw = get32(h + 24), sh = get32(h + 28);
-    if (w < 1 || hh < 1 || sw < 1 || sh < 1 || w > 16384 || hh > 16384 || sw > 16384 ||
-        sh > 16384) {
+    if (w < 1 || hh < 1 || sw < 1 || sh < 1) {
         imgio_error(err, errlen, path, "map sizes %ux%u from %ux%u are out of range", w, hh, sw,
                     sh);
         goto fail;
     }
+    if (image_check_side(path, w, hh, err, errlen) != 0 ||
+        image_check_side(path, sw, sh, err, errlen) != 0)
+        goto fail;
     size_t n = (size_t)w * hh, one = 6 * n;
+    /* The payload the header announces must be in the file before it is allocated: a 40-byte
+     * file with valid checksums must not cost 12 * w * h bytes of memory. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (unsigned long long)st.st_size != MAPFILE_HEADER_SIZE + 2ULL * one) {
+        imgio_error(err, errlen, path, "%s: the header announces %ux%u maps (%llu bytes), "
+                    "the file has %llu", (unsigned long long)st.st_size < MAPFILE_HEADER_SIZE +
+                    2ULL * one ? "truncated" : "trailing bytes", w, hh,
+                    MAPFILE_HEADER_SIZE + 2ULL * one, (unsigned long long)st.st_size);
+        goto fail;
+    }
     payload = malloc(2 * one);
     if (!payload) {
         imgio_error(err, errlen, path, "out of memory for %zu bytes", 2 * one);

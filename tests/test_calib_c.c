@@ -227,6 +227,12 @@ static void test_read_errors(void **state)
         {"image_width: 64\n", "image_size: 64\n", "missing key 'image_width'", 0, 0},
         {"image_height: 48\n", "image_height: 48\nimage_height: 48\n", "appears twice", 1, 1},
         {"rectified_height: 40\n", "", "must be given together", 0, 0},
+        /* sizes beyond the stage's (a 1.5 KB file would compute 16000x16000 maps, 3 GB) */
+        {"rectified_width: 60\nrectified_height: 40\n", "rectified_width: 16000\nrectified_height: 16000\n",
+         "rectified_width: 16000 is larger than the largest image the matcher takes (8192x8192)", 1, 0},
+        {"image_width: 64\n", "image_width: 46000\n",
+         "image_width: 46000 is larger than the largest image the matcher takes (8192x8192)", 1, 0},
+        {"image_height: 48\n", "image_height: 8193\n", "image_height: 8193 is larger than", 1, 0},
         {"Q: !!opencv-matrix", "Qx: !!opencv-matrix", "missing key 'Q'", 0, 0},
         {"R2: !!opencv-matrix", "R3: !!opencv-matrix", "missing key 'R2'", 0, 0},
         {"P1: !!opencv-matrix\n   rows: 3\n   cols: 4\n", "P1: !!opencv-matrix\n   rows: 4\n   cols: 3\n",
@@ -491,6 +497,9 @@ static void test_maps_far_away(void **state)
     pinhole(&c, 8, 4, 64, 8, 8);
     assert_int_equal(calib_compute_maps(&c, 0, 20000, m, err, sizeof err), -1);
     assert_non_null(strstr(err, "out of range"));
+    assert_int_equal(calib_compute_maps(&c, 16000, 16000, m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "16000x16000 is larger than the largest image the matcher takes"));
+    assert_null(m[0].xy);
 }
 
 /* The YAML and the map file written from it give the same maps; sizes are checked. */

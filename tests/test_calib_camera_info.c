@@ -340,6 +340,8 @@ static void test_bad_files(void **state)
         {0, "image_width: 640\n", "image_width: 640.5\n", "image_width: '640.5' is not an integer",
          1},
         {0, "image_width: 640\n", "image_width: 0\n", "image_width: '0' is not an integer", 1},
+        {1, "image_height: 480\n", "image_height: 16000\n",
+         "image_height: 16000 is larger than the largest image the matcher takes (8192x8192)", 1},
         {1, "image_height: 480\n", "image_height: 480\nimage_height: 480\n", "appears twice", 1},
         {1, "data: [608,", "data: [-608,", "camera_matrix: focal lengths must be positive", 1},
         {0, "data: [600,", "data: [6O0,", "camera_matrix: '6O0' is not a finite number", 1},
