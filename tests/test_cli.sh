@@ -184,6 +184,58 @@ else
 fi
 expect_fail 1 "$L|$R80" "left 96x64 vs right 80x64: names both files" "$L" "$R80" "$O"
 
+# ---- bombs: tiny files announcing huge images, refused from the header (issue #15) ----------
+# A PNG with a valid 46000x46000 IHDR and a short IDAT, a PGM and a PFM header of 46000x46000
+# with a few bytes, a 40-byte map file with valid checksums and 16384x16384 maps, and one of
+# 8192x8192 maps (in range) whose payload is not in the file. Each is refused with one line
+# before anything of that size is allocated: the peak RSS (/usr/bin/time -f %M) stays small.
+"$PY" - "$IN" <<'PYEOF' || setup_fail "writing the bombs"
+import struct, sys, zlib
+d = sys.argv[1]
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+ihdr = struct.pack(">IIBBBBB", 46000, 46000, 8, 0, 0, 0, 0)
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 4096)) \
+    + chunk(b"IEND", b"")
+open(d + "/bomb.png", "wb").write(png)
+open(d + "/bomb.pgm", "wb").write(b"P5\n46000 46000\n255\n" + b"\0" * 64)
+open(d + "/bomb.pfm", "wb").write(b"Pf\n46000 46000\n-1\n" + b"\0" * 64)
+def mapfile(w, h):
+    head = b"STMAPS\r\n" + struct.pack("<6I", 1, 1, w, h, w, h) + struct.pack("<I", zlib.crc32(b""))
+    return head + struct.pack("<I", zlib.crc32(head))
+open(d + "/bomb.maps", "wb").write(mapfile(16384, 16384))
+open(d + "/short.maps", "wb").write(mapfile(8192, 8192))
+PYEOF
+BOMB_MSG="is larger than the largest image the matcher takes (8192x8192)"
+# bomb_fail CODE MESSAGE DESC ARGS...: stereo-match exits CODE with one stderr line holding
+# MESSAGE, and its peak RSS stays under 64 MB (the refused allocations are GBs); under a 512 MB
+# address-space limit an attempt to allocate would fail with another message
+bomb_fail() {
+  local code=$1 msg=$2 desc=$3 why=() kb
+  shift 3
+  (ulimit -v 524288 && exec /usr/bin/time -f %M -o "$W/rss" "$M" "$@") >"$W/so" 2>"$W/se"
+  rc=$?
+  kb=$(tail -1 "$W/rss")
+  [ "$rc" -eq "$code" ] || why+=("exit status $rc, expected $code")
+  [ "$(stderr_lines)" -eq 1 ] || why+=("$(stderr_lines) lines on stderr, expected 1")
+  grep -qF -- "$msg" "$W/se" || why+=("stderr does not say '$msg'")
+  [ "$kb" -lt 65536 ] 2>/dev/null || why+=("peak RSS ${kb} KB, expected under 64 MB")
+  if [ ${#why[@]} -eq 0 ]; then result 0 "$desc"; else result 1 "$desc" "${why[@]}" "$(stderr_diag)"; fi
+}
+if [ -x /usr/bin/time ]; then
+  bomb_fail 1 "$IN/bomb.png: 46000x46000 $BOMB_MSG" "PNG bomb (46000x46000 IHDR, 4 KB IDAT): refused from the header, RSS < 64 MB" \
+    --backend cpu "$IN/bomb.png" "$R" "$O"
+  bomb_fail 1 "$IN/bomb.pgm: 46000x46000 $BOMB_MSG" "PGM header of 46000x46000: refused from the header, RSS < 64 MB" \
+    --backend cpu "$L" "$IN/bomb.pgm" "$O"
+  bomb_fail 1 "$IN/bomb.maps: 16384x16384 $BOMB_MSG" "40-byte map file of 16384x16384 maps (valid CRCs): refused, RSS < 64 MB" \
+    --backend cpu -d 16 --maps "$IN/bomb.maps" "$L" "$R" "$O"
+  bomb_fail 1 "$IN/short.maps: truncated: the header announces 8192x8192 maps (805306408 bytes), the file has 40" \
+    "40-byte map file announcing 8192x8192 maps: refused by the file's length, RSS < 64 MB" \
+    --backend cpu -d 16 --maps "$IN/short.maps" "$L" "$R" "$O"
+else
+  for d in "PNG bomb" "PGM bomb" "map file bomb" "short map file"; do skip "$d" "no /usr/bin/time"; done
+fi
+
 # ---- usage errors (exit 2) -----------------------------------------------------------------
 expect_fail 2 "--disparities: 24 is not a multiple of 16 (try 16 or 32)" \
   "-d 24: not a multiple of 16, the nearest valid values" -d 24 "$L" "$R" "$O"
