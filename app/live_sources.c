@@ -527,6 +527,30 @@ static void camera_config(const live_config *cfg, capture_config *cc)
     cc->log = log_line;
 }
 
+/* After a camera failed to open: 1 if its device path (camera.KEY) does not exist, and then, when
+ * the configuration file set it, err is rewritten with the file's line: "FILE:LINE: camera.KEY =
+ * PATH: no such device; ...". The shipped example's placeholder (config/two-usb-cameras.ini:
+ * .../usb-REPLACE_WITH_...) asks for the line to be edited; another path asks whether the camera
+ * is connected. A path from the command line keeps the camera's own message. 0: the path exists
+ * (err as the camera left it). */
+static int camera_path_missing(const live_config *cfg, const char *key, const char *path,
+                               char *err, size_t errlen)
+{
+    struct stat sb;
+    char origin[CONFIG_PATH_MAX + 16];
+    if (stat(path, &sb) == 0 || errno != ENOENT)
+        return 0;
+    if (!live_config_origin(cfg, "camera", key, origin, sizeof origin))
+        return 1;
+    if (strstr(path, "REPLACE"))
+        say(err, errlen, "%s: camera.%s = %s: no such device; edit this line to name your camera "
+            "(see `ls /dev/v4l/by-id/`)", origin, key, path);
+    else
+        say(err, errlen, "%s: camera.%s = %s: no such device: is the camera connected? "
+            "(`ls /dev/v4l/by-id/` lists the cameras)", origin, key, path);
+    return 1;
+}
+
 static frame_status v4l2_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
 {
     capture_config cc;
@@ -541,8 +565,11 @@ static frame_status v4l2_open(const live_config *cfg, frame_source *s, char *err
         return FRAME_ERROR;
     }
     cc.io = s->io = (capture_io)io;
-    if (capture_open(&cc, &s->cap, err, errlen) != CAPTURE_OK)
+    if (capture_open(&cc, &s->cap, err, errlen) != CAPTURE_OK) {
+        if (!camera_path_missing(cfg, "left", cfg->left_device, err, errlen))
+            camera_path_missing(cfg, "right", cfg->right_device, err, errlen);
         return FRAME_ERROR;
+    }
     if (pthread_mutex_init(&s->zc_lock, NULL) != 0) {
         capture_close(s->cap);
         s->cap = NULL;
@@ -680,6 +707,7 @@ static frame_status sbs_open(const live_config *cfg, frame_source *s, char *err,
     char why[512];
     if (sbs_start(s, why, sizeof why) != FRAME_OK) {
         say(err, errlen, "sbs: %s", why);
+        camera_path_missing(cfg, "device", cfg->sbs_device, err, errlen);
         return FRAME_ERROR;
     }
     s->ops = &sbs_ops;
@@ -804,12 +832,39 @@ struct pair_recorder {
     FILE *stamps;
     long count;
     int64_t first_ns, last_ns;
+    int width, height, channels; /* of the first pair's images */
     uint8_t *row;          /* YUYV -> Y conversion, one image */
     size_t row_bytes;
+    live_config settings;  /* of the recording, for replay.ini ([calibration] maps absolute) */
 };
 
-int pair_recorder_open(const char *dir, pair_recorder **out, char *err, size_t errlen)
+/* [calibration] maps made absolute, one file or LEFT,RIGHT, so that replay.ini works from any
+ * directory; a part that cannot be resolved stays as given (the app loaded it already). */
+static void absolute_maps(const char *maps, char *out, size_t len)
 {
+    char part[2][CONFIG_PATH_MAX], abs[2][PATH_MAX];
+    const char *comma = strchr(maps, ',');
+    snprintf(part[0], sizeof part[0], "%.*s", comma ? (int)(comma - maps) : (int)strlen(maps),
+             maps);
+    snprintf(part[1], sizeof part[1], "%s", comma ? comma + 1 : "");
+    for (int k = 0; k < 2; k++) { /* blanks around the comma are ignored by the config */
+        char *s = part[k], *e = s + strlen(s);
+        while (*s == ' ' || *s == '\t')
+            s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+            *--e = '\0';
+        if (!*s || !realpath(s, abs[k]))
+            snprintf(abs[k], sizeof abs[k], "%s", s);
+    }
+    if (comma)
+        say(out, len, "%s,%s", abs[0], abs[1]);
+    else
+        say(out, len, "%s", abs[0]);
+}
+
+int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen)
+{
+    const char *dir = cfg->record_dir;
     *out = NULL;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         say(err, errlen, "%s: cannot create the recording folder: %s", dir, strerror(errno));
@@ -834,6 +889,12 @@ int pair_recorder_open(const char *dir, pair_recorder **out, char *err, size_t e
         return -1;
     }
     fprintf(r->stamps, "# index t_ns (CLOCK_MONOTONIC, relative to the first pair)\n");
+    r->settings = *cfg;
+    if (cfg->maps[0]) {
+        char maps[CONFIG_PATH_MAX];
+        absolute_maps(cfg->maps, maps, sizeof maps);
+        snprintf(r->settings.maps, sizeof r->settings.maps, "%s", maps);
+    }
     *out = r;
     return 0;
 }
@@ -875,8 +936,12 @@ int pair_recorder_write(pair_recorder *r, const frame_pair *p, char *err, size_t
     snprintf(path, sizeof path, "%s/right_%06ld.png", r->dir, r->count);
     if (write_side(r, &p->right, path, err, errlen) != 0)
         return -1;
-    if (r->count == 0)
+    if (r->count == 0) {
         r->first_ns = p->timestamp_ns;
+        r->width = p->left.width;
+        r->height = p->left.height;
+        r->channels = p->left.format == STEREO_PIX_RGB24 ? 3 : 1;
+    }
     r->last_ns = p->timestamp_ns;
     fprintf(r->stamps, "%ld %lld\n", r->count, (long long)(p->timestamp_ns - r->first_ns));
     if (fflush(r->stamps) != 0) {
@@ -902,20 +967,36 @@ static void escape_percent(const char *in, char *out, size_t len)
 }
 
 typedef struct {
-    long count;
+    const pair_recorder *r;
     const char *path, *dir; /* dir with '%' doubled */
     int fps;
 } replay_ini;
 
-/* replay.ini (a file_writer for atomic_write_file) */
+/* replay.ini (a file_writer for atomic_write_file): the files source over the recording, and
+ * every setting that shaped its disparities, so that the replay computes the same ones: the
+ * whole [stereo] section as used and [calibration] (the pairs are recorded as the source gave
+ * them, before rectification: the stage rectifies them with the same maps again). */
 static int write_replay_ini(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
 {
     const replay_ini *ini = ctx;
-    fprintf(f, "# written by stereo-live --record: %ld pairs; replay with\n"
-               "#   stereo-live --config %s\n"
+    const pair_recorder *r = ini->r;
+    fprintf(f, "# written by stereo-live --record: %ld pairs of %dx%d %s images (as the source "
+               "gave them,\n# before rectification) at %d pairs/s, with the settings below; "
+               "replay with\n#   stereo-live --config %s\n"
                "[source]\ntype = files\n\n[files]\nleft = %s/left_%%06d.png\n"
-               "right = %s/right_%%06d.png\nfps = %d\nloop = false\n",
-            ini->count, ini->path, ini->dir, ini->dir, ini->fps);
+               "right = %s/right_%%06d.png\nfps = %d\nloop = false\n\n",
+            r->count, r->width, r->height, r->channels == 3 ? "RGB" : "grey", ini->fps, ini->path,
+            ini->dir, ini->dir, ini->fps);
+    if (live_config_write_section(f, &r->settings, "stereo") != 0) {
+        say(err, errlen, "%s: cannot write the [stereo] settings", path);
+        return -1;
+    }
+    fputc('\n', f);
+    if (live_config_write_section(f, &r->settings, "calibration") != 0) {
+        say(err, errlen, "%s: [calibration] maps '%s' cannot be written as one INI value", path,
+            r->settings.maps);
+        return -1;
+    }
     return 0;
 }
 
@@ -937,7 +1018,7 @@ int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
         fps = (int)((double)(r->count - 1) * 1e9 / (double)(r->last_ns - r->first_ns) + 0.5);
     if (fps < 1)
         fps = 1;
-    replay_ini ini = {r->count, path, dir, fps};
+    replay_ini ini = {r, path, dir, fps};
     char werr[2 * PATH_MAX + 128];
     if (atomic_write_file(path, write_replay_ini, &ini, werr, sizeof werr) != 0) {
         if (rc == 0)
@@ -949,11 +1030,11 @@ int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
     return rc;
 }
 #else /* LIVE_LIBC_ONLY */
-int pair_recorder_open(const char *dir, pair_recorder **out, char *err, size_t errlen)
+int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen)
 {
     *out = NULL;
     say(err, errlen, "not built in this binary: recording to %s (PNG files need libpng; "
-        "build/stereo-live has it)", dir);
+        "build/stereo-live has it)", cfg->record_dir);
     return -1;
 }
 

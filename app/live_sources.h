@@ -107,14 +107,18 @@ void frame_source_reclaim(frame_source *s);
 
 /* ---- recording: synchronised raw pairs the files source replays ----------------------------
  * DIR/left_%06d.png, DIR/right_%06d.png (grey, or RGB for RGB24 frames; YUYV as its Y plane,
- * which is all the stage reads of it), DIR/timestamps.txt ("index t_ns" per pair, relative to
- * the first), and at close DIR/replay.ini, a configuration that replays the folder:
+ * which is all the stage reads of it; as the source gave them, before rectification),
+ * DIR/timestamps.txt ("index t_ns" per pair, relative to the first), and at close
+ * DIR/replay.ini, a configuration that replays the folder at the recorded rate with the
+ * recording's [stereo] and [calibration] settings (maps made absolute), so that the replay
+ * computes the same disparities:
  *   stereo-live --config DIR/replay.ini
+ * DIR is cfg->record_dir; the settings are those of cfg when the recorder is opened.
  * A recorder is used by one thread at a time (the live app's writer thread, live_pipeline.c);
  * pair_recorder_write blocks for as long as writing two PNG files takes. */
 typedef struct pair_recorder pair_recorder;
 
-int pair_recorder_open(const char *dir, pair_recorder **out, char *err, size_t errlen);
+int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen);
 int pair_recorder_write(pair_recorder *r, const frame_pair *p, char *err, size_t errlen);
 long pair_recorder_count(const pair_recorder *r);
 /* Writes replay.ini and closes; 0, or -1 with err (the pairs already written stay). */

@@ -10,10 +10,14 @@
 #      without a screen and XDG_RUNTIME_DIR: headless, without an unexplained SDL line
 #   3. SIGTERM / SIGINT while running (headless and in a window): exit 0 within a second or two
 #   4. bad options and configurations: exit 2 (as config/README.md says), one stderr line (some
-#      word for word), nothing created; sources that cannot open: exit 1, one line; --sms N:
+#      word for word), nothing created; sources that cannot open: exit 1, one line (a missing
+#      camera set in a file: FILE:LINE of the key; the shipped two-usb-cameras.ini's placeholder:
+#      edit this line); --sms N:
 #      bad values refused naming --sms, ignored by the CPU backend, --backend cuda --sms 16 says
 #      its SMs (a GPU) or the no-device message (none)
 #   5. --record, then replay with the files source: every pair, none dropped, same disparity;
+#      replay.ini keeps the recording's [stereo] and [calibration] settings (D16 at 64x48, 4
+#      paths, census; maps by absolute path): the replay runs with them, same disparity;
 #      recording the replay again gives the same files bit for bit; recorded = processed;
 #      outputs refused before the session (exit 2, at once): --screenshot / --stats-json into a
 #      missing folder, naming each other, the configuration, the maps or the recording's files,
@@ -248,6 +252,24 @@ bad_case "files source without patterns" 2 --source files --set files.left= --se
 bad_case "v4l2 cameras that do not exist" 1 --source v4l2 --set camera.left=/dev/no-such-cam0 \
   --set camera.right=/dev/no-such-cam1
 bad_case "sbs camera that does not exist" 1 --source sbs --set camera.device=/dev/no-such-cam
+# a camera path from a file that does not exist: the message names FILE:LINE of the key; the
+# shipped example's placeholder asks for the line to be edited, another path whether the camera
+# is connected; a path given on the command line keeps the camera's own message
+USB=$ROOT/config/two-usb-cameras.ini
+L=$(grep -n '^left = ' "$USB" | cut -d: -f1)
+SAYS="stereo-live: $USB:$L: camera.left = $(sed -n "${L}s/^left = //p" "$USB"): no such device; edit this line to name your camera (see \`ls /dev/v4l/by-id/\`)" \
+  bad_case "the shipped two-usb-cameras.ini unedited: edit the device path at FILE:LINE" 1 \
+  --config "$USB"
+printf '[source]\ntype = v4l2\n\n[camera]\nleft = /dev/no-such-cam0\nright = /dev/no-such-cam1\n' \
+  >cams.ini
+SAYS="stereo-live: cams.ini:5: camera.left = /dev/no-such-cam0: no such device: is the camera connected? (\`ls /dev/v4l/by-id/\` lists the cameras)" \
+  bad_case "a missing camera from a file: FILE:LINE, is it connected" 1 --config cams.ini
+printf '[source]\ntype = sbs\n[camera]\ndevice = /dev/no-such-cam\n' >sbs.ini
+SAYS="stereo-live: sbs.ini:4: camera.device = /dev/no-such-cam: no such device: is the camera connected? (\`ls /dev/v4l/by-id/\` lists the cameras)" \
+  bad_case "a missing sbs camera from a file: FILE:LINE, is it connected" 1 --config sbs.ini
+SAYS="stereo-live: capture: left camera /dev/no-such-cam0: no such device: is the camera connected?" \
+  bad_case "the placeholder overridden by --set: the camera's own message" 1 --config "$USB" \
+  --set camera.left=/dev/no-such-cam0
 bad_case "files that do not exist" 1 --source files --set "files.left=nothing/l_%04d.png" \
   --set "files.right=nothing/r_%04d.png"
 bad_case "--synth-prerender 0" 2 --synth-prerender 0
@@ -297,6 +319,108 @@ nrec2=$(ls rec2/*.png 2>/dev/null | wc -l)
 check "replay recorded again (files source): recorded = processed = 10, the 20 images identical" \
   f.out [ "$same" -eq 20 -a "$nrec2" -eq 20 ] && \
   grep -q '^stereo-live: recorded 10 pairs to rec2 (0 record drops' f.out
+# replay.ini keeps every setting that shaped the recording: the whole [stereo] section as used
+# (non-default D, paths, cost, penalties, ...) and [calibration] (the pairs are recorded before
+# rectification, so the replay rectifies them with the same maps, named by absolute path)
+timeout 60 "$LIVE" --headless --frames 6 --backend cpu --record rec3 --set synth.width=64 \
+  --set synth.height=48 --set stereo.disparities=16 --set stereo.paths=4 \
+  --set stereo.cost=census --set stereo.p2=90 --set stereo.uniqueness=10 \
+  --stats-json rec3.json --screenshot rec3.png >r3.out 2>r3.err
+rc=$?
+check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [stereo] section" \
+  rec3/replay.ini eval '[ $rc -eq 0 ] && grep -qx "disparities = 16" rec3/replay.ini &&
+    grep -qx "paths = 4" rec3/replay.ini && grep -qx "cost = census" rec3/replay.ini &&
+    grep -qx "p2 = 90" rec3/replay.ini && grep -qx "uniqueness = 10" rec3/replay.ini &&
+    grep -qx "backend = cpu" rec3/replay.ini && grep -qx "fps = 30" rec3/replay.ini &&
+    grep -q "^# written by stereo-live --record: 6 pairs of 64x48 grey images" rec3/replay.ini &&
+    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 16 ]'
+# the replay, with nothing but the file (and from another directory)
+mkdir -p elsewhere
+(cd elsewhere && timeout 60 "$LIVE" --config ../rec3/replay.ini --headless --frames 6 \
+  --stats-json ../rep3.json --screenshot ../rep3.png >../p3.out 2>../p3.err)
+rc=$?
+check "replay of the D16 recording: exit $rc, files source at 64x48 with D 16, 4 paths, census" \
+  p3.err eval '[ $rc -eq 0 ] &&
+    grep -q "^stereo-live: files source, 64x48, D 16, cpu backend" p3.err &&
+    grep -q "\"disparities\": 16," rep3.json && grep -q "\"paths\": 4," rep3.json &&
+    grep -q "\"cost\": \"census\"," rep3.json && grep -q "\"width\": 64," rep3.json &&
+    grep -q "^stereo-live: 6 frames, 6 captured, 0 dropped" p3.out'
+check "replay of the D16 recording: the last disparity equals the recording run's bit for bit" \
+  p3.err cmp -s rec3.png rep3.png
+# the same through rectification maps: a calibration YAML of a 64x48 rig, by a relative path
+cat >rig64.yml <<'YAML'
+%YAML:1.0
+---
+image_width: 64
+image_height: 48
+M1: !!opencv-matrix
+   rows: 3
+   cols: 3
+   dt: d
+   data: [ 50., 0., 32., 0., 51., 24., 0., 0., 1. ]
+D1: !!opencv-matrix
+   rows: 1
+   cols: 5
+   dt: d
+   data: [ -0.1, 0.02, 0.001, -0.002, 0.005 ]
+M2: !!opencv-matrix
+   rows: 3
+   cols: 3
+   dt: d
+   data: [ 52., 0., 31., 0., 52., 25., 0., 0., 1. ]
+D2: !!opencv-matrix
+   rows: 1
+   cols: 5
+   dt: d
+   data: [ -0.08, 0.01, 0., 0., 0. ]
+R: !!opencv-matrix
+   rows: 3
+   cols: 3
+   dt: d
+   data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]
+T: !!opencv-matrix
+   rows: 3
+   cols: 1
+   dt: d
+   data: [ -0.06, 0., 0.008 ]
+R1: !!opencv-matrix
+   rows: 3
+   cols: 3
+   dt: d
+   data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]
+R2: !!opencv-matrix
+   rows: 3
+   cols: 3
+   dt: d
+   data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]
+P1: !!opencv-matrix
+   rows: 3
+   cols: 4
+   dt: d
+   data: [ 48., 0., 32., 0., 0., 48., 24., 0., 0., 0., 1., 0. ]
+P2: !!opencv-matrix
+   rows: 3
+   cols: 4
+   dt: d
+   data: [ 48., 0., 32., -2.88, 0., 48., 24., 0., 0., 0., 1., 0. ]
+Q: !!opencv-matrix
+   rows: 4
+   cols: 4
+   dt: d
+   data: [ 1., 0., 0., -32., 0., 1., 0., -24., 0., 0., 0., 48., 0., 0., 16.666666666666667, 0. ]
+YAML
+timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
+  --set synth.height=48 --set stereo.disparities=16 --set calibration.maps=rig64.yml \
+  --screenshot rec4.png >r4.out 2>r4.err
+rc=$?
+check "record through calibration maps: exit $rc, replay.ini names the maps by absolute path" \
+  r4.err eval '[ $rc -eq 0 ] && grep -qx "maps = $(pwd -P)/rig64.yml" rec4/replay.ini'
+(cd elsewhere && timeout 60 "$LIVE" --config ../rec4/replay.ini --headless \
+  --screenshot ../rep4.png >../p4.out 2>../p4.err)
+rc=$?
+check "replay through the same maps (from another directory): exit $rc, the same last disparity" \
+  p4.err eval '[ $rc -eq 0 ] && grep -q "^stereo-live: 4 frames, 4 captured" p4.out &&
+    cmp -s rec4.png rep4.png'
 # Outputs checked before the session (outpath.h): exit 2 and one line at once, not after the run;
 # the file named is left as it was, no temporary file behind.
 cp rec/replay.ini replay.orig
