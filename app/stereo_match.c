@@ -61,6 +61,10 @@ static const char usage_text[] =
     "Backend:\n"
     "      --backend B        auto (default: CUDA if a device is present, else CPU), cpu, cuda\n"
     "      --threads N        CPU worker threads (default: one per core)\n"
+    "                         The CPU backend needs about 5 MB per megapixel and disparity\n"
+    "                         (measured peak RSS: 1280x960 -d 128 0.81 GB, 1920x1080 -d 256\n"
+    "                         2.7 GB); a size and D that need more than 80 % of the machine's\n"
+    "                         memory are refused up front with the figure (exit status 1)\n"
     "      --sms N            CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the\n"
     "                         hardware may round N up), 0 = all (default); the CPU ignores it\n"
     "Outputs:\n"
@@ -77,7 +81,9 @@ static const char usage_text[] =
     "Outputs are checked before any work: one that names an input or another output (as a\n"
     "file: another path or a hard link counts), a symbolic link, a directory, a device, or a\n"
     "file in a folder that cannot be written is refused with exit status 2. Each output is\n"
-    "written to a temporary file beside it and renamed into place.\n";
+    "written to a temporary file beside it and renamed into place.\n"
+    "Inputs larger than 8192x8192 (images, maps, calibration sizes) are refused from their\n"
+    "header, before anything is decoded or allocated (exit status 1).\n";
 
 typedef struct {
     stereo_params p;

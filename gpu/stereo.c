@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "colormap.h"
 #include "disparity.h"
@@ -233,10 +234,42 @@ static int copy_map(const stereo_map *in, stereo_map *out)
     return 0;
 }
 
+/* Mirrors cpu_alloc (and copy_map) buffer by buffer: change both together. */
+uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
+{
+    uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)p->num_disparities;
+    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n : 8 * n);
+    if (maps)
+        for (int i = 0; i < 2; i++)
+            per_view += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
+                        n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
+    uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){p->width, p->height, 0,
+                                                          p->num_disparities, 0, 0, 0, 0});
+    return 2 * per_view + vol /* cost */ + 2 * 2 * vol /* S, one per sweep */ + 2 * sweep +
+           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0);
+}
+
+/* The machine's physical memory in bytes, 0 when unknown. */
+static uint64_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
 static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
 {
     const stereo_params *p = &s->p;
     size_t n = (size_t)p->width * p->height, vol = n * (size_t)p->num_disparities;
+    /* Refused before allocating: malloc would hand out the address space, and the first frame
+     * would then push the machine into swap or the OOM killer (on a Jetson, CPU and GPU share
+     * this memory). 20 % is left to the rest of the system and the program's own images. */
+    uint64_t need = stereo_cpu_bytes(p, s->have_maps ? s->maps : NULL), phys = physical_memory();
+    if (phys > 0 && need > phys / 10 * 8)
+        return fail(err, errlen, STEREO_ERR_NOMEM,
+                    "the CPU backend needs %.1f GB for %dx%d with %d disparities (5 MB per "
+                    "megapixel and disparity), more than 80 %% of this machine's %.1f GB of "
+                    "memory: use smaller images or fewer disparities",
+                    need / 1e9, p->width, p->height, p->num_disparities, phys / 1e9);
     if (parallel_create(p->threads, &s->pool) != 0)
         return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
     int ok = 1;

@@ -118,10 +118,18 @@ int stereo_check_disparities(int D, char *why, size_t whylen);
 /* Checks every parameter; on failure writes "name: what is wrong" into err. */
 stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen);
 
+/* Bytes the CPU backend allocates for p (maps may be NULL): 5 per pixel and disparity (the uint8
+ * cost volume and the two sweeps' uint16 S volumes; 5 MB per megapixel and disparity, 640 MB
+ * for 1280x960 at D 128), plus about 10 per pixel (grey, rank or census, disparities) and, with
+ * maps, the source images and the maps' copies. */
+uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2]);
+
 /* Creates a stage (allocates every buffer now; processing a frame allocates nothing).
  * maps may be NULL (inputs are already rectified) or point to two maps (left, right) that are
  * copied into the stage. With backend AUTO and no CUDA device, the CPU backend is used and
- * stereo_backend_note() says why. */
+ * stereo_backend_note() says why. A CPU stage that needs more than 80 % of the machine's
+ * physical memory (stereo_cpu_bytes) is refused before anything is allocated: STEREO_ERR_NOMEM,
+ * with both figures in the message. */
 stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], stereo_stage **out,
                             char *err, size_t errlen);
 void stereo_destroy(stereo_stage *s);

@@ -236,6 +236,31 @@ else
   for d in "PNG bomb" "PGM bomb" "map file bomb" "short map file"; do skip "$d" "no /usr/bin/time"; done
 fi
 
+# A size the readers take but whose CPU buffers exceed the machine: 8192x8192 at D 256 needs
+# 86.6 GB (5 bytes per pixel and disparity, and the per-pixel buffers), refused by stereo_create
+# with both figures before any buffer is allocated (a PNG of zeros, read twice)
+"$PY" - "$IN" <<'PYEOF' || setup_fail "writing the 8192x8192 pair"
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+c = zlib.compressobj(9)
+z = b"".join(c.compress(b"\0" * 8193) for _ in range(8192)) + c.flush()
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8192, 8192, 8, 0, 0, 0, 0)) \
+    + chunk(b"IDAT", z) + chunk(b"IEND", b"")
+open(sys.argv[1] + "/big.png", "wb").write(png)
+PYEOF
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+if [ -z "$mem_kb" ] || [ "$mem_kb" -ge 105000000 ]; then
+  skip "8192x8192 -d 256 on the CPU backend: refused up front" "this machine has ${mem_kb:-?} KB, enough for 86.6 GB"
+else
+  expect_fail 1 "stereo-match: the CPU backend needs 86.6 GB for 8192x8192 with 256 disparities|more than 80 % of this machine's" \
+    "8192x8192 -d 256 on the CPU backend: refused up front with the figure" \
+    --backend cpu -d 256 "$IN/big.png" "$IN/big.png" "$O"
+  (ulimit -v 1048576 && exec "$M" --backend cpu -d 256 "$IN/big.png" "$IN/big.png" "$O") >/dev/null 2>"$W/se"
+  check "... also under a 1 GB address-space limit (nothing of that size allocated)" \
+    grep -qF "the CPU backend needs 86.6 GB" "$W/se"
+fi
+
 # ---- usage errors (exit 2) -----------------------------------------------------------------
 expect_fail 2 "--disparities: 24 is not a multiple of 16 (try 16 or 32)" \
   "-d 24: not a multiple of 16, the nearest valid values" -d 24 "$L" "$R" "$O"
