@@ -112,19 +112,15 @@ static __device__ __forceinline__ void wta_load(const sgm_args &a, size_t off, w
 template <int K, int G, int NP>
 static __global__ void __launch_bounds__(WTA_BLOCK) k_wta(sgm_args a)
 {
-    constexpr int W = K / 2, D = K * G, NG = WTA_BLOCK / G;
+    constexpr int W = K / 2, D = K * G;
     constexpr int RPS = NP * byte_words<K>::R;          /* registers per step */
     constexpr int PF = RPS <= 16 ? 4 : RPS <= 32 ? 2 : 1; /* steps in flight */
     extern __shared__ uint32_t rk[];                    /* the row's right keys (S << 9 | k) */
     const int w = a.width, y = blockIdx.x;
-    for (int i = threadIdx.x; i < w; i += blockDim.x)
-        rk[i] = KEY_EMPTY;
-    __syncthreads();
-
-    const int group = threadIdx.x / G, lane = threadIdx.x & (G - 1), k0 = lane * K;
+    int xa, xb;
+    begin_right_row<G, WTA_BLOCK / G>(rk, w, &xa, &xb);
+    const int lane = threadIdx.x & (G - 1), k0 = lane * K;
     const unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1) << (threadIdx.x & 31 & ~(G - 1)));
-    const int seg = (w + NG - 1) / NG;
-    const int xa = group * seg, xb = min(w, xa + seg);
     const int steps = xb - xa; /* may be <= 0: the group has no pixels */
     if (steps > 0) {
         const size_t p0 = (size_t)y * w + (xb - 1);
@@ -191,59 +187,34 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta(sgm_args a)
 #define PK_EMPTY 0x7bff7bffu /* the largest finite half: above every sum */
 #define PK_PENALTY 0x4000u   /* added to excluded halves: 2.0 as a half, above every sum */
 
-template <int K>
+/* the disparity (relative to k0) in the low half of word m; the high half holds lo_k(m) + 2 */
 static __device__ __forceinline__ constexpr int pk_lo_k(int m) { return 2 * m - (m & 1); }
-
-template <int K, int NP>
-struct pk_step {
-    uint32_t r[NP][K / 4];
-};
-
-template <int K, int NP>
-static __device__ __forceinline__ void pk_load(const sgm_args &a, size_t off, pk_step<K, NP> &s)
-{
-#pragma unroll
-    for (int v = 0; v < NP; v++) {
-        const uint8_t *p = a.L8 + v * a.vol + off;
-        if (K == 16) {
-            uint4 q = *(const uint4 *)p;
-            s.r[v][0] = q.x, s.r[v][1] = q.y, s.r[v][2 % (K / 4)] = q.z, s.r[v][3 % (K / 4)] = q.w;
-        } else {
-            uint2 q = *(const uint2 *)p;
-            s.r[v][0] = q.x, s.r[v][1] = q.y;
-        }
-    }
-}
 
 template <int K, int G, int NP>
 static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
 {
-    constexpr int W = K / 2, D = K * G, NG = WTA_BLOCK / G;
+    constexpr int W = K / 2, D = K * G;
     constexpr int RPS = NP * K / 4;                      /* registers per step */
     constexpr int PF = RPS <= 16 ? 4 : RPS <= 32 ? 2 : 1; /* steps in flight */
     extern __shared__ uint32_t smem[];
     uint32_t *rk = smem;                                 /* the row's right keys (S << 9 | k) */
     uint32_t *words = smem + ((a.width + 3) & ~3);       /* each thread's W words of a pixel */
     const int w = a.width, y = blockIdx.x;
-    for (int i = threadIdx.x; i < w; i += blockDim.x)
-        rk[i] = KEY_EMPTY;
-    __syncthreads();
-
-    const int group = threadIdx.x / G, lane = threadIdx.x & (G - 1), k0 = lane * K;
+    int xa, xb;
+    begin_right_row<G, WTA_BLOCK / G>(rk, w, &xa, &xb);
+    const int lane = threadIdx.x & (G - 1), k0 = lane * K;
     const int gbase = threadIdx.x & 31 & ~(G - 1);      /* the group's first lane in the warp */
     const unsigned full = 0xffffffffu;
-    const int seg = (w + NG - 1) / NG;
-    const int xa = group * seg, xb = min(w, xa + seg);
     const int steps = xb - xa; /* may be <= 0: the group then only comes along (shuffles) */
     const int steps_all = warp_max(steps > 0 ? steps : 0);
     uint32_t *my_words = words + threadIdx.x * W;
     const uint32_t *group_words = words + (threadIdx.x - lane) * W;
     const size_t p0 = (size_t)y * w + (xb - 1);
-    pk_step<K, NP> ring[PF];
+    wta_step<K, NP> ring[PF];
 #pragma unroll
     for (int j = 0; j < PF; j++)
         if (j < steps)
-            pk_load<K, NP>(a, (p0 - j) * D + k0, ring[j]);
+            wta_load<K, NP>(a, (p0 - j) * D + k0, ring[j]);
     uint32_t rv[W], rx[W]; /* the right ring: best sum and its column, per slot pair */
 #pragma unroll
     for (int m = 0; m < W; m++)
@@ -269,7 +240,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
                 t[2 * r] = e, t[2 * r + 1] = o;
             }
             if (step + PF < steps)
-                pk_load<K, NP>(a, (p0 - step - PF) * D + k0, ring[j]);
+                wta_load<K, NP>(a, (p0 - step - PF) * D + k0, ring[j]);
             /* S1 and the best disparity */
             uint32_t m2 = t[0];
 #pragma unroll
@@ -279,7 +250,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
             uint32_t hit = 0; /* bit lo_k(m) / 16 + lo_k(m) + 2: that half equals S1 */
 #pragma unroll
             for (int m = 0; m < W; m++)
-                hit |= il_eq_mask(t[m], m2) & ((1u << pk_lo_k<K>(m)) | (1u << (18 + pk_lo_k<K>(m))));
+                hit |= il_eq_mask(t[m], m2) & ((1u << pk_lo_k(m)) | (1u << (18 + pk_lo_k(m))));
             hit = (hit | hit >> 16) & 0xffffu;
             const unsigned lanes = (__ballot_sync(full, hit != 0) >> gbase) &
                                    (G == 32 ? full : (1u << (G & 31)) - 1u);
@@ -294,7 +265,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
             uint32_t m3 = PK_EMPTY;
 #pragma unroll
             for (int m = 0; m < W; m++) {
-                const int lk = pk_lo_k<K>(m);
+                const int lk = pk_lo_k(m);
                 uint32_t pen = (ex & ((1u << lk) | (1u << (lk + 16)))) * (1u << (14 - lk));
                 m3 = il_min(m3, t[m] + pen);
             }
@@ -367,7 +338,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
         for (int m = 0; m < W; m++) {
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                const int i = pk_lo_k<K>(m) + 2 * h;
+                const int i = pk_lo_k(m) + 2 * h;
                 const uint32_t v = h ? rv[m] >> 16 : rv[m] & 0xffffu;
                 const int xb_ = (int)(h ? rx[m] >> 16 : rx[m] & 0xffffu);
                 const int xr = xa - 1 - a.dmin - (k0 + i);

@@ -365,11 +365,18 @@ static __device__ __forceinline__ void store_bytes(uint8_t *p, const uint32_t (&
     }
 }
 
-/* loads a lane's K bytes into byte_words<K>::R registers (4 bytes each, or 2 when K % 4 != 0) */
+/* loads a lane's K bytes into byte_words<K>::R registers (4 bytes each, or 2 when K % 4 != 0),
+ * in 16-byte words when K % 16 == 0 */
 template <int K>
 static __device__ __forceinline__ void load_bytes(const uint8_t *p, uint32_t (&r)[byte_words<K>::R])
 {
-    if (K % 8 == 0) {
+    if (K % 16 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 16; i++) {
+            uint4 v = *(const uint4 *)(p + 16 * i);
+            r[4 * i] = v.x, r[4 * i + 1] = v.y, r[4 * i + 2] = v.z, r[4 * i + 3] = v.w;
+        }
+    } else if (K % 8 == 0) {
 #pragma unroll
         for (int i = 0; i < K / 8; i++) {
             uint2 v = *(const uint2 *)(p + 8 * i);
@@ -840,6 +847,21 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
                                                            k0, in);
         }
     }
+}
+
+/* The start of a row's sum pass (k_wta, k_wta_pk in sgm_dirs.cu), the counterpart of
+ * write_right_row: the row's right keys rk cleared, and the segment [xa, xb) of the row that the
+ * calling thread's group of G lanes walks (NG groups per block; empty at the row's end). Called
+ * by the whole block, which it synchronises. */
+template <int G, int NG>
+static __device__ __forceinline__ void begin_right_row(uint32_t *rk, int w, int *xa, int *xb)
+{
+    for (int i = threadIdx.x; i < w; i += blockDim.x)
+        rk[i] = KEY_EMPTY;
+    __syncthreads();
+    const int seg = (w + NG - 1) / NG;
+    *xa = (int)(threadIdx.x / G) * seg;
+    *xb = min(w, *xa + seg);
 }
 
 /* Masks of two 16-bit values compared as the walk's halves (0xffff where true): half2
