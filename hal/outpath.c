@@ -115,6 +115,20 @@ static int check_one(const outpath_file *o, char *err, size_t errlen)
     return 0;
 }
 
+/* The first of files[0..n-1] (unnamed ones left out) that is the file out identifies, or NULL. */
+static const outpath_file *same_as_any(const file_identity *out, const outpath_file *files, int n)
+{
+    file_identity other;
+    for (int j = 0; j < n; j++) {
+        if (!files[j].path || !*files[j].path)
+            continue;
+        identify(files[j].path, &other);
+        if (same_file(out, &other))
+            return &files[j];
+    }
+    return NULL;
+}
+
 int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *inputs, int n_in,
                   char *err, size_t errlen)
 {
@@ -124,27 +138,16 @@ int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *in
             continue;
         if (check_one(o, err, errlen) != 0)
             return -1;
-        file_identity out, other;
+        file_identity out;
         identify(o->path, &out);
-        for (int j = 0; j < n_in; j++) {
-            if (!inputs[j].path || !*inputs[j].path)
-                continue;
-            identify(inputs[j].path, &other);
-            if (same_file(&out, &other)) {
-                fail(err, errlen, "%s '%s' is the same file as %s '%s'; choose another name",
-                     o->what, o->path, inputs[j].what, inputs[j].path);
-                return -1;
-            }
-        }
-        for (int k = 0; k < i; k++) {
-            if (!outputs[k].path || !*outputs[k].path)
-                continue;
-            identify(outputs[k].path, &other);
-            if (same_file(&out, &other)) {
-                fail(err, errlen, "%s '%s' is the same file as %s '%s'; choose another name",
-                     o->what, o->path, outputs[k].what, outputs[k].path);
-                return -1;
-            }
+        /* an input first, then an earlier output of the same run */
+        const outpath_file *same = same_as_any(&out, inputs, n_in);
+        if (!same)
+            same = same_as_any(&out, outputs, i);
+        if (same) {
+            fail(err, errlen, "%s '%s' is the same file as %s '%s'; choose another name",
+                 o->what, o->path, same->what, same->path);
+            return -1;
         }
     }
     return 0;
