@@ -77,6 +77,10 @@ cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cuda
                        cudaEvent_t *join);
 /* The last direction, with the winner-takes-all and the right disparity (after launch_sgm). */
 cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream);
+/* One direction of the branch design for one cost (sgm.cu is compiled once per cost): mode
+ * MODE_STORE, MODE_ADD or MODE_FINAL (sgm_walk.cuh). */
+cudaError_t launch_sgm_dir_rank(const sgm_args *a, int dir, int mode, cudaStream_t stream);
+cudaError_t launch_sgm_dir_census(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 
 /* sgm_dirs.cu — the per-direction design, used when every L fits a byte (max_cost +
  * max(P2, P1 + 1) <= 255, sgm_fits_bytes) and paths * vol bytes fit: every direction's walk
@@ -87,6 +91,9 @@ static inline int sgm_fits_bytes(int max_cost, int p1, int p2)
     return max_cost + (p2 > p1 + 1 ? p2 : p1 + 1) <= 255;
 }
 cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream);
+/* The walks of one cost (sgm_dirs.cu is compiled once per cost); launch_sgm_dirs picks. */
+cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */

@@ -30,6 +30,20 @@
  */
 #include "sgm_walk.cuh"
 
+/* Build: this file is compiled once per matching cost (build.ninja: -DSGM_CENSUS=0 for rank,
+ * 1 for census), so that the two halves of its kernels (every D x mode instance) compile in
+ * parallel on a 2-core machine, and a build for one more cost adds a translation unit instead of
+ * lengthening this one. The rank object also holds the launchers (launch_sgm, launch_sgm_final)
+ * that pick the cost's half at run time. */
+#ifndef SGM_CENSUS
+#error "compile sgm.cu with -DSGM_CENSUS=0 (rank) or -DSGM_CENSUS=1 (census): see build.ninja"
+#endif
+#if SGM_CENSUS
+#define SGM_LAUNCH_DIR launch_sgm_dir_census
+#else
+#define SGM_LAUNCH_DIR launch_sgm_dir_rank
+#endif
+
 template <int K, int G, bool CENSUS, int MODE, int NB>
 static __global__ void __launch_bounds__(AGG_BLOCK)
 k_aggregate(sgm_args a, int dir, int nlines)
@@ -48,10 +62,7 @@ static cudaError_t launch_kgm(const sgm_args *a, int dir, cudaStream_t stream)
 {
     int nlines = stereo_sgm_line_count(dir, a->width, a->height);
     unsigned blocks = (unsigned)(((size_t)nlines * G + AGG_BLOCK - 1) / AGG_BLOCK);
-    if (a->cost == STEREO_COST_CENSUS)
-        k_aggregate<K, G, true, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
-    else
-        k_aggregate<K, G, false, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
+    k_aggregate<K, G, SGM_CENSUS != 0, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
     return cudaGetLastError();
 }
 
@@ -67,9 +78,16 @@ static cudaError_t launch_kg(const sgm_args *a, int dir, int mode, cudaStream_t 
     }
 }
 
-static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t stream)
+cudaError_t SGM_LAUNCH_DIR(const sgm_args *a, int dir, int mode, cudaStream_t stream)
 {
     SGM_DISPATCH(launch_kg, a, dir, mode, stream);
+}
+
+#if !SGM_CENSUS
+static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t stream)
+{
+    return a->cost == STEREO_COST_CENSUS ? launch_sgm_dir_census(a, dir, mode, stream)
+                                         : launch_sgm_dir_rank(a, dir, mode, stream);
 }
 
 cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cudaEvent_t fork,
@@ -105,3 +123,4 @@ cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream)
 {
     return launch_dir(a, 1, MODE_FINAL, stream);
 }
+#endif /* !SGM_CENSUS */
