@@ -108,6 +108,10 @@ struct stage_cuda {
     const char *ev_name[MAX_PROFILE];
     int n_ev;
     float stage_ms[MAX_PROFILE];
+    /* fault injection for the tests (STEREO_CUDA_FAULT, stage_cuda.h): the buffer whose
+     * allocation asks for more than the device has, and the frame whose kernels trap */
+    char fault_alloc[32];
+    long fault_frame, frames_enqueued;
 #if CUDART_VERSION >= 12040
     /* the green context (p->sms > 0), else NULL: the stage runs in the caller's context */
     driver_api drv;
@@ -403,7 +407,74 @@ static stereo_status build_graph(stage_cuda *s, char *err, size_t errlen)
 
 /* ---- create / destroy ---------------------------------------------------------------------- */
 
-#define DEV_ALLOC(ptr, bytes) CUDA_TRY(cudaMalloc((void **)&(ptr), (bytes)))
+/* STEREO_CUDA_FAULT (tests only, see stage_cuda.h): "alloc:NAME" or "frame:N". */
+static void read_fault_env(stage_cuda *s)
+{
+    const char *f = getenv("STEREO_CUDA_FAULT");
+    if (!f)
+        return;
+    if (!strncmp(f, "alloc:", 6))
+        snprintf(s->fault_alloc, sizeof s->fault_alloc, "%s", f + 6);
+    else if (!strncmp(f, "frame:", 6))
+        s->fault_frame = atol(f + 6);
+}
+
+/* A buffer's name for messages: the member expression without "s->" and without an index
+ * ("s->slot[k].disp" -> "slot.disp", "s->grey[i]" -> "grey"). */
+static void buffer_name(const char *expr, char *out, size_t outlen)
+{
+    size_t j = 0;
+    if (!strncmp(expr, "s->", 3))
+        expr += 3;
+    for (int depth = 0; *expr && j + 1 < outlen; expr++) {
+        if (*expr == '[')
+            depth++;
+        else if (*expr == ']')
+            depth--;
+        else if (!depth)
+            out[j++] = *expr;
+    }
+    out[j] = 0;
+}
+
+/* Every allocation of the stage goes through here, so that a failure names the buffer and its
+ * size with the device's free memory (STEREO_ERR_NOMEM, which lets AUTO fall back to the CPU).
+ * managed: cudaMallocManaged(..., cudaMemAttachHost), host: cudaMallocHost, else cudaMalloc. */
+enum { ALLOC_DEVICE, ALLOC_MANAGED, ALLOC_HOST };
+static stereo_status stage_alloc(const stage_cuda *s, void **ptr, size_t bytes, int kind,
+                                 const char *expr, char *err, size_t errlen)
+{
+    char name[32];
+    buffer_name(expr, name, sizeof name);
+    size_t free_b = 0, total_b = 0;
+    size_t ask = bytes;
+    if (s->fault_alloc[0] && !strcmp(s->fault_alloc, name)) {
+        cudaMemGetInfo(&free_b, &total_b);
+        ask = bytes + 2 * total_b; /* more than the device has */
+    }
+    cudaError_t e = kind == ALLOC_MANAGED ? cudaMallocManaged(ptr, ask, cudaMemAttachHost)
+                    : kind == ALLOC_HOST  ? cudaMallocHost(ptr, ask)
+                                          : cudaMalloc(ptr, ask);
+    if (e == cudaSuccess)
+        return STEREO_OK;
+    *ptr = NULL;
+    cudaGetLastError(); /* an allocation failure is not sticky: clear it for the next call */
+    cudaMemGetInfo(&free_b, &total_b);
+    snprintf(err, errlen,
+             "cannot allocate the stage's %s buffer '%s' (%.1f MB): %s; the device has %.0f MB "
+             "free of %.0f MB",
+             kind == ALLOC_MANAGED ? "managed" : kind == ALLOC_HOST ? "pinned host" : "device",
+             name, ask / 1e6, cudaGetErrorString(e), free_b / 1e6, total_b / 1e6);
+    return e == cudaErrorMemoryAllocation ? STEREO_ERR_NOMEM : STEREO_ERR_CUDA;
+}
+#define STAGE_ALLOC(ptr, bytes, kind)                                                     \
+    do {                                                                                  \
+        stereo_status st_ = stage_alloc(s, (void **)&(ptr), (bytes), kind, #ptr, err, errlen); \
+        if (st_ != STEREO_OK)                                                             \
+            return st_;                                                                   \
+    } while (0)
+#define DEV_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_DEVICE)
+#define MANAGED_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_MANAGED)
 
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen)
@@ -415,6 +486,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
         return STEREO_ERR_NOMEM;
     }
     stereo_status st = STEREO_OK;
+    read_fault_env(s);
     /* every failure below goes through fail: so the partial stage is released */
     {
         if (p->sms > 0 && (st = green_create(s, p->sms, err, errlen)) != STEREO_OK)
@@ -512,19 +584,19 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             if (p->confidence)
                 DEV_ALLOC(s->conf, n);
             DEV_ALLOC(s->d_desc, sizeof(frame_desc));
-            CUDA_TRY(cudaMallocHost((void **)&s->h_desc, 3 * sizeof(frame_desc)));
+            STAGE_ALLOC(s->h_desc, 3 * sizeof(frame_desc), ALLOC_HOST);
             memset(s->h_desc, 0, 3 * sizeof(frame_desc));
             CUDA_TRY(cudaMemcpy(s->d_desc, s->h_desc, sizeof(frame_desc), cudaMemcpyHostToDevice));
             for (int k = 0; k < 2; k++) {
                 /* host-attached: the CPU may read a slot whenever no frame writing it is in flight */
-                CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].disp, n * 2, cudaMemAttachHost));
+                MANAGED_ALLOC(s->slot[k].disp, n * 2);
                 if (p->lr_check)
-                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].right, n * 2, cudaMemAttachHost));
+                    MANAGED_ALLOC(s->slot[k].right, n * 2);
                 if (p->confidence)
-                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].conf, n, cudaMemAttachHost));
-                CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rgba, n * 4, cudaMemAttachHost));
+                    MANAGED_ALLOC(s->slot[k].conf, n);
+                MANAGED_ALLOC(s->slot[k].rgba, n * 4);
                 for (int i = 0; i < 2; i++)
-                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rect[i], n, cudaMemAttachHost));
+                    MANAGED_ALLOC(s->slot[k].rect[i], n);
             }
             CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
             DEV_ALLOC(s->lut, 3 * 256 * 3);
@@ -698,13 +770,23 @@ stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const s
     return STEREO_OK;
 }
 
+/* The injected kernel fault (STEREO_CUDA_FAULT=frame:N): a trap, which like a real fault
+ * (an illegal address) is sticky: every later call in the context fails. */
+static __global__ void k_fault(void) { __trap(); }
+
 /* Enqueues the frame's kernels: the graph, or kernel by kernel with events when profiling. */
 static stereo_status enqueue_frame(stage_cuda *s, char *err, size_t errlen)
 {
+    stereo_status st = STEREO_OK;
     if (s->profile)
-        return run_kernels(s, err, errlen);
-    CUDA_TRY(cudaGraphLaunch(s->graph_exec, s->stream));
-    return STEREO_OK;
+        st = run_kernels(s, err, errlen);
+    else
+        CUDA_TRY(cudaGraphLaunch(s->graph_exec, s->stream));
+    if (st == STEREO_OK && ++s->frames_enqueued == s->fault_frame) {
+        k_fault<<<1, 1, 0, s->stream>>>();
+        CUDA_TRY(cudaGetLastError());
+    }
+    return st;
 }
 
 static void read_profile(stage_cuda *s)

@@ -9,6 +9,15 @@
  * Exactly one implementation is linked: gpu/stage_cuda.cu (configured with CUDA) or
  * gpu/cuda_none.c (built without CUDA: every call reports that). The CUDA backend produces the
  * same bits as the CPU reference for the same parameters.
+ *
+ * Errors: an allocation that fails at create names the buffer, its size and the device's free
+ * memory, and returns STEREO_ERR_NOMEM (stereo_create then falls back to the CPU backend under
+ * STEREO_BACKEND_AUTO). A kernel fault is sticky in CUDA: every later call of the stage fails
+ * with the fault's message (STEREO_ERR_CUDA); the caller destroys the stage.
+ * Fault injection, for the tests (tests/gpu/test_cuda.c, tests/test_gpu_faults.sh on the GPU
+ * machine): the environment variable STEREO_CUDA_FAULT=alloc:NAME makes the allocation of
+ * buffer NAME (as the messages name it: L8, grey, slot.disp, ...) ask for more than the device
+ * has; STEREO_CUDA_FAULT=frame:N launches a trapping kernel after the N-th frame's kernels.
  */
 #ifndef STEREO_STAGE_CUDA_H
 #define STEREO_STAGE_CUDA_H

@@ -343,8 +343,17 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     }
     if (s->active == STEREO_BACKEND_CUDA) {
         st = stage_cuda_create(p, s->have_maps ? s->maps : NULL, &s->cuda, err, errlen);
-        if (st != STEREO_OK)
+        if (st == STEREO_ERR_NOMEM && p->backend == STEREO_BACKEND_AUTO) {
+            /* the GPU is there but too small (or too full) for this size: the CPU backend
+             * may still fit (checked by cpu_alloc below) */
+            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", err);
+            s->active = STEREO_BACKEND_CPU;
+            st = STEREO_OK;
+        } else if (st != STEREO_OK) {
             goto err;
+        }
+    }
+    if (s->active == STEREO_BACKEND_CUDA) {
         /* results are copied back into the host buffers below */
         size_t n = (size_t)p->width * p->height;
         int ok = !!(s->disp = malloc(n * sizeof(int16_t)));
