@@ -449,8 +449,8 @@ static stereo_status stage_alloc(const stage_cuda *s, void **ptr, size_t bytes, 
     size_t free_b = 0, total_b = 0;
     size_t ask = bytes;
     if (s->fault_alloc[0] && !strcmp(s->fault_alloc, name)) {
-        cudaMemGetInfo(&free_b, &total_b);
-        ask = bytes + 2 * total_b; /* more than the device has */
+        ask = bytes + ((size_t)1 << 50); /* 1 PB: more than any device has, also for managed
+                                            memory, which may oversubscribe the device */
     }
     cudaError_t e = kind == ALLOC_MANAGED ? cudaMallocManaged(ptr, ask, cudaMemAttachHost)
                     : kind == ALLOC_HOST  ? cudaMallocHost(ptr, ask)
