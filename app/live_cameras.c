@@ -11,8 +11,8 @@
  *               converted by libv4l2 from the formats above: RGB3 (format = rgb24), BGR3, ...
  *
  * then the settings for the first two capture nodes: their config names (by-id, else by-path,
- * else /dev/videoN) and a format, size and rate both offer, as a [camera] section and as --set
- * options.
+ * else /dev/videoN) and a format, size and rate both offer (common_mode), as a [camera] section
+ * and as --set options; for a single capture node, the side-by-side source's settings.
  */
 #include "live_cameras.h"
 
@@ -138,7 +138,7 @@ static int same_device(const camera_node *a, const camera_node *b)
 typedef struct {
     capture_format format;
     unsigned width, height;
-    double fps;
+    int fps;
 } camera_mode;
 
 static int size_offered(const camera_size *s, unsigned w, unsigned h)
@@ -150,12 +150,14 @@ static int size_offered(const camera_size *s, unsigned w, unsigned h)
            (s->step_height <= 1 || (h - s->min_height) % s->step_height == 0);
 }
 
-static int rate_offered(const camera_size *s, double fps)
+/* Whether a size's rates include `fps` as the capture counts it (within CAPTURE_FPS_TOLERANCE). */
+static int rate_offered(const camera_size *s, int fps)
 {
+    double tol = CAPTURE_FPS_TOLERANCE * fps;
     if (s->rate_range)
-        return fps >= s->rate_min * 0.999 && fps <= s->rate_max * 1.001;
+        return fps >= s->rate_min - tol && fps <= s->rate_max + tol;
     for (int i = 0; i < s->nrates; i++)
-        if (s->rate[i] > fps * 0.999 && s->rate[i] < fps * 1.001)
+        if (s->rate[i] >= fps - tol && s->rate[i] <= fps + tol)
             return 1;
     return 0;
 }
@@ -176,31 +178,41 @@ static const camera_format *find_format(const camera_node *n, capture_format wan
     return NULL;
 }
 
-/* The highest rate both sizes list (APP_FPS when both do, for a steady default); 0 if none. */
-static double common_rate(const camera_size *a, const camera_size *b)
+/* The rate to configure for two sizes: a whole number of fps (camera.fps), which both offer:
+ * APP_FPS when both do (a steady default), else the highest; 0 if none. 30000/1001 counts as 30. */
+static int common_rate(const camera_size *a, const camera_size *b)
 {
     if (rate_offered(a, APP_FPS) && rate_offered(b, APP_FPS))
         return APP_FPS;
-    double best = 0;
-    for (int i = 0; i < a->nrates; i++)
-        if (a->rate[i] > best && rate_offered(b, a->rate[i]))
-            best = a->rate[i];
-    if (a->rate_range && b->rate_range) {
-        double hi = a->rate_max < b->rate_max ? a->rate_max : b->rate_max;
-        if (hi >= a->rate_min && hi >= b->rate_min)
+    int best = 0;
+    const camera_size *side[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        const camera_size *s = side[k];
+        /* the candidates: each listed rate rounded, or the top of a range */
+        int n = s->rate_range ? 1 : s->nrates;
+        for (int i = 0; i < n; i++) {
+            int fps = (int)(s->rate_range ? s->rate_max + CAPTURE_FPS_TOLERANCE * s->rate_max
+                                          : s->rate[i] + 0.5);
+            if (fps > best && rate_offered(a, fps) && rate_offered(b, fps))
+                best = fps;
+        }
+    }
+    if (a->rate_range && b->rate_range && best == 0) { /* both ranges: the top they share */
+        int hi = (int)(a->rate_max < b->rate_max ? a->rate_max : b->rate_max);
+        if (hi >= 1 && rate_offered(a, hi) && rate_offered(b, hi))
             best = hi;
-    } else if (a->rate_range)
-        for (int i = 0; i < b->nrates; i++)
-            if (b->rate[i] > best && rate_offered(a, b->rate[i]))
-                best = b->rate[i];
+    }
     return best;
 }
 
 /* A format the app takes (the driver's own before libv4l2's conversions, in the order AUTO
- * tries them: YUYV, GREY, RGB24), a size both list (640x480 if both do, else the largest both
- * list up to 1280 wide, else the smallest) and the rate above. 0 if none; b may be a. */
+ * tries them: YUYV, GREY, RGB24), a size both list with a rate both offer (common_rate): for a
+ * pair 640x480 if both do, else the largest up to 1280 wide, else the smallest; for one
+ * side-by-side camera (b == a) the largest up to 2560 wide (two 1280 views), else the smallest.
+ * 0 if none. */
 static int common_mode(const camera_node *a, const camera_node *b, camera_mode *m)
 {
+    unsigned max_width = a == b ? 2560 : 1280;
     static const capture_format order[] = {CAPTURE_FORMAT_YUYV, CAPTURE_FORMAT_GREY,
                                            CAPTURE_FORMAT_RGB24};
     for (int emulated = 0; emulated <= 1; emulated++)
@@ -210,7 +222,7 @@ static int common_mode(const camera_node *a, const camera_node *b, camera_mode *
             if (!fa || !fb)
                 continue;
             const camera_size *sa = NULL, *sb = NULL;
-            if ((sa = find_size(fa, APP_WIDTH, APP_HEIGHT)) &&
+            if (a != b && (sa = find_size(fa, APP_WIDTH, APP_HEIGHT)) &&
                 (sb = find_size(fb, APP_WIDTH, APP_HEIGHT)) && common_rate(sa, sb) > 0) {
                 *m = (camera_mode){order[k], APP_WIDTH, APP_HEIGHT, common_rate(sa, sb)};
                 return 1;
@@ -221,7 +233,7 @@ static int common_mode(const camera_node *a, const camera_node *b, camera_mode *
                 if (s->stepwise || !(t = find_size(fb, s->width, s->height)) ||
                     common_rate(s, t) <= 0)
                     continue;
-                int fits = s->width <= 1280, pick_fits = pick && pick->width <= 1280;
+                int fits = s->width <= max_width, pick_fits = pick && pick->width <= max_width;
                 unsigned long area = (unsigned long)s->width * s->height;
                 unsigned long pick_area = pick ? (unsigned long)pick->width * pick->height : 0;
                 if (!pick || (fits && !pick_fits) ||
@@ -276,12 +288,12 @@ static void print_settings(FILE *out, const camera_node *left, const camera_node
     else
         fprintf(out, "\tdevice = %s\n", camera_node_config_path(left));
     if (have)
-        fprintf(out, "\twidth = %u\n\theight = %u\n\tfps = %.5g\n\tformat = %s\n", m.width,
+        fprintf(out, "\twidth = %u\n\theight = %u\n\tfps = %d\n\tformat = %s\n", m.width,
                 m.height, m.fps, capture_format_to_str(m.format));
     else
-        fprintf(out, "\t# no format, size and rate that %s offer%s found among the listed "
-                     "ones: choose from the list above (format = auto lets libv4l2 convert)\n",
-                right ? "both" : "it", right ? "" : "s");
+        fprintf(out, "\t# found no format, size and rate that %s: choose them from the list "
+                     "above (format = auto lets libv4l2 convert)\n",
+                right ? "both offer" : "the app takes");
     fprintf(out, "or on the command line:\n\tstereo-live --source %s", type);
     if (right) {
         fprintf(out, " --set camera.left=");
@@ -292,14 +304,11 @@ static void print_settings(FILE *out, const camera_node *left, const camera_node
         fprintf(out, " --set camera.device=");
         shell_word(out, camera_node_config_path(left));
     }
-    if (have && m.fps == (int)m.fps)
+    if (have)
         fprintf(out, " \\\n\t    --set camera.width=%u --set camera.height=%u --set camera.fps=%d "
-                     "--set camera.format=%s", m.width, m.height, (int)m.fps,
+                     "--set camera.format=%s", m.width, m.height, m.fps,
                 capture_format_to_str(m.format));
     fprintf(out, "\n");
-    if (have && m.fps != (int)m.fps)
-        fprintf(out, "(the rate %.5g is not a whole number, which camera.fps needs: choose "
-                     "another from the list)\n", m.fps);
 }
 
 int live_cameras_print(const camera_list *l, FILE *out)

@@ -35,9 +35,6 @@
 /* The driver must grant at least this many buffers: one waits for its partner, one is with the
  * consumer, one is being filled. */
 #define MIN_GRANTED_BUFFERS 3
-/* A frame rate within this fraction of the configured one counts as met (drivers round the
- * frame interval to their clock). */
-#define FPS_TOLERANCE 0.005
 
 typedef enum { BUF_IDLE = 0, BUF_QUEUED, BUF_HELD } buffer_state;
 
@@ -525,7 +522,7 @@ static capture_status set_frame_rate(v4l2_camera *cam, char *err, size_t errlen)
     }
     const struct v4l2_fract *tpf = &parm.parm.capture.timeperframe;
     cam->fps = tpf->numerator ? (double)tpf->denominator / tpf->numerator : 0;
-    if (cfg->fps > 0 && fabs(cam->fps - cfg->fps) > FPS_TOLERANCE * cfg->fps) {
+    if (cfg->fps > 0 && fabs(cam->fps - cfg->fps) > CAPTURE_FPS_TOLERANCE * cfg->fps) {
         char fcc[5];
         text t = {err, errlen, 0};
         camera_fourcc_str(cam->fourcc, fcc);
