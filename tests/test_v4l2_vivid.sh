@@ -6,8 +6,8 @@
 # mmap streaming, pairing, controls, lost cameras, errors (1-16), and zero-copy USERPTR
 # streaming into the program's own buffers with its ownership rules, reconnects and fallbacks
 # (17-26); then build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes:
-# the grouping, node kinds, links, vivid's formats, sizes and rates, the suggested settings, and
-# that the app captures on them (27-35). About 35 s.
+# the grouping, node kinds, links, vivid's formats, sizes and rates, the suggested settings,
+# that the app captures on them, and the same list while the app streams (27-36). About 40 s.
 #
 # Kernel: the package linux-image-amd64 depends on, fetched with `apt-get download` into
 # $STEREO_BUILD/v4l2-vm/ (vmlinuz and the 12 media modules are kept there between runs; the
@@ -204,5 +204,15 @@ check "$([ "$run_rc" = 0 ] && grep -q '^stereo-live: 3 frames' "$R/run.txt" &&
   grep -q 'left camera /dev/v4l/by-path/platform-vivid.0-video-index0' "$R/run.txt" && echo 0 || echo 1)" \
   "the suggested settings capture: stereo-live --config on them ran 3 pairs (exit ${run_rc:-no run})" \
   "$(tail -5 "$R/run.txt")"
+# ... and while the app streams from both, they are listed all the same
+sed -n 's/^list2-out| //p' "$log" >"$R/list2.txt"
+sed -n 's/^busy-out| //p' "$log" >"$R/busy.txt"
+list2_rc=$(sed -n 's/^list2-status| //p' "$log")
+busy_rc=$(sed -n 's/^busy-status| //p' "$log")
+streamed=$(grep -c '^frame ' "$R/busy.txt")
+check "$([ "$list2_rc" = 0 ] && [ "$busy_rc" = 0 ] && [ "$streamed" -ge 1 ] &&
+  cmp -s "$R/list.txt" "$R/list2.txt" && echo 0 || echo 1)" \
+  "--list-cameras while the app streams from both cameras: the same list (exit ${list2_rc:-no run}; the app: exit ${busy_rc:-?}, $streamed stats lines)" \
+  "$(diff "$R/list.txt" "$R/list2.txt" | head -10)" "$(tail -3 "$R/busy.txt")"
 echo "1..$n"
 exit $status

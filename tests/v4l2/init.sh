@@ -47,5 +47,16 @@ if [ -x /stereo-live ]; then
   /stereo-live --config /rig.ini --headless --frames 3 --backend cpu >/run.out 2>&1
   echo "run-status| $?"
   sed 's/^/run-out| /' /run.out
+  # while the app streams from both cameras, they are still listed (listing never streams)
+  /stereo-live --config /rig.ini --headless --frames 0 --backend cpu >/busy.out 2>&1 &
+  pid=$!
+  sleep 3
+  /stereo-live --list-cameras >/list2.out 2>&1
+  echo "list2-status| $?"
+  kill $pid
+  wait $pid
+  echo "busy-status| $?"
+  sed 's/^/list2-out| /' /list2.out
+  sed 's/^/busy-out| /' /busy.out
 fi
 poweroff -f

@@ -24,7 +24,7 @@ root=$(mktemp -d "${TMPDIR:-/tmp}/vivid-initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/bin "$root"/dev "$root"/proc "$root"/sys "$root"/lib/modules
 cp "$busybox" "$root/bin/busybox"
-for a in sh mount insmod rmmod mknod mkdir ln sed sleep cat cut ls grep tr uname poweroff; do ln -s busybox "$root/bin/$a"; done
+for a in sh mount insmod rmmod mknod mkdir ln sed sleep kill cat cut ls grep tr uname poweroff; do ln -s busybox "$root/bin/$a"; done
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
 cp "$mods"/*.ko "$root/lib/modules/"
