@@ -428,7 +428,11 @@ static int list_cameras(void)
         return 1;
     }
     int n = live_cameras_print(&l, stdout);
-    fflush(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        report("--list-cameras: cannot write the list: %s", strerror(errno));
+        camera_list_free(&l);
+        return 1;
+    }
     if (l.n == 0)
         report("--list-cameras: no V4L2 devices (no video* in %s): is a camera connected? "
                "(lsusb shows whether the system sees it)", dir);

@@ -174,7 +174,9 @@ static int ask_node(camera_node *n)
                  : "not a character device");
         return 0;
     }
-    int fd = open(n->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    /* O_NOCTTY: a node may be a link to a terminal (it is then no V4L2 device, and stays no
+     * controlling terminal of ours) */
+    int fd = open(n->path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         open_failed(n, errno);
         return 0;

@@ -34,7 +34,8 @@
 #  10. --list-cameras without cameras (STEREO_DEV_DIR): an empty directory and this machine's
 #      /dev (when it has no /dev/video*): exit 1 and one line; nodes that are no cameras (a
 #      file, /dev/null, a FIFO, a directory) listed in number order with why and their by-id
-#      link, without hanging; a missing directory; other options beside it refused; --help
+#      link, without hanging; a missing directory; other options beside it refused; a write
+#      error (/dev/full): exit 1, one line; --help
 # Run from the repo root (tests/run does): bash tests/test_live.sh. Env: STEREO_BUILD (build).
 # About 50 s on 2 cores. Exits non-zero only on a setup error.
 set -u
@@ -718,6 +719,10 @@ for args in "--frames:--frames 3 --list-cameras" "--set:--list-cameras --set cam
   check "--list-cameras with another option ($args): exit 2, one line naming $what" l.err \
     [ $rc -eq 2 ] && [ ! -s l.out ] && [ "$(cat l.err)" = "stereo-live: --list-cameras: lists the cameras and exits; $what does not go with it" ]
 done
+STEREO_DEV_DIR=fakedev "$LIVE" --list-cameras >/dev/full 2>l.err
+rc=$?
+check "--list-cameras into a full disk (/dev/full): exit 1, one line" l.err \
+  [ $rc -eq 1 ] && [ "$(cat l.err)" = "stereo-live: --list-cameras: cannot write the list: No space left on device" ]
 "$LIVE" --help >h.out
 check "--help describes --list-cameras and STEREO_DEV_DIR" h.out \
   grep -q -- '--list-cameras  *list the V4L2 devices' h.out && grep -q STEREO_DEV_DIR h.out
