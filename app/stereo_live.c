@@ -5,6 +5,7 @@
  *   stereo-live                         the generated scene, in a window (the embedded default)
  *   stereo-live --config rig.ini        cameras and settings from a file (see app/config.h)
  *   stereo-live --headless --frames 100 no window: statistics once a second
+ *   stereo-live --list-cameras          the V4L2 devices and what they offer (live_cameras.c)
  *
  * The main thread is the display (SDL wants it); the capture and stage threads live in
  * live_pipeline.c, the sources in live_sources.c. Exit status: 0 after a clean shutdown (frame
@@ -37,7 +38,9 @@
 #include <SDL_ttf.h>
 
 #include "calib.h"
+#include "camera_list.h"
 #include "image_io.h"
+#include "live_cameras.h"
 #include "mapfile.h"
 #endif
 #include "colormap.h"
@@ -101,6 +104,11 @@ static const char usage_text[] =
     "                         thread; a live source drops what it cannot keep up with and\n"
     "                         counts it; replay: stereo-live --config DIR/replay.ini)\n"
     "  --set SECTION.KEY=VAL  any key of the configuration file, e.g. --set synth.width=320\n"
+    "  --list-cameras         list the V4L2 devices (/dev/video*) grouped by device, with\n"
+    "                         their /dev/v4l/by-id and by-path names, formats, sizes and\n"
+    "                         frame rates, then [camera] settings for the first two cameras,\n"
+    "                         and exit: 0 when a camera was listed, 1 when none (the\n"
+    "                         environment variable STEREO_DEV_DIR scans another directory)\n"
 #endif
     "  --synth-prerender K    generated scene: render K frames of the animation at start and\n"
     "                         replay them in a loop (measures the pipeline, not the renderer)\n"
@@ -150,6 +158,7 @@ typedef struct {
     const char *stats_json;     /* --stats-json FILE */
     int prerender;              /* --synth-prerender K; 0 = render every frame */
     int help, version;          /* --help, --version: print, exit 0 */
+    int list_cameras;           /* --list-cameras: list the V4L2 devices, exit */
 } app_options;
 
 /* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
@@ -157,7 +166,8 @@ typedef struct {
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
-           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION };
+           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
+           O_LIST_CAMERAS };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -173,6 +183,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"stats-json", required_argument, NULL, O_STATS_JSON},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
+        {"list-cameras", no_argument, NULL, O_LIST_CAMERAS},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -187,6 +198,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_RECORD, "record", "dir", NULL},
     };
     int c;
+    const char *other = NULL;   /* the name of an option given beside --list-cameras */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == 'h' || c == O_VERSION) {
@@ -201,6 +213,18 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
                 report("unknown option '%s' (see --help)", argv[optind - 1]);
             return -1;
         }
+        if (c == O_LIST_CAMERAS) {
+#if LIVE_LIBC_ONLY
+            report("not built in this binary: --list-cameras (cameras need libv4l2; "
+                   "build/stereo-live has it)");
+            return -1;
+#endif
+            o_app->list_cameras = 1;
+            continue;
+        }
+        for (const struct option *op = opts; !other && op->name; op++)
+            if (op->val == c)
+                other = op->name;
         if (c == O_CONFIG) {
 #if LIVE_LIBC_ONLY
             report("not built in this binary: --config %s (configuration files need inih; "
@@ -259,6 +283,10 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
     }
     if (optind < argc) {
         report("%s: unexpected argument (see --help)", argv[optind]);
+        return -1;
+    }
+    if (o_app->list_cameras && other) {
+        report("--list-cameras: lists the cameras and exits; --%s does not go with it", other);
         return -1;
     }
     return 0;
@@ -351,7 +379,7 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
     live_config_defaults(cfg);
     if (parse_options(argc, argv, o, ov, &nov) != 0)
         return -1;
-    if (o->help || o->version)
+    if (o->help || o->version || o->list_cameras)
         return 0;
 #if !LIVE_LIBC_ONLY
     if (o->config_path && live_config_load(o->config_path, cfg, err, sizeof err) != 0) {
@@ -383,6 +411,38 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
     }
     return check_outputs(cfg, o);
 }
+
+#if !LIVE_LIBC_ONLY
+/* --list-cameras: the V4L2 devices in $STEREO_DEV_DIR (default /dev; tests point it elsewhere).
+ * Exit status 0 when at least one video capture device was listed, 1 when none was (no video
+ * nodes, none that captures, or none that could be opened: the list says why). */
+static int list_cameras(void)
+{
+    const char *dir = getenv("STEREO_DEV_DIR");
+    char err[1024];
+    camera_list l;
+    if (!dir || !dir[0])
+        dir = "/dev";
+    if (camera_list_scan(dir, &l, err, sizeof err) != 0) {
+        report("--list-cameras: %s", err);
+        return 1;
+    }
+    int n = live_cameras_print(&l, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        report("--list-cameras: cannot write the list: %s", strerror(errno));
+        camera_list_free(&l);
+        return 1;
+    }
+    if (l.n == 0)
+        report("--list-cameras: no V4L2 devices (no video* in %s): is a camera connected? "
+               "(lsusb shows whether the system sees it)", dir);
+    else if (n == 0)
+        report("--list-cameras: none of the %d video node%s in %s is a camera the app can "
+               "capture from (see above)", l.n, l.n == 1 ? "" : "s", dir);
+    camera_list_free(&l);
+    return n > 0 ? 0 : 1;
+}
+#endif
 
 /* ---- statistics over the last second ------------------------------------------------------- */
 
@@ -1247,6 +1307,10 @@ int main(int argc, char **argv)
         version_print(PROGRAM);
         return 0;
     }
+#if !LIVE_LIBC_ONLY
+    if (a.opt.list_cameras)
+        return list_cameras();
+#endif
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -31,6 +31,11 @@
 #      what is not built in with one line; stereo-bench --async with the CPU backend
 #   9. leaks: valgrind over 300 headless frames at 64x48 (and a record + replay, and the
 #      libc-only build): none definite
+#  10. --list-cameras without cameras (STEREO_DEV_DIR): an empty directory and this machine's
+#      /dev (when it has no /dev/video*): exit 1 and one line; nodes that are no cameras (a
+#      file, /dev/null, a FIFO, a directory) listed in number order with why and their by-id
+#      link, without hanging; a missing directory; other options beside it refused; a write
+#      error (/dev/full): exit 1, one line; --help
 # Run from the repo root (tests/run does): bash tests/test_live.sh. Env: STEREO_BUILD (build).
 # About 50 s on 2 cores. Exits non-zero only on a setup error.
 set -u
@@ -612,6 +617,7 @@ if [ -x "$HL" ]; then
   nb_case "--source sbs" --source sbs --set camera.device=/dev/video0
   nb_case "calibration maps" --set calibration.maps=rig.maps
   nb_case "--fullscreen" --fullscreen
+  nb_case "--list-cameras" --list-cameras
 else
   skip "stereo-live-headless" "$HL is not built"
 fi
@@ -661,5 +667,64 @@ else
   skip "valgrind: 300 headless frames, no definite leak" "valgrind not installed"
   skip "valgrind: record and replay, no definite leak" "valgrind not installed"
 fi
+
+# ---- 10. --list-cameras on the host (tests/test_v4l2_vivid.sh lists vivid's devices) ---------
+mkdir -p nodev fakedev/v4l/by-id
+: >fakedev/video0
+ln -s /dev/null fakedev/video3
+mkfifo fakedev/video7
+mkdir fakedev/video12
+: >fakedev/videox
+: >fakedev/video
+ln -s ../../video3 fakedev/v4l/by-id/usb-Fake_Camera-video-index0
+# list_case NAME WANT-EXIT WANT-STDOUT WANT-STDERR ARGS...: exit status and both outputs exactly
+list_case() {
+  local name=$1 want_rc=$2 want_out=$3 want_err=$4; shift 4
+  timeout 10 env "$@" "$LIVE" --list-cameras >l.out 2>l.err
+  local rc=$?
+  if [ $rc -eq "$want_rc" ] && [ "$(cat l.out)" = "$want_out" ] && [ "$(cat l.err)" = "$want_err" ]; then
+    ok "--list-cameras $name: exit $rc${want_err:+: $want_err}"
+  else
+    not_ok "--list-cameras $name: exit $want_rc and the expected output" \
+      "exit $rc; stdout: $(cat l.out)"$'\n'"stderr: $(cat l.err)"$'\n'"want stdout: $want_out"$'\n'"want stderr: $want_err"
+  fi
+}
+list_case "in an empty directory" 1 "" \
+  "stereo-live: --list-cameras: no V4L2 devices (no video* in nodev): is a camera connected? (lsusb shows whether the system sees it)" \
+  STEREO_DEV_DIR=nodev
+if ! ls /dev/video* >/dev/null 2>&1; then
+  list_case "on this machine (no /dev/video*)" 1 "" \
+    "stereo-live: --list-cameras: no V4L2 devices (no video* in /dev): is a camera connected? (lsusb shows whether the system sees it)"
+else
+  skip "--list-cameras on this machine without cameras" "it has /dev/video* nodes"
+fi
+T=$'\t'
+list_case "over nodes that are no cameras (sorted by number, each with why, links, no hang)" 1 \
+  "Not listed:
+$T""fakedev/video0: not a device node (a regular file)
+$T""fakedev/video3: not a V4L2 device (VIDIOC_QUERYCAP: Inappropriate ioctl for device)
+$T    fakedev/v4l/by-id/usb-Fake_Camera-video-index0
+$T""fakedev/video7: not a device node (a FIFO)
+$T""fakedev/video12: not a device node (a directory)" \
+  "stereo-live: --list-cameras: none of the 4 video nodes in fakedev is a camera the app can capture from (see above)" \
+  STEREO_DEV_DIR=fakedev
+list_case "in a missing directory" 1 "" \
+  "stereo-live: --list-cameras: missing: cannot list the devices: No such file or directory" \
+  STEREO_DEV_DIR=missing
+for args in "--frames:--frames 3 --list-cameras" "--set:--list-cameras --set camera.left=/dev/video0"; do
+  what=${args%%:*} args=${args#*:}
+  # shellcheck disable=SC2086
+  "$LIVE" $args >l.out 2>l.err
+  rc=$?
+  check "--list-cameras with another option ($args): exit 2, one line naming $what" l.err \
+    [ $rc -eq 2 ] && [ ! -s l.out ] && [ "$(cat l.err)" = "stereo-live: --list-cameras: lists the cameras and exits; $what does not go with it" ]
+done
+STEREO_DEV_DIR=fakedev "$LIVE" --list-cameras >/dev/full 2>l.err
+rc=$?
+check "--list-cameras into a full disk (/dev/full): exit 1, one line" l.err \
+  [ $rc -eq 1 ] && [ "$(cat l.err)" = "stereo-live: --list-cameras: cannot write the list: No space left on device" ]
+"$LIVE" --help >h.out
+check "--help describes --list-cameras and STEREO_DEV_DIR" h.out \
+  grep -q -- '--list-cameras  *list the V4L2 devices' h.out && grep -q STEREO_DEV_DIR h.out
 
 echo "1..$n"
