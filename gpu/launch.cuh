@@ -58,6 +58,8 @@ typedef struct {
     const uint8_t *grey;                 /* left, rectified */
     const uint8_t *rank_l, *rank_r;      /* rank cost */
     const uint64_t *census_l, *census_r; /* census cost */
+    const uint8_t *cost_table;           /* costs ad and mi: 256 x 256 bytes, C = table[IL * 256
+                                            + IR], with grey values in rank_l / rank_r; else NULL */
     uint16_t *S[SGM_MAX_BRANCHES];       /* the branches' partial sums, w * h * D each */
     int branches;                        /* 2 or SGM_MAX_BRANCHES */
     /* outputs of the final pass */
@@ -81,6 +83,7 @@ cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream);
  * MODE_STORE, MODE_ADD or MODE_FINAL (sgm_walk.cuh). */
 cudaError_t launch_sgm_dir_rank(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 cudaError_t launch_sgm_dir_census(const sgm_args *a, int dir, int mode, cudaStream_t stream);
+cudaError_t launch_sgm_dir_table(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 
 /* sgm_dirs.cu — the per-direction design, used when every L fits a byte (max_cost +
  * max(P2, P1 + 1) <= 255, sgm_fits_bytes) and paths * vol bytes fit: every direction's walk
@@ -94,6 +97,7 @@ cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 /* The walks of one cost (sgm_dirs.cu is compiled once per cost); launch_sgm_dirs picks. */
 cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */

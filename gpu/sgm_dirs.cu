@@ -30,10 +30,10 @@
 #include "sgm_walk.cuh"
 
 /* Build: compiled once per matching cost, like sgm.cu (-DSGM_CENSUS=0 / 1, build.ninja): each
- * object holds its cost's walks (k_dirs); the rank object also the sum passes (k_wta, k_wta_pk:
+ * object holds its cost's walks (k_dirs; SGM_TABLE=1: the table costs', ad and mi); the rank object also the sum passes (k_wta, k_wta_pk:
  * they read bytes and do not depend on the cost) and the launchers. */
-#ifndef SGM_CENSUS
-#error "compile sgm_dirs.cu with -DSGM_CENSUS=0 (rank) or -DSGM_CENSUS=1 (census): see build.ninja"
+#if !defined(SGM_CENSUS) || !defined(SGM_TABLE)
+#error "compile sgm_dirs.cu with -DSGM_CENSUS=0|1 and -DSGM_TABLE=0|1: see build.ninja"
 #endif
 
 #define WTA_BLOCK 256
@@ -103,7 +103,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
     dir_walker<K, G, CENSUS>::run(a, dir, line, threadIdx.x & (G - 1), jump_table, rank < nlines);
 }
 
-#if !SGM_CENSUS
+#if !SGM_CENSUS && !SGM_TABLE
 template <int K, int NP>
 struct wta_step {
     uint32_t r[NP][byte_words<K>::R];
@@ -359,7 +359,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
         write_right_row(a, rk, y);
 }
 
-#endif /* !SGM_CENSUS */
+#endif /* !SGM_CENSUS && !SGM_TABLE */
 
 template <int K, int G>
 static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t stream)
@@ -384,6 +384,8 @@ static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t str
 
 #if SGM_CENSUS
 cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream)
+#elif SGM_TABLE
+cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream)
 #else
 cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stream)
 #endif
@@ -416,12 +418,13 @@ cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stre
     SGM_DISPATCH(launch_dirs_kg, a, paths, stream);
 }
 
-#if !SGM_CENSUS
+#if !SGM_CENSUS && !SGM_TABLE
 cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
 {
     if (paths != 4 && paths != 8)
         return cudaErrorInvalidValue;
     return a->cost == STEREO_COST_CENSUS ? launch_sgm_dirs_census(a, paths, stream)
+           : a->cost_table               ? launch_sgm_dirs_table(a, paths, stream)
                                          : launch_sgm_dirs_rank(a, paths, stream);
 }
 
@@ -482,4 +485,4 @@ cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream)
     }
     SGM_DISPATCH(launch_wta_kg, a, paths, stream);
 }
-#endif /* !SGM_CENSUS */
+#endif /* !SGM_CENSUS && !SGM_TABLE */

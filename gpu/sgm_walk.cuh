@@ -169,6 +169,24 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
     in.grey = __ldg(a.grey + p);
 }
 
+/* Four matching costs (bytes) of one left value rl (rl4: it in every byte) against four right
+ * values r4: |rl - r| (rank), or, in the table build (-DSGM_TABLE=1: costs ad and mi, whose
+ * "rank" rows hold the grey values), cost_table[rl * 256 + r] (sgm.h). The table (64 KB) stays
+ * in L1: a walk's lookups hit few of its rows at a time. */
+#ifndef SGM_TABLE
+#error "SGM_TABLE must be 0 or 1 (build.ninja compiles sgm.cu and sgm_dirs.cu once per cost kind)"
+#endif
+static __device__ __forceinline__ uint32_t costs4(const sgm_args &a, int rl, uint32_t rl4, uint32_t r4)
+{
+#if SGM_TABLE
+    const uint8_t *row = a.cost_table + rl * 256;
+    return (uint32_t)__ldg(row + (r4 & 255u)) | (uint32_t)__ldg(row + (r4 >> 8 & 255u)) << 8 |
+           (uint32_t)__ldg(row + (r4 >> 16 & 255u)) << 16 | (uint32_t)__ldg(row + (r4 >> 24)) << 24;
+#else
+    return __vabsdiffu4(rl4, r4);
+#endif
+}
+
 /* Costs of the lane's K disparities as K/2 16-bit pairs; max_cost where x - d < 0. */
 template <int K, bool CENSUS, int NB>
 static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS, NB> &in,
@@ -189,7 +207,7 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
         for (int q = 0; q < K / 4; q++) {
             const int m = K / 4 - 1 - q;
             uint32_t r4 = __byte_perm(in.rr[CENSUS ? 0 : m], in.rr[CENSUS ? 0 : m + 1], in.shift);
-            uint32_t c4 = __vabsdiffu4(rl4, r4);
+            uint32_t c4 = costs4(a, in.rl, rl4, r4);
             cost[2 * q] = __byte_perm(c4, 0, 0x4140);
             cost[2 * q + 1] = __byte_perm(c4, 0, 0x4342);
         }
@@ -211,7 +229,7 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
             uint32_t lo = m >= 0 ? win[m >= 0 ? m : 0] : 0u;
             uint32_t hi = m + 1 < SW ? win[m + 1 < SW ? m + 1 : 0] : 0u; /* unused when r = 0 */
             uint32_t r4 = __byte_perm(lo, hi, (uint32_t)((r + 3) | (r + 2) << 4 | (r + 1) << 8 | r << 12));
-            uint32_t c4 = __vabsdiffu4(rl4, r4);
+            uint32_t c4 = costs4(a, in.rl, rl4, r4);
             cost[2 * q] = __byte_perm(c4, 0, 0x4140);
             if (2 * q + 1 < K / 2)
                 cost[2 * q + 1] = __byte_perm(c4, 0, 0x4342);
@@ -714,7 +732,7 @@ static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
             const int b = K - 2 - j, u = b / 4, o = b % 4; /* R(j + 1): window byte b, R(j): b + 1 */
             const uint32_t sel = (uint32_t)((o + 1) | (4 + o + 1) << 4 | o << 8 | (4 + o) << 12);
             uint32_t q = __byte_perm(win[u], win[u - W / 4], sel);
-            uint32_t c4 = __vabsdiffu4(rl4, q);
+            uint32_t c4 = costs4(a, in.rl, rl4, q);
             cost[j] = __byte_perm(c4, 0, 0x4140);
             cost[j + 1] = __byte_perm(c4, 0, 0x4342);
         }

@@ -337,7 +337,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     int16_t *wta_right = p->median ? s->raw_right : s->disp_right;
     sgm_args a = {w, h, p->min_disparity, D, p->p1, p->p2, p->p2_adapt,
                   transform_max_cost(p->cost, p->rank_window), p->cost, s->grey[0],
-                  s->rank[0], s->rank[1], s->census[0], s->census[1], {NULL}, s->branches,
+                  s->rank[0], s->rank[1], s->census[0], s->census[1], NULL, {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
     if (s->agg_dirs) {

@@ -10,7 +10,7 @@
  * Compare with the per-direction walk (docs/cuda-notes.md), which does all 8 directions in
  * 0.585 ms at 1280x960 D128 on an H100 and stores 1 byte per direction and voxel.
  *
- *   nvcc -O3 -std=c++17 -arch=sm_90 -Igpu -Ihal tools/sweep_proto.cu -o sweep-proto
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -DSGM_TABLE=0 -Igpu -Ihal tools/sweep_proto.cu -o sweep-proto
  *   ./sweep-proto [WIDTH HEIGHT]          (D = 128; prints the median of 100 runs)
  */
 #include <algorithm>
