@@ -57,9 +57,9 @@ static const char usage_text[] =
     "                         +x, -x, +y, -y, +x+y, -x+y, +x-y, -x-y (4 paths: the first 4)\n"
     "      --p2-adapt T       intensity-adaptive P2: P2*T/(T + |dI|), 0 = off (default 16);\n"
     "                         it adapts each path's P2\n"
-    "      --path-weights W,..  weight of each path's L in the sum, 0..255, one per path in\n"
-    "                         path order, not all 0 (default 1 each); sum of W*(max cost + P2)\n"
-    "                         must stay below 65536\n"
+    "      --path-weights W[,W...]  weight of each path's L in the sum, 0..255: one for every\n"
+    "                         path or one per path in path order, not all 0 (default 1); the\n"
+    "                         sum of W*(max cost + P2) over the paths must stay below 65536\n"
     "      --uniqueness U     reject when another disparity is within U% (0 = off, default)\n"
     "      --no-subpixel      integer disparities\n"
     "      --no-lr            no left-right consistency check\n"
@@ -251,8 +251,6 @@ static int parse_options(int argc, char **argv, options *o)
             return usage_error("%s: %d values for %d paths (give one value, or one per path in "
                                "path order: +x, -x, +y, -y%s)", lists[i].opt, lists[i].n,
                                p->paths, p->paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
-    if (o->nweights == 1 && p->paths > 1)
-        return usage_error("--path-weights: 1 value for %d paths (give one per path)", p->paths);
     int p1, p2;
     stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
     p->p1 = o->p1_set ? o->p1_list[0] : p1;
@@ -268,7 +266,8 @@ static int parse_options(int argc, char **argv, options *o)
         if (sum == 0)
             return usage_error("--path-weights: '%d,...' are all 0 (weights are 0..255, at "
                                "least one positive)", o->weights[0]);
-        memcpy(p->path_weight, o->weights, sizeof o->weights);
+        for (int r = 0; r < STEREO_MAX_PATHS; r++)
+            p->path_weight[r] = o->weights[o->nweights > 1 ? r : 0];
     }
     for (int r = 0; r < p->paths; r++) {
         int q1, q2;
