@@ -131,12 +131,10 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
     if (cost == STEREO_COST_CENSUS) {
         *p1 = 16;
         *p2 = 96;
-    } else if (cost == STEREO_COST_AD) {
-        *p1 = 8;
-        *p2 = 96;
-    } else if (cost == STEREO_COST_BT) {
-        *p1 = 8;
-        *p2 = 96;
+    } else if (cost == STEREO_COST_AD || cost == STEREO_COST_BT) {
+        /* the middle of the plateau P1 12..16 x P2 96..128 of both (docs/tuning.md) */
+        *p1 = 14;
+        *p2 = 112;
     } else {
         /* for the 9x9 rank (costs 0..80); other windows scale with the rank range */
         int range = rank_window * rank_window - 1;
