@@ -82,6 +82,11 @@ static int parse_cost(const char *s)
     stereo_cost c;
     return stereo_cost_from_str(s, &c) == 0 ? (int)c : -1;
 }
+static int parse_method(const char *s)
+{
+    stereo_method m;
+    return stereo_method_from_str(s, &m) == 0 ? (int)m : -1;
+}
 static int parse_backend(const char *s)
 {
     stereo_backend b;
@@ -99,6 +104,7 @@ _Static_assert(sizeof(live_view) == sizeof(int), "enum size");
 _Static_assert(sizeof(capture_format) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
 _Static_assert(sizeof(colormap_id) == sizeof(int), "enum size");
 
 /* ---- the keys ---------------------------------------------------------------------------- */
@@ -108,6 +114,9 @@ typedef enum {
     K_D,       /* int in lo..hi, a multiple of 16 (disparities) */
     K_ODD,     /* odd int in lo..hi (rank window) */
     K_PATHS,   /* 4 or 8 */
+    K_PLIST,   /* p1 / p2: one int in lo..hi for every path, or a comma-separated one per path
+                  (stored into p1 / p2 and the p1_path / p2_path arrays beside them) */
+    K_WEIGHTS, /* path weights: one int in lo..hi for every path, or one per path */
     K_LONG,    /* long in 0..LONG_MAX */
     K_BOOL,    /* true/false yes/no on/off 1/0 */
     K_ENUM,    /* a word of `words`, through parse */
@@ -150,11 +159,14 @@ static const key_def keys[] = {
 
     {"stereo", "disparities", K_D, 16, 256, F(stereo.num_disparities), 0, 0},
     {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
-    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census"},
+    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt"},
+    {"stereo", "method", K_ENUM, 0, 0, F(stereo.method), parse_method, "sgm, bm"},
+    {"stereo", "block", K_ODD, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, F(stereo.block), 0, 0},
     {"stereo", "window", K_ODD, 3, 15, F(stereo.rank_window), 0, 0},
     {"stereo", "paths", K_PATHS, 4, 8, F(stereo.paths), 0, 0},
-    {"stereo", "p1", K_INT, 1, 1022, F(stereo.p1), 0, 0},
-    {"stereo", "p2", K_INT, 2, 1023, F(stereo.p2), 0, 0},
+    {"stereo", "p1", K_PLIST, 1, 1022, F(stereo.p1), 0, 0},
+    {"stereo", "p2", K_PLIST, 2, 1023, F(stereo.p2), 0, 0},
+    {"stereo", "path_weights", K_WEIGHTS, 0, 255, F(stereo.path_weight), 0, 0},
     {"stereo", "p2_adapt", K_INT, 0, 255, F(stereo.p2_adapt), 0, 0},
     {"stereo", "uniqueness", K_INT, 0, 99, F(stereo.uniqueness), 0, 0},
     {"stereo", "subpixel", K_BOOL, 0, 0, F(stereo.subpixel), 0, 0},
@@ -252,6 +264,39 @@ static int parse_integer(const char *key, const char *v, long lo, long hi, long 
     if (errno == ERANGE || x < lo || x > hi)
         return failf(err, errlen, "%s: %s is outside %ld..%ld", key, v, lo, hi);
     *out = (long)x;
+    return 0;
+}
+
+/* "24" or "24,24,30,30": 1..max integers in lo..hi separated by commas (blanks around them
+ * allowed); each item is read as parse_integer reads a value. */
+static int parse_list(const char *key, const char *v, long lo, long hi, int *out, int max,
+                      int *n, char *err, size_t errlen)
+{
+    int count = 0;
+    for (const char *p = v;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && isspace((unsigned char)*p))
+            p++, len--;
+        while (len && isspace((unsigned char)p[len - 1]))
+            len--;
+        char item[32];
+        if (len == 0 || len >= sizeof item)
+            return failf(err, errlen, "%s: '%s' is not a comma-separated list of integers in "
+                         "%ld..%ld", key, v, lo, hi);
+        if (count == max)
+            return failf(err, errlen, "%s: '%s' has more than %d values", key, v, max);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        long x;
+        if (parse_integer(key, item, lo, hi, &x, err, errlen))
+            return -1;
+        out[count++] = (int)x;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *n = count;
     return 0;
 }
 
@@ -395,6 +440,36 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             memcpy(field, &i, sizeof i);
         }
         break;
+    case K_PLIST:
+    case K_WEIGHTS: {
+        int v[STEREO_MAX_PATHS], n = 0;
+        if (!*value)
+            return failf(err, errlen, "%s: empty; expected %s in %ld..%ld", k->key,
+                         k->kind == K_PLIST ? "one integer or one per path" : "one integer per path",
+                         k->lo, k->hi);
+        if (parse_list(k->key, value, k->lo, k->hi, v, STEREO_MAX_PATHS, &n, err, errlen))
+            return -1;
+        if (k->kind == K_WEIGHTS) {
+            int sum = 0;
+            for (int i = 0; i < n; i++)
+                sum += v[i];
+            if (sum == 0)
+                return failf(err, errlen, "%s: '%s' are all 0 (weights are 0..255, at least one "
+                             "positive)", k->key, value);
+            for (int r = 0; r < STEREO_MAX_PATHS; r++)
+                c->stereo.path_weight[r] = n > 1 ? (r < n ? v[r] : 1) : v[0];
+            c->weights_count = n > 1 ? n : 0;
+            break;
+        }
+        int p2 = k->offset == offsetof(live_config, stereo.p2);
+        int *arr = p2 ? c->stereo.p2_path : c->stereo.p1_path;
+        memset(arr, 0, STEREO_MAX_PATHS * sizeof *arr);
+        if (n > 1)
+            memcpy(arr, v, (size_t)n * sizeof *v);
+        memcpy(field, &v[0], sizeof v[0]);
+        *(p2 ? &c->p2_count : &c->p1_count) = n > 1 ? n : 0;
+        break;
+    }
     case K_BOOL:
         if (parse_bool(k->key, value, &b, err, errlen))
             return -1;
@@ -561,6 +636,25 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
         long l;
         char word[32];
         switch (k->kind) {
+        case K_PLIST:
+        case K_WEIGHTS: {
+            /* a list when a path differs from the scalar (K_PLIST: p1 / p2; weights: the first
+             * weight), else the one value */
+            const stereo_params *p = &c->stereo;
+            const int *arr = k->kind == K_WEIGHTS ? p->path_weight
+                             : k->offset == offsetof(live_config, stereo.p2) ? p->p2_path
+                                                                             : p->p1_path;
+            memcpy(&v, field, sizeof v);
+            int list = 0;
+            for (int r = 0; r < p->paths; r++)
+                list |= k->kind == K_WEIGHTS ? arr[r] != v : arr[r] != 0;
+            fprintf(f, "%s = ", k->key);
+            for (int r = 0; r < (list ? p->paths : 1); r++)
+                fprintf(f, "%s%d", r ? "," : "",
+                        !list ? v : k->kind == K_WEIGHTS || arr[r] ? arr[r] : v);
+            fputc('\n', f);
+            break;
+        }
         case K_LONG:
             memcpy(&l, field, sizeof l);
             fprintf(f, "%s = %ld\n", k->key, l);
@@ -669,6 +763,14 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
         return failf(err, errlen, "%s: give [display] width and height together (or neither: "
                      "the image size)", c->window_width ? "height" : "width");
 
+    const struct { const char *key; int n; } lists[3] = {
+        {"p1", c->p1_count}, {"p2", c->p2_count}, {"path_weights", c->weights_count}};
+    for (int i = 0; i < 3; i++)
+        if (lists[i].n > 1 && lists[i].n != c->stereo.paths)
+            return failf(err, errlen, "%s: %d values for %d paths (give one value, or one per "
+                         "path in path order: +x, -x, +y, -y%s)", lists[i].key, lists[i].n,
+                         c->stereo.paths,
+                         c->stereo.paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
     stereo_params p = c->stereo;
     p.width = w;
     p.height = h;

@@ -65,6 +65,9 @@ typedef struct {
     /* 1 once [stereo] p1 / p2 was set (file or live_config_set); until then each follows the
      * tuned default for the cost and window (stereo_default_penalties), as stereo-match does */
     int p1_given, p2_given;
+    /* values of the [stereo] p1 / p2 / path_weights lists as last given, 0 when one value (for
+     * every path) or none was given; live_config_check wants 0 or one per path */
+    int p1_count, p2_count, weights_count;
     /* [calibration] maps: a map file, a calibration YAML or "LEFT,RIGHT" camera_info files */
     char maps[CONFIG_PATH_MAX];
     /* [display] */

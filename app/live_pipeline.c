@@ -119,11 +119,14 @@ struct live_pipeline {
     stereo_result published_result;
     uint64_t published_number;
     int published_p2;
+    stereo_method published_method;
     int reading;                 /* -1: none */
     uint64_t reading_number;
     int reading_retired;         /* the display's slot was replaced: free it at release */
     uint64_t shown_number;
     int paused, colormap, p2, p2_request, frozen;
+    stereo_method method;        /* the method asked for last */
+    int method_request;          /* 1: recreate the stage with `method` */
     /* recording: the writer's FIFO of slots, and which slots it still holds */
     int rec_queue[REC_SLOTS], nrec;
     int rec_held;                /* slots queued or being written */
@@ -285,10 +288,17 @@ static void *capture_main(void *arg)
 /* Recreates the stage with a new P2 while the pool is frozen and every slot is free (lock not
  * held). 0; 1 when the new stage could not be made (the old one stays); -1 when the frames
  * could not be moved (fatal). */
-static int recreate_stage(live_pipeline *p, int p2, char *err, size_t errlen)
+static int recreate_stage(live_pipeline *p, int p2, stereo_method method, char *err,
+                          size_t errlen)
 {
     stereo_params np = p->params;
+    for (int r = 0; r < STEREO_MAX_PATHS; r++) /* per-path P2s follow the change */
+        if (np.p2_path[r]) {
+            int lo = (np.p1_path[r] ? np.p1_path[r] : np.p1) + 1, v = np.p2_path[r] + p2 - np.p2;
+            np.p2_path[r] = v < lo ? lo : v > 1023 ? 1023 : v;
+        }
     np.p2 = p2;
+    np.method = method;
     np.backend = stereo_active_backend(p->stage);
     stereo_stage *ns;
     if (stereo_create(&np, p->maps, &ns, err, errlen) != STEREO_OK)
@@ -314,6 +324,7 @@ static void publish(live_pipeline *p, int k, const stereo_result *r)
     p->published_result = *r;
     p->published_number = p->stats.processed;
     p->published_p2 = p->params.p2;
+    p->published_method = p->params.method;
 }
 
 static void *stage_main(void *arg)
@@ -325,23 +336,26 @@ static void *stage_main(void *arg)
         if (p->stop || p->stage_done)
             break;
         /* a new P2: once nobody holds a slot (the queue processed first, the writer done) */
-        if (p->p2_request && p->nready == 0 && p->capture_slot < 0 && p->reading < 0 &&
-            p->rec_held == 0) {
-            int p2 = p->p2_request;
-            p->p2_request = 0;
+        if ((p->p2_request || p->method_request) && p->nready == 0 && p->capture_slot < 0 &&
+            p->reading < 0 && p->rec_held == 0) {
+            int p2 = p->p2_request ? p->p2_request : p->params.p2;
+            stereo_method method = p->method;
+            p->p2_request = p->method_request = 0;
             if (p->published >= 0) /* its result dies with the old stage */
                 push_free(p, p->published);
             p->published = -1;
             pthread_mutex_unlock(&p->lock);
-            int rc = recreate_stage(p, p2, err, sizeof err);
+            int rc = recreate_stage(p, p2, method, err, sizeof err);
             pthread_mutex_lock(&p->lock);
             if (rc < 0) {
                 fail_locked(p, err);
                 break;
             }
             if (rc > 0) { /* keep the old stage, say why */
-                fprintf(stderr, "stereo-live: P2 %d: %s\n", p2, err);
+                fprintf(stderr, "stereo-live: P2 %d, method %s: %s\n", p2,
+                        stereo_method_to_str(method), err);
                 p->p2 = p->params.p2;
+                p->method = p->params.method;
             }
             p->frozen = 0;
             pthread_cond_broadcast(&p->cond);
@@ -488,6 +502,7 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     p->frame_limit = cfg->frames;
     p->colormap = cfg->colormap;
     p->p2 = params->p2;
+    p->method = params->method;
     p->queue_cap = p->info.live ? LIVE_QUEUE : FILES_QUEUE;
     p->capture_slot = p->published = p->reading = -1;
     p->nslots = POOL_SLOTS + (cfg->record_dir[0] ? REC_SLOTS : 0);
@@ -557,7 +572,7 @@ int live_pipeline_acquire(live_pipeline *p, live_frame *out)
         p->reading_number = p->shown_number = p->published_number;
         *out = (live_frame){p->published_result, s->pair.left, s->pair.right,
                             s->pair.timestamp_ns, s->pair.scene_t, p->published_number,
-                            p->published_p2};
+                            p->published_p2, p->published_method};
         got = 1;
     }
     pthread_mutex_unlock(&p->lock);
@@ -638,6 +653,18 @@ int live_pipeline_change_p2(live_pipeline *p, int delta)
     }
     pthread_mutex_unlock(&p->lock);
     return p2;
+}
+
+stereo_method live_pipeline_toggle_method(live_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->method = p->method == STEREO_METHOD_SGM ? STEREO_METHOD_BM : STEREO_METHOD_SGM;
+    p->method_request = 1;
+    p->frozen = 1;
+    pthread_cond_broadcast(&p->cond);
+    stereo_method m = p->method;
+    pthread_mutex_unlock(&p->lock);
+    return m;
 }
 
 void live_pipeline_stop(live_pipeline *p)

@@ -32,6 +32,7 @@ typedef struct {
     double scene_t;             /* synth: the scene time */
     uint64_t number;            /* 1, 2, ...: which processed pair this is */
     int p2;                     /* the P2 it was computed with */
+    stereo_method method;       /* and the method (sgm / bm) */
 } live_frame;
 
 typedef struct {
@@ -89,8 +90,12 @@ int live_pipeline_sms(const live_pipeline *p);
 void live_pipeline_set_colormap(live_pipeline *p, int colormap);
 void live_pipeline_set_paused(live_pipeline *p, int paused);
 /* Asks for P2 + delta over the last P2 asked for (clamped to P1+1..1023); the stage thread
- * recreates the stage between frames. Returns the P2 that will be used. */
+ * recreates the stage between frames. Per-path P2s ([stereo] p2 as a list) move by the same
+ * delta, each clamped to its own P1 + 1..1023. Returns the P2 that will be used. */
 int live_pipeline_change_p2(live_pipeline *p, int delta);
+/* Asks for the other method (sgm <-> bm) over the last one asked for; the stage is recreated
+ * between frames as for P2. Returns the method that will be used. */
+stereo_method live_pipeline_toggle_method(live_pipeline *p);
 
 void live_pipeline_stop(live_pipeline *p);
 /* Stops, then frees everything; closes the recorder (writing replay.ini). 0, or -1 with err

@@ -119,7 +119,7 @@ static const char usage_text[] =
 #if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
-    "s screenshot, f full screen, +/- P2, h help.\n"
+    "s screenshot, f full screen, +/- P2 (of every path), m method (sgm <-> bm), h help.\n"
 #endif
     "";
 
@@ -501,6 +501,7 @@ typedef struct {
     uint64_t shown;
     double scene_t;
     int p2;
+    stereo_method method;        /* of the shown frame */
     int16_t *disparity;          /* copy of the shown disparity, for the cursor readout */
     uint8_t *last_rgb;           /* headless --screenshot: the shown colour disparity */
 } app;
@@ -552,6 +553,7 @@ static void take_frame(app *a, const live_frame *f, int keep_disparity)
     a->shown = f->number;
     a->scene_t = f->scene_t;
     a->p2 = f->p2;
+    a->method = f->method;
     if (a->last_rgb)
         for (int y = 0; y < a->params.height; y++)
             for (int x = 0; x < a->params.width; x++)
@@ -899,9 +901,16 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
     snprintf(lines[n], OVERLAY_LINE, "latency %.0f ms   dropped %llu   frame %llu",
              a->rt.latency_ms, (unsigned long long)s->dropped, (unsigned long long)a->shown);
     colors[n++] = white;
-    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   P2 %d", live_pipeline_backend(a->pipe),
+    char method[48];
+    if (a->method == STEREO_METHOD_BM)
+        snprintf(method, sizeof method, "BM %dx%d %s", a->params.block, a->params.block,
+                 stereo_cost_to_str(a->params.cost));
+    else
+        snprintf(method, sizeof method, "SGM %s   P2 %d", stereo_cost_to_str(a->params.cost),
+                 a->p2);
+    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   %s", live_pipeline_backend(a->pipe),
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
-             a->params.height, a->params.num_disparities, a->p2);
+             a->params.height, a->params.num_disparities, method);
     colors[n++] = white;
     snprintf(lines[n], OVERLAY_LINE, "view %s   %s%s", live_view_to_str(d->view),
              colormap_to_str(d->colormap), d->paused ? "   PAUSED" : "");
@@ -948,18 +957,19 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "c         colour map: turbo, jet, grey (next frame)",
             "s         screenshot (PNG in the current folder)",
             "f         full screen",
-            "+ / -     P2 up / down (recreates the stage)",
+            "+ / -     P2 up / down, every path's (recreates the stage)",
+            "m         method: SGM <-> block matching (recreates the stage)",
             "h         this help",
         };
-        char help[8][OVERLAY_LINE];
-        SDL_Color hc[8];
-        for (int i = 0; i < 8; i++) {
+        char help[9][OVERLAY_LINE];
+        SDL_Color hc[9];
+        for (int i = 0; i < 9; i++) {
             snprintf(help[i], OVERLAY_LINE, "%s", keys[i]);
             hc[i] = white;
         }
         int ow, oh;
         SDL_GetRendererOutputSize(d->ren, &ow, &oh);
-        draw_box(d, ow / 4, oh / 3, help, hc, 8);
+        draw_box(d, ow / 4, oh / 3, help, hc, 9);
     }
 }
 
@@ -1044,6 +1054,11 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         int up = k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS;
         int p2 = live_pipeline_change_p2(a->pipe, up ? P2_STEP : -P2_STEP);
         report("P2 %d (the stage is recreated with it)", p2);
+        break;
+    }
+    case SDLK_m: {
+        stereo_method m = live_pipeline_toggle_method(a->pipe);
+        report("method %s (the stage is recreated with it)", stereo_method_to_str(m));
         break;
     }
     case SDLK_h: d->help = !d->help; break;

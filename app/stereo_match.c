@@ -45,11 +45,21 @@ static const char usage_text[] =
     "Matching:\n"
     "  -d, --disparities N    number of disparities D: multiple of 16, 16..256 (default 64)\n"
     "      --min-disparity N  smallest disparity searched (default 0)\n"
-    "      --cost rank|census rank 9x9 (default) or census 9x7\n"
+    "      --cost NAME        matching cost: rank (9x9, default), census (9x7), ad (absolute\n"
+    "                         grey difference, capped at 63), bt (Birchfield-Tomasi, capped)\n"
     "      --window N         rank window side, odd 3..15 (default 9)\n"
+    "      --method sgm|bm    semi-global matching (default) or block matching: the cost\n"
+    "                         summed over a --block N x N box, winner-takes-all\n"
+    "      --block N          bm box side, odd 3..31 (default 9)\n"
     "      --paths 4|8        SGM paths (default 8)\n"
-    "      --p1 N, --p2 N     SGM penalties, 1 <= p1 < p2 <= 1023 (default: tuned per cost)\n"
-    "      --p2-adapt T       intensity-adaptive P2: P2*T/(T + |dI|), 0 = off (default 16)\n"
+    "      --p1 N[,N...]      SGM penalties, 1 <= p1 < p2 <= 1023 (default: tuned per cost);\n"
+    "      --p2 N[,N...]      one value for every path or one per path, in path order:\n"
+    "                         +x, -x, +y, -y, +x+y, -x+y, +x-y, -x-y (4 paths: the first 4)\n"
+    "      --p2-adapt T       intensity-adaptive P2: P2*T/(T + |dI|), 0 = off (default 16);\n"
+    "                         it adapts each path's P2\n"
+    "      --path-weights W[,W...]  weight of each path's L in the sum, 0..255: one for every\n"
+    "                         path or one per path in path order, not all 0 (default 1); the\n"
+    "                         sum of W*(max cost + P2) over the paths must stay below 65536\n"
     "      --uniqueness U     reject when another disparity is within U% (0 = off, default)\n"
     "      --no-subpixel      integer disparities\n"
     "      --no-lr            no left-right consistency check\n"
@@ -88,6 +98,8 @@ static const char usage_text[] =
 typedef struct {
     stereo_params p;
     int p1_set, p2_set;
+    int np1, np2, nweights;       /* values in the --p1 / --p2 / --path-weights lists */
+    int p1_list[STEREO_MAX_PATHS], p2_list[STEREO_MAX_PATHS], weights[STEREO_MAX_PATHS];
     const char *maps, *color, *right, *confidence, *demo;
     colormap_id cmap;
     int repeat, quiet;
@@ -127,7 +139,18 @@ static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(pat
 
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
        O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
-       O_DEMO, O_VERSION };
+       O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS };
+
+/* A --p1 / --p2 / --path-weights list; prints the message. */
+static int parse_list(const char *opt, const char *s, int lo, int hi, int *out, int *n)
+{
+    char err[256];
+    if (parse_int_list(opt, s, lo, hi, out, STEREO_MAX_PATHS, n, err, sizeof err)) {
+        fprintf(stderr, "stereo-match: %s (see --help)\n", err);
+        return -1;
+    }
+    return 0;
+}
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -145,7 +168,9 @@ static int parse_options(int argc, char **argv, options *o)
         {"right", required_argument, 0, O_RIGHT}, {"confidence", required_argument, 0, O_CONF},
         {"repeat", required_argument, 0, O_REPEAT}, {"demo", required_argument, 0, O_DEMO},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, O_VERSION}, {0, 0, 0, 0}};
+        {"version", no_argument, 0, O_VERSION}, {"method", required_argument, 0, O_METHOD},
+        {"block", required_argument, 0, O_BLOCK},
+        {"path-weights", required_argument, 0, O_WEIGHTS}, {0, 0, 0, 0}};
     stereo_params *p = &o->p;
     stereo_params_default(p, 0, 0);
     o->cmap = COLORMAP_TURBO;
@@ -160,12 +185,18 @@ static int parse_options(int argc, char **argv, options *o)
         case O_MIN: bad = parse_int("--min-disparity", a, 0, 2047, &p->min_disparity); break;
         case O_COST:
             if (stereo_cost_from_str(a, &p->cost))
-                return usage_error("--cost: '%s' is not rank or census", a);
+                return usage_error("--cost: '%s' is not one of %s", a, stereo_cost_names());
             break;
+        case O_METHOD:
+            if (stereo_method_from_str(a, &p->method))
+                return usage_error("--method: '%s' is not one of %s", a, stereo_method_names());
+            break;
+        case O_BLOCK: bad = parse_int("--block", a, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, &p->block); break;
+        case O_WEIGHTS: bad = parse_list("--path-weights", a, 0, 255, o->weights, &o->nweights); break;
         case O_WINDOW: bad = parse_int("--window", a, 3, 15, &p->rank_window); break;
         case O_PATHS: bad = parse_int("--paths", a, 4, 8, &p->paths); break;
-        case O_P1: bad = parse_int("--p1", a, 1, 1022, &p->p1); o->p1_set = 1; break;
-        case O_P2: bad = parse_int("--p2", a, 2, 1023, &p->p2); o->p2_set = 1; break;
+        case O_P1: bad = parse_list("--p1", a, 1, 1022, o->p1_list, &o->np1); o->p1_set = 1; break;
+        case O_P2: bad = parse_list("--p2", a, 2, 1023, o->p2_list, &o->np2); o->p2_set = 1; break;
         case O_P2A: bad = parse_int("--p2-adapt", a, 0, 255, &p->p2_adapt); break;
         case O_UNIQ: bad = parse_int("--uniqueness", a, 0, 99, &p->uniqueness); break;
         case O_NOSUB: p->subpixel = 0; break;
@@ -208,15 +239,44 @@ static int parse_options(int argc, char **argv, options *o)
                            p->min_disparity, D);
     if (p->rank_window % 2 == 0)
         return usage_error("--window: %d is not odd in 3..15", p->rank_window);
-    /* penalties: tuned defaults for the chosen cost unless given */
+    if (p->block % 2 == 0)
+        return usage_error("--block: %d is not odd in %d..%d", p->block, STEREO_BLOCK_MIN,
+                           STEREO_BLOCK_MAX);
+    /* penalties: tuned defaults for the chosen cost unless given; a list gives one per path
+     * (p1 / p2 then take its first value, for the summary) */
+    const struct { const char *opt; int n; } lists[3] = {
+        {"--p1", o->np1}, {"--p2", o->np2}, {"--path-weights", o->nweights}};
+    for (int i = 0; i < 3; i++)
+        if (lists[i].n > 1 && lists[i].n != p->paths)
+            return usage_error("%s: %d values for %d paths (give one value, or one per path in "
+                               "path order: +x, -x, +y, -y%s)", lists[i].opt, lists[i].n,
+                               p->paths, p->paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
     int p1, p2;
     stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
-    if (!o->p1_set)
-        p->p1 = p1;
-    if (!o->p2_set)
-        p->p2 = p2 > p->p1 ? p2 : p->p1 + 1;
-    if (p->p2 <= p->p1) {
-        return usage_error("--p2: %d must be greater than --p1 %d", p->p2, p->p1);
+    p->p1 = o->p1_set ? o->p1_list[0] : p1;
+    if (o->np1 > 1)
+        memcpy(p->p1_path, o->p1_list, sizeof o->p1_list);
+    p->p2 = o->p2_set ? o->p2_list[0] : p2 > p->p1 ? p2 : p->p1 + 1;
+    if (o->np2 > 1)
+        memcpy(p->p2_path, o->p2_list, sizeof o->p2_list);
+    if (o->nweights) {
+        int sum = 0;
+        for (int r = 0; r < o->nweights; r++)
+            sum += o->weights[r];
+        if (sum == 0)
+            return usage_error("--path-weights: '%d,...' are all 0 (weights are 0..255, at "
+                               "least one positive)", o->weights[0]);
+        for (int r = 0; r < STEREO_MAX_PATHS; r++)
+            p->path_weight[r] = o->weights[o->nweights > 1 ? r : 0];
+    }
+    for (int r = 0; r < p->paths; r++) {
+        int q1, q2;
+        stereo_path_penalties(p, r, &q1, &q2);
+        if (!o->p2_set && q2 <= q1) /* a default P2 below a given P1 follows it */
+            p->p2_path[r] = q2 = q1 + 1;
+        if (q2 <= q1)
+            return usage_error("--p2: %d must be greater than --p1 %d%s", q2, q1,
+                               o->np1 > 1 || o->np2 > 1 ? " (on each path)" : "");
     }
     int nargs = argc - optind;
     if (o->demo) {
@@ -397,8 +457,13 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
     char green[48] = "";
     if (p->sms > 0 && stereo_stage_sms(s) > 0)
         snprintf(green, sizeof green, " on %d SMs (green context)", stereo_stage_sms(s));
-    printf("%dx%d D=%d dmin=%d %s %d paths, backend %s%s: %.1f ms%s, %.1f%% valid\n", p->width,
-           p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), p->paths,
+    char method[32];
+    if (p->method == STEREO_METHOD_BM)
+        snprintf(method, sizeof method, "bm %dx%d", p->block, p->block);
+    else
+        snprintf(method, sizeof method, "%d paths", p->paths);
+    printf("%dx%d D=%d dmin=%d %s %s, backend %s%s: %.1f ms%s, %.1f%% valid\n", p->width,
+           p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), method,
            stereo_backend_to_str(stereo_active_backend(s)), green, ms,
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "block.h"
 #include "colormap.h"
 #include "disparity.h"
 #include "grey.h"
@@ -66,8 +67,10 @@ const char *stereo_status_str(stereo_status st)
     return "unknown error";
 }
 
-static const char *const cost_names[] = {"rank", "census"};
+static const char *const cost_names[] = {"rank", "census", "ad", "bt"};
 static const char *const backend_names[] = {"auto", "cpu", "cuda"};
+static const char *const method_names[] = {"sgm", "bm"};
+#define NCOSTS ((int)(sizeof cost_names / sizeof *cost_names))
 
 static int name_lookup(const char *const *names, int n, const char *s)
 {
@@ -77,7 +80,25 @@ static int name_lookup(const char *const *names, int n, const char *s)
     return -1;
 }
 
-const char *stereo_cost_to_str(stereo_cost c) { return (unsigned)c < 2 ? cost_names[c] : "?"; }
+const char *stereo_cost_to_str(stereo_cost c)
+{
+    return (unsigned)c < (unsigned)NCOSTS ? cost_names[c] : "?";
+}
+const char *stereo_method_to_str(stereo_method m)
+{
+    return (unsigned)m < 2 ? method_names[m] : "?";
+}
+const char *stereo_cost_names(void) { return "rank, census, ad, bt"; }
+const char *stereo_method_names(void) { return "sgm, bm"; }
+
+int stereo_method_from_str(const char *s, stereo_method *out)
+{
+    int i = name_lookup(method_names, 2, s);
+    if (i < 0)
+        return -1;
+    *out = (stereo_method)i;
+    return 0;
+}
 const char *stereo_backend_to_str(stereo_backend b)
 {
     return (unsigned)b < 3 ? backend_names[b] : "?";
@@ -85,7 +106,7 @@ const char *stereo_backend_to_str(stereo_backend b)
 
 int stereo_cost_from_str(const char *s, stereo_cost *out)
 {
-    int i = name_lookup(cost_names, 2, s);
+    int i = name_lookup(cost_names, NCOSTS, s);
     if (i < 0)
         return -1;
     *out = (stereo_cost)i;
@@ -110,6 +131,10 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
     if (cost == STEREO_COST_CENSUS) {
         *p1 = 16;
         *p2 = 96;
+    } else if (cost == STEREO_COST_AD || cost == STEREO_COST_BT) {
+        /* the middle of the plateau P1 12..16 x P2 96..128 of both (docs/tuning.md) */
+        *p1 = 14;
+        *p2 = 112;
     } else {
         /* for the 9x9 rank (costs 0..80); other windows scale with the rank range */
         int range = rank_window * rank_window - 1;
@@ -142,7 +167,19 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->confidence = 0;
     p->backend = STEREO_BACKEND_AUTO;
     p->threads = 0;
+    for (int r = 0; r < STEREO_MAX_PATHS; r++)
+        p->path_weight[r] = 1;
+    p->method = STEREO_METHOD_SGM;
+    p->block = 9;
 }
+
+void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
+{
+    *p1 = p->p1_path[dir] ? p->p1_path[dir] : p->p1;
+    *p2 = p->p2_path[dir] ? p->p2_path[dir] : p->p2;
+}
+
+int stereo_max_cost(const stereo_params *p) { return transform_max_cost(p->cost, p->rank_window); }
 
 static stereo_status fail(char *err, size_t errlen, stereo_status st, const char *fmt, ...)
 {
@@ -183,8 +220,16 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->min_disparity < 0 || p->min_disparity + D > 2047)
         return fail(err, errlen, E, "min disparity: %d must be >= 0 with min + D <= 2047",
                     p->min_disparity);
-    if (p->cost != STEREO_COST_RANK && p->cost != STEREO_COST_CENSUS)
-        return fail(err, errlen, E, "cost: %d is neither rank nor census", (int)p->cost);
+    if ((unsigned)p->cost >= (unsigned)NCOSTS)
+        return fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
+                    stereo_cost_names());
+    if ((unsigned)p->method > STEREO_METHOD_BM)
+        return fail(err, errlen, E, "method: %d is not one of %s", (int)p->method,
+                    stereo_method_names());
+    if (p->method == STEREO_METHOD_BM &&
+        (p->block < STEREO_BLOCK_MIN || p->block > STEREO_BLOCK_MAX || p->block % 2 == 0))
+        return fail(err, errlen, E, "block: %d is not odd in %d..%d", p->block,
+                    STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
     if (p->cost == STEREO_COST_RANK &&
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
         return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
@@ -196,6 +241,33 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->p2 <= p->p1 || p->p2 > 1023)
         return fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023", p->p2,
                     p->p1);
+    /* each path's own pair, and the weighted sum's range (sgm.h) */
+    long range = 0;
+    int wsum = 0;
+    for (int r = 0; r < p->paths; r++) {
+        int q1, q2;
+        stereo_path_penalties(p, r, &q1, &q2);
+        if (p->p1_path[r] < 0 || q1 < 1 || q1 > 1022)
+            return fail(err, errlen, E, "p1 of path %d: %d is outside 1..1022", r,
+                        p->p1_path[r] < 0 ? p->p1_path[r] : q1);
+        if (p->p2_path[r] < 0 || q2 <= q1 || q2 > 1023)
+            return fail(err, errlen, E,
+                        "p2 of path %d: %d must be greater than its p1 (%d) and at most 1023", r,
+                        p->p2_path[r] < 0 ? p->p2_path[r] : q2, q1);
+        if (p->path_weight[r] < 0 || p->path_weight[r] > 255)
+            return fail(err, errlen, E, "path weight %d: %d is outside 0..255", r,
+                        p->path_weight[r]);
+        wsum += p->path_weight[r];
+        range += (long)p->path_weight[r] * (stereo_max_cost(p) + q2);
+    }
+    if (wsum == 0)
+        return fail(err, errlen, E, "path weights: all %d are 0 (at least one must be positive)",
+                    p->paths);
+    if (p->method == STEREO_METHOD_SGM && range > 65535)
+        return fail(err, errlen, E,
+                    "path weights: the sum of w_r * (max cost %d + P2_r) over the paths is %ld, "
+                    "more than the 65535 the 16-bit sum S holds; lower the weights or P2",
+                    stereo_max_cost(p), range);
     if (p->p2_adapt < 0 || p->p2_adapt > 255)
         return fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
     if (p->uniqueness < 0 || p->uniqueness > 99)
@@ -212,6 +284,32 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
                     p->sms, STEREO_MAX_SMS);
     return STEREO_OK;
+}
+
+/* What the CUDA stage does not do yet: 0, or -1 with "cost ad: not in the CUDA stage yet".
+ * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
+static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
+{
+    int per_path = 0;
+    for (int r = 0; r < p->paths; r++) {
+        int q1, q2;
+        stereo_path_penalties(p, r, &q1, &q2);
+        per_path |= q1 != p->p1 || q2 != p->p2;
+    }
+    int weighted = 0;
+    for (int r = 0; r < p->paths; r++)
+        weighted |= p->path_weight[r] != 1;
+    if (p->cost == STEREO_COST_AD || p->cost == STEREO_COST_BT)
+        snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
+    else if (p->method == STEREO_METHOD_BM)
+        snprintf(why, whylen, "method bm: not in the CUDA stage yet");
+    else if (per_path)
+        snprintf(why, whylen, "p1/p2 per path: not in the CUDA stage yet");
+    else if (weighted)
+        snprintf(why, whylen, "path weights other than 1: not in the CUDA stage yet");
+    else
+        return 0;
+    return -1;
 }
 
 /* ---- create / destroy --------------------------------------------------------------------- */
@@ -238,13 +336,15 @@ static int copy_map(const stereo_map *in, stereo_map *out)
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
 {
     uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)p->num_disparities;
-    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n : 8 * n);
+    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK     ? n
+                                        : p->cost == STEREO_COST_CENSUS ? 8 * n
+                                                                        : 0);
     if (maps)
         for (int i = 0; i < 2; i++)
             per_view += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
-    uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){p->width, p->height, 0,
-                                                          p->num_disparities, 0, 0, 0, 0});
+    uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){
+        .width = p->width, .height = p->height, .ndisp = p->num_disparities});
     return 2 * per_view + vol /* cost */ + 2 * 2 * vol /* S, one per sweep */ + 2 * sweep +
            3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0);
 }
@@ -281,14 +381,14 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->grey[i] = malloc(n));
         if (p->cost == STEREO_COST_RANK)
             ok &= !!(s->rank[i] = malloc(n));
-        else
+        else if (p->cost == STEREO_COST_CENSUS)
             ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
     }
     ok &= !!(s->cost = malloc(vol));
     for (int i = 0; i < 2; i++) {
         ok &= !!(s->S[i] = malloc(vol * sizeof(uint16_t)));
         ok &= !!(s->sweep_scratch[i] = malloc(sgm_sweep_scratch_size(&(sgm_config){
-                     p->width, p->height, 0, p->num_disparities, 0, 0, 0, 0})));
+                     .width = p->width, .height = p->height, .ndisp = p->num_disparities})));
     }
     ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
     ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
@@ -331,6 +431,17 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
 
     s->active = p->backend;
     if (p->backend != STEREO_BACKEND_CPU) {
+        char why[200];
+        if (cuda_unsupported(p, why, sizeof why) != 0) {
+            if (p->backend == STEREO_BACKEND_CUDA) {
+                st = fail(err, errlen, STEREO_ERR_PARAM, "%s (use --backend cpu)", why);
+                goto err;
+            }
+            s->active = STEREO_BACKEND_CPU;
+            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
+        }
+    }
+    if (s->active != STEREO_BACKEND_CPU) {
         char why[200];
         int have = stage_cuda_available(why, sizeof why);
         if (p->backend == STEREO_BACKEND_CUDA && !have) {
@@ -420,7 +531,9 @@ typedef struct {
     const stereo_image *img;
     int side;                 /* 0 left, 1 right */
     sgm_config sgm;
+    block_config block;
     wta_config wta;
+    int bm;                   /* method bm: S[0] alone holds the sum */
     const int16_t *in;
     int16_t *out;
 } job;
@@ -448,7 +561,7 @@ static void job_transform(void *ctx, int y0, int y1)
     if (s->p.cost == STEREO_COST_RANK)
         rank_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->p.rank_window,
                             s->rank[j->side], y0, y1);
-    else
+    else if (s->p.cost == STEREO_COST_CENSUS)
         census_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->census[j->side], y0,
                               y1);
 }
@@ -457,10 +570,27 @@ static void job_cost(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
-    if (s->p.cost == STEREO_COST_RANK)
-        sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1);
-    else
+    switch (s->p.cost) {
+    case STEREO_COST_RANK: sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1); break;
+    case STEREO_COST_CENSUS:
         sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
+        break;
+    case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, s->grey[0], s->grey[1], s->cost, y0, y1); break;
+    case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, s->grey[0], s->grey[1], s->cost, y0, y1); break;
+    }
+}
+
+/* BM: the box sum's vertical pass into S[1], the horizontal one into S[0] (block.h) */
+static void job_block_vertical(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    block_vertical_rows(&j->block, j->s->cost, j->s->S[1], y0, y1);
+}
+
+static void job_block_horizontal(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    block_horizontal_rows(&j->block, j->s->S[1], j->s->S[0], y0, y1);
 }
 
 static void job_sweep(void *ctx, int b0, int b1)
@@ -476,9 +606,10 @@ static void job_wta(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
-    disparity_wta_rows(&j->wta, s->S[0], s->S[1], s->valid[0], s->disp, s->conf, y0, y1);
+    const uint16_t *S2 = j->bm ? NULL : s->S[1];
+    disparity_wta_rows(&j->wta, s->S[0], S2, s->valid[0], s->disp, s->conf, y0, y1);
     if (s->p.lr_check)
-        disparity_right_rows(&j->wta, s->S[0], s->S[1], s->valid[1], s->disp_right, y0, y1);
+        disparity_right_rows(&j->wta, s->S[0], S2, s->valid[1], s->disp_right, y0, y1);
 }
 
 static void job_median(void *ctx, int y0, int y1)
@@ -511,8 +642,16 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
     const stereo_params *p = &s->p;
     int h = p->height;
     job j = {.s = s};
-    j.sgm = (sgm_config){p->width, p->height, p->min_disparity, p->num_disparities, p->p1, p->p2,
-                         p->p2_adapt, transform_max_cost(p->cost, p->rank_window)};
+    j.sgm = (sgm_config){.width = p->width, .height = p->height, .dmin = p->min_disparity,
+                         .ndisp = p->num_disparities, .p1 = p->p1, .p2 = p->p2,
+                         .p2_adapt = p->p2_adapt, .max_cost = stereo_max_cost(p), .per_dir = 1};
+    for (int r = 0; r < STEREO_MAX_PATHS; r++) {
+        stereo_path_penalties(p, r, &j.sgm.dir_p1[r], &j.sgm.dir_p2[r]);
+        j.sgm.dir_weight[r] = p->path_weight[r];
+    }
+    j.bm = p->method == STEREO_METHOD_BM;
+    j.block = (block_config){p->width, p->height, p->num_disparities, p->block,
+                             block_shift(stereo_max_cost(p), p->block)};
     j.wta = (wta_config){p->width, p->height, p->min_disparity, p->num_disparities,
                          p->uniqueness, p->subpixel};
 
@@ -523,13 +662,19 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
         /* 2. rectification by the maps */
         if (s->have_maps)
             parallel_for(s->pool, h, 0, job_rectify, &j);
-        /* 3. rank / census transform */
+        /* 3. rank / census transform (none for ad and bt) */
         parallel_for(s->pool, h, 0, job_transform, &j);
     }
     /* 4. matching cost volume */
     parallel_for(s->pool, h, 0, job_cost, &j);
-    /* 5. SGM: the forward and the backward sweep, one job each (sgm.h) */
-    parallel_for(s->pool, 2, 1, job_sweep, &j);
+    if (j.bm) {
+        /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
+        parallel_for(s->pool, h, 0, job_block_vertical, &j);
+        parallel_for(s->pool, h, 0, job_block_horizontal, &j);
+    } else {
+        /* 5. SGM: the forward and the backward sweep, one job each (sgm.h) */
+        parallel_for(s->pool, 2, 1, job_sweep, &j);
+    }
     /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
     parallel_for(s->pool, h, 0, job_wta, &j);
     /* 7. 3x3 median on both maps, then the left-right check */

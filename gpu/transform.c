@@ -12,7 +12,12 @@
 
 int transform_max_cost(stereo_cost cost, int rank_window)
 {
-    return cost == STEREO_COST_CENSUS ? CENSUS_BITS : rank_window * rank_window - 1;
+    switch (cost) {
+    case STEREO_COST_CENSUS: return CENSUS_BITS;
+    case STEREO_COST_AD:
+    case STEREO_COST_BT: return STEREO_GREY_COST_MAX;
+    default: return rank_window * rank_window - 1;
+    }
 }
 
 static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }

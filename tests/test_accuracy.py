@@ -1,52 +1,107 @@
 # SPDX-License-Identifier: Apache-2.0
 """Accuracy on the shared Middlebury scenes, side by side with OpenCV StereoSGBM (MODE_HH) in the
 same run. Prints TAP. The default configuration (rank 9x9, 8 paths, LR check, median, subpixel)
-must reach a mean bad-2 at or below OpenCV's; the census configuration is reported.
+must reach a mean bad-2 at or below OpenCV's; every other cost (census, ad, bt, and mi when this
+build has it) and block matching are scored and reported beside it.
+
+The radiometric test: the right view of each scene with a gain (x1.3), a gamma (0.8) and a
+vignette (down to 70 % in the corners), as two cameras with different exposure and lenses would
+give. The non-parametric costs (census, rank) and mi must hold up there; ad, which compares grey
+values, must not (it is what the test is able to tell apart).
 Skips visibly when ../shared/data (STEREO_DATA) is absent.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import middlebury as mb  # noqa: E402
 
-CONFIGS = [("rank (default)", []), ("census", ["--cost", "census"])]
+SGM = [("rank (default)", []), ("census", ["--cost", "census"]), ("ad", ["--cost", "ad"]),
+       ("bt", ["--cost", "bt"])]
+BM = [("bm census", ["--method", "bm", "--cost", "census"]),
+      ("bm ad (SAD)", ["--method", "bm", "--cost", "ad"])]
+RADIOMETRIC = ["rank (default)", "census", "ad", "bt"]
+
+
+def have_cost(name):
+    """Whether this stereo-match knows --cost NAME (it parses options in order, so an unknown
+    cost fails before --help)."""
+    cmd = [os.path.join(mb.BUILD, "stereo-match"), "--cost", name, "--help"]
+    return subprocess.run(cmd, capture_output=True).returncode == 0
+
+
+def radiometric_right(scene, path):
+    """The right view with gain 1.3, gamma 0.8 and a vignette 1 - 0.3 r^2 (r = 1 at a corner)."""
+    import cv2
+    import numpy as np
+    im = cv2.imread(mb.scene_path(scene, scene[3]), cv2.IMREAD_GRAYSCALE).astype(np.float64)
+    h, w = im.shape
+    y, x = np.mgrid[0:h, 0:w]
+    r2 = ((x - (w - 1) / 2) ** 2 + (y - (h - 1) / 2) ** 2) / (((w - 1) / 2) ** 2 + ((h - 1) / 2) ** 2)
+    v = 255.0 * np.clip(1.3 * im / 255.0, 0, 1) ** 0.8 * (1 - 0.3 * r2)
+    cv2.imwrite(path, np.clip(np.rint(v), 0, 255).astype(np.uint8))
+
+
+def run_pair(scene, right, out_path, extra):
+    cmd = [os.path.join(mb.BUILD, "stereo-match"), "-d", str(scene[7]), "--backend", "cpu",
+           "-q", *extra, mb.scene_path(scene, scene[2]), right, out_path]
+    subprocess.run(cmd, capture_output=True, text=True, check=True)
 
 
 def main():
-    print("1..3")
+    ntests = 7
+    print(f"1..{ntests}")
     if not mb.data_available():
-        for i in range(1, 4):
+        for i in range(1, ntests + 1):
             print(f"ok {i} # SKIP stereo data not found at {mb.DATA} (set STEREO_DATA)")
         return 0
     try:
         import cv2  # noqa: F401
     except ImportError:
-        for i in range(1, 4):
+        for i in range(1, ntests + 1):
             print(f"ok {i} # SKIP python3-opencv is not installed (run ./setup.sh)")
         return 0
-    results = {}
+    configs = list(SGM)
+    radiometric = list(RADIOMETRIC)
+    if have_cost("mi"):  # the hierarchical mutual information cost, where this build has it
+        configs.append(("mi", ["--cost", "mi"]))
+        radiometric.append("mi")
+    configs += BM
+    results, radio = {}, {}
     with mb.tempdir() as tmp:
         for scene in mb.SCENES:
             name = scene[0]
             path = os.path.join(tmp, f"{name}-opencv.pfm")
             mb.run_opencv(scene, path)
             results[("opencv", name)] = mb.evaluate(scene, path)
-            for label, extra in CONFIGS:
-                path = os.path.join(tmp, f"{name}-{extra and extra[-1]}.pfm")
+            for i, (label, extra) in enumerate(configs):
+                path = os.path.join(tmp, f"{name}-{i}.pfm")
                 mb.run_ours(scene, path, extra)
                 results[(label, name)] = mb.evaluate(scene, path)
+            right = os.path.join(tmp, f"{name}-right-radiometric.png")
+            radiometric_right(scene, right)
+            for i, label in enumerate(radiometric):
+                path = os.path.join(tmp, f"{name}-radio-{i}.pfm")
+                run_pair(scene, right, path, dict(configs)[label])
+                radio[(label, name)] = mb.evaluate(scene, path)
 
-    methods = ["opencv"] + [c[0] for c in CONFIGS]
-    print("# bad-2 % (non-occluded; invalid pixels filled KITTI-style) / density %")
-    print("# %-10s" % "scene" + "".join("%22s" % m for m in methods))
-    for scene in mb.SCENES:
-        row = "".join("%14.2f / %5.1f" % (results[(m, scene[0])]["bad2"],
-                                          results[(m, scene[0])]["density"]) for m in methods)
-        print("# %-10s" % scene[0] + row)
-    mean = {m: sum(results[(m, s[0])]["bad2"] for s in mb.SCENES) / len(mb.SCENES)
-            for m in methods}
-    print("# %-10s" % "mean" + "".join("%22.2f" % mean[m] for m in methods))
+    def table(title, res, methods):
+        print(f"# {title}")
+        print("# %-10s" % "scene" + "".join("%18s" % m for m in methods))
+        for scene in mb.SCENES:
+            print("# %-10s" % scene[0] + "".join(
+                "%10.2f /%5.1f" % (res[(m, scene[0])]["bad2"], res[(m, scene[0])]["density"])
+                for m in methods))
+        mean = {m: sum(res[(m, s[0])]["bad2"] for s in mb.SCENES) / len(mb.SCENES)
+                for m in methods}
+        print("# %-10s" % "mean" + "".join("%18.2f" % mean[m] for m in methods))
+        return mean
+
+    mean = table("bad-2 % (non-occluded; invalid pixels filled KITTI-style) / density %",
+                 results, ["opencv"] + [c[0] for c in configs])
+    rmean = table("radiometric right view (gain 1.3, gamma 0.8, vignette): bad-2 % / density %",
+                  radio, radiometric)
 
     ours, cv = mean["rank (default)"], mean["opencv"]
     print(f"{'ok' if ours <= cv else 'not ok'} 1 - default rank config mean bad-2 {ours:.2f} "
@@ -59,6 +114,26 @@ def main():
     census = mean["census"]
     print(f"{'ok' if census <= cv * 1.5 else 'not ok'} 3 - census config mean bad-2 {census:.2f} "
           f"(reported; must stay within 1.5x OpenCV's {cv:.2f})")
+    # the grey-value costs and block matching: reported, with a bound that catches a broken
+    # stage (a wrong cost or box sum puts bad-2 far beyond these) but not a weaker method
+    grey = max(mean["ad"], mean["bt"])
+    print(f"{'ok' if grey <= cv * 1.5 else 'not ok'} 4 - ad {mean['ad']:.2f} and bt "
+          f"{mean['bt']:.2f} mean bad-2 within 1.5x OpenCV's {cv:.2f}")
+    bm = mean["bm census"]
+    print(f"{'ok' if bm <= cv * 1.5 and mean['bm ad (SAD)'] <= cv * 3 else 'not ok'} 5 - block "
+          f"matching: census {bm:.2f} within 1.5x OpenCV's, SAD {mean['bm ad (SAD)']:.2f} "
+          f"within 3x (a local method)")
+    # radiometric: census and rank (and mi) within 1.5 points of their own result on the
+    # original pair; ad at least 1.5x worse than its own
+    holds = {m: rmean[m] - mean[m] for m in radiometric if m not in ("ad", "bt")}
+    ok = all(d <= 1.5 for d in holds.values())
+    print(f"{'ok' if ok else 'not ok'} 6 - radiometric: " + ", ".join(
+        f"{m} {rmean[m]:.2f} ({d:+.2f})" for m, d in holds.items()) +
+        " within 1.5 points of the original pair")
+    ad_ratio = rmean["ad"] / mean["ad"]
+    print(f"{'ok' if ad_ratio >= 1.5 else 'not ok'} 7 - radiometric: ad does not hold up: "
+          f"{rmean['ad']:.2f} against {mean['ad']:.2f} on the original pair ({ad_ratio:.1f}x; "
+          f"bt {rmean['bt']:.2f})")
     return 0
 
 

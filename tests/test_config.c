@@ -766,6 +766,72 @@ static void test_penalties_in_file(void **state)
     assert_int_equal(c.stereo.p2, 96);
 }
 
+/* issue #11: cost, method, block, per-path p1 / p2 lists and path weights */
+static void test_costs_methods_and_path_lists(void **state)
+{
+    live_config c;
+    load_ok("[stereo]\ncost = bt\nmethod = bm\nblock = 15\n", &c);
+    assert_int_equal(c.stereo.cost, STEREO_COST_BT);
+    assert_int_equal(c.stereo.method, STEREO_METHOD_BM);
+    assert_int_equal(c.stereo.block, 15);
+    expect_load_error("[stereo]\nmethod = sgbm\n", 2, "method");
+    expect_in(err, "'sgbm' is not one of sgm, bm", "method");
+    expect_load_error("[stereo]\ncost = sad\n", 2, "cost");
+    expect_in(err, "'sad' is not one of rank, census, ad, bt", "cost");
+    expect_load_error("[stereo]\nblock = 33\n", 2, "block");
+    expect_load_error("[stereo]\nblock = 10\n", 2, "block");
+    expect_in(err, "10 is not odd", "block");
+    /* p1 / p2: one value, or one per path; the scalar takes the first */
+    load_ok("[stereo]\np1 = 8, 8,12,12,10,10,10,10\np2 = 90\n", &c);
+    assert_int_equal(c.stereo.p1, 8);
+    assert_int_equal(c.stereo.p1_path[2], 12);
+    assert_int_equal(c.stereo.p1_path[7], 10);
+    assert_int_equal(c.stereo.p2, 90);
+    assert_int_equal(c.stereo.p2_path[0], 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    load_ok("[stereo]\np1 = 8,8,8\n", &c); /* 3 values for 8 paths: refused by the check */
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p1: 3 values for 8 paths", "penalty list of the wrong length");
+    load_ok("[stereo]\npaths = 4\np2 = 90,90,90,90\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "paths", "8", err, sizeof err), 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p2: 4 values for 8 paths", "paths changed under a list");
+    expect_load_error("[stereo]\np1 = 8,x\n", 2, "p1");
+    expect_in(err, "'x' is not an integer", "p1");
+    expect_load_error("[stereo]\np1 = 8,,8\n", 2, "p1");
+    expect_in(err, "'8,,8' is not a comma-separated list", "p1");
+    expect_load_error("[stereo]\np2 = 90,2000\n", 2, "p2");
+    expect_in(err, "2000 is outside 2..1023", "p2");
+    load_ok("[stereo]\npaths = 4\np1 = 8,8,100,8\np2 = 90,90,50,90\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p2 of path 2: 50 must be greater than its p1 (100)", "a path's own pair");
+    /* weights */
+    load_ok("[stereo]\npaths = 4\npath_weights = 1,2,0,3\n", &c);
+    assert_int_equal(c.stereo.path_weight[1], 2);
+    assert_int_equal(c.stereo.path_weight[2], 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    load_ok("[stereo]\npath_weights = 2\n", &c);
+    for (int r = 0; r < 8; r++)
+        assert_int_equal(c.stereo.path_weight[r], 2);
+    expect_load_error("[stereo]\npath_weights = 0,0,0,0,0,0,0,0\n", 2, "path_weights");
+    expect_in(err, "'0,0,0,0,0,0,0,0' are all 0", "path_weights");
+    expect_load_error("[stereo]\npath_weights = 1,-1,1,1\n", 2, "path_weights");
+    expect_in(err, "-1 is outside 0..255", "path_weights");
+    load_ok("[stereo]\npath_weights = 1,1,1\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "path_weights: 3 values for 8 paths", "weights of the wrong length");
+    load_ok("[stereo]\npath_weights = 40\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "66560", "the weighted sum past 16 bits, with the figure");
+    /* --set takes the same values */
+    live_config_defaults(&c);
+    assert_int_equal(live_config_set(&c, "stereo", "method", "bm", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "p2", "100,100,100,100,60,60,60,60", err, sizeof err), 0);
+    assert_int_equal(c.stereo.p2_path[5], 60);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+}
+
 static void test_check_cross_field(void **state)
 {
     static const struct {
@@ -1064,6 +1130,8 @@ static void test_write_section_round_trip(void **state)
         {"stereo", "lr_tolerance", "2"},     {"stereo", "median", "0"},
         {"stereo", "backend", "cpu"},        {"stereo", "threads", "3"},
         {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
+        {"stereo", "method", "bm"},          {"stereo", "block", "21"},
+        {"stereo", "path_weights", "1,2,0,3"},
         {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
         {"display", "width", "800"},         {"display", "height", "600"},
         {"display", "colormap", "gray"},     {"display", "view", "depth"},
@@ -1172,6 +1240,7 @@ int main(void)
         cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_sms),
         cmocka_unit_test(test_penalties_in_file),
+        cmocka_unit_test(test_costs_methods_and_path_lists),
         cmocka_unit_test(test_check_cross_field),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_write_section_round_trip),

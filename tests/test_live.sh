@@ -338,7 +338,22 @@ check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [
     grep -qx "p2 = 90" rec3/replay.ini && grep -qx "uniqueness = 10" rec3/replay.ini &&
     grep -qx "backend = cpu" rec3/replay.ini && grep -qx "fps = 30" rec3/replay.ini &&
     grep -q "^# written by stereo-live --record: 6 pairs of 64x48 grey images" rec3/replay.ini &&
-    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 16 ]'
+    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 19 ]'
+# block matching with the ad cost, and per-path penalties with weights, from --set (issue #11)
+timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
+  --set synth.height=48 --set stereo.disparities=16 --set stereo.method=bm --set stereo.cost=ad \
+  --set stereo.block=5 --set stereo.p2=90,90,60,60,90,90,90,90 \
+  --set stereo.path_weights=1,1,2,2,1,1,1,1 --screenshot rec4.png >r4.out 2>r4.err
+rc=$?
+check "--set stereo.method=bm, cost=ad, block=5, p2 and path_weights lists: exit $rc, kept in replay.ini" \
+  r4.err eval '[ $rc -eq 0 ] && grep -qx "method = bm" rec4/replay.ini &&
+    grep -qx "cost = ad" rec4/replay.ini && grep -qx "block = 5" rec4/replay.ini &&
+    grep -qx "p2 = 90,90,60,60,90,90,90,90" rec4/replay.ini &&
+    grep -qx "path_weights = 1,1,2,2,1,1,1,1" rec4/replay.ini && [ -s rec4.png ]'
+timeout 20 "$LIVE" --headless --frames 2 --backend cpu --set stereo.p1=8,8,8 >r5.out 2>r5.err
+rc=$?
+check "--set stereo.p1 with 3 values for 8 paths: exit 2, one line naming p1 and the lengths" r5.err \
+  eval '[ $rc -eq 2 ] && [ "$(lines r5.err)" -eq 1 ] && grep -q "p1: 3 values for 8 paths" r5.err'
 # the replay, with nothing but the file (and from another directory)
 mkdir -p elsewhere
 (cd elsewhere && timeout 60 "$LIVE" --config ../rec3/replay.ini --headless --frames 6 \
