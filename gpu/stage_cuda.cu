@@ -27,6 +27,7 @@
 #include "cuda_check.cuh"
 #include "launch.cuh"
 #include "stage_cuda.h"
+#include "stereo_math.h"
 #include "transform.h"
 
 #if CUDART_VERSION >= 12040
@@ -49,6 +50,9 @@ typedef struct {
     decltype(&cuGetErrorString) error_string;
 } driver_api;
 #endif
+
+/* The costs the walk evaluates by table lookup over grey values (-DSGM_TABLE=1, sgm_walk.cuh). */
+static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD; }
 
 #define MAX_PROFILE 16
 
@@ -79,6 +83,7 @@ struct stage_cuda {
     int16_t *disp, *disp_right;          /* final maps */
     int16_t *raw, *raw_right;            /* before the median (only with median on) */
     uint8_t *conf;
+    uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256, else NULL */
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
     uint8_t *rgba;           /* colour image for stage_cuda_colorize */
     /* per-frame pointers (launch.cuh): the graph reads d_desc; h_desc[0] stages the synchronous
@@ -327,6 +332,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     for (int i = 0; i < 2; i++) {
         if (p->cost == STEREO_COST_RANK)
             LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
+        else if (cost_uses_table(p->cost)) /* the walk reads grey values from the padded rows */
+            LAUNCH(cudaMemcpyAsync(s->rank[i], s->grey[i], (size_t)w * h, cudaMemcpyDeviceToDevice,
+                                   st), "grey rows");
         else
             LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
     }
@@ -337,7 +345,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     int16_t *wta_right = p->median ? s->raw_right : s->disp_right;
     sgm_args a = {w, h, p->min_disparity, D, p->p1, p->p2, p->p2_adapt,
                   transform_max_cost(p->cost, p->rank_window), p->cost, s->grey[0],
-                  s->rank[0], s->rank[1], s->census[0], s->census[1], NULL, {NULL}, s->branches,
+                  s->rank[0], s->rank[1], s->census[0], s->census[1], s->cost_table, {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
     if (s->agg_dirs) {
@@ -541,7 +549,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     CUDA_TRY(cudaMemcpy(s->xy[i], maps[i].xy, n * 4, cudaMemcpyHostToDevice));
                     CUDA_TRY(cudaMemcpy(s->frac[i], maps[i].frac, n * 2, cudaMemcpyHostToDevice));
                 }
-                if (p->cost == STEREO_COST_RANK) {
+                if (p->cost != STEREO_COST_CENSUS) { /* rank, or the grey values of a table cost */
                     DEV_ALLOC(s->rank_alloc[i], RANK_PAD_FRONT + n + RANK_PAD_BACK);
                     CUDA_TRY(cudaMemset(s->rank_alloc[i], 0, RANK_PAD_FRONT + n + RANK_PAD_BACK));
                     s->rank[i] = s->rank_alloc[i] + RANK_PAD_FRONT;
@@ -599,6 +607,21 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     MANAGED_ALLOC(s->slot[k].rect[i], n);
             }
             CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
+            if (cost_uses_table(p->cost)) {
+                /* the table costs' C = table[IL * 256 + IR] (sgm.h); ad's is fixed */
+                DEV_ALLOC(s->cost_table, 256 * 256);
+                uint8_t *t = (uint8_t *)malloc(256 * 256);
+                if (!t) {
+                    snprintf(err, errlen, "cannot allocate the cost table (64 KB)");
+                    return STEREO_ERR_NOMEM;
+                }
+                for (int il = 0; il < 256; il++)
+                    for (int ir = 0; ir < 256; ir++)
+                        t[il * 256 + ir] = (uint8_t)stereo_ad_cost(il, ir, STEREO_GREY_COST_MAX);
+                cudaError_t ce = cudaMemcpy(s->cost_table, t, 256 * 256, cudaMemcpyHostToDevice);
+                free(t);
+                CUDA_TRY(ce);
+            }
             DEV_ALLOC(s->lut, 3 * 256 * 3);
             uint8_t lut[3 * 256 * 3];
             for (int c = 0; c < 3; c++)
@@ -641,6 +664,7 @@ static void release(stage_cuda *s)
         cudaFree(s->rank_alloc[i]);
         cudaFree(s->census[i]);
     }
+    cudaFree(s->cost_table);
     cudaFree(s->L8);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);

@@ -299,7 +299,7 @@ static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
     int weighted = 0;
     for (int r = 0; r < p->paths; r++)
         weighted |= p->path_weight[r] != 1;
-    if (p->cost == STEREO_COST_AD || p->cost == STEREO_COST_BT)
+    if (p->cost == STEREO_COST_BT)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
     else if (p->method == STEREO_METHOD_BM)
         snprintf(why, whylen, "method bm: not in the CUDA stage yet");

@@ -310,8 +310,8 @@ expect_fail 2 "--path-weights: 3 values for 4 paths" "--path-weights of the wron
   --paths 4 --path-weights 1,2,1 "$L" "$R" "$O"
 expect_fail 2 "path weights|66560|65535" "--path-weights past the 16-bit sum (figure named)" \
   --path-weights 40,40,40,40,40,40,40,40 "$L" "$R" "$O"
-expect_fail 2 "cost ad: not in the CUDA stage yet" "--backend cuda --cost ad: refused, named" \
-  --backend cuda --cost ad "$L" "$R" "$O"
+expect_fail 2 "cost bt: not in the CUDA stage yet" "--backend cuda --cost bt: refused, named" \
+  --backend cuda --cost bt "$L" "$R" "$O"
 expect_fail 2 "method bm: not in the CUDA stage yet" "--backend cuda --method bm: refused, named" \
   --backend cuda --method bm "$L" "$R" "$O"
 for c in ad bt rank census; do

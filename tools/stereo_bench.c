@@ -453,7 +453,7 @@ int main(int argc, char **argv)
                    "  --cost C  rank, census, ad, bt; with --async also 'all': every cost with "
                    "SGM, then with bm\n"
                    "  --method sgm|bm, --block N (odd 3..31, default 9): block matching "
-                   "(ad, bt and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
+                   "(bt and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
                    "hardware may round N up), 0 = all (default)\n"
                    "  --version print the version, git commit and the backends built in\n");
@@ -536,12 +536,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "stereo-bench: --cost all goes with --async\n");
         return 2;
     }
-    if (!async && (custom.cost == STEREO_COST_AD || custom.cost == STEREO_COST_BT ||
-                   custom.method == STEREO_METHOD_BM)) {
+    if (!async && (custom.cost == STEREO_COST_BT || custom.method == STEREO_METHOD_BM)) {
         fprintf(stderr, "stereo-bench: %s: not in the CUDA stage yet (use --async --backend cpu)\n",
-                custom.method == STEREO_METHOD_BM ? "method bm"
-                : custom.cost == STEREO_COST_AD   ? "cost ad"
-                                                  : "cost bt");
+                custom.method == STEREO_METHOD_BM ? "method bm" : "cost bt");
         return 2;
     }
     if (async && runs < 2) {

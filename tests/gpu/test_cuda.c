@@ -352,6 +352,9 @@ done:
     pair_free(&pr);
 }
 
+/* The costs the CUDA stage computes (cuda_unsupported in gpu/stereo.c refuses the others). */
+static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD};
+
 static void option_grid(void)
 {
     pair pr;
@@ -362,13 +365,12 @@ static void option_grid(void)
     static const int Ds[] = {16, 48, 64, 128, 144, 256};
     /* the full cross of paths x cost x D with defaults */
     for (int paths = 4; paths <= 8; paths += 4)
-        for (int cost = 0; cost < 2; cost++)
+        for (size_t ci = 0; ci < sizeof gpu_costs / sizeof *gpu_costs; ci++)
             for (size_t di = 0; di < sizeof Ds / sizeof *Ds; di++) {
                 stereo_params p;
                 stereo_params_default(&p, 333, 217);
-                p.paths = paths, p.cost = (stereo_cost)cost, p.num_disparities = Ds[di];
-                if (cost == STEREO_COST_CENSUS)
-                    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+                p.paths = paths, p.cost = gpu_costs[ci], p.num_disparities = Ds[di];
+                stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
                 compare(&p, NULL, &pr, "grid");
             }
     /* random combinations of everything else */
@@ -376,7 +378,7 @@ static void option_grid(void)
         stereo_params p;
         stereo_params_default(&p, 333, 217);
         p.paths = rnd() % 2 ? 8 : 4;
-        p.cost = (stereo_cost)(rnd() % 2);
+        p.cost = gpu_costs[rnd() % (sizeof gpu_costs / sizeof *gpu_costs)];
         p.num_disparities = 16 * (1 + rnd() % 16);
         p.min_disparity = rnd() % 3 ? 0 : rnd() % 20;
         p.rank_window = 3 + 2 * (rnd() % 7);
@@ -408,6 +410,9 @@ static void awkward_sizes(void)
         compare(&p, NULL, &pr, "awkward size");
         p.cost = STEREO_COST_CENSUS, p.paths = 4, p.uniqueness = 10;
         compare(&p, NULL, &pr, "awkward size census");
+        p.cost = STEREO_COST_AD;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, "awkward size ad");
         pair_free(&pr);
     }
     /* width 1 cannot hold 16 disparities: both backends refuse it the same way */
@@ -473,6 +478,9 @@ static void shared_scenes(const char *dir)
         p.cost = STEREO_COST_CENSUS;
         stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
         compare(&p, NULL, &pr, scenes[i].left);
+        p.cost = STEREO_COST_AD;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, scenes[i].left);
         image_free(&l);
         image_free(&r);
     }
@@ -502,6 +510,9 @@ int main(int argc, char **argv)
         compare(&q, NULL, &pr, "quick");
         q.cost = STEREO_COST_CENSUS, q.paths = 4, q.median = 0;
         compare(&q, NULL, &pr, "quick census");
+        q.cost = STEREO_COST_AD, q.paths = 8;
+        stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
+        compare(&q, NULL, &pr, "quick ad");
         stereo_map m[2];
         random_maps(m, 60, 25, 67, 29);
         stereo_params_default(&q, 60, 25);
