@@ -19,6 +19,9 @@
 
 /* ---- the OpenCV calibration YAML ------------------------------------------------------------ */
 
+/* Entries of the key tables (calib_yaml.h): a required r x c matrix; a required vector of up to
+ * n numbers in one row or column (checked by the caller, which knows how many it takes); an
+ * image side, required or not. */
 #define MATRIX(name, to, r, c) \
     {.key = name, .type = CALIB_YAML_MATRIX, .dst = (to), .cap = (r) * (c), .rows = r, \
      .cols = c, .required = 1}
