@@ -172,7 +172,7 @@ static int syntax_error(reader *r)
     if (strcmp(problem, "found incompatible YAML document") == 0)
         return fail(r, line, "a YAML version libyaml does not read (%%YAML 1.1 and 1.2 are read, "
                     "and OpenCV's %%YAML:1.0)");
-    if (strstr(context, "quoted scalar"))
+    if (strstr(context, "quoted scalar") && strstr(problem, "end of stream"))
         return fail(r, cline, "unterminated string (no closing quote)");
     if (strstr(context, "flow sequence") && strstr(problem, "expected ','"))
         return fail(r, cline, "%s has no closing ']' (truncated file?)", what);
@@ -301,6 +301,10 @@ static int scalar_text(reader *r, const char **out, int *plain)
     }
     *out = (const char *)e->data.scalar.value;
     *plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    /* a plain value runs on over the lines indented below it: an indented key, most likely */
+    if (*plain && e->start_mark.line != e->end_mark.line)
+        return fail(r, event_line(e), "'%.40s' runs on to line %d: a value is one line (an "
+                    "indented line below the key?)", *out, (int)e->end_mark.line + 1);
     if (*plain && !**out)
         return fail(r, event_line(e), "expected a single value on the key's line");
     return 0;
@@ -410,7 +414,7 @@ static int read_matrix(reader *r, calib_yaml_field *fd, int key_line)
     char got[64];
     if (e->type != YAML_MAPPING_START_EVENT || (tag && !tagged) || (!tag && !untagged_ok)) {
         describe(e, got, sizeof got);
-        return fail(r, event_line(e), untagged_ok ? "expected a matrix (rows, cols and data "
+        return fail(r, key_line, untagged_ok ? "expected a matrix (rows, cols and data "
                     "indented below the key), got %s" : "expected a matrix (!!opencv-matrix), "
                     "got %s", got);
     }
