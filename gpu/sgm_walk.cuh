@@ -431,11 +431,13 @@ static __device__ __forceinline__ void add_bytes(const uint32_t (&r)[byte_words<
 }
 
 /* The jump term of the recurrence for each |dI| = 0..255: (P2' - P1) in both 16-bit halves
- * (P2' >= P1 + 1, stereo_p2_adaptive). Called by the whole block, which it synchronises. */
-static __device__ __forceinline__ void fill_jump_table(const sgm_args &a, uint32_t *table)
+ * (P2' >= P1 + 1, stereo_p2_adaptive), for a direction's P1 / P2 (a.dir_p1[dir], a.dir_p2[dir]:
+ * every block walks one direction). Called by the whole block, which it synchronises. */
+static __device__ __forceinline__ void fill_jump_table(const sgm_args &a, int p1, int p2,
+                                                       uint32_t *table)
 {
     for (int i = threadIdx.x; i < 256; i += blockDim.x)
-        table[i] = (uint32_t)(stereo_p2_adaptive(a.p1, a.p2, a.p2_adapt, i) - a.p1) * 0x10001u;
+        table[i] = (uint32_t)(stereo_p2_adaptive(p1, p2, a.p2_adapt, i) - p1) * 0x10001u;
     __syncthreads();
 }
 
@@ -525,7 +527,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     const int steps_all = UNIFORM ? warp_max(steps) : steps; /* the loop's trip count */
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
-    const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
+    const uint32_t p1x2 = (uint32_t)a.dir_p1[dir] * 0x10001u;
 
     if (MODE == MODE_FINAL && a.disp_right) {
         /* right pixels the walk never completes (no candidate inside the image) */
@@ -799,7 +801,7 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
     const int steps_all = warp_max(steps);
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
-    const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
+    const uint32_t p1x2 = (uint32_t)a.dir_p1[dir] * 0x10001u;
     const size_t p0 = (size_t)y0 * w + x0;
     uint8_t *const out = a.L8 + (size_t)dir * a.vol + k0;
     const right_base<K> rb(a, k0);

@@ -348,6 +348,8 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                   s->rank[0], s->rank[1], s->census[0], s->census[1], s->cost_table, {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
+    for (int r = 0; r < 8; r++)
+        stereo_path_penalties(p, r, &a.dir_p1[r], &a.dir_p2[r]);
     if (s->agg_dirs) {
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
@@ -566,7 +568,13 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             size_t budget = total_b / 4 < free_b / 2 ? total_b / 4 : free_b / 2;
             const char *agg = getenv("STEREO_CUDA_AGG");
             int max_cost = transform_max_cost(p->cost, p->rank_window);
-            s->agg_dirs = sgm_fits_bytes(max_cost, p->p1, p->p2) &&
+            int fits = 1; /* every direction's L in a byte */
+            for (int r = 0; r < p->paths; r++) {
+                int q1, q2;
+                stereo_path_penalties(p, r, &q1, &q2);
+                fits &= sgm_fits_bytes(max_cost, q1, q2);
+            }
+            s->agg_dirs = fits &&
                           (size_t)p->paths * vol <= budget && !(agg && !strcmp(agg, "branches"));
             if (s->agg_dirs)
                 DEV_ALLOC(s->L8, (size_t)p->paths * vol);

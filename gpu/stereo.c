@@ -290,12 +290,6 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
  * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
 static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
 {
-    int per_path = 0;
-    for (int r = 0; r < p->paths; r++) {
-        int q1, q2;
-        stereo_path_penalties(p, r, &q1, &q2);
-        per_path |= q1 != p->p1 || q2 != p->p2;
-    }
     int weighted = 0;
     for (int r = 0; r < p->paths; r++)
         weighted |= p->path_weight[r] != 1;
@@ -303,8 +297,6 @@ static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
     else if (p->method == STEREO_METHOD_BM)
         snprintf(why, whylen, "method bm: not in the CUDA stage yet");
-    else if (per_path)
-        snprintf(why, whylen, "p1/p2 per path: not in the CUDA stage yet");
     else if (weighted)
         snprintf(why, whylen, "path weights other than 1: not in the CUDA stage yet");
     else

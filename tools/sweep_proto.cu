@@ -40,7 +40,7 @@ static __global__ void __launch_bounds__(SW * G) k_sweep_down(sgm_args a, uint16
      * diagonal paths, so nothing outside the strip is read) */
     __shared__ __align__(16) uint32_t nb[2][2][SW][DW];
     __shared__ uint32_t nb_min[2][2][SW];
-    fill_jump_table(a, jump_table);
+    fill_jump_table(a, a.p1, a.p2, jump_table);
     const int w = a.width, h = a.height;
     const int col = threadIdx.x / G, lane = threadIdx.x % G, k0 = lane * K;
     const int x = blockIdx.x * SW + col;

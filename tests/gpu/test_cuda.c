@@ -388,6 +388,11 @@ static void option_grid(void)
         p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
         p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
         p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+        if (rnd() % 2) /* P1 / P2 per path (0: the path takes p1 / p2) */
+            for (int r = 0; r < 8; r++) {
+                p.p1_path[r] = rnd() % 3 ? 1 + rnd() % 40 : 0;
+                p.p2_path[r] = p.p1_path[r] || rnd() % 3 ? (p.p1_path[r] ? p.p1_path[r] : p.p1) + 1 + rnd() % 300 : 0;
+            }
         compare(&p, NULL, &pr, "random options");
     }
     pair_free(&pr);
@@ -480,6 +485,10 @@ static void shared_scenes(const char *dir)
         compare(&p, NULL, &pr, scenes[i].left);
         p.cost = STEREO_COST_AD;
         stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, scenes[i].left);
+        /* the course project's shape: other penalties on the diagonals and the vertical */
+        static const int p1s[8] = {14, 14, 10, 10, 8, 8, 8, 8}, p2s[8] = {112, 112, 96, 96, 80, 80, 80, 80};
+        memcpy(p.p1_path, p1s, sizeof p1s), memcpy(p.p2_path, p2s, sizeof p2s);
         compare(&p, NULL, &pr, scenes[i].left);
         image_free(&l);
         image_free(&r);
