@@ -53,7 +53,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK)
 k_aggregate(sgm_args a, int dir, int nlines)
 {
     __shared__ uint32_t jump_table[256];
-    fill_jump_table(a, a.dir_p1[dir], a.dir_p2[dir], jump_table);
+    fill_jump_table(a, dir_penalty(a.dir_p1, dir), dir_penalty(a.dir_p2, dir), jump_table);
     int gid = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     if (gid >= nlines)
         return; /* whole groups leave together: G divides the block and the warp */

@@ -92,7 +92,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
         dir = 4 + b % 4;
         block = b / 4;
     }
-    fill_jump_table(a, a.dir_p1[dir], a.dir_p2[dir], jump_table); /* dir: the block's */
+    fill_jump_table(a, dir_penalty(a.dir_p1, dir), dir_penalty(a.dir_p2, dir), jump_table); /* dir: the block's */
     nlines = stereo_sgm_line_count(dir, w, h);
     const int rank = block * (AGG_BLOCK / G) + (int)threadIdx.x / G;
     /* a warp walks uniformly (walk_line): groups past the direction's last line come along idle;

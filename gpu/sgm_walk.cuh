@@ -179,7 +179,9 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
 static __device__ __forceinline__ uint32_t costs4(const sgm_args &a, int rl, uint32_t rl4, uint32_t r4)
 {
 #if SGM_TABLE
-    const uint8_t *row = a.cost_table + rl * 256;
+    /* & 255: a group past its line's end (walk_line's UNIFORM mode) computes costs from step
+     * inputs it never loaded; they are discarded, but the lookup must stay inside the table */
+    const uint8_t *row = a.cost_table + (rl & 255) * 256;
     return (uint32_t)__ldg(row + (r4 & 255u)) | (uint32_t)__ldg(row + (r4 >> 8 & 255u)) << 8 |
            (uint32_t)__ldg(row + (r4 >> 16 & 255u)) << 16 | (uint32_t)__ldg(row + (r4 >> 24)) << 24;
 #else
@@ -430,6 +432,18 @@ static __device__ __forceinline__ void add_bytes(const uint32_t (&r)[byte_words<
     }
 }
 
+/* Direction dir's P1 or P2 (sgm_args.dir_p1 / dir_p2) read with constant indices only: a
+ * kernel parameter array indexed at run time is copied to local memory. */
+static __device__ __forceinline__ int dir_penalty(const int (&v)[8], int dir)
+{
+    int r = v[0];
+#pragma unroll
+    for (int j = 1; j < 8; j++)
+        if (dir == j)
+            r = v[j];
+    return r;
+}
+
 /* The jump term of the recurrence for each |dI| = 0..255: (P2' - P1) in both 16-bit halves
  * (P2' >= P1 + 1, stereo_p2_adaptive), for a direction's P1 / P2 (a.dir_p1[dir], a.dir_p2[dir]:
  * every block walks one direction). Called by the whole block, which it synchronises. */
@@ -527,7 +541,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     const int steps_all = UNIFORM ? warp_max(steps) : steps; /* the loop's trip count */
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
-    const uint32_t p1x2 = (uint32_t)a.dir_p1[dir] * 0x10001u;
+    const uint32_t p1x2 = (uint32_t)dir_penalty(a.dir_p1, dir) * 0x10001u;
 
     if (MODE == MODE_FINAL && a.disp_right) {
         /* right pixels the walk never completes (no candidate inside the image) */
@@ -801,7 +815,7 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
     const int steps_all = warp_max(steps);
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
-    const uint32_t p1x2 = (uint32_t)a.dir_p1[dir] * 0x10001u;
+    const uint32_t p1x2 = (uint32_t)dir_penalty(a.dir_p1, dir) * 0x10001u;
     const size_t p0 = (size_t)y0 * w + x0;
     uint8_t *const out = a.L8 + (size_t)dir * a.vol + k0;
     const right_base<K> rb(a, k0);
