@@ -18,7 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import middlebury as mb  # noqa: E402
 
 SGM = [("rank (default)", []), ("census", ["--cost", "census"]), ("ad", ["--cost", "ad"]),
-       ("bt", ["--cost", "bt"])]
+       ("bt", ["--cost", "bt"]),
+       ("census w3:1", ["--cost", "census", "--path-weights", "3,3,3,3,1,1,1,1"])]
 BM = [("bm census", ["--method", "bm", "--cost", "census"]),
       ("bm ad (SAD)", ["--method", "bm", "--cost", "ad"])]
 RADIOMETRIC = ["rank (default)", "census", "ad", "bt"]
