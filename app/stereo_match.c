@@ -286,8 +286,8 @@ static int write_color(const char *path, const int16_t *d, const stereo_params *
     }
     uint8_t lut[256 * 3];
     colormap_lut(id, lut);
-    colormap_disparity_rows(d, p->width, p->min_disparity, p->num_disparities, lut, im.data, 3,
-                            (size_t)p->width * 3, 0, p->height);
+    colormap_disparity_rows(d, p->width, colormap_fixed_range(p->min_disparity, p->num_disparities),
+                            lut, im.data, 3, (size_t)p->width * 3, 0, p->height);
     int rc = image_write(path, &im, err, n);
     image_free(&im);
     return rc;

@@ -49,6 +49,7 @@ struct stereo_stage {
         uint8_t *conf, *rgba, *rect[2];
     } slot[2];
     int next_slot, in_flight;
+    colormap_range color;   /* stereo_set_color_range */
 };
 
 /* ---- names ------------------------------------------------------------------------------- */
@@ -320,6 +321,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     if (!s)
         return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
     s->p = *p;
+    s->color = colormap_fixed_range(p->min_disparity, p->num_disparities);
     if (maps) {
         s->have_maps = 1;
         for (int i = 0; i < 2; i++)
@@ -593,11 +595,25 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
                     "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
     if (s->active == STEREO_BACKEND_CUDA)
-        return stage_cuda_colorize(s->cuda, colormap, rgba, pitch, s->err, sizeof s->err);
+        return stage_cuda_colorize(s->cuda, colormap, s->color.lo, s->color.hi, rgba, pitch,
+                                   s->err, sizeof s->err);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
-    colormap_disparity_rows(s->disp, p->width, p->min_disparity, p->num_disparities, lut, rgba, 4,
-                            pitch, 0, p->height);
+    colormap_disparity_rows(s->disp, p->width, s->color, lut, rgba, 4, pitch, 0, p->height);
+    return STEREO_OK;
+}
+
+stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi)
+{
+    if (lo == 0 && hi == 0) {
+        s->color = colormap_fixed_range(s->p.min_disparity, s->p.num_disparities);
+        return STEREO_OK;
+    }
+    if (lo >= hi || lo < -32768 || hi > 32767)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "colour range: %d..%d (16ths of a pixel) is not lo < hi within an int16", lo,
+                    hi);
+    s->color = (colormap_range){lo, hi};
     return STEREO_OK;
 }
 
@@ -650,7 +666,8 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
     if ((unsigned)colormap >= COLORMAP_COUNT)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
     if (s->active == STEREO_BACKEND_CUDA) {
-        st = stage_cuda_submit(s->cuda, left, right, colormap, s->err, sizeof s->err);
+        st = stage_cuda_submit(s->cuda, left, right, colormap, s->color.lo, s->color.hi, s->err,
+                               sizeof s->err);
         s->in_flight = st == STEREO_OK;
         return st;
     }
@@ -668,8 +685,8 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
     memcpy(s->slot[k].rect[1], s->grey[1], n);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
-    colormap_disparity_rows(s->disp, s->p.width, s->p.min_disparity, s->p.num_disparities, lut,
-                            s->slot[k].rgba, 4, (size_t)s->p.width * 4, 0, s->p.height);
+    colormap_disparity_rows(s->disp, s->p.width, s->color, lut, s->slot[k].rgba, 4,
+                            (size_t)s->p.width * 4, 0, s->p.height);
     s->in_flight = 1;
     return STEREO_OK;
 }

@@ -146,8 +146,14 @@ const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, afte
 
 /* Colour-maps the last left disparity into rgba (4 bytes per pixel, alpha 255, invalid black;
  * pitch >= 4 * width, a multiple of 4) on the active backend; colormap is a colormap_id
- * (colormap.h: turbo, jet, grey). */
+ * (colormap.h: turbo, jet, grey), over the colour range of stereo_set_color_range. */
 stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch);
+
+/* The disparity range the colour map spans from now on (stereo_colorize, stereo_submit), in
+ * 16ths of a pixel: lo gets the map's first colour, hi its last (colormap.h's rule; e.g.
+ * colormap_auto_range of an earlier frame). lo = hi = 0: the search range (the default).
+ * STEREO_ERR_PARAM unless lo < hi, both within -32768..32767. */
+stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi);
 
 /* ---- zero-copy frames and asynchronous processing (the live app) ---------------------------
  *
