@@ -28,6 +28,7 @@
  *    header itself (an unknown section is an error even when it is empty).
  */
 #include "config.h"
+#include "sequence.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -326,32 +327,7 @@ static int check_calib(const char *key, const char *v, char *err, size_t errlen)
  * there. */
 int live_config_check_pattern(const char *key, const char *v, char *err, size_t errlen)
 {
-    int conversions = 0;
-    for (const char *q = v; *q; q++) {
-        if (*q != '%')
-            continue;
-        const char *start = q++;
-        if (*q == '%')
-            continue;
-        while (*q && strchr("0-+ ", *q))
-            q++;
-        int digits = 0;
-        while (isdigit((unsigned char)*q) && digits <= 2)
-            q++, digits++;
-        if (!*q)
-            return failf(err, errlen, "%s: '%s' ends inside a '%%' conversion (a literal %% is "
-                         "written %%%%)", key, v);
-        if (digits > 2 || (*q != 'd' && *q != 'i' && *q != 'u'))
-            return failf(err, errlen, "%s: '%s': '%.*s' is not a frame-number conversion such "
-                         "as %%04d (a literal %% is written %%%%)", key, v, (int)(q - start) + 1,
-                         start);
-        conversions++;
-    }
-    if (conversions != 1)
-        return failf(err, errlen,
-                     "%s: '%s' has %d conversions; it needs one, for the frame number (e.g. "
-                     "left_%%04d.png)", key, v, conversions);
-    return 0;
+    return seq_check_pattern(key, v, err, errlen); /* stereo-match's sequences share the rule */
 }
 
 /* Penalties not given follow the tuned defaults for the cost and window (stereo_match.c does

@@ -138,6 +138,13 @@ void stereo_destroy(stereo_stage *s);
  * must be the maps' source size. Blocks until the result is ready (CPU backend). */
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right);
 
+/* How far the stereo_process running now (in another thread) has got, in per mille (0..1000)
+ * of its frame, for a progress display; 1000 once it is done. The CPU backend's workers count
+ * their rows into an atomic counter as they go (one relaxed atomic add per row band, and per
+ * row of the SGM sweeps), so reading it costs the pipeline nothing measurable. -1 on the CUDA
+ * backend (a frame takes milliseconds there). */
+int stereo_progress(const stereo_stage *s);
+
 /* Results of the last stereo_process, width*height row-major, valid until the next call. */
 const int16_t *stereo_disparity(const stereo_stage *s);        /* left view, 16*d or STEREO_INVALID */
 const int16_t *stereo_disparity_right(const stereo_stage *s);  /* right view (integer d, 16*d) */

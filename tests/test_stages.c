@@ -410,8 +410,10 @@ static uint16_t *stage_aggregate(const scene *s, int paths, int p1, int p2, int 
         sgm_cost_rank_rows(&c, s->rank[0], s->rank[1], cost, 0, s->h);
     else
         sgm_cost_census_rows(&c, s->census[0], s->census[1], cost, 0, s->h);
-    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch);
-    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch);
+    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch, NULL);
+    uint64_t rows = 0;
+    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch, &rows);
+    assert_int_equal(rows, c.height); /* the progress count: one per row */
     for (size_t v = 0; v < vol; v++)
         S[v] = (uint16_t)(S[v] + S2[v]);
     free(cost), free(S2), free(scratch);
