@@ -88,6 +88,11 @@ static int parse_backend(const char *s)
     stereo_backend b;
     return stereo_backend_from_str(s, &b) == 0 ? (int)b : -1;
 }
+static const char *const color_range_names[] = {"fixed", "auto"};
+static int parse_color_range(const char *s)
+{
+    return word_index(color_range_names, NELEM(color_range_names), s);
+}
 static int parse_colormap(const char *s)
 {
     colormap_id id;
@@ -174,6 +179,9 @@ static const key_def keys[] = {
     {"display", "height", K_INT, 0, MAX_SIDE, F(window_height), 0, 0},
     {"display", "colormap", K_ENUM, 0, 0, F(colormap), parse_colormap, "turbo, jet, grey"},
     {"display", "view", K_ENUM, 0, 0, F(view), parse_view, "disparity, left, pair, depth"},
+    {"display", "color_range", K_ENUM, 0, 0, F(color_range_auto), parse_color_range,
+     "fixed, auto"},
+    {"display", "legend", K_BOOL, 0, 0, F(legend), 0, 0},
     {"display", "font", K_PATH, 1, 0, F(font), 0, 0},
 
     {"record", "dir", K_PATH, 0, 0, F(record_dir), 0, 0},
@@ -460,6 +468,8 @@ void live_config_defaults(live_config *c)
     tune_penalties(c);
     c->colormap = COLORMAP_TURBO;
     c->view = VIEW_DISPARITY;
+    c->color_range_auto = 0;
+    c->legend = 1;
     snprintf(c->font, sizeof c->font, "%s", DEFAULT_FONT);
     c->frames = 0;
 }

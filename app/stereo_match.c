@@ -61,9 +61,10 @@ static const char usage_text[] =
     "  folders   the image files of LEFTDIR and RIGHTDIR, sorted by name; folders sharing\n"
     "            names (KITTI image_2 / image_3) pair by name, others in order; OUTDIR (which\n"
     "            must exist) gets NAME.png (16-bit) per left file NAME.*\n"
-    "  A file without a partner, or of another size, is refused naming it. --right, --color\n"
-    "  and --confidence then take a pattern or an existing folder too. Progress per frame\n"
-    "  (frame i/N, fps) on stderr, then a summary line.\n"
+    "  A file without a partner is refused before any work, naming it; a pair of another\n"
+    "  size when it comes (the pairs before it are written). --right, --color and\n"
+    "  --confidence then take a pattern or an existing folder too. Progress per frame\n"
+    "  (frame i/N, fps) on stderr, then a summary line on stdout.\n"
     "\n"
     "Matching:\n"
     "  -d, --disparities N    number of disparities D: multiple of 16, 16..256 (default 64)\n"
@@ -102,7 +103,7 @@ static const char usage_text[] =
     "      --confidence FILE  confidence 0..255 as an 8-bit PNG/PGM\n"
     "      --repeat N         run the pair N times and report the median time\n"
     "      --progress         progress on stderr also when it is not a terminal: a line per\n"
-    "                         10 %% once a pair has run 2 s (CPU backend), a line per frame\n"
+    "                         10 % once a pair has run 2 s (CPU backend), a line per frame\n"
     "                         of a sequence (on a terminal: one line, rewritten)\n"
     "      --demo DIR         render the generated scene into DIR, match it, score it\n"
     "  -q, --quiet            print nothing but errors\n"
@@ -308,7 +309,10 @@ static int parse_options(int argc, char **argv, options *o)
         o->left_path = argv[optind];
         o->right_path = argv[optind + 1];
         o->out_path = argv[optind + 2];
-        o->sequence = seq_is_pattern(o->left_path) ? 1 : is_dir(o->left_path) ? 2 : 0;
+        /* a folder LEFT with a file RIGHT stays a pair: its reader says what is wrong */
+        o->sequence = seq_is_pattern(o->left_path)                              ? 1
+                      : is_dir(o->left_path) && is_dir(o->right_path)            ? 2
+                                                                                : 0;
         if (o->sequence != 2 && !disparity_ext_ok(o->out_path))
             return usage_error("%s: output must end in .pfm or .png", o->out_path);
     }
@@ -320,8 +324,8 @@ static int parse_options(int argc, char **argv, options *o)
             if (paths[i] && seq_check_pattern(names[i], paths[i], perr, sizeof perr))
                 return usage_error("a sequence of patterns: %s", perr);
     } else if (o->sequence == 2) { /* and every one of its outputs is a folder */
-        const char *names[4] = {"RIGHTDIR", "OUTDIR", "--right", "--color"};
-        const char *paths[4] = {o->right_path, o->out_path, o->right, o->color};
+        const char *names[4] = {"OUTDIR", "OUTDIR", "--right", "--color"};
+        const char *paths[4] = {o->out_path, o->out_path, o->right, o->color};
         for (int i = 0; i < 5; i++) {
             const char *n = i < 4 ? names[i] : "--confidence", *d = i < 4 ? paths[i] : o->confidence;
             if (d && !is_dir(d))
