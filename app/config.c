@@ -28,6 +28,7 @@
  *    header itself (an unknown section is an error even when it is empty).
  */
 #include "config.h"
+#include "sequence.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -91,6 +92,11 @@ static int parse_backend(const char *s)
 {
     stereo_backend b;
     return stereo_backend_from_str(s, &b) == 0 ? (int)b : -1;
+}
+static const char *const color_range_names[] = {"fixed", "auto"};
+static int parse_color_range(const char *s)
+{
+    return word_index(color_range_names, NELEM(color_range_names), s);
 }
 static int parse_colormap(const char *s)
 {
@@ -185,6 +191,9 @@ static const key_def keys[] = {
     {"display", "height", K_INT, 0, MAX_SIDE, F(window_height), 0, 0},
     {"display", "colormap", K_ENUM, 0, 0, F(colormap), parse_colormap, "turbo, jet, grey"},
     {"display", "view", K_ENUM, 0, 0, F(view), parse_view, "disparity, left, pair, depth"},
+    {"display", "color_range", K_ENUM, 0, 0, F(color_range_auto), parse_color_range,
+     "fixed, auto"},
+    {"display", "legend", K_BOOL, 0, 0, F(legend), 0, 0},
     {"display", "font", K_PATH, 1, 0, F(font), 0, 0},
 
     {"record", "dir", K_PATH, 0, 0, F(record_dir), 0, 0},
@@ -371,32 +380,7 @@ static int check_calib(const char *key, const char *v, char *err, size_t errlen)
  * there. */
 int live_config_check_pattern(const char *key, const char *v, char *err, size_t errlen)
 {
-    int conversions = 0;
-    for (const char *q = v; *q; q++) {
-        if (*q != '%')
-            continue;
-        const char *start = q++;
-        if (*q == '%')
-            continue;
-        while (*q && strchr("0-+ ", *q))
-            q++;
-        int digits = 0;
-        while (isdigit((unsigned char)*q) && digits <= 2)
-            q++, digits++;
-        if (!*q)
-            return failf(err, errlen, "%s: '%s' ends inside a '%%' conversion (a literal %% is "
-                         "written %%%%)", key, v);
-        if (digits > 2 || (*q != 'd' && *q != 'i' && *q != 'u'))
-            return failf(err, errlen, "%s: '%s': '%.*s' is not a frame-number conversion such "
-                         "as %%04d (a literal %% is written %%%%)", key, v, (int)(q - start) + 1,
-                         start);
-        conversions++;
-    }
-    if (conversions != 1)
-        return failf(err, errlen,
-                     "%s: '%s' has %d conversions; it needs one, for the frame number (e.g. "
-                     "left_%%04d.png)", key, v, conversions);
-    return 0;
+    return seq_check_pattern(key, v, err, errlen); /* stereo-match's sequences share the rule */
 }
 
 /* Penalties not given follow the tuned defaults for the cost and window (stereo_match.c does
@@ -559,6 +543,8 @@ void live_config_defaults(live_config *c)
     tune_penalties(c);
     c->colormap = COLORMAP_TURBO;
     c->view = VIEW_DISPARITY;
+    c->color_range_auto = 0;
+    c->legend = 1;
     snprintf(c->font, sizeof c->font, "%s", DEFAULT_FONT);
     c->frames = 0;
 }

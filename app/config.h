@@ -21,7 +21,8 @@
  *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
  *                  files of a stereo calibration; empty: inputs already rectified)
  *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,
- *                  view = disparity|left|pair|depth, font (a TTF path)
+ *                  view = disparity|left|pair|depth, color_range = fixed|auto, legend (the
+ *                  colour bar in the overlay), font (a TTF path)
  *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off)
  *   [run]          frames (stop after N, 0 = until closed), screenshot (PNG after the last frame)
  */
@@ -75,6 +76,8 @@ typedef struct {
     int window_width, window_height; /* 0 = the image size */
     colormap_id colormap;
     live_view view;
+    int color_range_auto;   /* color_range: 0 fixed (the search range), 1 auto (percentiles) */
+    int legend;             /* the colour bar with ticks in the overlay */
     char font[CONFIG_PATH_MAX];
     /* [record] dir */
     char record_dir[CONFIG_PATH_MAX];

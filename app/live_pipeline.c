@@ -120,6 +120,7 @@ struct live_pipeline {
     uint64_t published_number;
     int published_p2;
     stereo_method published_method;
+    colormap_range published_color;
     int reading;                 /* -1: none */
     uint64_t reading_number;
     int reading_retired;         /* the display's slot was replaced: free it at release */
@@ -127,6 +128,7 @@ struct live_pipeline {
     int paused, colormap, p2, p2_request, frozen;
     stereo_method method;        /* the method asked for last */
     int method_request;          /* 1: recreate the stage with `method` */
+    int color_lo, color_hi;      /* live_pipeline_set_color_range; 0, 0: the search range */
     /* recording: the writer's FIFO of slots, and which slots it still holds */
     int rec_queue[REC_SLOTS], nrec;
     int rec_held;                /* slots queued or being written */
@@ -312,7 +314,7 @@ static int recreate_stage(live_pipeline *p, int p2, stereo_method method, char *
 
 /* Publishes slot k's result (under lock); the slot it replaces goes back to the pool unless the
  * display is reading it. */
-static void publish(live_pipeline *p, int k, const stereo_result *r)
+static void publish(live_pipeline *p, int k, const stereo_result *r, colormap_range color)
 {
     if (p->published >= 0) {
         if (p->published == p->reading)
@@ -325,6 +327,7 @@ static void publish(live_pipeline *p, int k, const stereo_result *r)
     p->published_number = p->stats.processed;
     p->published_p2 = p->params.p2;
     p->published_method = p->params.method;
+    p->published_color = color;
 }
 
 static void *stage_main(void *arg)
@@ -378,8 +381,14 @@ static void *stage_main(void *arg)
         }
         int k = pop_ready(p);
         int colormap = p->colormap;
+        colormap_range color = {p->color_lo, p->color_hi};
         pthread_cond_broadcast(&p->cond); /* room in the queue */
         pthread_mutex_unlock(&p->lock);
+        if ((color.lo == 0 && color.hi == 0) ||
+            stereo_set_color_range(p->stage, color.lo, color.hi) != STEREO_OK) {
+            stereo_set_color_range(p->stage, 0, 0);
+            color = colormap_fixed_range(p->params.min_disparity, p->params.num_disparities);
+        }
 
         /* the frames belong to the stage from submit to wait */
         slot *s = &p->slots[k];
@@ -421,7 +430,7 @@ static void *stage_main(void *arg)
         if (p->stats.processed == 1)
             p->stats.first_done_ns = done_ns;
         p->stats.last_done_ns = done_ns;
-        publish(p, k, &r);
+        publish(p, k, &r, color);
         if (p->frame_limit > 0 && (long)p->stats.processed >= p->frame_limit)
             p->stage_done = 1;
         pthread_cond_broadcast(&p->cond);
@@ -572,7 +581,7 @@ int live_pipeline_acquire(live_pipeline *p, live_frame *out)
         p->reading_number = p->shown_number = p->published_number;
         *out = (live_frame){p->published_result, s->pair.left, s->pair.right,
                             s->pair.timestamp_ns, s->pair.scene_t, p->published_number,
-                            p->published_p2, p->published_method};
+                            p->published_p2, p->published_method, p->published_color};
         got = 1;
     }
     pthread_mutex_unlock(&p->lock);
@@ -630,6 +639,14 @@ void live_pipeline_set_colormap(live_pipeline *p, int colormap)
 {
     pthread_mutex_lock(&p->lock);
     p->colormap = colormap;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void live_pipeline_set_color_range(live_pipeline *p, int lo, int hi)
+{
+    pthread_mutex_lock(&p->lock);
+    p->color_lo = lo;
+    p->color_hi = hi;
     pthread_mutex_unlock(&p->lock);
 }
 

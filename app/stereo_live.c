@@ -45,6 +45,7 @@
 #endif
 #include "colormap.h"
 #include "config.h"
+#include "legend.h"
 #include "live_histogram.h"
 #include "live_pipeline.h"
 #include "live_sources.h"
@@ -119,7 +120,8 @@ static const char usage_text[] =
 #if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
-    "s screenshot, f full screen, +/- P2 (of every path), m method (sgm <-> bm), h help.\n"
+    "a colour range fixed/auto, l legend, s screenshot, f full screen, +/- P2 (of every path),\n"
+    "m method (sgm <-> bm), h help.\n"
 #endif
     "";
 
@@ -503,6 +505,7 @@ typedef struct {
     int p2;
     stereo_method method;        /* of the shown frame */
     int16_t *disparity;          /* copy of the shown disparity, for the cursor readout */
+    colormap_range shown_color;  /* the colour range of the frame shown (the legend's) */
     uint8_t *last_rgb;           /* headless --screenshot: the shown colour disparity */
 } app;
 
@@ -554,6 +557,7 @@ static void take_frame(app *a, const live_frame *f, int keep_disparity)
     a->scene_t = f->scene_t;
     a->p2 = f->p2;
     a->method = f->method;
+    a->shown_color = f->color;
     if (a->last_rgb)
         for (int y = 0; y < a->params.height; y++)
             for (int x = 0; x < a->params.width; x++)
@@ -603,6 +607,9 @@ typedef struct {
     Uint32 wake_event;
     live_view view;
     colormap_id colormap;
+    int auto_range, legend;      /* [display] color_range = auto, legend; keys a, l */
+    colormap_range range;        /* the smoothed automatic range asked of the pipeline */
+    int have_range;              /* range holds a value (else the next one is taken as is) */
     int paused, help, fullscreen;
     int mouse_x, mouse_y, mouse_in;
     int shown_any;
@@ -694,6 +701,8 @@ static int display_open(display *d, const app *a, char *err, size_t errlen)
     memset(d, 0, sizeof *d);
     d->view = cfg->view;
     d->colormap = cfg->colormap;
+    d->auto_range = cfg->color_range_auto;
+    d->legend = cfg->legend;
     d->fullscreen = cfg->fullscreen;
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1"); /* SIGINT/SIGTERM are ours */
     const char *wayland_line = leave_out_unreachable_wayland()
@@ -912,8 +921,9 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
              a->params.height, a->params.num_disparities, method);
     colors[n++] = white;
-    snprintf(lines[n], OVERLAY_LINE, "view %s   %s%s", live_view_to_str(d->view),
-             colormap_to_str(d->colormap), d->paused ? "   PAUSED" : "");
+    snprintf(lines[n], OVERLAY_LINE, "view %s   %s %s range%s", live_view_to_str(d->view),
+             colormap_to_str(d->colormap), d->auto_range ? "auto" : "fixed",
+             d->paused ? "   PAUSED" : "");
     colors[n++] = d->paused ? yellow : white;
     if (s->source_stats[0]) { /* cameras: pairing skew and drops, to check the two are paired */
         snprintf(lines[n], OVERLAY_LINE, "%s", s->source_stats);
@@ -955,22 +965,114 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "q / Esc   quit",      "Space     pause",
             "v         view: disparity, left, pair, depth",
             "c         colour map: turbo, jet, grey (next frame)",
+            "a         colour range: fixed (search range) / auto",
+            "l         legend (colour bar) on / off",
             "s         screenshot (PNG in the current folder)",
             "f         full screen",
             "+ / -     P2 up / down, every path's (recreates the stage)",
             "m         method: SGM <-> block matching (recreates the stage)",
             "h         this help",
         };
-        char help[9][OVERLAY_LINE];
-        SDL_Color hc[9];
-        for (int i = 0; i < 9; i++) {
+        enum { NK = sizeof keys / sizeof *keys };
+        char help[NK][OVERLAY_LINE];
+        SDL_Color hc[NK];
+        for (int i = 0; i < NK; i++) {
             snprintf(help[i], OVERLAY_LINE, "%s", keys[i]);
             hc[i] = white;
         }
         int ow, oh;
         SDL_GetRendererOutputSize(d->ren, &ow, &oh);
-        draw_box(d, ow / 4, oh / 3, help, hc, 9);
+        draw_box(d, ow / 4, oh / 3, help, hc, NK);
     }
+}
+
+/* The colour bar of the frame shown, bottom right of the image: its range (fixed, or the
+ * automatic one the frame was coloured with) through the current map, ticks from legend_ticks
+ * in pixels, or in metres with a calibration that gives the focal length and baseline (the
+ * depth readout's). */
+static void draw_legend(display *d, app *a)
+{
+    if (!d->legend || !d->font || !a->shown || (d->view != VIEW_DISPARITY && d->view != VIEW_DEPTH))
+        return;
+    int iw, ih;
+    SDL_Rect v = view_rect(d, a, &iw, &ih);
+    const int pad = d->font_px / 2, lh = TTF_FontLineSkip(d->font), bh = d->font_px;
+    int bw = v.w * 2 / 5;
+    bw = bw > 520 ? 520 : bw;
+    if (bw < 60)
+        return;
+    const colormap_range r = a->shown_color;
+    const double fb = a->focal_px > 0 && a->baseline > 0 ? a->focal_px * a->baseline : 0;
+    const int bx = v.x + v.w - bw - 3 * pad, by = v.y + v.h - bh - lh - 4 * pad;
+    SDL_Rect box = {bx - 2 * pad, by - pad, bw + 4 * pad, bh + lh + 3 * pad};
+    SDL_SetRenderDrawBlendMode(d->ren, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(d->ren, 0, 0, 0, 190);
+    SDL_RenderFillRect(d->ren, &box);
+    uint8_t lut[256 * 3], c[3];
+    colormap_lut(d->colormap, lut);
+    for (int x = 0; x < bw; x++) { /* the image's own rule: the ends are entries 0 and 255 */
+        int16_t val = (int16_t)(r.lo + (int)((int64_t)x * (r.hi - r.lo) / (bw - 1)));
+        colormap_disparity_rows(&val, 1, r, lut, c, 3, 3, 0, 1);
+        SDL_SetRenderDrawColor(d->ren, c[0], c[1], c[2], 255);
+        SDL_RenderDrawLine(d->ren, bx + x, by, bx + x, by + bh - 1);
+    }
+    static const SDL_Color white = {235, 235, 235, 255};
+    legend_tick t[LEGEND_MAX_TICKS];
+    int n = legend_ticks(r, fb, 2 + bw / (4 * d->font_px), t);
+    int left_free = box.x, last_x = box.x + box.w; /* labels drawn so far end / start there */
+    /* the last label (with the unit) first, then left to right where they do not touch */
+    for (int k = 0; k < n; k++) {
+        int i = k == 0 ? n - 1 : k - 1;
+        if (k > 0 && i == n - 1)
+            continue;
+        int tx = bx + (int)lround(t[i].pos * (bw - 1));
+        SDL_SetRenderDrawColor(d->ren, 235, 235, 235, 255);
+        SDL_RenderDrawLine(d->ren, tx, by + bh, tx, by + bh + pad / 2);
+        char label[32];
+        snprintf(label, sizeof label, "%s%s", t[i].label, i == n - 1 ? (fb > 0 ? " m" : " px") : "");
+        int tw = text_width(d, label), lx = tx - tw / 2;
+        lx = lx + tw > box.x + box.w ? box.x + box.w - tw : lx < box.x ? box.x : lx;
+        if (k == 0)
+            last_x = lx;
+        else if (lx < left_free || lx + tw + pad > last_x)
+            continue;
+        draw_text(d, lx, by + bh + pad / 2, label, white);
+        if (k > 0)
+            left_free = lx + tw + pad;
+    }
+}
+
+/* The automatic colour range follows the frames shown: each frame's 1st-99th percentile range
+ * (colormap_auto_range) is the target, and each end moves an eighth of the way towards it per
+ * frame shown (at least 1/16 px), but not while it is within half a pixel of it. So the colours
+ * neither flicker with the percentiles' frame-to-frame noise nor lag far behind a change of
+ * scene (most of the way in about 16 frames); the pipeline colours the next frames with it. */
+static int smooth_end(int cur, int target)
+{
+    int diff = target - cur;
+    if (diff > -8 && diff < 8)
+        return cur;
+    int step = diff / 8;
+    return cur + (step ? step : diff > 0 ? 1 : -1);
+}
+
+static void update_auto_range(display *d, app *a)
+{
+    colormap_range t;
+    const stereo_params *p = &a->params;
+    if (colormap_auto_range(a->disparity, (size_t)p->width * p->height, p->min_disparity,
+                            p->num_disparities, &t) != 0)
+        return; /* nothing valid: keep the range */
+    if (!d->have_range) {
+        d->range = t;
+        d->have_range = 1;
+    } else {
+        d->range.lo = smooth_end(d->range.lo, t.lo);
+        d->range.hi = smooth_end(d->range.hi, t.hi);
+        if (d->range.hi - d->range.lo < 16)
+            d->range.hi = d->range.lo + 16;
+    }
+    live_pipeline_set_color_range(a->pipe, d->range.lo, d->range.hi);
 }
 
 static void render(display *d, app *a, const live_stats *s)
@@ -1002,6 +1104,7 @@ static void render(display *d, app *a, const live_stats *s)
             SDL_RenderDrawLine(d->ren, d->mouse_x, d->mouse_y - 12, d->mouse_x, d->mouse_y + 12);
         }
     }
+    draw_legend(d, a);
     draw_overlay(d, a, s);
 }
 
@@ -1041,6 +1144,14 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         d->colormap = (colormap_id)((d->colormap + 1) % COLORMAP_COUNT);
         live_pipeline_set_colormap(a->pipe, d->colormap);
         break;
+    case SDLK_a:
+        d->auto_range = !d->auto_range;
+        d->have_range = 0; /* auto: start from the next frame's range as it is */
+        if (!d->auto_range)
+            live_pipeline_set_color_range(a->pipe, 0, 0);
+        report("colour range %s", d->auto_range ? "auto (1st-99th percentile)" : "fixed");
+        break;
+    case SDLK_l: d->legend = !d->legend; break;
     case SDLK_s: *want_shot = 1; break;
     case SDLK_f:
         d->fullscreen = !d->fullscreen;
@@ -1099,6 +1210,8 @@ static void run_display(display *d, app *a)
         if (fresh) {
             upload(d, &f);
             take_frame(a, &f, 1);
+            if (d->auto_range)
+                update_auto_range(d, a);
             live_pipeline_release(a->pipe);
             d->shown_any = dirty = 1;
         }

@@ -27,6 +27,7 @@ typedef struct {
     uint8_t *rect_out[2];       /* rectified grey images; NULL: not published */
     size_t rgba_pitch;
     const uint8_t *lut;         /* 256 RGB entries of the colour map */
+    int color_lo, color_span;   /* the colour range (colormap.h): lo, hi - lo in 16ths of a px */
 } frame_desc;
 
 /* rectify.cu — stages 1 and 2 fused: grey conversion of the raw camera image, then (with a map)
@@ -108,12 +109,13 @@ cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *
                              int h, int tolerance, cudaStream_t stream);
 
 /* colormap.cu — disparity to RGBA through a 256-entry RGB table in device memory. */
-cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
+cudaError_t launch_colormap(const int16_t *disp, int w, int h, int lo, int hi,
                             const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream);
 /* The frame's last kernel: copies the final maps to desc's outputs and colour-maps the
- * disparity into desc->rgba_out (each only where desc gives a destination). */
+ * disparity into desc->rgba_out over desc's colour range (each only where desc gives a
+ * destination; the range is read per frame, so the captured graph serves any range). */
 cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
                            const uint8_t *conf, const uint8_t *grey_l, const uint8_t *grey_r,
-                           int w, int h, int dmin, int D, cudaStream_t stream);
+                           int w, int h, cudaStream_t stream);
 
 #endif

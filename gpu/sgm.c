@@ -139,7 +139,7 @@ size_t sgm_sweep_scratch_size(const sgm_config *c)
 
 STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths,
                                     const uint8_t *cost, const uint8_t *grey, uint16_t *S,
-                                    void *scratch)
+                                    void *scratch, uint64_t *rows_done)
 {
     const int w = c->width, h = c->height, D = c->ndisp, stride = D + 2;
     const int sx = backward ? -1 : 1, sy = backward ? -1 : 1; /* this sweep's scan direction */
@@ -208,5 +208,7 @@ STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths
             }
             memcpy(S + p * D, lsum, (size_t)D * sizeof *lsum);
         }
+        if (rows_done)
+            __atomic_add_fetch(rows_done, 1, __ATOMIC_RELAXED);
     }
 }

@@ -70,10 +70,11 @@ void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const u
  * backward sweep (bottom to top, right to left) 1, 3, 7, 6 (only 0 / 2 and 1 / 3 with 4 paths);
  * each keeps the previous row's L of its row directions and writes the sum of its directions'
  * L into S (uint16). The two sweeps are independent (two threads) and S = S_fwd + S_bwd.
- * scratch: sgm_sweep_scratch_size() bytes per sweep. */
+ * scratch: sgm_sweep_scratch_size() bytes per sweep. rows_done (may be NULL) is increased by
+ * one (atomically, relaxed) after each row, for a progress report read by another thread. */
 size_t sgm_sweep_scratch_size(const sgm_config *c);
 void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths, const uint8_t *cost,
-                         const uint8_t *grey, uint16_t *S, void *scratch);
+                         const uint8_t *grey, uint16_t *S, void *scratch, uint64_t *rows_done);
 
 #ifdef __cplusplus
 }

@@ -377,7 +377,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
            "lr_finish");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
-                          s->grey[0], s->grey[1], w, h, p->min_disparity, D, st),
+                          s->grey[0], s->grey[1], w, h, st),
            "publish");
     mark(s, "median+lr+publish");
     return STEREO_OK;
@@ -886,8 +886,8 @@ int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int m
     return n;
 }
 
-stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
-                                  char *err, size_t errlen)
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, int lo, int hi, uint8_t *rgba,
+                                  size_t pitch, char *err, size_t errlen)
 {
     green_scope in_ctx(s);
     if (!in_ctx.ok)
@@ -900,8 +900,8 @@ stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, si
     }
     if (!s->rgba)
         CUDA_TRY(cudaMalloc((void **)&s->rgba, row * p->height));
-    CUDA_TRY(launch_colormap(s->disp, p->width, p->height, p->min_disparity, p->num_disparities,
-                             s->lut + 768 * colormap, s->rgba, row, s->stream));
+    CUDA_TRY(launch_colormap(s->disp, p->width, p->height, lo, hi, s->lut + 768 * colormap,
+                             s->rgba, row, s->stream));
     CUDA_TRY(cudaMemcpy2DAsync(rgba, pitch, s->rgba, row, row, p->height, cudaMemcpyDeviceToHost,
                                s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
@@ -941,7 +941,7 @@ void stage_cuda_frame_free(stage_cuda *s, void *frame)
 }
 
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, char *err, size_t errlen)
+                                int colormap, int lo, int hi, char *err, size_t errlen)
 {
     green_scope in_ctx(s);
     if (!in_ctx.ok)
@@ -984,6 +984,8 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
     d->rect_out[1] = s->slot[k].rect[1];
     d->rgba_pitch = (size_t)s->p.width * 4;
     d->lut = s->lut + 768 * ((unsigned)colormap < COLORMAP_COUNT ? colormap : 0);
+    d->color_lo = lo;
+    d->color_span = hi - lo;
     CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
     if ((st = enqueue_frame(s, err, errlen)) != STEREO_OK)
         return st;

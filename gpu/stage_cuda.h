@@ -60,7 +60,7 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
                                      size_t errlen);
 void stage_cuda_frame_free(stage_cuda *s, void *frame);
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, char *err, size_t errlen);
+                                int colormap, int lo, int hi, char *err, size_t errlen);
 stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen);
 
 /* Profiling: when on, frames run kernel by kernel with events between the stages (slower than
@@ -69,9 +69,10 @@ void stage_cuda_set_profiling(stage_cuda *s, int on);
 int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max);
 
 /* Colour-maps the last disparity into rgba (4 bytes per pixel, pitch a multiple of 4) on the
- * GPU with the colormap.h rule; rgba is host memory. */
-stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
-                                  char *err, size_t errlen);
+ * GPU with the colormap.h rule over the colour range lo..hi (16ths of a pixel, lo < hi); rgba is
+ * host memory. stage_cuda_submit colours its frame over lo..hi the same way. */
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, int lo, int hi, uint8_t *rgba,
+                                  size_t pitch, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

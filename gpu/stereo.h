@@ -172,6 +172,13 @@ void stereo_destroy(stereo_stage *s);
  * must be the maps' source size. Blocks until the result is ready (CPU backend). */
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right);
 
+/* How far the stereo_process running now (in another thread) has got, in per mille (0..1000)
+ * of its frame, for a progress display; 1000 once it is done. The CPU backend's workers count
+ * their rows into an atomic counter as they go (one relaxed atomic add per row band, and per
+ * row of the SGM sweeps), so reading it costs the pipeline nothing measurable. -1 on the CUDA
+ * backend (a frame takes milliseconds there). */
+int stereo_progress(const stereo_stage *s);
+
 /* Results of the last stereo_process, width*height row-major, valid until the next call. */
 const int16_t *stereo_disparity(const stereo_stage *s);        /* left view, 16*d or STEREO_INVALID */
 const int16_t *stereo_disparity_right(const stereo_stage *s);  /* right view (integer d, 16*d) */
@@ -180,8 +187,14 @@ const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, afte
 
 /* Colour-maps the last left disparity into rgba (4 bytes per pixel, alpha 255, invalid black;
  * pitch >= 4 * width, a multiple of 4) on the active backend; colormap is a colormap_id
- * (colormap.h: turbo, jet, grey). */
+ * (colormap.h: turbo, jet, grey), over the colour range of stereo_set_color_range. */
 stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch);
+
+/* The disparity range the colour map spans from now on (stereo_colorize, stereo_submit), in
+ * 16ths of a pixel: lo gets the map's first colour, hi its last (colormap.h's rule; e.g.
+ * colormap_auto_range of an earlier frame). lo = hi = 0: the search range (the default).
+ * STEREO_ERR_PARAM unless lo < hi, both within -32768..32767. */
+stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi);
 
 /* ---- zero-copy frames and asynchronous processing (the live app) ---------------------------
  *

@@ -212,6 +212,8 @@ static const struct {
     {"display", "height", {"", "-1", "8193", "tall"}},
     {"display", "colormap", {"", "rainbow", "Turbo", "viridis"}},
     {"display", "view", {"", "depthmap", "right", "both"}},
+    {"display", "color_range", {"", "Auto", "percentile", "0,64"}},
+    {"display", "legend", {"", "shown"}},
     {"display", "font", {"", "'DejaVuSans.ttf'", "x.ttf # bold"}},
     {"record", "dir", {"\"rec\"", "rec # today"}},
     {"run", "frames", {"", "-1", "ten", "9223372036854775808", "1e6"}},
@@ -939,7 +941,8 @@ static const char *const fuzz_keys[] = {
     "type", "left", "right", "device", "width", "height", "fps", "format", "buffers",
     "max_skew_ms", "loop", "disparities", "min_disparity", "cost", "window", "paths", "p1", "p2",
     "p2_adapt", "uniqueness", "subpixel", "lr_check", "lr_tolerance", "median", "backend",
-    "threads", "sms", "maps", "headless", "fullscreen", "colormap", "view", "font", "dir", "frames",
+    "threads", "sms", "maps", "headless", "fullscreen", "colormap", "view", "color_range",
+    "legend", "font", "dir", "frames",
     "screenshot", "gain", "[source]", "[camera]", "[controls]", "[files]", "[synth]", "[stereo]",
     "[calibration]", "[display]", "[record]", "[run]", "[bogus]"};
 static const char *const fuzz_values[] = {
@@ -1138,6 +1141,7 @@ static void test_write_section_round_trip(void **state)
         {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
         {"display", "width", "800"},         {"display", "height", "600"},
         {"display", "colormap", "gray"},     {"display", "view", "depth"},
+        {"display", "color_range", "auto"},  {"display", "legend", "off"},
         {"display", "font", "/f.ttf"},       {"record", "dir", "out"},
         {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
     };

@@ -116,6 +116,7 @@ hue = cv2.cvtColor(shot, cv2.COLOR_BGR2HSV)[:, :, 0].astype(float) * 2
 valid = shot.astype(int).sum(axis=2) > 60           # invalid disparities are black
 free = np.ones(gt.shape, bool)
 free[:140, :340] = False                              # the overlay box
+free[395:, 330:] = False                              # the legend (colour bar) box
 k = np.ones((9, 9), np.uint8)
 def inner(m): return cv2.erode(m.astype(np.uint8), k).astype(bool) & free
 regions = {"background": inner(gt < 0.45 * D), "panel": inner(np.abs(gt - D / 2) < 0.01),
@@ -129,9 +130,26 @@ for name, m in regions.items():
 assert med["background"] > med["panel"] + 20 > med["occluders"] + 40, med
 assert med["occluders"] < 70, "nearest occluders are not yellow-red"
 white = shot.min(axis=2) > 190                        # turbo has no white: text only
-box, rest = white[:120, :320].sum(), white[140:, :].sum()
+box, rest = white[:120, :320].sum(), white[140:395, :].sum() + white[395:, :330].sum()
 print(f"overlay: {box} text pixels in the box, {rest} elsewhere")
 assert box > 300 and rest < 20
+# the legend, bottom right: a colour bar (turbo from blue to red, left to right) over a dark
+# box, and tick labels below it
+leg = shot[395:, 330:].astype(int)
+distinct = [len({tuple(p) for p in row}) for row in leg]  # the bar: a colour per column
+r = int(np.argmax(distinct))
+bar = leg[r]
+assert distinct[r] > 150, f"no colour bar in the legend box ({distinct[r]} colours at most)"
+# turbo's first entry is dark purple (about RGB 48 18 59), its last dark red (about 122 4 3): in the
+# bar, purple left of red
+dist = lambda rgb: np.abs(bar - np.array(rgb[::-1])).sum(axis=1)
+lo_x, hi_x = int(np.argmin(dist((48, 18, 59)))), int(np.argmin(dist((122, 4, 3))))
+print(f"legend: bar row {395 + r} with {distinct[r]} colours, turbo's ends at x {330 + lo_x} "
+      f"(off by {dist((48, 18, 59))[lo_x]}) and {330 + hi_x} (off by {dist((122, 4, 3))[hi_x]}), "
+      f"{white[395:, 330:].sum()} text pixels")
+assert lo_x < hi_x and dist((48, 18, 59))[lo_x] < 50 and dist((122, 4, 3))[hi_x] < 50, \
+    "the bar does not run from turbo's first colour to its last"
+assert white[395:, 330:].sum() > 60, "no tick labels"
 EOF
   rc=$?
   check "screenshot: turbo follows the scene's depth order (t = $t s) and the overlay has text" \
@@ -140,6 +158,33 @@ EOF
 else
   not_ok "screenshot: turbo follows the scene's depth order and the overlay has text" \
     "no screenshot, no scene time in the log, or stereo-synth failed: $(tail -3 w.err)"
+fi
+# display.color_range = auto: the colours spread over the whole map (the scene's 8..48 px span
+# most of turbo instead of the indices of 8..48 in the search range 0..63)
+timeout 60 "${WINDOW[@]}" "$LIVE" --frames 20 --backend cpu --screenshot "$W/auto.png" \
+  --set display.color_range=auto >a.out 2>a.err
+rc=$?
+if [ $rc -eq 0 ] && [ -s auto.png ] && [ -s shot.png ]; then
+  "$PY" - shot.png auto.png >py3.out 2>&1 <<'EOF'
+import sys, cv2, numpy as np
+def spread(path):
+    im = cv2.imread(path)
+    area = np.ones(im.shape[:2], bool)
+    area[:140, :340] = False
+    area[395:, 330:] = False
+    valid = (im.astype(int).sum(axis=2) > 60) & area
+    hue = cv2.cvtColor(im, cv2.COLOR_BGR2HSV)[:, :, 0].astype(float) * 2
+    lo, hi = np.percentile(hue[valid], [2, 98])
+    return hi - lo
+f, a = spread(sys.argv[1]), spread(sys.argv[2])
+print(f"hue spread fixed {f:.0f}, auto {a:.0f}")
+assert a > f + 15
+EOF
+  rc=$?
+  check "color_range = auto: the colours spread over more of the map than fixed" py3.out [ $rc -eq 0 ]
+  sed 's/^/# /' py3.out
+else
+  not_ok "color_range = auto: the colours spread over more of the map than fixed" "$(tail -3 a.err)"
 fi
 timeout 60 "${WINDOW[@]}" "$LIVE" --frames 3 --backend cpu --set display.view=pair \
   --screenshot "$W/pair.png" >p.out 2>p.err

@@ -586,8 +586,10 @@ static uint16_t *stage_aggregate_config(const scene *s, int paths, const sgm_con
     uint16_t *S = malloc(vol * sizeof *S), *S2 = malloc(vol * sizeof *S2);
     void *scratch = malloc(sgm_sweep_scratch_size(&c));
     stage_cost(s, &c, cost);
-    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch);
-    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch);
+    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch, NULL);
+    uint64_t rows = 0;
+    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch, &rows);
+    assert_int_equal(rows, c.height); /* the progress count: one per row */
     for (size_t v = 0; v < vol; v++)
         S[v] = (uint16_t)(S[v] + S2[v]);
     free(cost), free(S2), free(scratch);
@@ -790,7 +792,7 @@ static void test_colormap_ends_and_invalid(void **state)
     uint8_t lut[768], out[4 * 4];
     colormap_lut(COLORMAP_GREY, lut);
     int16_t d[4] = {16 * 10, 16 * 25, -1, 16 * 40};
-    colormap_disparity_rows(d, 4, 10, 31, lut, out, 4, 16, 0, 1); /* range 10..40 */
+    colormap_disparity_rows(d, 4, colormap_fixed_range(10, 31), lut, out, 4, 16, 0, 1); /* 10..40 */
     assert_int_equal(out[0], 0);
     assert_int_equal(out[4], 128);
     assert_int_equal(out[8], 0), assert_int_equal(out[9], 0), assert_int_equal(out[10], 0);
@@ -804,6 +806,55 @@ static void test_colormap_ends_and_invalid(void **state)
     assert_true(lut[3 * 34 + 2] > lut[3 * 34] && lut[3 * 34 + 2] > lut[3 * 34 + 1]);
     assert_true(lut[3 * 119 + 1] > lut[3 * 119] && lut[3 * 119 + 1] > lut[3 * 119 + 2]);
     assert_true(lut[3 * 230] > lut[3 * 230 + 1] && lut[3 * 230] > lut[3 * 230 + 2]);
+}
+
+/* The automatic range: nearest-rank 1st and 99th percentiles of the valid values, exactly. */
+static void test_colormap_auto_range(void **state)
+{
+    enum { N = 1200 };
+    int16_t *d = malloc(N * sizeof *d);
+    colormap_range r;
+    /* 1000 valid values 0..999 (16ths), 200 invalid among them: N = 1000, ranks 10 and 990 */
+    for (int i = 0; i < N; i++)
+        d[i] = i % 6 == 5 ? STEREO_INVALID : (int16_t)(i / 6 * 5 + i % 6);
+    assert_int_equal(colormap_auto_range(d, N, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 9);
+    assert_int_equal(r.hi, 989);
+    /* 150 values 16 * 20 + i: ranks ceil(1.5) = 2 and ceil(148.5) = 149, with dmin 20 */
+    for (int i = 0; i < 150; i++)
+        d[i] = (int16_t)(16 * 20 + i);
+    assert_int_equal(colormap_auto_range(d, 150, 20, 32, &r), 0);
+    assert_int_equal(r.lo, 16 * 20 + 1);
+    assert_int_equal(r.hi, 16 * 20 + 148);
+    /* values beyond the search range count at its ends: 16 * 63 is the last bin of dmin 0 D 64 */
+    for (int i = 0; i < 100; i++)
+        d[i] = (int16_t)(i < 50 ? 16 * 70 : 16 * 10);
+    assert_int_equal(colormap_auto_range(d, 100, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 16 * 10);
+    assert_int_equal(r.hi, 16 * 63);
+    /* a flat scene: widened to 1 px; one value alone too */
+    for (int i = 0; i < 100; i++)
+        d[i] = 160;
+    assert_int_equal(colormap_auto_range(d, 100, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 160), assert_int_equal(r.hi, 176);
+    assert_int_equal(colormap_auto_range(d, 1, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 160), assert_int_equal(r.hi, 176);
+    /* nothing valid: -1 and the fixed range */
+    for (int i = 0; i < 100; i++)
+        d[i] = STEREO_INVALID;
+    assert_int_equal(colormap_auto_range(d, 100, 4, 32, &r), -1);
+    assert_int_equal(r.lo, 16 * 4), assert_int_equal(r.hi, 16 * 35);
+    free(d);
+    /* the colour rule over a range: lo -> entry 0, hi -> 255, outside clamped, midpoint rounded */
+    uint8_t lut[768], out[5 * 3];
+    colormap_lut(COLORMAP_GREY, lut);
+    int16_t v[5] = {100, 50, 300, 500, 200};
+    colormap_disparity_rows(v, 5, (colormap_range){100, 300}, lut, out, 3, 15, 0, 1);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[3], 0);
+    assert_int_equal(out[6], 255);
+    assert_int_equal(out[9], 255);
+    assert_int_equal(out[12], (100 * 255 + 100) / 200); /* 128 */
 }
 
 /* ---- the whole stage against the brute-force chain ---------------------------------------- */
@@ -1201,6 +1252,18 @@ static void test_async_api_double_buffers_results(void **state)
     assert_memory_equal(r2.disparity, stereo_disparity(ref), 48 * 20 * 2);
     assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, rgba, 48 * 4), STEREO_OK);
     assert_memory_equal(r2.rgba, rgba, sizeof rgba);
+    /* a colour range set before a submit colours that frame; the reference agrees */
+    assert_int_equal(stereo_set_color_range(s, 40, 30), STEREO_ERR_PARAM);
+    assert_int_equal(stereo_set_color_range(s, 16 * 3, 16 * 9), STEREO_OK);
+    assert_int_equal(stereo_set_color_range(ref, 16 * 3, 16 * 9), STEREO_OK);
+    assert_int_equal(stereo_submit(s, &lb, &rb, COLORMAP_GREY), STEREO_OK);
+    assert_int_equal(stereo_wait(s, &r2), STEREO_OK);
+    assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, rgba, 48 * 4), STEREO_OK);
+    assert_memory_equal(r2.rgba, rgba, sizeof rgba);
+    uint8_t fixed[sizeof rgba];
+    assert_int_equal(stereo_set_color_range(ref, 0, 0), STEREO_OK);
+    assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, fixed, 48 * 4), STEREO_OK);
+    assert_true(memcmp(fixed, rgba, sizeof rgba) != 0);
     void *frame;
     assert_int_equal(stereo_frame_alloc(s, 1000, &frame), STEREO_OK);
     stereo_frame_free(s, frame);
@@ -1231,6 +1294,7 @@ int main(void)
         cmocka_unit_test(test_sgm_per_path_penalties_and_weights),
         cmocka_unit_test(test_wta_right_median_lr),
         cmocka_unit_test(test_colormap_ends_and_invalid),
+        cmocka_unit_test(test_colormap_auto_range),
         cmocka_unit_test(test_stage_matches_brute_force_chain),
         cmocka_unit_test(test_stage_bm_and_per_path_match_brute_force),
         cmocka_unit_test(test_stage_with_identity_maps_equals_without),

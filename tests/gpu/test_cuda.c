@@ -183,7 +183,16 @@ static void compare(const stereo_params *base, const stereo_map *maps, const pai
     }
     size_t pitch = (size_t)base->width * 4 + 8;
     uint8_t *rc = malloc(pitch * base->height), *rg = malloc(pitch * base->height);
-    for (int cm = 0; cm < COLORMAP_COUNT; cm++) {
+    /* every map over the fixed range, then over the frame's automatic range (both stages get
+     * the range computed from the CPU disparity: the kernels must follow it bit for bit) */
+    colormap_range ar;
+    colormap_auto_range(stereo_disparity(c), n, base->min_disparity, base->num_disparities, &ar);
+    for (int k = 0; k < 2 * COLORMAP_COUNT; k++) {
+        int cm = k % COLORMAP_COUNT;
+        if (k == COLORMAP_COUNT)
+            check(stereo_set_color_range(c, ar.lo, ar.hi) == STEREO_OK &&
+                      stereo_set_color_range(g, ar.lo, ar.hi) == STEREO_OK,
+                  "%s: colour range %d..%d refused", what, ar.lo, ar.hi);
         memset(rc, 0, pitch * base->height);
         memset(rg, 0, pitch * base->height);
         int ok = stereo_colorize(c, cm, rc, pitch) == STEREO_OK &&
@@ -191,8 +200,8 @@ static void compare(const stereo_params *base, const stereo_map *maps, const pai
         int same = 1;
         for (int y = 0; y < base->height && ok; y++)
             same &= !memcmp(rc + y * pitch, rg + y * pitch, (size_t)base->width * 4);
-        check(ok && same, "%s [%s]: colour map %s differs", what, describe(base),
-              colormap_to_str((colormap_id)cm));
+        check(ok && same, "%s [%s]: colour map %s (%s range) differs", what, describe(base),
+              colormap_to_str((colormap_id)cm), k < COLORMAP_COUNT ? "fixed" : "auto");
     }
     free(rc);
     free(rg);
@@ -261,7 +270,12 @@ static void async_path(int w, int h, int D)
           "async: process while in flight must be refused");
     check(stereo_wait(g, &ra) == STEREO_OK, "async: wait A: %s", stereo_error(g));
     check_result(&ra, c[0], COLORMAP_TURBO, "frame A");
+    /* frame B over a colour range of its own (the graph reads it from the frame descriptor) */
+    check(stereo_set_color_range(g, 8 * D / 4, 8 * D) == STEREO_OK &&
+              stereo_set_color_range(c[1], 8 * D / 4, 8 * D) == STEREO_OK,
+          "async: colour range refused");
     check(stereo_submit(g, &im[1][0], &im[1][1], COLORMAP_JET) == STEREO_OK, "async: submit B");
+    check(stereo_set_color_range(g, 0, 0) == STEREO_OK, "async: fixed range refused");
     check(stereo_wait(g, &rb) == STEREO_OK, "async: wait B");
     check_result(&rb, c[1], COLORMAP_JET, "frame B");
     check_result(&ra, c[0], COLORMAP_TURBO, "frame A after B (double buffer)");
