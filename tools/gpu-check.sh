@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests faults sanitizer bench proxy ncu live proxylive" (any subset; default all) runs only
+# GC_STEPS="tests faults sanitizer bench proxy ncu live proxylive buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
@@ -64,7 +64,7 @@ FINAL_OUT=${OUT:-/tmp/gpu-check}
 OUT=/tmp/gc-out
 rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL_OUT"
 pack_out() {
-  for f in proxy-table.txt results-jetson-proxy.csv bench.txt live-table.txt live-table-proxy16.txt summary.txt; do
+  for f in proxy-table.txt results-jetson-proxy.csv bench.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL_OUT/"
   done
   tar -czf "$FINAL_OUT/gc-logs.tgz" -C "$OUT" . 2>/dev/null
@@ -482,6 +482,25 @@ step "live app against the bare stage on the Jetson proxy (compute_87 build, 16 
 # the app's stage thread runs on a green context of 16 SMs ([stereo] sms), as on an Orin AGX
 (cd "$B87" && LIVE_SMS=16 LIVE_TAG=-proxy16 LIVE_RUNS="bare app app-30fps" live_vs_stage) 2>&1 |
   tee "$OUT/live-proxy.txt"
+fi
+
+if want buildtime; then
+step "first build on 2 cores (taskset -c 0,1, ninja -j2 gpu: the CUDA objects and the libc-only programs)"
+# the default of a machine without a GPU (CUDA_ARCH=87: sm_87 + compute_87 PTX); with
+# .device/base.tar (git archive of an earlier revision) that revision's default build too
+bt_one() { # dir label [CUDA_ARCH]
+  (cd "$1" && rm -rf build && { if [ -n "${3:-}" ]; then CUDA_ARCH=$3 ./configure --cuda; else ./configure --cuda; fi; } >/dev/null &&
+   s=$(date +%s.%N) && taskset -c 0,1 ninja -j2 gpu >/dev/null 2>&1 && e=$(date +%s.%N) &&
+   awk -v a="$s" -v b="$e" -v l="$2" 'BEGIN { printf "%-42s %6.1f s wall\n", l, b - a }') ||
+    echo "$2: build failed"
+}
+rm -rf /tmp/gc-bt && mkdir -p /tmp/gc-bt/new && copy_tree /tmp/gc-bt/new
+bt_one /tmp/gc-bt/new "this tree, CUDA_ARCH=87 (no-GPU default)" 87 | tee "$OUT/buildtime.txt"
+bt_one /tmp/gc-bt/new "this tree, CUDA_ARCH='87 90'" "87 90" | tee -a "$OUT/buildtime.txt"
+if [ -f .device/base.tar ]; then
+  mkdir -p /tmp/gc-bt/base && tar -xf .device/base.tar -C /tmp/gc-bt/base
+  bt_one /tmp/gc-bt/base "base revision, its default (87 90)" | tee -a "$OUT/buildtime.txt"
+fi
 fi
 
 step "summary"
