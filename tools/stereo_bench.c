@@ -432,6 +432,19 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* A text collected in memory (--csv), for atomic_write_file. */
+typedef struct {
+    const char *data;
+    size_t len;
+} mem_text;
+
+static int write_mem_text(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
+{
+    const mem_text *t = (const mem_text *)ctx;
+    fwrite(t->data, 1, t->len, f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0};
@@ -591,7 +604,11 @@ int main(int argc, char **argv)
             return 1;
         snprintf(green, sizeof green, "; stage on %d SMs (green context)", got);
     }
-    FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+    /* the CSV rows are collected in memory and written at the end through atomic_write_file,
+     * so an interrupted run leaves the old file or none, never half of one */
+    char *csv_buf = NULL;
+    size_t csv_len = 0;
+    FILE *csv = csv_path ? open_memstream(&csv_buf, &csv_len) : NULL;
     if (csv_path && !csv) {
         fprintf(stderr, "stereo-bench: %s: %s\n", csv_path, strerror(errno));
         return 1;
@@ -614,7 +631,16 @@ int main(int argc, char **argv)
     else
         for (size_t i = 0; i < sizeof issue_configs / sizeof *issue_configs; i++)
             rc |= run_config(&issue_configs[i], sms, runs, frames, copy, csv);
-    if (csv)
-        fclose(csv);
+    if (csv) {
+        char err[512];
+        mem_text text;
+        int bad = fclose(csv) != 0;
+        text.data = csv_buf, text.len = csv_len;
+        if (bad || atomic_write_file(csv_path, write_mem_text, &text, err, sizeof err) != 0) {
+            fprintf(stderr, "stereo-bench: %s\n", bad ? "--csv: out of memory" : err);
+            rc = 1;
+        }
+        free(csv_buf);
+    }
     return rc;
 }
