@@ -160,7 +160,7 @@ static int parse_options(int argc, char **argv, options *o)
         case O_MIN: bad = parse_int("--min-disparity", a, 0, 2047, &p->min_disparity); break;
         case O_COST:
             if (stereo_cost_from_str(a, &p->cost))
-                return usage_error("--cost: '%s' is not rank or census", a);
+                return usage_error("--cost: '%s' is not %s", a, stereo_cost_names());
             break;
         case O_WINDOW: bad = parse_int("--window", a, 3, 15, &p->rank_window); break;
         case O_PATHS: bad = parse_int("--paths", a, 4, 8, &p->paths); break;

@@ -13,6 +13,13 @@ int stage_cuda_available(char *why, size_t whylen)
     return 0;
 }
 
+int stage_cuda_supports(const stereo_params *p, char *why, size_t whylen)
+{
+    (void)p;
+    snprintf(why, whylen, "%s", why_none);
+    return 0;
+}
+
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen)
 {

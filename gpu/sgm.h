@@ -4,6 +4,7 @@
  * Cost volume: cost[(y * w + x) * D + k] for k = 0..D-1, disparity d = dmin + k:
  *   C(x, y, d) = |rankL(x, y) - rankR(x - d, y)|        (rank)
  *              = popcount(censusL(x, y) ^ censusR(x - d, y))  (census)
+              = table[IL(x, y) * 256 + IR(x - d, y)]  (mi: grey values, the table of mi.h)
  *   and C = max_cost when x - d < 0 (no right pixel to compare with).
  *
  * Aggregation along a direction r = (dx, dy) (eq. 13 of the 2008 paper), for each pixel p on a
@@ -14,7 +15,7 @@
  * where the k-1 / k+1 terms are absent at the ends of the range and
  * P2' = stereo_p2_adaptive(P1, P2, p2_adapt, I(p) - I(p-r)) on the grey (rectified) image.
  * L_r <= max_cost + P2 fits uint16; the sum S(p, k) = sum over the paths of L_r(p, k) is uint16
- * (at most 8 * (224 + 1023) < 65536).
+ * (at most 8 * (224 + 1023) < 65536; any max_cost <= 255 keeps S within 16 bits).
  *
  * Directions (index: dx, dy): 0: 1,0  1: -1,0  2: 0,1  3: 0,-1  4: 1,1  5: -1,1  6: 1,-1
  * 7: -1,-1. Four paths use 0..3; eight use 0..7. Every direction covers every pixel once, on
@@ -43,6 +44,9 @@ void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_
                         uint8_t *cost, int y0, int y1);
 void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
                           uint8_t *cost, int y0, int y1);
+/* mi: table[i * 256 + k] (65536 entries, each <= c->max_cost) on the grey images */
+void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
+                         const uint8_t *table, uint8_t *cost, int y0, int y1);
 
 /* The CPU reference's decomposition (the GPU's is another; both equal the recurrence): a
  * forward sweep (rows top to bottom, pixels left to right) computes directions 0, 2, 4, 5 and a

@@ -405,10 +405,23 @@ static stereo_status build_graph(stage_cuda *s, char *err, size_t errlen)
 
 #define DEV_ALLOC(ptr, bytes) CUDA_TRY(cudaMalloc((void **)&(ptr), (bytes)))
 
+int stage_cuda_supports(const stereo_params *p, char *why, size_t whylen)
+{
+    /* MI (gpu/mi.h) is specified by the CPU reference; its kernels (the table-lookup cost and
+     * the hierarchy's levels) are still to come. */
+    if (p->cost == STEREO_COST_MI) {
+        snprintf(why, whylen, "cost mi: not in the CUDA stage yet");
+        return 0;
+    }
+    return 1;
+}
+
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen)
 {
     *out = NULL;
+    if (!stage_cuda_supports(p, err, errlen))
+        return STEREO_ERR_PARAM;
     stage_cuda *s = (stage_cuda *)calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "cannot allocate the CUDA stage");

@@ -25,6 +25,11 @@ typedef struct stage_cuda stage_cuda;
 /* 1 when a usable CUDA device exists; else 0 and why says why (e.g. "no CUDA device"). */
 int stage_cuda_available(char *why, size_t whylen);
 
+/* 1 when the CUDA stage implements the parameters p asks for; else 0 and why says what it lacks
+ * ("cost mi: not in the CUDA stage yet"). stage_cuda_create refuses those parameters with the
+ * same words; stereo_create with backend AUTO takes the CPU backend for them instead. */
+int stage_cuda_supports(const stereo_params *p, char *why, size_t whylen);
+
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen);
 void stage_cuda_destroy(stage_cuda *s);

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "colormap.h"
 #include "disparity.h"
 #include "grey.h"
+#include "mi.h"
 #include "parallel.h"
 #include "rectify.h"
 #include "sgm.h"
@@ -41,6 +43,13 @@ struct stereo_stage {
     void *sweep_scratch[2];
     int16_t *disp, *disp_right, *tmp;
     uint8_t *conf;
+    /* cost mi (mi.h) */
+    uint8_t *mi_table;      /* 65536 */
+    void *mi_scratch;       /* MI_SCRATCH_BYTES */
+    uint8_t *mi_pyr[2];     /* one level of the pair (level 1 is the largest) */
+    int16_t *mi_init;       /* w * h: the initial disparity of the level being matched */
+    stereo_mi_info mi_info;
+    double mi_valid_ref;    /* valid fraction of the last hierarchy frame */
     /* CUDA backend */
     stage_cuda *cuda;
     /* asynchronous API on the CPU backend: two result slots (stereo.h) */
@@ -66,7 +75,8 @@ const char *stereo_status_str(stereo_status st)
     return "unknown error";
 }
 
-static const char *const cost_names[] = {"rank", "census"};
+static const char *const cost_names[] = {"rank", "census", "mi"};
+#define N_COSTS ((int)(sizeof cost_names / sizeof cost_names[0]))
 static const char *const backend_names[] = {"auto", "cpu", "cuda"};
 
 static int name_lookup(const char *const *names, int n, const char *s)
@@ -77,7 +87,23 @@ static int name_lookup(const char *const *names, int n, const char *s)
     return -1;
 }
 
-const char *stereo_cost_to_str(stereo_cost c) { return (unsigned)c < 2 ? cost_names[c] : "?"; }
+const char *stereo_cost_to_str(stereo_cost c)
+{
+    return (unsigned)c < (unsigned)N_COSTS ? cost_names[c] : "?";
+}
+
+const char *stereo_cost_names(void)
+{
+    static char list[128];
+    if (!list[0]) { /* "a, b or c" from cost_names; the same text every time */
+        char buf[128] = "";
+        for (int i = 0; i < N_COSTS; i++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+                     i == 0 ? "" : i == N_COSTS - 1 ? " or " : ", ", cost_names[i]);
+        memcpy(list, buf, sizeof list);
+    }
+    return list;
+}
 const char *stereo_backend_to_str(stereo_backend b)
 {
     return (unsigned)b < 3 ? backend_names[b] : "?";
@@ -85,7 +111,7 @@ const char *stereo_backend_to_str(stereo_backend b)
 
 int stereo_cost_from_str(const char *s, stereo_cost *out)
 {
-    int i = name_lookup(cost_names, 2, s);
+    int i = name_lookup(cost_names, N_COSTS, s);
     if (i < 0)
         return -1;
     *out = (stereo_cost)i;
@@ -110,6 +136,9 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
     if (cost == STEREO_COST_CENSUS) {
         *p1 = 16;
         *p2 = 96;
+    } else if (cost == STEREO_COST_MI) {
+        *p1 = 8;
+        *p2 = 64;
     } else {
         /* for the 9x9 rank (costs 0..80); other windows scale with the rank range */
         int range = rank_window * rank_window - 1;
@@ -142,6 +171,8 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->confidence = 0;
     p->backend = STEREO_BACKEND_AUTO;
     p->threads = 0;
+    p->mi_warm = 0;
+    p->mi_restart = 50;
 }
 
 static stereo_status fail(char *err, size_t errlen, stereo_status st, const char *fmt, ...)
@@ -183,8 +214,8 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->min_disparity < 0 || p->min_disparity + D > 2047)
         return fail(err, errlen, E, "min disparity: %d must be >= 0 with min + D <= 2047",
                     p->min_disparity);
-    if (p->cost != STEREO_COST_RANK && p->cost != STEREO_COST_CENSUS)
-        return fail(err, errlen, E, "cost: %d is neither rank nor census", (int)p->cost);
+    if ((unsigned)p->cost >= (unsigned)N_COSTS)
+        return fail(err, errlen, E, "cost: %d is not %s", (int)p->cost, stereo_cost_names());
     if (p->cost == STEREO_COST_RANK &&
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
         return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
@@ -211,6 +242,10 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->sms < 0 || p->sms > STEREO_MAX_SMS)
         return fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
                     p->sms, STEREO_MAX_SMS);
+    if (p->mi_warm & ~1)
+        return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
+    if (p->mi_restart < 0 || p->mi_restart > 100)
+        return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
     return STEREO_OK;
 }
 
@@ -238,15 +273,23 @@ static int copy_map(const stereo_map *in, stereo_map *out)
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
 {
     uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)p->num_disparities;
-    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n : 8 * n);
+    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n
+                                        : p->cost == STEREO_COST_CENSUS ? 8 * n : 0);
     if (maps)
         for (int i = 0; i < 2; i++)
             per_view += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
     uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){p->width, p->height, 0,
                                                           p->num_disparities, 0, 0, 0, 0});
+    uint64_t mi = 0;
+    if (p->cost == STEREO_COST_MI) {
+        mi_level l1;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
+        mi = MI_TABLE_SIZE + MI_SCRATCH_BYTES + 2 * (uint64_t)l1.w * l1.h /* pyramid */ +
+             2 * n /* init */;
+    }
     return 2 * per_view + vol /* cost */ + 2 * 2 * vol /* S, one per sweep */ + 2 * sweep +
-           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0);
+           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0) + mi;
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
@@ -281,8 +324,19 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->grey[i] = malloc(n));
         if (p->cost == STEREO_COST_RANK)
             ok &= !!(s->rank[i] = malloc(n));
-        else
+        else if (p->cost == STEREO_COST_CENSUS)
             ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
+    }
+    if (p->cost == STEREO_COST_MI) {
+        /* every level is smaller than the full size in pixels and in w * (D + 2), so the full
+         * size's cost, S, sweep and disparity buffers serve the levels too (mi_level) */
+        mi_level l1;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
+        ok &= !!(s->mi_table = malloc(MI_TABLE_SIZE));
+        ok &= !!(s->mi_scratch = malloc(MI_SCRATCH_BYTES));
+        ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
+        ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
+        ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
     }
     ok &= !!(s->cost = malloc(vol));
     for (int i = 0; i < 2; i++) {
@@ -337,6 +391,10 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
             st = fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
             goto err;
         }
+        /* a device, but parameters the CUDA stage does not implement (cost mi): AUTO takes the
+         * CPU, CUDA is refused by stage_cuda_create below */
+        if (have && p->backend == STEREO_BACKEND_AUTO && !stage_cuda_supports(p, why, sizeof why))
+            have = 0;
         s->active = have ? STEREO_BACKEND_CUDA : STEREO_BACKEND_CPU;
         if (!have)
             snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
@@ -382,7 +440,11 @@ void stereo_destroy(stereo_stage *s)
         free(s->valid[i]);
         free(s->rank[i]);
         free(s->census[i]);
+        free(s->mi_pyr[i]);
     }
+    free(s->mi_table);
+    free(s->mi_scratch);
+    free(s->mi_init);
     free(s->cost);
     for (int i = 0; i < 2; i++) {
         free(s->S[i]);
@@ -405,13 +467,20 @@ void stereo_destroy(stereo_stage *s)
 
 /* ---- the CPU pipeline -------------------------------------------------------------------- */
 
-/* One context for every row-parallel job; each job reads the fields it needs. */
+/* One context for every row-parallel job; each job reads the fields it needs. The matching jobs
+ * (stages 4-8) work on one level: the full size, or a level of the MI hierarchy (mi.h), whose
+ * size, range and images are in sgm / wta / grey. */
 typedef struct {
     stereo_stage *s;
     const stereo_image *img;
     int side;                 /* 0 left, 1 right */
     sgm_config sgm;
     wta_config wta;
+    const uint8_t *grey[2];   /* the level's grey images */
+    const uint8_t *valid[2];  /* rectification validity (full size with maps), else NULL */
+    uint8_t *conf;            /* full size only */
+    int median, lr_check, lr_tolerance;
+    int f;                    /* MI: the level being downscaled */
     const int16_t *in;
     int16_t *out;
 } job;
@@ -439,7 +508,7 @@ static void job_transform(void *ctx, int y0, int y1)
     if (s->p.cost == STEREO_COST_RANK)
         rank_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->p.rank_window,
                             s->rank[j->side], y0, y1);
-    else
+    else if (s->p.cost == STEREO_COST_CENSUS)
         census_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->census[j->side], y0,
                               y1);
 }
@@ -450,8 +519,10 @@ static void job_cost(void *ctx, int y0, int y1)
     stereo_stage *s = j->s;
     if (s->p.cost == STEREO_COST_RANK)
         sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1);
-    else
+    else if (s->p.cost == STEREO_COST_CENSUS)
         sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
+    else
+        sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->cost, y0, y1);
 }
 
 static void job_sweep(void *ctx, int b0, int b1)
@@ -459,7 +530,7 @@ static void job_sweep(void *ctx, int b0, int b1)
     job *j = ctx;
     stereo_stage *s = j->s;
     for (int backward = b0; backward < b1; backward++)
-        sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, s->grey[0], s->S[backward],
+        sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, j->grey[0], s->S[backward],
                             s->sweep_scratch[backward]);
 }
 
@@ -467,45 +538,178 @@ static void job_wta(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
-    disparity_wta_rows(&j->wta, s->S[0], s->S[1], s->valid[0], s->disp, s->conf, y0, y1);
-    if (s->p.lr_check)
-        disparity_right_rows(&j->wta, s->S[0], s->S[1], s->valid[1], s->disp_right, y0, y1);
+    disparity_wta_rows(&j->wta, s->S[0], s->S[1], j->valid[0], s->disp, j->conf, y0, y1);
+    if (j->lr_check)
+        disparity_right_rows(&j->wta, s->S[0], s->S[1], j->valid[1], s->disp_right, y0, y1);
 }
 
 static void job_median(void *ctx, int y0, int y1)
 {
     job *j = ctx;
-    median3x3_rows(j->in, j->s->p.width, j->s->p.height, j->out, y0, y1);
+    median3x3_rows(j->in, j->sgm.width, j->sgm.height, j->out, y0, y1);
 }
 
 static void job_finish(void *ctx, int y0, int y1)
 {
     job *j = ctx;
+    if (j->lr_check)
+        lr_check_rows(j->s->disp, j->s->disp_right, j->sgm.width, j->lr_tolerance, y0, y1);
+    if (j->conf)
+        confidence_mask_rows(j->s->disp, j->conf, j->sgm.width, y0, y1);
+}
+
+static void job_downscale(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
     stereo_stage *s = j->s;
-    if (s->p.lr_check)
-        lr_check_rows(s->disp, s->disp_right, s->p.width, s->p.lr_tolerance, y0, y1);
-    if (s->conf)
-        confidence_mask_rows(s->disp, s->conf, s->p.width, y0, y1);
+    for (int v = 0; v < 2; v++)
+        mi_downscale_rows(s->grey[v], s->p.width, s->p.height, j->f, s->mi_pyr[v], y0, y1);
 }
 
 static void cpu_median(stereo_stage *s, job *j, int16_t **map)
 {
     j->in = *map;
     j->out = s->tmp;
-    parallel_for(s->pool, s->p.height, 0, job_median, j);
+    parallel_for(s->pool, j->sgm.height, 0, job_median, j);
     s->tmp = *map; /* swap: the filtered map becomes the live one */
     *map = j->out;
+}
+
+/* Stages 4-8 on the level j describes: cost volume, aggregation, winner-takes-all, right
+ * disparity, median, LR check. Results in s->disp (and s->disp_right). */
+static void cpu_match(stereo_stage *s, job *j)
+{
+    int h = j->sgm.height;
+    /* 4. matching cost volume */
+    parallel_for(s->pool, h, 0, job_cost, j);
+    /* 5. SGM: the forward and the backward sweep, one job each (sgm.h) */
+    parallel_for(s->pool, 2, 1, job_sweep, j);
+    /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
+    parallel_for(s->pool, h, 0, job_wta, j);
+    /* 7. 3x3 median on both maps, then the left-right check */
+    if (j->median) {
+        cpu_median(s, j, &s->disp);
+        if (j->lr_check)
+            cpu_median(s, j, &s->disp_right);
+    }
+    parallel_for(s->pool, h, 0, job_finish, j);
+}
+
+/* The job of a level of the MI hierarchy (mi.h): the stage's penalties and paths, always the
+ * median and the LR check (its failures are the occlusions the next table leaves out),
+ * integer disparities, no uniqueness, no confidence, no validity masks. */
+static void mi_level_job(stereo_stage *s, const mi_level *lv, job *j)
+{
+    const stereo_params *p = &s->p;
+    j->sgm = (sgm_config){lv->w, lv->h, lv->dmin, lv->ndisp, p->p1, p->p2, p->p2_adapt,
+                          MI_MAX_COST};
+    j->wta = (wta_config){lv->w, lv->h, lv->dmin, lv->ndisp, 0, 0};
+    j->grey[0] = s->mi_pyr[0];
+    j->grey[1] = s->mi_pyr[1];
+    j->valid[0] = j->valid[1] = NULL;
+    j->conf = NULL;
+    j->median = j->lr_check = 1;
+    j->lr_tolerance = 1;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The MI hierarchy (mi.h) below full size: levels F .. 1, ending with the full-size initial
+ * disparity in s->mi_init. With F = 0 the full size is the coarsest level: the random
+ * disparity, matched MI_COARSE_ITERATIONS - 1 times here (the stage's own match is the last). */
+static void cpu_mi_hierarchy(stereo_stage *s)
+{
+    const stereo_params *p = &s->p;
+    int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
+    s->mi_info.levels = F;
+    for (int f = F; f >= 0; f--) {
+        mi_level lv;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
+        job j = {.s = s, .f = f};
+        mi_level_job(s, &lv, &j);
+        if (f == 0) { /* F = 0: the full-size images themselves */
+            j.grey[0] = s->grey[0];
+            j.grey[1] = s->grey[1];
+        } else {
+            parallel_for(s->pool, lv.h, 0, job_downscale, &j);
+        }
+        if (f == F)
+            mi_random_disparity(&lv, s->mi_init);
+        int iterations = f == F ? MI_COARSE_ITERATIONS : 1;
+        if (f == 0)
+            iterations--; /* the stage's match is the last */
+        for (int it = 0; it < iterations; it++) {
+            if (it > 0)
+                mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
+            mi_table_compute(j.grey[0], j.grey[1], lv.w, lv.h, s->mi_init, NULL, NULL,
+                             s->mi_table, NULL, s->mi_scratch);
+            cpu_match(s, &j);
+        }
+        if (f > 0) {
+            mi_level next;
+            mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f - 1,
+                              &next);
+            mi_upscale_disparity(s->disp, lv.w, lv.h, s->mi_init, next.w, next.h);
+        } else if (iterations > 0) {
+            mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
+        }
+        if (f == 1)
+            break;
+    }
+}
+
+/* Cost mi: the full-size table, from the hierarchy or (mi_warm) the previous frame's result.
+ * Policy (stereo.h, mi_warm / mi_restart): warm when allowed, a previous result exists and its
+ * valid fraction held at least mi_restart % of the last hierarchy frame's; else the hierarchy
+ * ("restart"). A collapse is thus seen on the frame it happens and the hierarchy runs on the
+ * next one: no frame costs more than one hierarchy frame. */
+static void cpu_mi_prepare(stereo_stage *s, job *j)
+{
+    const stereo_params *p = &s->p;
+    stereo_mi_info *mi = &s->mi_info;
+    double t0 = now_ms();
+    int warm = p->mi_warm && mi->frames > 0 &&
+               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
+    if (warm) {
+        mi_disparity_to_init(s->disp, p->width, p->height, s->mi_init);
+        mi->hierarchy_ms = 0;
+    } else {
+        cpu_mi_hierarchy(s);
+        mi->restarts++;
+        mi->hierarchy_ms = now_ms() - t0;
+    }
+    mi->warm = warm;
+    double t1 = now_ms();
+    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, j->valid[0],
+                     j->valid[1], s->mi_table, NULL, s->mi_scratch);
+    mi->table_ms = now_ms() - t1;
 }
 
 static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
 {
     const stereo_params *p = &s->p;
     int h = p->height;
+    double t0 = now_ms();
     job j = {.s = s};
     j.sgm = (sgm_config){p->width, p->height, p->min_disparity, p->num_disparities, p->p1, p->p2,
-                         p->p2_adapt, transform_max_cost(p->cost, p->rank_window)};
+                         p->p2_adapt,
+                         p->cost == STEREO_COST_MI ? MI_MAX_COST
+                                                   : transform_max_cost(p->cost, p->rank_window)};
     j.wta = (wta_config){p->width, p->height, p->min_disparity, p->num_disparities,
                          p->uniqueness, p->subpixel};
+    j.grey[0] = s->grey[0];
+    j.grey[1] = s->grey[1];
+    j.valid[0] = s->valid[0];
+    j.valid[1] = s->valid[1];
+    j.conf = s->conf;
+    j.median = p->median;
+    j.lr_check = p->lr_check;
+    j.lr_tolerance = p->lr_tolerance;
 
     for (j.side = 0; j.side < 2; j.side++) {
         j.img = j.side ? right : left;
@@ -514,22 +718,27 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
         /* 2. rectification by the maps */
         if (s->have_maps)
             parallel_for(s->pool, h, 0, job_rectify, &j);
-        /* 3. rank / census transform */
-        parallel_for(s->pool, h, 0, job_transform, &j);
+        /* 3. rank / census transform (mi: none) */
+        if (p->cost != STEREO_COST_MI)
+            parallel_for(s->pool, h, 0, job_transform, &j);
     }
-    /* 4. matching cost volume */
-    parallel_for(s->pool, h, 0, job_cost, &j);
-    /* 5. SGM: the forward and the backward sweep, one job each (sgm.h) */
-    parallel_for(s->pool, 2, 1, job_sweep, &j);
-    /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
-    parallel_for(s->pool, h, 0, job_wta, &j);
-    /* 7. 3x3 median on both maps, then the left-right check */
-    if (p->median) {
-        cpu_median(s, &j, &s->disp);
-        if (p->lr_check)
-            cpu_median(s, &j, &s->disp_right);
+    /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
+    if (p->cost == STEREO_COST_MI)
+        cpu_mi_prepare(s, &j);
+    /* 4.-8. matching at full size */
+    cpu_match(s, &j);
+
+    if (p->cost == STEREO_COST_MI) {
+        stereo_mi_info *mi = &s->mi_info;
+        size_t n = (size_t)p->width * h, valid = 0;
+        for (size_t i = 0; i < n; i++)
+            valid += s->disp[i] >= 0;
+        mi->valid = (double)valid / (double)n;
+        if (!mi->warm)
+            s->mi_valid_ref = mi->valid;
+        mi->frames++;
+        mi->total_ms = now_ms() - t0;
     }
-    parallel_for(s->pool, h, 0, job_finish, &j);
 }
 
 /* ---- processing --------------------------------------------------------------------------- */
@@ -703,3 +912,11 @@ int stereo_stage_sms(const stereo_stage *s)
 }
 const char *stereo_backend_note(const stereo_stage *s) { return s->note; }
 const char *stereo_error(const stereo_stage *s) { return s->err; }
+
+int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out)
+{
+    if (s->p.cost != STEREO_COST_MI || s->active != STEREO_BACKEND_CPU || !s->mi_info.frames)
+        return -1;
+    *out = s->mi_info;
+    return 0;
+}

@@ -5,7 +5,8 @@
  *   1. grey conversion            grey.h       RGB24 / YUYV / GREY8 -> 8-bit grey
  *   2. rectification (optional)   rectify.h    OpenCV fixed-point maps, bilinear in integers
  *   3. rank or census transform   transform.h  rank 0..(w*w-1) or 64-bit census over 9x7
- *   4. matching cost              sgm.h        |rankL - rankR| or Hamming distance, uint8
+ *      (mi: none; the MI table)  mi.h         hierarchical mutual information (CPU only so far)
+ *   4. matching cost              sgm.h        |rankL - rankR|, Hamming distance or MI table, uint8
  *   5. SGM aggregation            sgm.h        4 or 8 paths, P1/P2 (+ adaptive P2), summed into S
  *   6. winner-takes-all           disparity.h  uniqueness, fixed-point parabola subpixel (1/16 px)
  *   7. right disparity, median    disparity.h  diagonal search over S, 3x3 median on both maps,
@@ -50,7 +51,7 @@ typedef enum {
     STEREO_ERR_THREAD,  /* a worker thread could not be started */
 } stereo_status;
 
-typedef enum { STEREO_COST_RANK = 0, STEREO_COST_CENSUS = 1 } stereo_cost;
+typedef enum { STEREO_COST_RANK = 0, STEREO_COST_CENSUS = 1, STEREO_COST_MI = 2 } stereo_cost;
 typedef enum { STEREO_BACKEND_AUTO = 0, STEREO_BACKEND_CPU = 1, STEREO_BACKEND_CUDA = 2 } stereo_backend;
 typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 } stereo_pixfmt;
 
@@ -58,7 +59,9 @@ typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
     int min_disparity;        /* dmin >= 0 */
     int num_disparities;      /* D: a multiple of 16 in [16, 256], D < width */
-    stereo_cost cost;         /* rank (default) or census 9x7 */
+    stereo_cost cost;         /* rank (default), census 9x7, or mi (hierarchical mutual
+                                 information, mi.h; CPU backend only so far: AUTO falls back to
+                                 the CPU, CUDA refuses it) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
     int paths;                /* 4 or 8 (default 8) */
     int p1, p2;               /* SGM penalties: 1 <= p1 < p2 <= 1023 */
@@ -79,6 +82,15 @@ typedef struct {
                                  driver without green contexts, fails stereo_create. The rest of
                                  the GPU is left to other work (a Jetson's neural network). The
                                  CPU backend ignores it (also when AUTO falls back to the CPU). */
+    int mi_warm;              /* cost mi, a sequence of frames (the live app): 1 = take the
+                                 previous frame's left disparity as the initial disparity of the
+                                 full-size table instead of running the hierarchy (a "warm"
+                                 frame); 0 (default) = the whole hierarchy on every frame */
+    int mi_restart;           /* with mi_warm: percent 0..100 (default 50). The hierarchy runs
+                                 again ("restart") on the first frame, and on the frame after one
+                                 whose valid fraction fell below mi_restart % of the valid
+                                 fraction of the last hierarchy frame (a scene cut, a camera
+                                 swap: the table no longer fits the pair) */
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
@@ -103,7 +115,7 @@ typedef struct {
 typedef struct stereo_stage stereo_stage;
 
 /* Defaults: rank 9x9, 8 paths, P1 = 24, P2 = 128 with adaptive P2 (T = 16), LR check (1 px),
- * median, subpixel, D = 64, no uniqueness test, no confidence. */
+ * median, subpixel, D = 64, no uniqueness test, no confidence; mi_warm 0, mi_restart 50. */
 void stereo_params_default(stereo_params *p, int width, int height);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
@@ -197,12 +209,30 @@ int stereo_stage_sms(const stereo_stage *s);
 const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */
 const char *stereo_error(const stereo_stage *s);          /* message of the last failed call */
 
+/* Cost mi: what the last stereo_process / stereo_submit did. */
+typedef struct {
+    int warm;              /* 1: the table came from the previous frame's disparity (mi_warm);
+                              0: the whole hierarchy ran ("restart": the first frame, or the
+                              valid fraction collapsed, or mi_warm is off) */
+    int levels;            /* hierarchy levels below full size (F of mi.h: 0..4) */
+    uint64_t frames;       /* frames this stage has processed */
+    uint64_t restarts;     /* of which ran the hierarchy */
+    double hierarchy_ms;   /* the levels below full size, tables included (0 on a warm frame) */
+    double table_ms;       /* the full-size table (histogram, Parzen, entropies, quantisation) */
+    double total_ms;       /* the whole frame */
+    double valid;          /* fraction of valid left disparities, 0..1 */
+} stereo_mi_info;
+/* 0 and *out filled on a stage with cost mi that has processed a frame, else -1. */
+int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out);
+
 /* Bytes per pixel of a pixel format: 1 (GREY8), 2 (YUYV), 3 (RGB24). */
 int stereo_pixfmt_bytes(stereo_pixfmt f);
 
 const char *stereo_status_str(stereo_status st);
 const char *stereo_cost_to_str(stereo_cost c);
 int stereo_cost_from_str(const char *s, stereo_cost *out);          /* 0 on success */
+/* The accepted cost names for messages: "rank, census or mi". */
+const char *stereo_cost_names(void);
 const char *stereo_backend_to_str(stereo_backend b);
 int stereo_backend_from_str(const char *s, stereo_backend *out);    /* 0 on success */
 

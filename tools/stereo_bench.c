@@ -473,7 +473,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--cost")) {
             bad = stereo_cost_from_str(v, &custom.cost);
             if (bad)
-                fprintf(stderr, "stereo-bench: --cost: '%s' is not rank or census\n", v);
+                fprintf(stderr, "stereo-bench: --cost: '%s' is not %s\n", v, stereo_cost_names());
         } else if (!strcmp(a, "--sms")) {
             bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
         } else if (!strcmp(a, "--runs")) {
