@@ -45,7 +45,10 @@ static const char usage_text[] =
     "Matching:\n"
     "  -d, --disparities N    number of disparities D: multiple of 16, 16..256 (default 64)\n"
     "      --min-disparity N  smallest disparity searched (default 0)\n"
-    "      --cost rank|census rank 9x9 (default) or census 9x7\n"
+    "      --cost rank|census|mi  rank 9x9 (default), census 9x7, or mi: hierarchical mutual\n"
+    "                         information (Hirschmueller 2008; robust to gain, gamma and other\n"
+    "                         global differences between the cameras; the pair is matched at\n"
+    "                         1/16 .. 1/2 first to find the MI table; CPU backend only so far)\n"
     "      --window N         rank window side, odd 3..15 (default 9)\n"
     "      --paths 4|8        SGM paths (default 8)\n"
     "      --p1 N, --p2 N     SGM penalties, 1 <= p1 < p2 <= 1023 (default: tuned per cost)\n"
@@ -401,6 +404,12 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
            p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), p->paths,
            stereo_backend_to_str(stereo_active_backend(s)), green, ms,
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n);
+    stereo_mi_info mi;
+    if (stereo_mi_status(s, &mi) == 0) /* the last run's split (gpu/mi.h) */
+        printf("mi, last run: hierarchy (%d level%s below full size, 1/%d first) %.1f ms of "
+               "%.1f ms (%.0f%%), full-size table %.1f ms\n", mi.levels,
+               mi.levels == 1 ? "" : "s", 1 << mi.levels, mi.hierarchy_ms, mi.total_ms,
+               mi.total_ms > 0 ? 100 * mi.hierarchy_ms / mi.total_ms : 0, mi.table_ms);
 }
 
 /* Refuses, before any work, an output that names an input or another output, a link, a

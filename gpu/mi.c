@@ -96,8 +96,8 @@ uint64_t mi_table_compute(const uint8_t *left, const uint8_t *right, int w, int 
         joint[j] = -log(joint[j] > eps ? joint[j] : eps);
     smooth_table(joint, tmp, g);
     /* 4. the marginals' terms, and mi */
-    entropy_1d(pl, t1, eps, g);
-    entropy_1d(pr, t1, eps, g);
+    entropy_1d(pl, t1, 256 * eps, g);
+    entropy_1d(pr, t1, 256 * eps, g);
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < 256; i++)
         for (int k = 0; k < 256; k++) {

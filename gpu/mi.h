@@ -16,8 +16,12 @@
  *   3. Joint entropy term (eq. 5/6 of the paper, without its common factor 1/n, which the
  *      quantisation in step 5 removes): h_LR = S( -log( max( S(P), eps ) ) ), with
  *      eps = MI_FLOOR_COUNT / n, a hundredth of one count, for bins the window leaves empty.
- *   4. Marginals P_L(i) = sum_k P(i, k), P_R(k) = sum_i P(i, k); h_L = S(-log(max(S(P_L), eps)))
- *      and h_R likewise (1-D). mi(i, k) = h_L(i) + h_R(k) - h_LR(i, k).
+ *   4. Marginals P_L(i) = sum_k P(i, k), P_R(k) = sum_i P(i, k); h_L = S(-log(max(S(P_L),
+ *      256 eps))) and h_R likewise (1-D). mi(i, k) = h_L(i) + h_R(k) - h_LR(i, k).
+ *      A marginal's floor is the sum of the 256 floors of its joint bins: with the same floor
+ *      for both, a right level k that no correspondence shows would get h_R(k) = h_LR(i, k) and
+ *      mi(i, k) = h_L(i), the largest value of its row: the cheapest cost for a grey level
+ *      never seen. With 256 eps it gets h_L(i) - log 256 instead.
  *   5. Cost = -mi, shifted and scaled to 0..MI_MAX_COST (lo, hi = min, max of mi over the table):
  *        table(i, k) = min(MI_MAX_COST, floor((hi - mi(i, k)) * MI_MAX_COST / (hi - lo) + 0.5))
  *      and 0 everywhere when hi == lo (also when n == 0: no information).

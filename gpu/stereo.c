@@ -137,8 +137,9 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
         *p1 = 16;
         *p2 = 96;
     } else if (cost == STEREO_COST_MI) {
-        *p1 = 8;
-        *p2 = 64;
+        /* the middle of the plateau P1 8..12, P2 48..64 (mean bad-2 4.10-4.15) */
+        *p1 = 10;
+        *p2 = 56;
     } else {
         /* for the 9x9 rank (costs 0..80); other windows scale with the rank range */
         int range = rank_window * rank_window - 1;

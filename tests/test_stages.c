@@ -22,10 +22,12 @@
 #include "disparity.h"
 #include "grey.h"
 #include "mapfile.h"
+#include "mi.h"
 #include "rectify.h"
 #include "sgm.h"
 #include "stereo.h"
 #include "stereo_math.h"
+#include "synth.h"
 #include "transform.h"
 
 /* ---- deterministic random numbers (xorshift) ------------------------------------------------- */
@@ -690,6 +692,8 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.cost = (stereo_cost)7, expect_refused(q, "cost");
     q = p, q.sms = -1, expect_refused(q, "sms");
     q = p, q.sms = STEREO_MAX_SMS + 1, expect_refused(q, "sms");
+    q = p, q.mi_warm = 2, expect_refused(q, "mi warm");
+    q = p, q.mi_restart = 101, expect_refused(q, "mi restart");
     /* maps that do not fit the stage */
     stereo_map m[2];
     assert_int_equal(mapfile_identity(&m[0], 99, 50), 0);
@@ -811,6 +815,164 @@ static void test_async_api_double_buffers_results(void **state)
     scene_free(&b);
 }
 
+/* ---- cost mi (mi.h) ------------------------------------------------------------------------- */
+
+static void test_mi_cost_from_table(void **state)
+{
+    int w = 41, h = 9, dmin = 3, D = 32;
+    uint8_t *l = random_image(w, h, 256), *r = random_image(w, h, 256);
+    uint8_t *table = random_image(256, 256, MI_MAX_COST + 1);
+    uint8_t *cost = malloc((size_t)w * h * D);
+    sgm_config c = {w, h, dmin, D, 8, 64, 0, MI_MAX_COST};
+    sgm_cost_table_rows(&c, l, r, table, cost, 0, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < D; k++) {
+                int xr = x - dmin - k;
+                int want = xr < 0 ? MI_MAX_COST : table[l[y * w + x] * 256 + r[y * w + xr]];
+                assert_int_equal(cost[((size_t)y * w + x) * D + k], want);
+            }
+    free(l), free(r), free(table), free(cost);
+}
+
+static void test_mi_levels_downscale_upscale(void **state)
+{
+    /* geometry: 640x480 D128 -> 1/16: 40x30, dmin 0, span 8, D_f 16; F = 4 */
+    mi_level lv;
+    mi_level_geometry(640, 480, 0, 128, 4, &lv);
+    assert_int_equal(lv.w, 40), assert_int_equal(lv.h, 30), assert_int_equal(lv.span, 8);
+    assert_int_equal(lv.ndisp, 16);
+    assert_int_equal(mi_coarsest_level(640, 480, 0, 128), 4);
+    mi_level_geometry(101, 37, 5, 48, 2, &lv); /* ceil(101/4) = 26, dmin 1, d 5..52 -> 1..13 */
+    assert_int_equal(lv.w, 26), assert_int_equal(lv.h, 10), assert_int_equal(lv.dmin, 1);
+    assert_int_equal(lv.span, 13), assert_int_equal(lv.ndisp, 16);
+    mi_level_geometry(101, 37, 5, 48, 0, &lv);
+    assert_int_equal(lv.ndisp, 48), assert_int_equal(lv.span, 48);
+    assert_int_equal(mi_coarsest_level(101, 37, 5, 48), 2); /* 1/8: D_3 16 >= w_3 13 */
+    assert_int_equal(mi_coarsest_level(17, 8, 0, 16), 0);
+    /* downscale: the block average with clamped coordinates, rounded half up */
+    for (int f = 0; f <= 4; f++) {
+        int w = 53, h = 29, s = 1 << f, wf = (w + s - 1) / s, hf = (h + s - 1) / s;
+        uint8_t *im = random_image(w, h, 256), *out = malloc((size_t)wf * hf);
+        mi_downscale_rows(im, w, h, f, out, 0, hf);
+        for (int y = 0; y < hf; y++)
+            for (int x = 0; x < wf; x++) {
+                int sum = 0;
+                for (int j = 0; j < s; j++)
+                    for (int i = 0; i < s; i++)
+                        sum += im[clampi(y * s + j, 0, h - 1) * w + clampi(x * s + i, 0, w - 1)];
+                assert_int_equal(out[y * wf + x], (int)floor((double)sum / (s * s) + 0.5));
+            }
+        free(im), free(out);
+    }
+    /* upscale: twice the rounded disparity of the coarse pixel; invalid stays invalid */
+    int16_t coarse[3 * 2] = {16 * 5 + 7, 16 * 5 + 8, -1, 0, 16 * 2 - 8, 16 * 12};
+    int16_t fine[5 * 4];
+    mi_upscale_disparity(coarse, 3, 2, fine, 5, 4);
+    assert_int_equal(fine[0], 10), assert_int_equal(fine[1], 10), assert_int_equal(fine[2], 12);
+    assert_int_equal(fine[4], MI_NO_DISPARITY);
+    assert_int_equal(fine[3 * 5 + 2], 4), assert_int_equal(fine[3 * 5 + 4], 24); /* 1.5 -> 2 */
+    /* random initial disparity: deterministic, inside dmin_f .. dmin_f + span_f - 1, all used */
+    mi_level_geometry(640, 480, 32, 64, 4, &lv); /* d 32..95 -> 2..5 */
+    int16_t *a = malloc(sizeof *a * lv.w * lv.h), *b = malloc(sizeof *b * lv.w * lv.h);
+    mi_random_disparity(&lv, a);
+    mi_random_disparity(&lv, b);
+    assert_memory_equal(a, b, sizeof *a * lv.w * lv.h);
+    int seen[6] = {0};
+    for (int i = 0; i < lv.w * lv.h; i++) {
+        assert_true(a[i] >= 2 && a[i] <= 5);
+        seen[a[i]]++;
+    }
+    for (int d = 2; d <= 5; d++)
+        assert_true(seen[d] > lv.w * lv.h / 8);
+    free(a), free(b);
+}
+
+/* A generated scene whose right view went through a gain 1.3, gamma 0.8 (as the radiometric
+ * accuracy test); share of non-occluded pixels within 1 px of the ground truth. */
+static double mi_scene_score(const synth_scene *sc, const int16_t *d)
+{
+    size_t n = 0, good = 0;
+    for (size_t i = 0; i < (size_t)sc->gt_left.width * sc->gt_left.height; i++) {
+        if (!((uint8_t *)sc->nonocc.data)[i])
+            continue;
+        n++;
+        good += d[i] >= 0 && fabs(d[i] / 16.0 - sc->gt_left.data[i]) <= 1.0;
+    }
+    return (double)good / (double)n;
+}
+
+static void test_mi_stage_hierarchy_warm_restart(void **state)
+{
+    synth_params sp = {.width = 320, .height = 240, .seed = 3, .edge_radius = 1};
+    synth_scene sc;
+    char err[256];
+    assert_int_equal(synth_render(&sp, &sc, err, sizeof err), 0);
+    int w = sp.width, h = sp.height;
+    uint8_t lut[256], *right = malloc((size_t)w * h), *noise_l = random_image(w, h, 256),
+                      *noise_r = random_image(w, h, 256);
+    for (int v = 0; v < 256; v++)
+        lut[v] = (uint8_t)fmin(255, floor(255 * pow(1.3 * v / 255, 0.8) + 0.5));
+    for (int i = 0; i < w * h; i++)
+        right[i] = lut[((uint8_t *)sc.right_grey.data)[i]];
+    stereo_params p;
+    stereo_params_default(&p, w, h);
+    p.cost = STEREO_COST_MI, p.backend = STEREO_BACKEND_CPU, p.num_disparities = 48;
+    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+    p.mi_warm = 1;
+    stereo_stage *s, *cold;
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
+    p.mi_warm = 0;
+    assert_int_equal(stereo_create(&p, NULL, &cold, err, sizeof err), STEREO_OK);
+    stereo_image l = {sc.left_grey.data, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_image r = {right, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_image nl = {noise_l, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_image nr = {noise_r, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_mi_info mi;
+    assert_int_equal(stereo_mi_status(s, &mi), -1); /* nothing processed yet */
+
+    /* frame 1: the hierarchy (from 1/16: 20x15 with D_4 = 16) */
+    assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 0), assert_int_equal(mi.restarts, 1), assert_int_equal(mi.frames, 1);
+    assert_int_equal(mi.levels, mi_coarsest_level(w, h, 0, 48));
+    assert_true(mi.hierarchy_ms > 0 && mi.total_ms >= mi.hierarchy_ms);
+    double good = mi_scene_score(&sc, stereo_disparity(s));
+    print_message("mi on the generated scene, right view gain 1.3 gamma 0.8: %.1f %% within 1 px, "
+                  "%.1f %% valid, hierarchy %.1f of %.1f ms\n", 100 * good, 100 * mi.valid,
+                  mi.hierarchy_ms, mi.total_ms);
+    assert_true(good > 0.85);
+    /* deterministic: a second stage without warm frames gives the same bits */
+    assert_int_equal(stereo_process(cold, &l, &r), STEREO_OK);
+    assert_memory_equal(stereo_disparity(cold), stereo_disparity(s), (size_t)w * h * 2);
+    /* frame 2: warm (the previous disparity gives the table); as good */
+    assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 1), assert_int_equal(mi.restarts, 1);
+    assert_true(mi.hierarchy_ms == 0);
+    assert_true(mi_scene_score(&sc, stereo_disparity(s)) > good - 0.02);
+    /* a scene cut: noise in both views, no match; the warm table (from the old disparity) finds
+     * little, the valid fraction collapses; the frame after runs the hierarchy again */
+    assert_int_equal(stereo_process(s, &nl, &nr), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 1);
+    print_message("scene cut: %.1f %% valid\n", 100 * mi.valid);
+    assert_true(mi.valid < 0.5 * good);
+    assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 0), assert_int_equal(mi.restarts, 2), assert_int_equal(mi.frames, 4);
+    /* the restart frame equals a cold stage's result on the same pair */
+    assert_memory_equal(stereo_disparity(cold), stereo_disparity(s), (size_t)w * h * 2);
+    /* mi_warm 0: every frame restarts */
+    assert_int_equal(stereo_process(cold, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(cold, &mi), 0);
+    assert_int_equal(mi.warm, 0), assert_int_equal(mi.restarts, 2);
+    stereo_destroy(s);
+    stereo_destroy(cold);
+    free(right), free(noise_l), free(noise_r);
+    synth_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -834,6 +996,9 @@ int main(void)
         cmocka_unit_test(test_sms_on_each_backend),
         cmocka_unit_test(test_process_refuses_wrong_images),
         cmocka_unit_test(test_async_api_double_buffers_results),
+        cmocka_unit_test(test_mi_cost_from_table),
+        cmocka_unit_test(test_mi_levels_downscale_upscale),
+        cmocka_unit_test(test_mi_stage_hierarchy_warm_restart),
     };
     return cmocka_run_group_tests_name("stages", tests, NULL, NULL);
 }
