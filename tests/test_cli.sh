@@ -279,7 +279,7 @@ expect_fail 2 "stereo-match: -d: needs a value (see --help)" "trailing -d withou
 expect_fail 2 "--min-disparity" "--min-disparity -1" --min-disparity -1 "$L" "$R" "$O"
 expect_fail 2 "--min-disparity" "--min-disparity 2040 -d 16 (> 2047)" --min-disparity 2040 -d 16 "$L" "$R" "$O"
 expect_fail 2 "--paths" "--paths 6" --paths 6 "$L" "$R" "$O"
-expect_fail 2 "--cost" "--cost foo" --cost foo "$L" "$R" "$O"
+expect_fail 2 "--cost: 'foo' is not rank, |census|mi" "--cost foo: names the allowed costs" --cost foo "$L" "$R" "$O"
 expect_fail 2 "--backend" "--backend gpu" --backend gpu "$L" "$R" "$O"
 expect_fail 2 "--p1" "--p1 0" --p1 0 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p1 10 --p2 10 (p2 not greater)" --p1 10 --p2 10 "$L" "$R" "$O"
