@@ -92,18 +92,8 @@ const char *stereo_cost_to_str(stereo_cost c)
     return (unsigned)c < (unsigned)N_COSTS ? cost_names[c] : "?";
 }
 
-const char *stereo_cost_names(void)
-{
-    static char list[128];
-    if (!list[0]) { /* "a, b or c" from cost_names; the same text every time */
-        char buf[128] = "";
-        for (int i = 0; i < N_COSTS; i++)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
-                     i == 0 ? "" : i == N_COSTS - 1 ? " or " : ", ", cost_names[i]);
-        memcpy(list, buf, sizeof list);
-    }
-    return list;
-}
+/* cost_names for messages: a constant (no lazily built global); keep the two together */
+const char *stereo_cost_names(void) { return "rank, census or mi"; }
 const char *stereo_backend_to_str(stereo_backend b)
 {
     return (unsigned)b < 3 ? backend_names[b] : "?";

@@ -690,6 +690,13 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.width = 0, expect_refused(q, "size");
     q = p, q.lr_tolerance = -1, expect_refused(q, "tolerance");
     q = p, q.cost = (stereo_cost)7, expect_refused(q, "cost");
+    /* the message's list names every cost the parser takes */
+    for (int c = 0; strcmp(stereo_cost_to_str((stereo_cost)c), "?") != 0; c++) {
+        stereo_cost back;
+        assert_int_equal(stereo_cost_from_str(stereo_cost_to_str((stereo_cost)c), &back), 0);
+        assert_int_equal(back, c);
+        assert_non_null(strstr(stereo_cost_names(), stereo_cost_to_str((stereo_cost)c)));
+    }
     q = p, q.sms = -1, expect_refused(q, "sms");
     q = p, q.sms = STEREO_MAX_SMS + 1, expect_refused(q, "sms");
     q = p, q.mi_warm = 2, expect_refused(q, "mi warm");
