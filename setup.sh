@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")"
 packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
 python3 python3-numpy python3-opencv valgrind strace
-libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev
+libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev libyaml-dev
 libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth"
 missing=""
 for p in $packages; do

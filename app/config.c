@@ -28,6 +28,7 @@
  *    header itself (an unknown section is an error even when it is empty).
  */
 #include "config.h"
+#include "sequence.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -82,10 +83,20 @@ static int parse_cost(const char *s)
     stereo_cost c;
     return stereo_cost_from_str(s, &c) == 0 ? (int)c : -1;
 }
+static int parse_method(const char *s)
+{
+    stereo_method m;
+    return stereo_method_from_str(s, &m) == 0 ? (int)m : -1;
+}
 static int parse_backend(const char *s)
 {
     stereo_backend b;
     return stereo_backend_from_str(s, &b) == 0 ? (int)b : -1;
+}
+static const char *const color_range_names[] = {"fixed", "auto"};
+static int parse_color_range(const char *s)
+{
+    return word_index(color_range_names, NELEM(color_range_names), s);
 }
 static int parse_colormap(const char *s)
 {
@@ -99,6 +110,7 @@ _Static_assert(sizeof(live_view) == sizeof(int), "enum size");
 _Static_assert(sizeof(capture_format) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
 _Static_assert(sizeof(colormap_id) == sizeof(int), "enum size");
 
 /* ---- the keys ---------------------------------------------------------------------------- */
@@ -108,6 +120,9 @@ typedef enum {
     K_D,       /* int in lo..hi, a multiple of 16 (disparities) */
     K_ODD,     /* odd int in lo..hi (rank window) */
     K_PATHS,   /* 4 or 8 */
+    K_PLIST,   /* p1 / p2: one int in lo..hi for every path, or a comma-separated one per path
+                  (stored into p1 / p2 and the p1_path / p2_path arrays beside them) */
+    K_WEIGHTS, /* path weights: one int in lo..hi for every path, or one per path */
     K_LONG,    /* long in 0..LONG_MAX */
     K_BOOL,    /* true/false yes/no on/off 1/0 */
     K_ENUM,    /* a word of `words`, through parse */
@@ -150,11 +165,14 @@ static const key_def keys[] = {
 
     {"stereo", "disparities", K_D, 16, 256, F(stereo.num_disparities), 0, 0},
     {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
-    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, mi"},
+    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt, mi"},
+    {"stereo", "method", K_ENUM, 0, 0, F(stereo.method), parse_method, "sgm, bm"},
+    {"stereo", "block", K_ODD, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, F(stereo.block), 0, 0},
     {"stereo", "window", K_ODD, 3, 15, F(stereo.rank_window), 0, 0},
     {"stereo", "paths", K_PATHS, 4, 8, F(stereo.paths), 0, 0},
-    {"stereo", "p1", K_INT, 1, 1022, F(stereo.p1), 0, 0},
-    {"stereo", "p2", K_INT, 2, 1023, F(stereo.p2), 0, 0},
+    {"stereo", "p1", K_PLIST, 1, 1022, F(stereo.p1), 0, 0},
+    {"stereo", "p2", K_PLIST, 2, 1023, F(stereo.p2), 0, 0},
+    {"stereo", "path_weights", K_WEIGHTS, 0, 255, F(stereo.path_weight), 0, 0},
     {"stereo", "p2_adapt", K_INT, 0, 255, F(stereo.p2_adapt), 0, 0},
     {"stereo", "uniqueness", K_INT, 0, 99, F(stereo.uniqueness), 0, 0},
     {"stereo", "subpixel", K_BOOL, 0, 0, F(stereo.subpixel), 0, 0},
@@ -175,6 +193,9 @@ static const key_def keys[] = {
     {"display", "height", K_INT, 0, MAX_SIDE, F(window_height), 0, 0},
     {"display", "colormap", K_ENUM, 0, 0, F(colormap), parse_colormap, "turbo, jet, grey"},
     {"display", "view", K_ENUM, 0, 0, F(view), parse_view, "disparity, left, pair, depth"},
+    {"display", "color_range", K_ENUM, 0, 0, F(color_range_auto), parse_color_range,
+     "fixed, auto"},
+    {"display", "legend", K_BOOL, 0, 0, F(legend), 0, 0},
     {"display", "font", K_PATH, 1, 0, F(font), 0, 0},
 
     {"record", "dir", K_PATH, 0, 0, F(record_dir), 0, 0},
@@ -257,6 +278,39 @@ static int parse_integer(const char *key, const char *v, long lo, long hi, long 
     return 0;
 }
 
+/* "24" or "24,24,30,30": 1..max integers in lo..hi separated by commas (blanks around them
+ * allowed); each item is read as parse_integer reads a value. */
+static int parse_list(const char *key, const char *v, long lo, long hi, int *out, int max,
+                      int *n, char *err, size_t errlen)
+{
+    int count = 0;
+    for (const char *p = v;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && isspace((unsigned char)*p))
+            p++, len--;
+        while (len && isspace((unsigned char)p[len - 1]))
+            len--;
+        char item[32];
+        if (len == 0 || len >= sizeof item)
+            return failf(err, errlen, "%s: '%s' is not a comma-separated list of integers in "
+                         "%ld..%ld", key, v, lo, hi);
+        if (count == max)
+            return failf(err, errlen, "%s: '%s' has more than %d values", key, v, max);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        long x;
+        if (parse_integer(key, item, lo, hi, &x, err, errlen))
+            return -1;
+        out[count++] = (int)x;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    *n = count;
+    return 0;
+}
+
 static int parse_bool(const char *key, const char *v, int *out, char *err, size_t errlen)
 {
     static const char *const yes[] = {"true", "yes", "on", "1"};
@@ -328,32 +382,7 @@ static int check_calib(const char *key, const char *v, char *err, size_t errlen)
  * there. */
 int live_config_check_pattern(const char *key, const char *v, char *err, size_t errlen)
 {
-    int conversions = 0;
-    for (const char *q = v; *q; q++) {
-        if (*q != '%')
-            continue;
-        const char *start = q++;
-        if (*q == '%')
-            continue;
-        while (*q && strchr("0-+ ", *q))
-            q++;
-        int digits = 0;
-        while (isdigit((unsigned char)*q) && digits <= 2)
-            q++, digits++;
-        if (!*q)
-            return failf(err, errlen, "%s: '%s' ends inside a '%%' conversion (a literal %% is "
-                         "written %%%%)", key, v);
-        if (digits > 2 || (*q != 'd' && *q != 'i' && *q != 'u'))
-            return failf(err, errlen, "%s: '%s': '%.*s' is not a frame-number conversion such "
-                         "as %%04d (a literal %% is written %%%%)", key, v, (int)(q - start) + 1,
-                         start);
-        conversions++;
-    }
-    if (conversions != 1)
-        return failf(err, errlen,
-                     "%s: '%s' has %d conversions; it needs one, for the frame number (e.g. "
-                     "left_%%04d.png)", key, v, conversions);
-    return 0;
+    return seq_check_pattern(key, v, err, errlen); /* stereo-match's sequences share the rule */
 }
 
 /* Penalties not given follow the tuned defaults for the cost and window (stereo_match.c does
@@ -397,6 +426,36 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             memcpy(field, &i, sizeof i);
         }
         break;
+    case K_PLIST:
+    case K_WEIGHTS: {
+        int v[STEREO_MAX_PATHS], n = 0;
+        if (!*value)
+            return failf(err, errlen, "%s: empty; expected %s in %ld..%ld", k->key,
+                         k->kind == K_PLIST ? "one integer or one per path" : "one integer per path",
+                         k->lo, k->hi);
+        if (parse_list(k->key, value, k->lo, k->hi, v, STEREO_MAX_PATHS, &n, err, errlen))
+            return -1;
+        if (k->kind == K_WEIGHTS) {
+            int sum = 0;
+            for (int i = 0; i < n; i++)
+                sum += v[i];
+            if (sum == 0)
+                return failf(err, errlen, "%s: '%s' are all 0 (weights are 0..255, at least one "
+                             "positive)", k->key, value);
+            for (int r = 0; r < STEREO_MAX_PATHS; r++)
+                c->stereo.path_weight[r] = n > 1 ? (r < n ? v[r] : 1) : v[0];
+            c->weights_count = n > 1 ? n : 0;
+            break;
+        }
+        int p2 = k->offset == offsetof(live_config, stereo.p2);
+        int *arr = p2 ? c->stereo.p2_path : c->stereo.p1_path;
+        memset(arr, 0, STEREO_MAX_PATHS * sizeof *arr);
+        if (n > 1)
+            memcpy(arr, v, (size_t)n * sizeof *v);
+        memcpy(field, &v[0], sizeof v[0]);
+        *(p2 ? &c->p2_count : &c->p1_count) = n > 1 ? n : 0;
+        break;
+    }
     case K_BOOL:
         if (parse_bool(k->key, value, &b, err, errlen))
             return -1;
@@ -487,6 +546,8 @@ void live_config_defaults(live_config *c)
     tune_penalties(c);
     c->colormap = COLORMAP_TURBO;
     c->view = VIEW_DISPARITY;
+    c->color_range_auto = 0;
+    c->legend = 1;
     snprintf(c->font, sizeof c->font, "%s", DEFAULT_FONT);
     c->frames = 0;
 }
@@ -564,6 +625,25 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
         long l;
         char word[32];
         switch (k->kind) {
+        case K_PLIST:
+        case K_WEIGHTS: {
+            /* a list when a path differs from the scalar (K_PLIST: p1 / p2; weights: the first
+             * weight), else the one value */
+            const stereo_params *p = &c->stereo;
+            const int *arr = k->kind == K_WEIGHTS ? p->path_weight
+                             : k->offset == offsetof(live_config, stereo.p2) ? p->p2_path
+                                                                             : p->p1_path;
+            memcpy(&v, field, sizeof v);
+            int list = 0;
+            for (int r = 0; r < p->paths; r++)
+                list |= k->kind == K_WEIGHTS ? arr[r] != v : arr[r] != 0;
+            fprintf(f, "%s = ", k->key);
+            for (int r = 0; r < (list ? p->paths : 1); r++)
+                fprintf(f, "%s%d", r ? "," : "",
+                        !list ? v : k->kind == K_WEIGHTS || arr[r] ? arr[r] : v);
+            fputc('\n', f);
+            break;
+        }
         case K_LONG:
             memcpy(&l, field, sizeof l);
             fprintf(f, "%s = %ld\n", k->key, l);
@@ -672,6 +752,14 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
         return failf(err, errlen, "%s: give [display] width and height together (or neither: "
                      "the image size)", c->window_width ? "height" : "width");
 
+    const struct { const char *key; int n; } lists[3] = {
+        {"p1", c->p1_count}, {"p2", c->p2_count}, {"path_weights", c->weights_count}};
+    for (int i = 0; i < 3; i++)
+        if (lists[i].n > 1 && lists[i].n != c->stereo.paths)
+            return failf(err, errlen, "%s: %d values for %d paths (give one value, or one per "
+                         "path in path order: +x, -x, +y, -y%s)", lists[i].key, lists[i].n,
+                         c->stereo.paths,
+                         c->stereo.paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
     stereo_params p = c->stereo;
     p.width = w;
     p.height = h;

@@ -15,7 +15,7 @@
  *   [files]        left, right (printf patterns such as left_%04d.png), fps (0 = as fast as
  *                  possible), loop = true|false
  *   [synth]        width, height, fps
- *   [stereo]       disparities, min_disparity, cost = rank|census|mi, window, paths, p1, p2,
+ *   [stereo]       disparities, min_disparity, cost = rank|census|ad|bt|mi, window, paths, p1, p2,
  *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
  *                  threads, sms (CUDA: run on N SMs, a green context; 0 = all),
  *                  mi_warm, mi_restart (cost mi: the previous frame's disparity as the initial
@@ -23,7 +23,8 @@
  *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
  *                  files of a stereo calibration; empty: inputs already rectified)
  *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,
- *                  view = disparity|left|pair|depth, font (a TTF path)
+ *                  view = disparity|left|pair|depth, color_range = fixed|auto, legend (the
+ *                  colour bar in the overlay), font (a TTF path)
  *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off)
  *   [run]          frames (stop after N, 0 = until closed), screenshot (PNG after the last frame)
  */
@@ -67,6 +68,9 @@ typedef struct {
     /* 1 once [stereo] p1 / p2 was set (file or live_config_set); until then each follows the
      * tuned default for the cost and window (stereo_default_penalties), as stereo-match does */
     int p1_given, p2_given;
+    /* values of the [stereo] p1 / p2 / path_weights lists as last given, 0 when one value (for
+     * every path) or none was given; live_config_check wants 0 or one per path */
+    int p1_count, p2_count, weights_count;
     /* [calibration] maps: a map file, a calibration YAML or "LEFT,RIGHT" camera_info files */
     char maps[CONFIG_PATH_MAX];
     /* [display] */
@@ -74,6 +78,8 @@ typedef struct {
     int window_width, window_height; /* 0 = the image size */
     colormap_id colormap;
     live_view view;
+    int color_range_auto;   /* color_range: 0 fixed (the search range), 1 auto (percentiles) */
+    int legend;             /* the colour bar with ticks in the overlay */
     char font[CONFIG_PATH_MAX];
     /* [record] dir */
     char record_dir[CONFIG_PATH_MAX];

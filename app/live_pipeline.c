@@ -119,11 +119,16 @@ struct live_pipeline {
     stereo_result published_result;
     uint64_t published_number;
     int published_p2;
+    stereo_method published_method;
+    colormap_range published_color;
     int reading;                 /* -1: none */
     uint64_t reading_number;
     int reading_retired;         /* the display's slot was replaced: free it at release */
     uint64_t shown_number;
     int paused, colormap, p2, p2_request, frozen;
+    stereo_method method;        /* the method asked for last */
+    int method_request;          /* 1: recreate the stage with `method` */
+    int color_lo, color_hi;      /* live_pipeline_set_color_range; 0, 0: the search range */
     /* recording: the writer's FIFO of slots, and which slots it still holds */
     int rec_queue[REC_SLOTS], nrec;
     int rec_held;                /* slots queued or being written */
@@ -285,10 +290,17 @@ static void *capture_main(void *arg)
 /* Recreates the stage with a new P2 while the pool is frozen and every slot is free (lock not
  * held). 0; 1 when the new stage could not be made (the old one stays); -1 when the frames
  * could not be moved (fatal). */
-static int recreate_stage(live_pipeline *p, int p2, char *err, size_t errlen)
+static int recreate_stage(live_pipeline *p, int p2, stereo_method method, char *err,
+                          size_t errlen)
 {
     stereo_params np = p->params;
+    for (int r = 0; r < STEREO_MAX_PATHS; r++) /* per-path P2s follow the change */
+        if (np.p2_path[r]) {
+            int lo = (np.p1_path[r] ? np.p1_path[r] : np.p1) + 1, v = np.p2_path[r] + p2 - np.p2;
+            np.p2_path[r] = v < lo ? lo : v > 1023 ? 1023 : v;
+        }
     np.p2 = p2;
+    np.method = method;
     np.backend = stereo_active_backend(p->stage);
     stereo_stage *ns;
     if (stereo_create(&np, p->maps, &ns, err, errlen) != STEREO_OK)
@@ -302,7 +314,7 @@ static int recreate_stage(live_pipeline *p, int p2, char *err, size_t errlen)
 
 /* Publishes slot k's result (under lock); the slot it replaces goes back to the pool unless the
  * display is reading it. */
-static void publish(live_pipeline *p, int k, const stereo_result *r)
+static void publish(live_pipeline *p, int k, const stereo_result *r, colormap_range color)
 {
     if (p->published >= 0) {
         if (p->published == p->reading)
@@ -314,6 +326,8 @@ static void publish(live_pipeline *p, int k, const stereo_result *r)
     p->published_result = *r;
     p->published_number = p->stats.processed;
     p->published_p2 = p->params.p2;
+    p->published_method = p->params.method;
+    p->published_color = color;
 }
 
 static void *stage_main(void *arg)
@@ -325,23 +339,26 @@ static void *stage_main(void *arg)
         if (p->stop || p->stage_done)
             break;
         /* a new P2: once nobody holds a slot (the queue processed first, the writer done) */
-        if (p->p2_request && p->nready == 0 && p->capture_slot < 0 && p->reading < 0 &&
-            p->rec_held == 0) {
-            int p2 = p->p2_request;
-            p->p2_request = 0;
+        if ((p->p2_request || p->method_request) && p->nready == 0 && p->capture_slot < 0 &&
+            p->reading < 0 && p->rec_held == 0) {
+            int p2 = p->p2_request ? p->p2_request : p->params.p2;
+            stereo_method method = p->method;
+            p->p2_request = p->method_request = 0;
             if (p->published >= 0) /* its result dies with the old stage */
                 push_free(p, p->published);
             p->published = -1;
             pthread_mutex_unlock(&p->lock);
-            int rc = recreate_stage(p, p2, err, sizeof err);
+            int rc = recreate_stage(p, p2, method, err, sizeof err);
             pthread_mutex_lock(&p->lock);
             if (rc < 0) {
                 fail_locked(p, err);
                 break;
             }
             if (rc > 0) { /* keep the old stage, say why */
-                fprintf(stderr, "stereo-live: P2 %d: %s\n", p2, err);
+                fprintf(stderr, "stereo-live: P2 %d, method %s: %s\n", p2,
+                        stereo_method_to_str(method), err);
                 p->p2 = p->params.p2;
+                p->method = p->params.method;
             }
             p->frozen = 0;
             pthread_cond_broadcast(&p->cond);
@@ -364,8 +381,14 @@ static void *stage_main(void *arg)
         }
         int k = pop_ready(p);
         int colormap = p->colormap;
+        colormap_range color = {p->color_lo, p->color_hi};
         pthread_cond_broadcast(&p->cond); /* room in the queue */
         pthread_mutex_unlock(&p->lock);
+        if ((color.lo == 0 && color.hi == 0) ||
+            stereo_set_color_range(p->stage, color.lo, color.hi) != STEREO_OK) {
+            stereo_set_color_range(p->stage, 0, 0);
+            color = colormap_fixed_range(p->params.min_disparity, p->params.num_disparities);
+        }
 
         /* the frames belong to the stage from submit to wait */
         slot *s = &p->slots[k];
@@ -420,7 +443,7 @@ static void *stage_main(void *arg)
         if (p->stats.processed == 1)
             p->stats.first_done_ns = done_ns;
         p->stats.last_done_ns = done_ns;
-        publish(p, k, &r);
+        publish(p, k, &r, color);
         if (p->frame_limit > 0 && (long)p->stats.processed >= p->frame_limit)
             p->stage_done = 1;
         pthread_cond_broadcast(&p->cond);
@@ -501,6 +524,7 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     p->frame_limit = cfg->frames;
     p->colormap = cfg->colormap;
     p->p2 = params->p2;
+    p->method = params->method;
     p->queue_cap = p->info.live ? LIVE_QUEUE : FILES_QUEUE;
     p->capture_slot = p->published = p->reading = -1;
     p->nslots = POOL_SLOTS + (cfg->record_dir[0] ? REC_SLOTS : 0);
@@ -570,7 +594,7 @@ int live_pipeline_acquire(live_pipeline *p, live_frame *out)
         p->reading_number = p->shown_number = p->published_number;
         *out = (live_frame){p->published_result, s->pair.left, s->pair.right,
                             s->pair.timestamp_ns, s->pair.scene_t, p->published_number,
-                            p->published_p2};
+                            p->published_p2, p->published_method, p->published_color};
         got = 1;
     }
     pthread_mutex_unlock(&p->lock);
@@ -631,6 +655,14 @@ void live_pipeline_set_colormap(live_pipeline *p, int colormap)
     pthread_mutex_unlock(&p->lock);
 }
 
+void live_pipeline_set_color_range(live_pipeline *p, int lo, int hi)
+{
+    pthread_mutex_lock(&p->lock);
+    p->color_lo = lo;
+    p->color_hi = hi;
+    pthread_mutex_unlock(&p->lock);
+}
+
 void live_pipeline_set_paused(live_pipeline *p, int paused)
 {
     pthread_mutex_lock(&p->lock);
@@ -651,6 +683,18 @@ int live_pipeline_change_p2(live_pipeline *p, int delta)
     }
     pthread_mutex_unlock(&p->lock);
     return p2;
+}
+
+stereo_method live_pipeline_toggle_method(live_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->method = p->method == STEREO_METHOD_SGM ? STEREO_METHOD_BM : STEREO_METHOD_SGM;
+    p->method_request = 1;
+    p->frozen = 1;
+    pthread_cond_broadcast(&p->cond);
+    stereo_method m = p->method;
+    pthread_mutex_unlock(&p->lock);
+    return m;
 }
 
 void live_pipeline_stop(live_pipeline *p)

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "live_histogram.h"
 #include "live_sources.h"
+#include "colormap.h"
 #include "stereo.h"
 
 typedef struct live_pipeline live_pipeline;
@@ -32,6 +33,8 @@ typedef struct {
     double scene_t;             /* synth: the scene time */
     uint64_t number;            /* 1, 2, ...: which processed pair this is */
     int p2;                     /* the P2 it was computed with */
+    stereo_method method;       /* and the method (sgm / bm) */
+    colormap_range color;       /* the disparity range its colour image spans */
 } live_frame;
 
 typedef struct {
@@ -95,10 +98,17 @@ const char *live_pipeline_backend_note(const live_pipeline *p);
 int live_pipeline_sms(const live_pipeline *p);
 
 void live_pipeline_set_colormap(live_pipeline *p, int colormap);
+/* The colour range of the frames submitted from now on (16ths of a pixel, lo < hi), or 0, 0
+ * for the search range (stereo_set_color_range); a range the stage refuses counts as 0, 0. */
+void live_pipeline_set_color_range(live_pipeline *p, int lo, int hi);
 void live_pipeline_set_paused(live_pipeline *p, int paused);
 /* Asks for P2 + delta over the last P2 asked for (clamped to P1+1..1023); the stage thread
- * recreates the stage between frames. Returns the P2 that will be used. */
+ * recreates the stage between frames. Per-path P2s ([stereo] p2 as a list) move by the same
+ * delta, each clamped to its own P1 + 1..1023. Returns the P2 that will be used. */
 int live_pipeline_change_p2(live_pipeline *p, int delta);
+/* Asks for the other method (sgm <-> bm) over the last one asked for; the stage is recreated
+ * between frames as for P2. Returns the method that will be used. */
+stereo_method live_pipeline_toggle_method(live_pipeline *p);
 
 void live_pipeline_stop(live_pipeline *p);
 /* Stops, then frees everything; closes the recorder (writing replay.ini). 0, or -1 with err

@@ -5,6 +5,7 @@
  *   stereo-live                         the generated scene, in a window (the embedded default)
  *   stereo-live --config rig.ini        cameras and settings from a file (see app/config.h)
  *   stereo-live --headless --frames 100 no window: statistics once a second
+ *   stereo-live --list-cameras          the V4L2 devices and what they offer (live_cameras.c)
  *
  * The main thread is the display (SDL wants it); the capture and stage threads live in
  * live_pipeline.c, the sources in live_sources.c. Exit status: 0 after a clean shutdown (frame
@@ -37,11 +38,14 @@
 #include <SDL_ttf.h>
 
 #include "calib.h"
+#include "camera_list.h"
 #include "image_io.h"
+#include "live_cameras.h"
 #include "mapfile.h"
 #endif
 #include "colormap.h"
 #include "config.h"
+#include "legend.h"
 #include "live_histogram.h"
 #include "live_pipeline.h"
 #include "live_sources.h"
@@ -101,6 +105,11 @@ static const char usage_text[] =
     "                         thread; a live source drops what it cannot keep up with and\n"
     "                         counts it; replay: stereo-live --config DIR/replay.ini)\n"
     "  --set SECTION.KEY=VAL  any key of the configuration file, e.g. --set synth.width=320\n"
+    "  --list-cameras         list the V4L2 devices (/dev/video*) grouped by device, with\n"
+    "                         their /dev/v4l/by-id and by-path names, formats, sizes and\n"
+    "                         frame rates, then [camera] settings for the first two cameras,\n"
+    "                         and exit: 0 when a camera was listed, 1 when none (the\n"
+    "                         environment variable STEREO_DEV_DIR scans another directory)\n"
 #endif
     "  --synth-prerender K    generated scene: render K frames of the animation at start and\n"
     "                         replay them in a loop (measures the pipeline, not the renderer)\n"
@@ -111,7 +120,8 @@ static const char usage_text[] =
 #if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
-    "s screenshot, f full screen, +/- P2, h help.\n"
+    "a colour range fixed/auto, l legend, s screenshot, f full screen, +/- P2 (of every path),\n"
+    "m method (sgm <-> bm), h help.\n"
 #endif
     "";
 
@@ -150,6 +160,7 @@ typedef struct {
     const char *stats_json;     /* --stats-json FILE */
     int prerender;              /* --synth-prerender K; 0 = render every frame */
     int help, version;          /* --help, --version: print, exit 0 */
+    int list_cameras;           /* --list-cameras: list the V4L2 devices, exit */
 } app_options;
 
 /* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
@@ -157,7 +168,8 @@ typedef struct {
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
-           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION };
+           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
+           O_LIST_CAMERAS };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -173,6 +185,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"stats-json", required_argument, NULL, O_STATS_JSON},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
+        {"list-cameras", no_argument, NULL, O_LIST_CAMERAS},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -187,6 +200,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_RECORD, "record", "dir", NULL},
     };
     int c;
+    const char *other = NULL;   /* the name of an option given beside --list-cameras */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == 'h' || c == O_VERSION) {
@@ -201,6 +215,18 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
                 report("unknown option '%s' (see --help)", argv[optind - 1]);
             return -1;
         }
+        if (c == O_LIST_CAMERAS) {
+#if LIVE_LIBC_ONLY
+            report("not built in this binary: --list-cameras (cameras need libv4l2; "
+                   "build/stereo-live has it)");
+            return -1;
+#endif
+            o_app->list_cameras = 1;
+            continue;
+        }
+        for (const struct option *op = opts; !other && op->name; op++)
+            if (op->val == c)
+                other = op->name;
         if (c == O_CONFIG) {
 #if LIVE_LIBC_ONLY
             report("not built in this binary: --config %s (configuration files need inih; "
@@ -259,6 +285,10 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
     }
     if (optind < argc) {
         report("%s: unexpected argument (see --help)", argv[optind]);
+        return -1;
+    }
+    if (o_app->list_cameras && other) {
+        report("--list-cameras: lists the cameras and exits; --%s does not go with it", other);
         return -1;
     }
     return 0;
@@ -351,7 +381,7 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
     live_config_defaults(cfg);
     if (parse_options(argc, argv, o, ov, &nov) != 0)
         return -1;
-    if (o->help || o->version)
+    if (o->help || o->version || o->list_cameras)
         return 0;
 #if !LIVE_LIBC_ONLY
     if (o->config_path && live_config_load(o->config_path, cfg, err, sizeof err) != 0) {
@@ -383,6 +413,38 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
     }
     return check_outputs(cfg, o);
 }
+
+#if !LIVE_LIBC_ONLY
+/* --list-cameras: the V4L2 devices in $STEREO_DEV_DIR (default /dev; tests point it elsewhere).
+ * Exit status 0 when at least one video capture device was listed, 1 when none was (no video
+ * nodes, none that captures, or none that could be opened: the list says why). */
+static int list_cameras(void)
+{
+    const char *dir = getenv("STEREO_DEV_DIR");
+    char err[1024];
+    camera_list l;
+    if (!dir || !dir[0])
+        dir = "/dev";
+    if (camera_list_scan(dir, &l, err, sizeof err) != 0) {
+        report("--list-cameras: %s", err);
+        return 1;
+    }
+    int n = live_cameras_print(&l, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        report("--list-cameras: cannot write the list: %s", strerror(errno));
+        camera_list_free(&l);
+        return 1;
+    }
+    if (l.n == 0)
+        report("--list-cameras: no V4L2 devices (no video* in %s): is a camera connected? "
+               "(lsusb shows whether the system sees it)", dir);
+    else if (n == 0)
+        report("--list-cameras: none of the %d video node%s in %s is a camera the app can "
+               "capture from (see above)", l.n, l.n == 1 ? "" : "s", dir);
+    camera_list_free(&l);
+    return n > 0 ? 0 : 1;
+}
+#endif
 
 /* ---- statistics over the last second ------------------------------------------------------- */
 
@@ -441,7 +503,9 @@ typedef struct {
     uint64_t shown;
     double scene_t;
     int p2;
+    stereo_method method;        /* of the shown frame */
     int16_t *disparity;          /* copy of the shown disparity, for the cursor readout */
+    colormap_range shown_color;  /* the colour range of the frame shown (the legend's) */
     uint8_t *last_rgb;           /* headless --screenshot: the shown colour disparity */
 } app;
 
@@ -503,6 +567,8 @@ static void take_frame(app *a, const live_frame *f, int keep_disparity)
     a->shown = f->number;
     a->scene_t = f->scene_t;
     a->p2 = f->p2;
+    a->method = f->method;
+    a->shown_color = f->color;
     if (a->last_rgb)
         for (int y = 0; y < a->params.height; y++)
             for (int x = 0; x < a->params.width; x++)
@@ -552,6 +618,9 @@ typedef struct {
     Uint32 wake_event;
     live_view view;
     colormap_id colormap;
+    int auto_range, legend;      /* [display] color_range = auto, legend; keys a, l */
+    colormap_range range;        /* the smoothed automatic range asked of the pipeline */
+    int have_range;              /* range holds a value (else the next one is taken as is) */
     int paused, help, fullscreen;
     int mouse_x, mouse_y, mouse_in;
     int shown_any;
@@ -643,6 +712,8 @@ static int display_open(display *d, const app *a, char *err, size_t errlen)
     memset(d, 0, sizeof *d);
     d->view = cfg->view;
     d->colormap = cfg->colormap;
+    d->auto_range = cfg->color_range_auto;
+    d->legend = cfg->legend;
     d->fullscreen = cfg->fullscreen;
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1"); /* SIGINT/SIGTERM are ours */
     const char *wayland_line = leave_out_unreachable_wayland()
@@ -850,12 +921,20 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
     snprintf(lines[n], OVERLAY_LINE, "latency %.0f ms   dropped %llu   frame %llu",
              a->rt.latency_ms, (unsigned long long)s->dropped, (unsigned long long)a->shown);
     colors[n++] = white;
-    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   P2 %d", live_pipeline_backend(a->pipe),
+    char method[48];
+    if (a->method == STEREO_METHOD_BM)
+        snprintf(method, sizeof method, "BM %dx%d %s", a->params.block, a->params.block,
+                 stereo_cost_to_str(a->params.cost));
+    else
+        snprintf(method, sizeof method, "SGM %s   P2 %d", stereo_cost_to_str(a->params.cost),
+                 a->p2);
+    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   %s", live_pipeline_backend(a->pipe),
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
-             a->params.height, a->params.num_disparities, a->p2);
+             a->params.height, a->params.num_disparities, method);
     colors[n++] = white;
-    snprintf(lines[n], OVERLAY_LINE, "view %s   %s%s", live_view_to_str(d->view),
-             colormap_to_str(d->colormap), d->paused ? "   PAUSED" : "");
+    snprintf(lines[n], OVERLAY_LINE, "view %s   %s %s range%s", live_view_to_str(d->view),
+             colormap_to_str(d->colormap), d->auto_range ? "auto" : "fixed",
+             d->paused ? "   PAUSED" : "");
     colors[n++] = d->paused ? yellow : white;
     if (s->mi) { /* cost mi: did this frame start from the previous one, or from 1/16 */
         mi_counts(s, lines[n], OVERLAY_LINE);
@@ -901,21 +980,114 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "q / Esc   quit",      "Space     pause",
             "v         view: disparity, left, pair, depth",
             "c         colour map: turbo, jet, grey (next frame)",
+            "a         colour range: fixed (search range) / auto",
+            "l         legend (colour bar) on / off",
             "s         screenshot (PNG in the current folder)",
             "f         full screen",
-            "+ / -     P2 up / down (recreates the stage)",
+            "+ / -     P2 up / down, every path's (recreates the stage)",
+            "m         method: SGM <-> block matching (recreates the stage)",
             "h         this help",
         };
-        char help[8][OVERLAY_LINE];
-        SDL_Color hc[8];
-        for (int i = 0; i < 8; i++) {
+        enum { NK = sizeof keys / sizeof *keys };
+        char help[NK][OVERLAY_LINE];
+        SDL_Color hc[NK];
+        for (int i = 0; i < NK; i++) {
             snprintf(help[i], OVERLAY_LINE, "%s", keys[i]);
             hc[i] = white;
         }
         int ow, oh;
         SDL_GetRendererOutputSize(d->ren, &ow, &oh);
-        draw_box(d, ow / 4, oh / 3, help, hc, 8);
+        draw_box(d, ow / 4, oh / 3, help, hc, NK);
     }
+}
+
+/* The colour bar of the frame shown, bottom right of the image: its range (fixed, or the
+ * automatic one the frame was coloured with) through the current map, ticks from legend_ticks
+ * in pixels, or in metres with a calibration that gives the focal length and baseline (the
+ * depth readout's). */
+static void draw_legend(display *d, app *a)
+{
+    if (!d->legend || !d->font || !a->shown || (d->view != VIEW_DISPARITY && d->view != VIEW_DEPTH))
+        return;
+    int iw, ih;
+    SDL_Rect v = view_rect(d, a, &iw, &ih);
+    const int pad = d->font_px / 2, lh = TTF_FontLineSkip(d->font), bh = d->font_px;
+    int bw = v.w * 2 / 5;
+    bw = bw > 520 ? 520 : bw;
+    if (bw < 60)
+        return;
+    const colormap_range r = a->shown_color;
+    const double fb = a->focal_px > 0 && a->baseline > 0 ? a->focal_px * a->baseline : 0;
+    const int bx = v.x + v.w - bw - 3 * pad, by = v.y + v.h - bh - lh - 4 * pad;
+    SDL_Rect box = {bx - 2 * pad, by - pad, bw + 4 * pad, bh + lh + 3 * pad};
+    SDL_SetRenderDrawBlendMode(d->ren, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(d->ren, 0, 0, 0, 190);
+    SDL_RenderFillRect(d->ren, &box);
+    uint8_t lut[256 * 3], c[3];
+    colormap_lut(d->colormap, lut);
+    for (int x = 0; x < bw; x++) { /* the image's own rule: the ends are entries 0 and 255 */
+        int16_t val = (int16_t)(r.lo + (int)((int64_t)x * (r.hi - r.lo) / (bw - 1)));
+        colormap_disparity_rows(&val, 1, r, lut, c, 3, 3, 0, 1);
+        SDL_SetRenderDrawColor(d->ren, c[0], c[1], c[2], 255);
+        SDL_RenderDrawLine(d->ren, bx + x, by, bx + x, by + bh - 1);
+    }
+    static const SDL_Color white = {235, 235, 235, 255};
+    legend_tick t[LEGEND_MAX_TICKS];
+    int n = legend_ticks(r, fb, 2 + bw / (4 * d->font_px), t);
+    int left_free = box.x, last_x = box.x + box.w; /* labels drawn so far end / start there */
+    /* the last label (with the unit) first, then left to right where they do not touch */
+    for (int k = 0; k < n; k++) {
+        int i = k == 0 ? n - 1 : k - 1;
+        if (k > 0 && i == n - 1)
+            continue;
+        int tx = bx + (int)lround(t[i].pos * (bw - 1));
+        SDL_SetRenderDrawColor(d->ren, 235, 235, 235, 255);
+        SDL_RenderDrawLine(d->ren, tx, by + bh, tx, by + bh + pad / 2);
+        char label[32];
+        snprintf(label, sizeof label, "%s%s", t[i].label, i == n - 1 ? (fb > 0 ? " m" : " px") : "");
+        int tw = text_width(d, label), lx = tx - tw / 2;
+        lx = lx + tw > box.x + box.w ? box.x + box.w - tw : lx < box.x ? box.x : lx;
+        if (k == 0)
+            last_x = lx;
+        else if (lx < left_free || lx + tw + pad > last_x)
+            continue;
+        draw_text(d, lx, by + bh + pad / 2, label, white);
+        if (k > 0)
+            left_free = lx + tw + pad;
+    }
+}
+
+/* The automatic colour range follows the frames shown: each frame's 1st-99th percentile range
+ * (colormap_auto_range) is the target, and each end moves an eighth of the way towards it per
+ * frame shown (at least 1/16 px), but not while it is within half a pixel of it. So the colours
+ * neither flicker with the percentiles' frame-to-frame noise nor lag far behind a change of
+ * scene (most of the way in about 16 frames); the pipeline colours the next frames with it. */
+static int smooth_end(int cur, int target)
+{
+    int diff = target - cur;
+    if (diff > -8 && diff < 8)
+        return cur;
+    int step = diff / 8;
+    return cur + (step ? step : diff > 0 ? 1 : -1);
+}
+
+static void update_auto_range(display *d, app *a)
+{
+    colormap_range t;
+    const stereo_params *p = &a->params;
+    if (colormap_auto_range(a->disparity, (size_t)p->width * p->height, p->min_disparity,
+                            p->num_disparities, &t) != 0)
+        return; /* nothing valid: keep the range */
+    if (!d->have_range) {
+        d->range = t;
+        d->have_range = 1;
+    } else {
+        d->range.lo = smooth_end(d->range.lo, t.lo);
+        d->range.hi = smooth_end(d->range.hi, t.hi);
+        if (d->range.hi - d->range.lo < 16)
+            d->range.hi = d->range.lo + 16;
+    }
+    live_pipeline_set_color_range(a->pipe, d->range.lo, d->range.hi);
 }
 
 static void render(display *d, app *a, const live_stats *s)
@@ -947,6 +1119,7 @@ static void render(display *d, app *a, const live_stats *s)
             SDL_RenderDrawLine(d->ren, d->mouse_x, d->mouse_y - 12, d->mouse_x, d->mouse_y + 12);
         }
     }
+    draw_legend(d, a);
     draw_overlay(d, a, s);
 }
 
@@ -986,6 +1159,14 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         d->colormap = (colormap_id)((d->colormap + 1) % COLORMAP_COUNT);
         live_pipeline_set_colormap(a->pipe, d->colormap);
         break;
+    case SDLK_a:
+        d->auto_range = !d->auto_range;
+        d->have_range = 0; /* auto: start from the next frame's range as it is */
+        if (!d->auto_range)
+            live_pipeline_set_color_range(a->pipe, 0, 0);
+        report("colour range %s", d->auto_range ? "auto (1st-99th percentile)" : "fixed");
+        break;
+    case SDLK_l: d->legend = !d->legend; break;
     case SDLK_s: *want_shot = 1; break;
     case SDLK_f:
         d->fullscreen = !d->fullscreen;
@@ -999,6 +1180,11 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         int up = k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS;
         int p2 = live_pipeline_change_p2(a->pipe, up ? P2_STEP : -P2_STEP);
         report("P2 %d (the stage is recreated with it)", p2);
+        break;
+    }
+    case SDLK_m: {
+        stereo_method m = live_pipeline_toggle_method(a->pipe);
+        report("method %s (the stage is recreated with it)", stereo_method_to_str(m));
         break;
     }
     case SDLK_h: d->help = !d->help; break;
@@ -1039,6 +1225,8 @@ static void run_display(display *d, app *a)
         if (fresh) {
             upload(d, &f);
             take_frame(a, &f, 1);
+            if (d->auto_range)
+                update_auto_range(d, a);
             live_pipeline_release(a->pipe);
             d->shown_any = dirty = 1;
         }
@@ -1283,6 +1471,10 @@ int main(int argc, char **argv)
         version_print(PROGRAM);
         return 0;
     }
+#if !LIVE_LIBC_ONLY
+    if (a.opt.list_cameras)
+        return list_cameras();
+#endif
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

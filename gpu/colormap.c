@@ -69,11 +69,50 @@ void colormap_lut(colormap_id id, uint8_t lut[256 * 3])
     }
 }
 
-void colormap_disparity_rows(const int16_t *disp, int w, int dmin, int ndisp,
+colormap_range colormap_fixed_range(int dmin, int ndisp)
+{
+    return (colormap_range){16 * dmin, 16 * (dmin + ndisp - 1)};
+}
+
+int colormap_auto_range(const int16_t *disp, size_t n, int dmin, int ndisp, colormap_range *out)
+{
+    enum { MAX_BINS = 16 * 256 + 1 };
+    uint32_t hist[MAX_BINS];
+    const int base = 16 * dmin, bins = 16 * (ndisp - 1) + 1; /* v = base + bin */
+    memset(hist, 0, sizeof hist);
+    uint64_t valid = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = disp[i];
+        if (v < 0)
+            continue;
+        int b = v - base;
+        hist[b < 0 ? 0 : b >= bins ? bins - 1 : b]++;
+        valid++;
+    }
+    *out = colormap_fixed_range(dmin, ndisp);
+    if (!valid)
+        return -1;
+    /* nearest rank: the r-th smallest value (1-based) is the first bin where the running count
+     * reaches r */
+    uint64_t r1 = (valid + 99) / 100, r99 = (99 * valid + 99) / 100, seen = 0;
+    int lo = -1, hi = -1;
+    for (int b = 0; b < bins && hi < 0; b++) {
+        seen += hist[b];
+        if (lo < 0 && seen >= r1)
+            lo = b;
+        if (seen >= r99)
+            hi = b;
+    }
+    out->lo = base + lo;
+    out->hi = base + (hi - lo < 16 ? lo + 16 : hi);
+    return 0;
+}
+
+void colormap_disparity_rows(const int16_t *disp, int w, colormap_range range,
                              const uint8_t lut[256 * 3], uint8_t *out, int channels,
                              size_t out_pitch, int y0, int y1)
 {
-    int lo = 16 * dmin, span = 16 * (ndisp - 1);
+    int lo = range.lo, span = range.hi - range.lo;
     for (int y = y0; y < y1; y++) {
         uint8_t *o = out + (size_t)y * out_pitch;
         const int16_t *d = disp + (size_t)y * w;

@@ -23,8 +23,7 @@ static __global__ void k_colormap(const int16_t *disp, int w, int lo, int span, 
 
 static __global__ void k_publish(const frame_desc *desc, const int16_t *disp,
                                  const int16_t *disp_right, const uint8_t *conf,
-                                 const uint8_t *grey_l, const uint8_t *grey_r, int w, int lo,
-                                 int span)
+                                 const uint8_t *grey_l, const uint8_t *grey_r, int w)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= w)
@@ -43,23 +42,22 @@ static __global__ void k_publish(const frame_desc *desc, const int16_t *disp,
     }
     if (desc->rgba_out)
         *(uchar4 *)(desc->rgba_out + (size_t)y * desc->rgba_pitch + 4 * (size_t)x) =
-            colour_of(v, lo, span, desc->lut);
+            colour_of(v, desc->color_lo, desc->color_span, desc->lut);
 }
 
-cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
+cudaError_t launch_colormap(const int16_t *disp, int w, int h, int lo, int hi,
                             const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream)
 {
     dim3 block(128), grid((w + 127) / 128, h);
-    k_colormap<<<grid, block, 0, stream>>>(disp, w, 16 * dmin, 16 * (D - 1), lut, rgba, pitch);
+    k_colormap<<<grid, block, 0, stream>>>(disp, w, lo, hi - lo, lut, rgba, pitch);
     return cudaGetLastError();
 }
 
 cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
                            const uint8_t *conf, const uint8_t *grey_l, const uint8_t *grey_r,
-                           int w, int h, int dmin, int D, cudaStream_t stream)
+                           int w, int h, cudaStream_t stream)
 {
     dim3 block(128), grid((w + 127) / 128, h);
-    k_publish<<<grid, block, 0, stream>>>(desc, disp, disp_right, conf, grey_l, grey_r, w,
-                                          16 * dmin, 16 * (D - 1));
+    k_publish<<<grid, block, 0, stream>>>(desc, disp, disp_right, conf, grey_l, grey_r, w);
     return cudaGetLastError();
 }

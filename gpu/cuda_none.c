@@ -13,13 +13,6 @@ int stage_cuda_available(char *why, size_t whylen)
     return 0;
 }
 
-int stage_cuda_supports(const stereo_params *p, char *why, size_t whylen)
-{
-    (void)p;
-    snprintf(why, whylen, "%s", why_none);
-    return 0;
-}
-
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen)
 {
@@ -44,8 +37,8 @@ void stage_cuda_set_profiling(stage_cuda *s, int on) { (void)s, (void)on; }
 
 int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max) { return 0; }
 
-stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
-                                  char *err, size_t errlen)
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, int lo, int hi, uint8_t *rgba,
+                                  size_t pitch, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", why_none);
     return STEREO_ERR_NODEV;
@@ -62,7 +55,7 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
 void stage_cuda_frame_free(stage_cuda *s, void *frame) { (void)s, (void)frame; }
 
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, char *err, size_t errlen)
+                                int colormap, int lo, int hi, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", why_none);
     return STEREO_ERR_NODEV;

@@ -27,6 +27,7 @@ typedef struct {
     uint8_t *rect_out[2];       /* rectified grey images; NULL: not published */
     size_t rgba_pitch;
     const uint8_t *lut;         /* 256 RGB entries of the colour map */
+    int color_lo, color_span;   /* the colour range (colormap.h): lo, hi - lo in 16ths of a px */
 } frame_desc;
 
 /* rectify.cu — stages 1 and 2 fused: grey conversion of the raw camera image, then (with a map)
@@ -58,6 +59,8 @@ typedef struct {
     const uint8_t *grey;                 /* left, rectified */
     const uint8_t *rank_l, *rank_r;      /* rank cost */
     const uint64_t *census_l, *census_r; /* census cost */
+    const uint8_t *cost_table;           /* costs ad and mi: 256 x 256 bytes, C = table[IL * 256
+                                            + IR], with grey values in rank_l / rank_r; else NULL */
     uint16_t *S[SGM_MAX_BRANCHES];       /* the branches' partial sums, w * h * D each */
     int branches;                        /* 2 or SGM_MAX_BRANCHES */
     /* outputs of the final pass */
@@ -70,6 +73,7 @@ typedef struct {
     uint8_t *L8;
     size_t vol;                          /* w * h * D */
     int sms;                             /* the device's multiprocessors (the walk's split) */
+    int dir_p1[8], dir_p2[8];            /* each direction's P1 / P2 (stereo_path_penalties) */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -77,6 +81,11 @@ cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cuda
                        cudaEvent_t *join);
 /* The last direction, with the winner-takes-all and the right disparity (after launch_sgm). */
 cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream);
+/* One direction of the branch design for one cost (sgm.cu is compiled once per cost): mode
+ * MODE_STORE, MODE_ADD or MODE_FINAL (sgm_walk.cuh). */
+cudaError_t launch_sgm_dir_rank(const sgm_args *a, int dir, int mode, cudaStream_t stream);
+cudaError_t launch_sgm_dir_census(const sgm_args *a, int dir, int mode, cudaStream_t stream);
+cudaError_t launch_sgm_dir_table(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 
 /* sgm_dirs.cu — the per-direction design, used when every L fits a byte (max_cost +
  * max(P2, P1 + 1) <= 255, sgm_fits_bytes) and paths * vol bytes fit: every direction's walk
@@ -87,6 +96,10 @@ static inline int sgm_fits_bytes(int max_cost, int p1, int p2)
     return max_cost + (p2 > p1 + 1 ? p2 : p1 + 1) <= 255;
 }
 cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream);
+/* The walks of one cost (sgm_dirs.cu is compiled once per cost); launch_sgm_dirs picks. */
+cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */
@@ -96,12 +109,13 @@ cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *
                              int h, int tolerance, cudaStream_t stream);
 
 /* colormap.cu — disparity to RGBA through a 256-entry RGB table in device memory. */
-cudaError_t launch_colormap(const int16_t *disp, int w, int h, int dmin, int D,
+cudaError_t launch_colormap(const int16_t *disp, int w, int h, int lo, int hi,
                             const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream);
 /* The frame's last kernel: copies the final maps to desc's outputs and colour-maps the
- * disparity into desc->rgba_out (each only where desc gives a destination). */
+ * disparity into desc->rgba_out over desc's colour range (each only where desc gives a
+ * destination; the range is read per frame, so the captured graph serves any range). */
 cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const int16_t *disp_right,
                            const uint8_t *conf, const uint8_t *grey_l, const uint8_t *grey_r,
-                           int w, int h, int dmin, int D, cudaStream_t stream);
+                           int w, int h, cudaStream_t stream);
 
 #endif

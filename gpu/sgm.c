@@ -31,6 +31,62 @@ STEREO_HOT void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, c
     }
 }
 
+/* x range of one row where x - d is inside the right image for k < inside (sgm.h) */
+static inline int inside_count(const sgm_config *c, int x)
+{
+    int inside = x - c->dmin + 1;
+    return inside > c->ndisp ? c->ndisp : inside < 0 ? 0 : inside;
+}
+
+STEREO_HOT void sgm_cost_ad_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
+                                 uint8_t *cost, int y0, int y1)
+{
+    int w = c->width, D = c->ndisp, cap = c->max_cost;
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *gl = grey_l + (size_t)y * w, *gr = grey_r + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            uint8_t *cp = cost + ((size_t)y * w + x) * D;
+            int inside = inside_count(c, x), base = gl[x];
+            const uint8_t *q = gr + x - c->dmin; /* q[-k] = IR(x - d) */
+            for (int k = 0; k < inside; k++)
+                cp[k] = (uint8_t)stereo_ad_cost(base, q[-k], cap);
+            memset(cp + inside, c->max_cost, (size_t)(D - inside));
+        }
+    }
+}
+
+/* lo / hi of stereo_bt_range for every pixel of a row */
+static void bt_row_range(const uint8_t *row, int w, uint8_t *lo, uint8_t *hi)
+{
+    for (int x = 0; x < w; x++) {
+        int l, h;
+        stereo_bt_range(row[x > 0 ? x - 1 : x], row[x], row[x + 1 < w ? x + 1 : x], &l, &h);
+        lo[x] = (uint8_t)l;
+        hi[x] = (uint8_t)h;
+    }
+}
+
+STEREO_HOT void sgm_cost_bt_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
+                                 uint8_t *cost, int y0, int y1)
+{
+    int w = c->width, D = c->ndisp, cap = c->max_cost;
+    uint8_t lo_l[w], hi_l[w], lo_r[w], hi_r[w];
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *gl = grey_l + (size_t)y * w, *gr = grey_r + (size_t)y * w;
+        bt_row_range(gl, w, lo_l, hi_l);
+        bt_row_range(gr, w, lo_r, hi_r);
+        for (int x = 0; x < w; x++) {
+            uint8_t *cp = cost + ((size_t)y * w + x) * D;
+            int inside = inside_count(c, x), il = gl[x], ll = lo_l[x], hl = hi_l[x];
+            for (int k = 0; k < inside; k++) {
+                int xr = x - c->dmin - k;
+                cp[k] = (uint8_t)stereo_bt_cost(il, ll, hl, gr[xr], lo_r[xr], hi_r[xr], cap);
+            }
+            memset(cp + inside, c->max_cost, (size_t)(D - inside));
+        }
+    }
+}
+
 void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
                           uint8_t *cost, int y0, int y1)
 {
@@ -106,7 +162,7 @@ size_t sgm_sweep_scratch_size(const sgm_config *c)
 
 STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths,
                                     const uint8_t *cost, const uint8_t *grey, uint16_t *S,
-                                    void *scratch)
+                                    void *scratch, uint64_t *rows_done)
 {
     const int w = c->width, h = c->height, D = c->ndisp, stride = D + 2;
     const int sx = backward ? -1 : 1, sy = backward ? -1 : 1; /* this sweep's scan direction */
@@ -118,10 +174,19 @@ STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths
     for (size_t i = 0; i < 6 * row; i += stride)
         rows[i] = rows[i + D + 1] = STEREO_SGM_FAR;
     hz[0] = hz[D + 1] = hz[stride] = hz[stride + D + 1] = STEREO_SGM_FAR;
-    int p2_of[256]; /* P2' for |dI| */
-    for (int i = 0; i < 256; i++)
-        p2_of[i] = stereo_p2_adaptive(c->p1, c->p2, c->p2_adapt, i);
-    const int p1 = c->p1;
+    /* this sweep's directions: horizontal, vertical, the two diagonals (sgm.h) */
+    const int dirs[4] = {backward ? 1 : 0, backward ? 3 : 2, backward ? 7 : 4, backward ? 6 : 5};
+    int p1_of[4], w_of[4], p2_of[4][256]; /* per direction: P1, weight, P2' for |dI| */
+    int weighted = 0;
+    for (int r = 0; r < 4; r++) {
+        int dp1 = c->per_dir ? c->dir_p1[dirs[r]] : c->p1;
+        int dp2 = c->per_dir ? c->dir_p2[dirs[r]] : c->p2;
+        p1_of[r] = dp1;
+        w_of[r] = c->per_dir ? c->dir_weight[dirs[r]] : 1;
+        weighted |= w_of[r] != 1;
+        for (int i = 0; i < 256; i++)
+            p2_of[r][i] = stereo_p2_adaptive(dp1, dp2, c->p2_adapt, i);
+    }
     uint16_t lsum[D];
 
     for (int yi = 0; yi < h; yi++) {
@@ -137,9 +202,14 @@ STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths
             /* horizontal: (sx, 0), previous pixel x - sx in this row */
             uint16_t *hcur = hz + (size_t)(xi & 1) * stride, *hprev = hz + (size_t)((xi & 1) ^ 1) * stride;
             int gh = xi ? grey[p - sx] : g;
-            h_min = path_step(cp, xi ? hprev : NULL, h_min, h_min + p2_of[abs(g - gh)], p1, hcur, D);
-            for (int k = 0; k < D; k++)
-                lsum[k] = hcur[k + 1];
+            h_min = path_step(cp, xi ? hprev : NULL, h_min, h_min + p2_of[0][abs(g - gh)],
+                              p1_of[0], hcur, D);
+            if (!weighted)
+                for (int k = 0; k < D; k++)
+                    lsum[k] = hcur[k + 1];
+            else
+                for (int k = 0; k < D; k++)
+                    lsum[k] = (uint16_t)(w_of[0] * hcur[k + 1]);
             /* vertical (0, sy) and the diagonals (sx, sy) and (-sx, sy): from the previous row at
              * x, x - sx and x + sx */
             const int from[3] = {x, x - sx, x + sx};
@@ -150,11 +220,18 @@ STEREO_HOT void sgm_aggregate_sweep(const sgm_config *c, int backward, int paths
                 const uint16_t *lp = have ? prev_rows + ((size_t)r * w + fx) * stride : NULL;
                 int mp = have ? prev_min[r * w + fx] : 0;
                 int gp = have ? grey[(size_t)(y - sy) * w + fx] : g;
-                cur_min[r * w + x] = path_step(cp, lp, mp, mp + p2_of[abs(g - gp)], p1, lc, D);
-                for (int k = 0; k < D; k++)
-                    lsum[k] = (uint16_t)(lsum[k] + lc[k + 1]);
+                cur_min[r * w + x] = path_step(cp, lp, mp, mp + p2_of[r + 1][abs(g - gp)],
+                                               p1_of[r + 1], lc, D);
+                if (!weighted)
+                    for (int k = 0; k < D; k++)
+                        lsum[k] = (uint16_t)(lsum[k] + lc[k + 1]);
+                else
+                    for (int k = 0; k < D; k++)
+                        lsum[k] = (uint16_t)(lsum[k] + w_of[r + 1] * lc[k + 1]);
             }
             memcpy(S + p * D, lsum, (size_t)D * sizeof *lsum);
         }
+        if (rows_done)
+            __atomic_add_fetch(rows_done, 1, __ATOMIC_RELAXED);
     }
 }

@@ -30,12 +30,30 @@
  */
 #include "sgm_walk.cuh"
 
+/* Build: this file is compiled once per matching cost (build.ninja: -DSGM_CENSUS=0 for rank,
+ * 1 for census), so that the two halves of its kernels (every D x mode instance) compile in
+ * parallel on a 2-core machine, and a build for one more cost adds a translation unit instead of
+ * lengthening this one: -DSGM_TABLE=1 (with SGM_CENSUS=0) is the table costs' (ad, mi), the rank
+ * walk with its |rl - r| replaced by a table lookup (costs4, sgm_walk.cuh). The rank object
+ * (both 0) also holds the launchers (launch_sgm, launch_sgm_final)
+ * that pick the cost's half at run time. */
+#ifndef SGM_CENSUS
+#error "compile sgm.cu with -DSGM_CENSUS=0 (rank) or -DSGM_CENSUS=1 (census): see build.ninja"
+#endif
+#if SGM_CENSUS
+#define SGM_LAUNCH_DIR launch_sgm_dir_census
+#elif SGM_TABLE
+#define SGM_LAUNCH_DIR launch_sgm_dir_table
+#else
+#define SGM_LAUNCH_DIR launch_sgm_dir_rank
+#endif
+
 template <int K, int G, bool CENSUS, int MODE, int NB>
 static __global__ void __launch_bounds__(AGG_BLOCK)
 k_aggregate(sgm_args a, int dir, int nlines)
 {
     __shared__ uint32_t jump_table[256];
-    fill_jump_table(a, jump_table);
+    fill_jump_table(a, dir_penalty(a.dir_p1, dir), dir_penalty(a.dir_p2, dir), jump_table);
     int gid = (blockIdx.x * blockDim.x + threadIdx.x) / G;
     if (gid >= nlines)
         return; /* whole groups leave together: G divides the block and the warp */
@@ -48,10 +66,7 @@ static cudaError_t launch_kgm(const sgm_args *a, int dir, cudaStream_t stream)
 {
     int nlines = stereo_sgm_line_count(dir, a->width, a->height);
     unsigned blocks = (unsigned)(((size_t)nlines * G + AGG_BLOCK - 1) / AGG_BLOCK);
-    if (a->cost == STEREO_COST_CENSUS)
-        k_aggregate<K, G, true, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
-    else
-        k_aggregate<K, G, false, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
+    k_aggregate<K, G, SGM_CENSUS != 0, MODE, NB><<<blocks, AGG_BLOCK, 0, stream>>>(*a, dir, nlines);
     return cudaGetLastError();
 }
 
@@ -67,9 +82,17 @@ static cudaError_t launch_kg(const sgm_args *a, int dir, int mode, cudaStream_t 
     }
 }
 
-static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t stream)
+cudaError_t SGM_LAUNCH_DIR(const sgm_args *a, int dir, int mode, cudaStream_t stream)
 {
     SGM_DISPATCH(launch_kg, a, dir, mode, stream);
+}
+
+#if !SGM_CENSUS && !SGM_TABLE
+static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t stream)
+{
+    return a->cost == STEREO_COST_CENSUS ? launch_sgm_dir_census(a, dir, mode, stream)
+           : a->cost_table               ? launch_sgm_dir_table(a, dir, mode, stream)
+                                         : launch_sgm_dir_rank(a, dir, mode, stream);
 }
 
 cudaError_t launch_sgm(const sgm_args *a, int paths, cudaStream_t *streams, cudaEvent_t fork,
@@ -105,3 +128,4 @@ cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream)
 {
     return launch_dir(a, 1, MODE_FINAL, stream);
 }
+#endif /* !SGM_CENSUS && !SGM_TABLE */

@@ -29,6 +29,13 @@
 
 #include "sgm_walk.cuh"
 
+/* Build: compiled once per matching cost, like sgm.cu (-DSGM_CENSUS=0 / 1, build.ninja): each
+ * object holds its cost's walks (k_dirs; SGM_TABLE=1: the table costs', ad and mi); the rank object also the sum passes (k_wta, k_wta_pk:
+ * they read bytes and do not depend on the cost) and the launchers. */
+#if !defined(SGM_CENSUS) || !defined(SGM_TABLE)
+#error "compile sgm_dirs.cu with -DSGM_CENSUS=0|1 and -DSGM_TABLE=0|1: see build.ninja"
+#endif
+
 #define WTA_BLOCK 256
 
 /* k_dirs' grid, longest lines first. Not every line fits on the GPU at once (1280x960: ~3250
@@ -72,7 +79,6 @@ template <int K, int G, bool CENSUS>
 static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_blocks t)
 {
     __shared__ uint32_t jump_table[256];
-    fill_jump_table(a, jump_table);
     const int w = a.width, h = a.height, bid = blockIdx.x;
     int dir, block, nlines;
     if (bid < t.first[4]) {
@@ -86,6 +92,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
         dir = 4 + b % 4;
         block = b / 4;
     }
+    fill_jump_table(a, dir_penalty(a.dir_p1, dir), dir_penalty(a.dir_p2, dir), jump_table); /* dir: the block's */
     nlines = stereo_sgm_line_count(dir, w, h);
     const int rank = block * (AGG_BLOCK / G) + (int)threadIdx.x / G;
     /* a warp walks uniformly (walk_line): groups past the direction's last line come along idle;
@@ -96,6 +103,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
     dir_walker<K, G, CENSUS>::run(a, dir, line, threadIdx.x & (G - 1), jump_table, rank < nlines);
 }
 
+#if !SGM_CENSUS && !SGM_TABLE
 template <int K, int NP>
 struct wta_step {
     uint32_t r[NP][byte_words<K>::R];
@@ -351,6 +359,8 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
         write_right_row(a, rk, y);
 }
 
+#endif /* !SGM_CENSUS && !SGM_TABLE */
+
 template <int K, int G>
 static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t stream)
 {
@@ -368,40 +378,18 @@ static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t str
         t.diag_blocks = (int)(((size_t)stereo_sgm_line_count(4, w, h) * G + AGG_BLOCK - 1) /
                               AGG_BLOCK);
     unsigned grid = (unsigned)(t.first[4] + 4 * t.diag_blocks);
-    if (a->cost == STEREO_COST_CENSUS)
-        k_dirs<K, G, true><<<grid, AGG_BLOCK, 0, stream>>>(*a, t);
-    else
-        k_dirs<K, G, false><<<grid, AGG_BLOCK, 0, stream>>>(*a, t);
+    k_dirs<K, G, SGM_CENSUS != 0><<<grid, AGG_BLOCK, 0, stream>>>(*a, t);
     return cudaGetLastError();
 }
 
-template <int K, int G>
-static cudaError_t launch_wta_pk(const sgm_args *a, int paths, cudaStream_t stream)
+#if SGM_CENSUS
+cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream)
+#elif SGM_TABLE
+cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream)
+#else
+cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stream)
+#endif
 {
-    size_t smem = (size_t)((a->width + 3) & ~3) * sizeof(uint32_t) +
-                  WTA_BLOCK * (K / 2) * sizeof(uint32_t); /* <= 32 KB + 8 KB */
-    if (paths == 8)
-        k_wta_pk<K, G, 8><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
-    else
-        k_wta_pk<K, G, 4><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
-    return cudaGetLastError();
-}
-
-template <int K, int G>
-static cudaError_t launch_wta_kg(const sgm_args *a, int paths, cudaStream_t stream)
-{
-    size_t smem = (size_t)a->width * sizeof(uint32_t); /* <= 32 KB: width <= 8192 */
-    if (paths == 8)
-        k_wta<K, G, 8><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
-    else
-        k_wta<K, G, 4><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
-    return cudaGetLastError();
-}
-
-cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
-{
-    if (paths != 4 && paths != 8)
-        return cudaErrorInvalidValue;
     /* The walk is bound by the integer ALU pipe when enough lines are in flight, and a step's
      * fixed part (loads, shuffles, the group minimum, the store) is shared by a lane's K
      * disparities: then 16 disparities per lane beat 8. With too few lines for the GPU (fewer
@@ -428,6 +416,39 @@ cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
         }
     }
     SGM_DISPATCH(launch_dirs_kg, a, paths, stream);
+}
+
+#if !SGM_CENSUS && !SGM_TABLE
+cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
+{
+    if (paths != 4 && paths != 8)
+        return cudaErrorInvalidValue;
+    return a->cost == STEREO_COST_CENSUS ? launch_sgm_dirs_census(a, paths, stream)
+           : a->cost_table               ? launch_sgm_dirs_table(a, paths, stream)
+                                         : launch_sgm_dirs_rank(a, paths, stream);
+}
+
+template <int K, int G>
+static cudaError_t launch_wta_pk(const sgm_args *a, int paths, cudaStream_t stream)
+{
+    size_t smem = (size_t)((a->width + 3) & ~3) * sizeof(uint32_t) +
+                  WTA_BLOCK * (K / 2) * sizeof(uint32_t); /* <= 32 KB + 8 KB */
+    if (paths == 8)
+        k_wta_pk<K, G, 8><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
+    else
+        k_wta_pk<K, G, 4><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
+    return cudaGetLastError();
+}
+
+template <int K, int G>
+static cudaError_t launch_wta_kg(const sgm_args *a, int paths, cudaStream_t stream)
+{
+    size_t smem = (size_t)a->width * sizeof(uint32_t); /* <= 32 KB: width <= 8192 */
+    if (paths == 8)
+        k_wta<K, G, 8><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
+    else
+        k_wta<K, G, 4><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
+    return cudaGetLastError();
 }
 
 /* Disparities per lane of the packed sum + winner-takes-all pass (k_wta_pk): 16, so that the
@@ -464,3 +485,4 @@ cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream)
     }
     SGM_DISPATCH(launch_wta_kg, a, paths, stream);
 }
+#endif /* !SGM_CENSUS && !SGM_TABLE */

@@ -169,6 +169,26 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
     in.grey = __ldg(a.grey + p);
 }
 
+/* Four matching costs (bytes) of one left value rl (rl4: it in every byte) against four right
+ * values r4: |rl - r| (rank), or, in the table build (-DSGM_TABLE=1: costs ad and mi, whose
+ * "rank" rows hold the grey values), cost_table[rl * 256 + r] (sgm.h). The table (64 KB) stays
+ * in L1: a walk's lookups hit few of its rows at a time. */
+#ifndef SGM_TABLE
+#error "SGM_TABLE must be 0 or 1 (build.ninja compiles sgm.cu and sgm_dirs.cu once per cost kind)"
+#endif
+static __device__ __forceinline__ uint32_t costs4(const sgm_args &a, int rl, uint32_t rl4, uint32_t r4)
+{
+#if SGM_TABLE
+    /* & 255: a group past its line's end (walk_line's UNIFORM mode) computes costs from step
+     * inputs it never loaded; they are discarded, but the lookup must stay inside the table */
+    const uint8_t *row = a.cost_table + (rl & 255) * 256;
+    return (uint32_t)__ldg(row + (r4 & 255u)) | (uint32_t)__ldg(row + (r4 >> 8 & 255u)) << 8 |
+           (uint32_t)__ldg(row + (r4 >> 16 & 255u)) << 16 | (uint32_t)__ldg(row + (r4 >> 24)) << 24;
+#else
+    return __vabsdiffu4(rl4, r4);
+#endif
+}
+
 /* Costs of the lane's K disparities as K/2 16-bit pairs; max_cost where x - d < 0. */
 template <int K, bool CENSUS, int NB>
 static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS, NB> &in,
@@ -189,7 +209,7 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
         for (int q = 0; q < K / 4; q++) {
             const int m = K / 4 - 1 - q;
             uint32_t r4 = __byte_perm(in.rr[CENSUS ? 0 : m], in.rr[CENSUS ? 0 : m + 1], in.shift);
-            uint32_t c4 = __vabsdiffu4(rl4, r4);
+            uint32_t c4 = costs4(a, in.rl, rl4, r4);
             cost[2 * q] = __byte_perm(c4, 0, 0x4140);
             cost[2 * q + 1] = __byte_perm(c4, 0, 0x4342);
         }
@@ -211,7 +231,7 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
             uint32_t lo = m >= 0 ? win[m >= 0 ? m : 0] : 0u;
             uint32_t hi = m + 1 < SW ? win[m + 1 < SW ? m + 1 : 0] : 0u; /* unused when r = 0 */
             uint32_t r4 = __byte_perm(lo, hi, (uint32_t)((r + 3) | (r + 2) << 4 | (r + 1) << 8 | r << 12));
-            uint32_t c4 = __vabsdiffu4(rl4, r4);
+            uint32_t c4 = costs4(a, in.rl, rl4, r4);
             cost[2 * q] = __byte_perm(c4, 0, 0x4140);
             if (2 * q + 1 < K / 2)
                 cost[2 * q + 1] = __byte_perm(c4, 0, 0x4342);
@@ -412,12 +432,26 @@ static __device__ __forceinline__ void add_bytes(const uint32_t (&r)[byte_words<
     }
 }
 
+/* Direction dir's P1 or P2 (sgm_args.dir_p1 / dir_p2) read with constant indices only: a
+ * kernel parameter array indexed at run time is copied to local memory. */
+static __device__ __forceinline__ int dir_penalty(const int (&v)[8], int dir)
+{
+    int r = v[0];
+#pragma unroll
+    for (int j = 1; j < 8; j++)
+        if (dir == j)
+            r = v[j];
+    return r;
+}
+
 /* The jump term of the recurrence for each |dI| = 0..255: (P2' - P1) in both 16-bit halves
- * (P2' >= P1 + 1, stereo_p2_adaptive). Called by the whole block, which it synchronises. */
-static __device__ __forceinline__ void fill_jump_table(const sgm_args &a, uint32_t *table)
+ * (P2' >= P1 + 1, stereo_p2_adaptive), for a direction's P1 / P2 (a.dir_p1[dir], a.dir_p2[dir]:
+ * every block walks one direction). Called by the whole block, which it synchronises. */
+static __device__ __forceinline__ void fill_jump_table(const sgm_args &a, int p1, int p2,
+                                                       uint32_t *table)
 {
     for (int i = threadIdx.x; i < 256; i += blockDim.x)
-        table[i] = (uint32_t)(stereo_p2_adaptive(a.p1, a.p2, a.p2_adapt, i) - a.p1) * 0x10001u;
+        table[i] = (uint32_t)(stereo_p2_adaptive(p1, p2, a.p2_adapt, i) - p1) * 0x10001u;
     __syncthreads();
 }
 
@@ -507,7 +541,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     const int steps_all = UNIFORM ? warp_max(steps) : steps; /* the loop's trip count */
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
-    const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
+    const uint32_t p1x2 = (uint32_t)dir_penalty(a.dir_p1, dir) * 0x10001u;
 
     if (MODE == MODE_FINAL && a.disp_right) {
         /* right pixels the walk never completes (no candidate inside the image) */
@@ -714,7 +748,7 @@ static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
             const int b = K - 2 - j, u = b / 4, o = b % 4; /* R(j + 1): window byte b, R(j): b + 1 */
             const uint32_t sel = (uint32_t)((o + 1) | (4 + o + 1) << 4 | o << 8 | (4 + o) << 12);
             uint32_t q = __byte_perm(win[u], win[u - W / 4], sel);
-            uint32_t c4 = __vabsdiffu4(rl4, q);
+            uint32_t c4 = costs4(a, in.rl, rl4, q);
             cost[j] = __byte_perm(c4, 0, 0x4140);
             cost[j + 1] = __byte_perm(c4, 0, 0x4342);
         }
@@ -781,7 +815,7 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
     const int steps_all = warp_max(steps);
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
-    const uint32_t p1x2 = (uint32_t)a.p1 * 0x10001u;
+    const uint32_t p1x2 = (uint32_t)dir_penalty(a.dir_p1, dir) * 0x10001u;
     const size_t p0 = (size_t)y0 * w + x0;
     uint8_t *const out = a.L8 + (size_t)dir * a.vol + k0;
     const right_base<K> rb(a, k0);

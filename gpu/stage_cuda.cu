@@ -27,6 +27,7 @@
 #include "cuda_check.cuh"
 #include "launch.cuh"
 #include "stage_cuda.h"
+#include "stereo_math.h"
 #include "transform.h"
 
 #if CUDART_VERSION >= 12040
@@ -49,6 +50,9 @@ typedef struct {
     decltype(&cuGetErrorString) error_string;
 } driver_api;
 #endif
+
+/* The costs the walk evaluates by table lookup over grey values (-DSGM_TABLE=1, sgm_walk.cuh). */
+static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD; }
 
 #define MAX_PROFILE 16
 
@@ -79,6 +83,7 @@ struct stage_cuda {
     int16_t *disp, *disp_right;          /* final maps */
     int16_t *raw, *raw_right;            /* before the median (only with median on) */
     uint8_t *conf;
+    uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256, else NULL */
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
     uint8_t *rgba;           /* colour image for stage_cuda_colorize */
     /* per-frame pointers (launch.cuh): the graph reads d_desc; h_desc[0] stages the synchronous
@@ -108,6 +113,10 @@ struct stage_cuda {
     const char *ev_name[MAX_PROFILE];
     int n_ev;
     float stage_ms[MAX_PROFILE];
+    /* fault injection for the tests (STEREO_CUDA_FAULT, stage_cuda.h): the buffer whose
+     * allocation asks for more than the device has, and the frame whose kernels trap */
+    char fault_alloc[32];
+    long fault_frame, frames_enqueued;
 #if CUDART_VERSION >= 12040
     /* the green context (p->sms > 0), else NULL: the stage runs in the caller's context */
     driver_api drv;
@@ -323,6 +332,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     for (int i = 0; i < 2; i++) {
         if (p->cost == STEREO_COST_RANK)
             LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
+        else if (cost_uses_table(p->cost)) /* the walk reads grey values from the padded rows */
+            LAUNCH(cudaMemcpyAsync(s->rank[i], s->grey[i], (size_t)w * h, cudaMemcpyDeviceToDevice,
+                                   st), "grey rows");
         else
             LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
     }
@@ -333,9 +345,11 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     int16_t *wta_right = p->median ? s->raw_right : s->disp_right;
     sgm_args a = {w, h, p->min_disparity, D, p->p1, p->p2, p->p2_adapt,
                   transform_max_cost(p->cost, p->rank_window), p->cost, s->grey[0],
-                  s->rank[0], s->rank[1], s->census[0], s->census[1], {NULL}, s->branches,
+                  s->rank[0], s->rank[1], s->census[0], s->census[1], s->cost_table, {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
+    for (int r = 0; r < 8; r++)
+        stereo_path_penalties(p, r, &a.dir_p1[r], &a.dir_p2[r]);
     if (s->agg_dirs) {
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
@@ -363,7 +377,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
            "lr_finish");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
-                          s->grey[0], s->grey[1], w, h, p->min_disparity, D, st),
+                          s->grey[0], s->grey[1], w, h, st),
            "publish");
     mark(s, "median+lr+publish");
     return STEREO_OK;
@@ -403,31 +417,86 @@ static stereo_status build_graph(stage_cuda *s, char *err, size_t errlen)
 
 /* ---- create / destroy ---------------------------------------------------------------------- */
 
-#define DEV_ALLOC(ptr, bytes) CUDA_TRY(cudaMalloc((void **)&(ptr), (bytes)))
-
-int stage_cuda_supports(const stereo_params *p, char *why, size_t whylen)
+/* STEREO_CUDA_FAULT (tests only, see stage_cuda.h): "alloc:NAME" or "frame:N". */
+static void read_fault_env(stage_cuda *s)
 {
-    /* MI (gpu/mi.h) is specified by the CPU reference; its kernels (the table-lookup cost and
-     * the hierarchy's levels) are still to come. */
-    if (p->cost == STEREO_COST_MI) {
-        snprintf(why, whylen, "cost mi: not in the CUDA stage yet");
-        return 0;
-    }
-    return 1;
+    const char *f = getenv("STEREO_CUDA_FAULT");
+    if (!f)
+        return;
+    if (!strncmp(f, "alloc:", 6))
+        snprintf(s->fault_alloc, sizeof s->fault_alloc, "%s", f + 6);
+    else if (!strncmp(f, "frame:", 6))
+        s->fault_frame = atol(f + 6);
 }
+
+/* A buffer's name for messages: the member expression without "s->" and without an index
+ * ("s->slot[k].disp" -> "slot.disp", "s->grey[i]" -> "grey"). */
+static void buffer_name(const char *expr, char *out, size_t outlen)
+{
+    size_t j = 0;
+    if (!strncmp(expr, "s->", 3))
+        expr += 3;
+    for (int depth = 0; *expr && j + 1 < outlen; expr++) {
+        if (*expr == '[')
+            depth++;
+        else if (*expr == ']')
+            depth--;
+        else if (!depth)
+            out[j++] = *expr;
+    }
+    out[j] = 0;
+}
+
+/* Every allocation of the stage goes through here, so that a failure names the buffer and its
+ * size with the device's free memory (STEREO_ERR_NOMEM, which lets AUTO fall back to the CPU).
+ * managed: cudaMallocManaged(..., cudaMemAttachHost), host: cudaMallocHost, else cudaMalloc. */
+enum { ALLOC_DEVICE, ALLOC_MANAGED, ALLOC_HOST };
+static stereo_status stage_alloc(const stage_cuda *s, void **ptr, size_t bytes, int kind,
+                                 const char *expr, char *err, size_t errlen)
+{
+    char name[32];
+    buffer_name(expr, name, sizeof name);
+    size_t free_b = 0, total_b = 0;
+    size_t ask = bytes;
+    if (s->fault_alloc[0] && !strcmp(s->fault_alloc, name)) {
+        ask = bytes + ((size_t)1 << 50); /* 1 PB: more than any device has, also for managed
+                                            memory, which may oversubscribe the device */
+    }
+    cudaError_t e = kind == ALLOC_MANAGED ? cudaMallocManaged(ptr, ask, cudaMemAttachHost)
+                    : kind == ALLOC_HOST  ? cudaMallocHost(ptr, ask)
+                                          : cudaMalloc(ptr, ask);
+    if (e == cudaSuccess)
+        return STEREO_OK;
+    *ptr = NULL;
+    cudaGetLastError(); /* an allocation failure is not sticky: clear it for the next call */
+    cudaMemGetInfo(&free_b, &total_b);
+    snprintf(err, errlen,
+             "cannot allocate the stage's %s buffer '%s' (%.1f MB): %s; the device has %.0f MB "
+             "free of %.0f MB",
+             kind == ALLOC_MANAGED ? "managed" : kind == ALLOC_HOST ? "pinned host" : "device",
+             name, ask / 1e6, cudaGetErrorString(e), free_b / 1e6, total_b / 1e6);
+    return e == cudaErrorMemoryAllocation ? STEREO_ERR_NOMEM : STEREO_ERR_CUDA;
+}
+#define STAGE_ALLOC(ptr, bytes, kind)                                                     \
+    do {                                                                                  \
+        stereo_status st_ = stage_alloc(s, (void **)&(ptr), (bytes), kind, #ptr, err, errlen); \
+        if (st_ != STEREO_OK)                                                             \
+            return st_;                                                                   \
+    } while (0)
+#define DEV_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_DEVICE)
+#define MANAGED_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_MANAGED)
 
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!stage_cuda_supports(p, err, errlen))
-        return STEREO_ERR_PARAM;
     stage_cuda *s = (stage_cuda *)calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "cannot allocate the CUDA stage");
         return STEREO_ERR_NOMEM;
     }
     stereo_status st = STEREO_OK;
+    read_fault_env(s);
     /* every failure below goes through fail: so the partial stage is released */
     {
         if (p->sms > 0 && (st = green_create(s, p->sms, err, errlen)) != STEREO_OK)
@@ -482,7 +551,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     CUDA_TRY(cudaMemcpy(s->xy[i], maps[i].xy, n * 4, cudaMemcpyHostToDevice));
                     CUDA_TRY(cudaMemcpy(s->frac[i], maps[i].frac, n * 2, cudaMemcpyHostToDevice));
                 }
-                if (p->cost == STEREO_COST_RANK) {
+                if (p->cost != STEREO_COST_CENSUS) { /* rank, or the grey values of a table cost */
                     DEV_ALLOC(s->rank_alloc[i], RANK_PAD_FRONT + n + RANK_PAD_BACK);
                     CUDA_TRY(cudaMemset(s->rank_alloc[i], 0, RANK_PAD_FRONT + n + RANK_PAD_BACK));
                     s->rank[i] = s->rank_alloc[i] + RANK_PAD_FRONT;
@@ -499,7 +568,13 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             size_t budget = total_b / 4 < free_b / 2 ? total_b / 4 : free_b / 2;
             const char *agg = getenv("STEREO_CUDA_AGG");
             int max_cost = transform_max_cost(p->cost, p->rank_window);
-            s->agg_dirs = sgm_fits_bytes(max_cost, p->p1, p->p2) &&
+            int fits = 1; /* every direction's L in a byte */
+            for (int r = 0; r < p->paths; r++) {
+                int q1, q2;
+                stereo_path_penalties(p, r, &q1, &q2);
+                fits &= sgm_fits_bytes(max_cost, q1, q2);
+            }
+            s->agg_dirs = fits &&
                           (size_t)p->paths * vol <= budget && !(agg && !strcmp(agg, "branches"));
             if (s->agg_dirs)
                 DEV_ALLOC(s->L8, (size_t)p->paths * vol);
@@ -525,21 +600,36 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             if (p->confidence)
                 DEV_ALLOC(s->conf, n);
             DEV_ALLOC(s->d_desc, sizeof(frame_desc));
-            CUDA_TRY(cudaMallocHost((void **)&s->h_desc, 3 * sizeof(frame_desc)));
+            STAGE_ALLOC(s->h_desc, 3 * sizeof(frame_desc), ALLOC_HOST);
             memset(s->h_desc, 0, 3 * sizeof(frame_desc));
             CUDA_TRY(cudaMemcpy(s->d_desc, s->h_desc, sizeof(frame_desc), cudaMemcpyHostToDevice));
             for (int k = 0; k < 2; k++) {
                 /* host-attached: the CPU may read a slot whenever no frame writing it is in flight */
-                CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].disp, n * 2, cudaMemAttachHost));
+                MANAGED_ALLOC(s->slot[k].disp, n * 2);
                 if (p->lr_check)
-                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].right, n * 2, cudaMemAttachHost));
+                    MANAGED_ALLOC(s->slot[k].right, n * 2);
                 if (p->confidence)
-                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].conf, n, cudaMemAttachHost));
-                CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rgba, n * 4, cudaMemAttachHost));
+                    MANAGED_ALLOC(s->slot[k].conf, n);
+                MANAGED_ALLOC(s->slot[k].rgba, n * 4);
                 for (int i = 0; i < 2; i++)
-                    CUDA_TRY(cudaMallocManaged((void **)&s->slot[k].rect[i], n, cudaMemAttachHost));
+                    MANAGED_ALLOC(s->slot[k].rect[i], n);
             }
             CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
+            if (cost_uses_table(p->cost)) {
+                /* the table costs' C = table[IL * 256 + IR] (sgm.h); ad's is fixed */
+                DEV_ALLOC(s->cost_table, 256 * 256);
+                uint8_t *t = (uint8_t *)malloc(256 * 256);
+                if (!t) {
+                    snprintf(err, errlen, "cannot allocate the cost table (64 KB)");
+                    return STEREO_ERR_NOMEM;
+                }
+                for (int il = 0; il < 256; il++)
+                    for (int ir = 0; ir < 256; ir++)
+                        t[il * 256 + ir] = (uint8_t)stereo_ad_cost(il, ir, STEREO_GREY_COST_MAX);
+                cudaError_t ce = cudaMemcpy(s->cost_table, t, 256 * 256, cudaMemcpyHostToDevice);
+                free(t);
+                CUDA_TRY(ce);
+            }
             DEV_ALLOC(s->lut, 3 * 256 * 3);
             uint8_t lut[3 * 256 * 3];
             for (int c = 0; c < 3; c++)
@@ -582,6 +672,7 @@ static void release(stage_cuda *s)
         cudaFree(s->rank_alloc[i]);
         cudaFree(s->census[i]);
     }
+    cudaFree(s->cost_table);
     cudaFree(s->L8);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);
@@ -711,13 +802,23 @@ stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const s
     return STEREO_OK;
 }
 
+/* The injected kernel fault (STEREO_CUDA_FAULT=frame:N): a trap, which like a real fault
+ * (an illegal address) is sticky: every later call in the context fails. */
+static __global__ void k_fault(void) { __trap(); }
+
 /* Enqueues the frame's kernels: the graph, or kernel by kernel with events when profiling. */
 static stereo_status enqueue_frame(stage_cuda *s, char *err, size_t errlen)
 {
+    stereo_status st = STEREO_OK;
     if (s->profile)
-        return run_kernels(s, err, errlen);
-    CUDA_TRY(cudaGraphLaunch(s->graph_exec, s->stream));
-    return STEREO_OK;
+        st = run_kernels(s, err, errlen);
+    else
+        CUDA_TRY(cudaGraphLaunch(s->graph_exec, s->stream));
+    if (st == STEREO_OK && ++s->frames_enqueued == s->fault_frame) {
+        k_fault<<<1, 1, 0, s->stream>>>();
+        CUDA_TRY(cudaGetLastError());
+    }
+    return st;
 }
 
 static void read_profile(stage_cuda *s)
@@ -785,8 +886,8 @@ int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int m
     return n;
 }
 
-stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
-                                  char *err, size_t errlen)
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, int lo, int hi, uint8_t *rgba,
+                                  size_t pitch, char *err, size_t errlen)
 {
     green_scope in_ctx(s);
     if (!in_ctx.ok)
@@ -799,8 +900,8 @@ stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, si
     }
     if (!s->rgba)
         CUDA_TRY(cudaMalloc((void **)&s->rgba, row * p->height));
-    CUDA_TRY(launch_colormap(s->disp, p->width, p->height, p->min_disparity, p->num_disparities,
-                             s->lut + 768 * colormap, s->rgba, row, s->stream));
+    CUDA_TRY(launch_colormap(s->disp, p->width, p->height, lo, hi, s->lut + 768 * colormap,
+                             s->rgba, row, s->stream));
     CUDA_TRY(cudaMemcpy2DAsync(rgba, pitch, s->rgba, row, row, p->height, cudaMemcpyDeviceToHost,
                                s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
@@ -840,7 +941,7 @@ void stage_cuda_frame_free(stage_cuda *s, void *frame)
 }
 
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, char *err, size_t errlen)
+                                int colormap, int lo, int hi, char *err, size_t errlen)
 {
     green_scope in_ctx(s);
     if (!in_ctx.ok)
@@ -883,6 +984,8 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
     d->rect_out[1] = s->slot[k].rect[1];
     d->rgba_pitch = (size_t)s->p.width * 4;
     d->lut = s->lut + 768 * ((unsigned)colormap < COLORMAP_COUNT ? colormap : 0);
+    d->color_lo = lo;
+    d->color_span = hi - lo;
     CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
     if ((st = enqueue_frame(s, err, errlen)) != STEREO_OK)
         return st;

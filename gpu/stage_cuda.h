@@ -9,6 +9,15 @@
  * Exactly one implementation is linked: gpu/stage_cuda.cu (configured with CUDA) or
  * gpu/cuda_none.c (built without CUDA: every call reports that). The CUDA backend produces the
  * same bits as the CPU reference for the same parameters.
+ *
+ * Errors: an allocation that fails at create names the buffer, its size and the device's free
+ * memory, and returns STEREO_ERR_NOMEM (stereo_create then falls back to the CPU backend under
+ * STEREO_BACKEND_AUTO). A kernel fault is sticky in CUDA: every later call of the stage fails
+ * with the fault's message (STEREO_ERR_CUDA); the caller destroys the stage.
+ * Fault injection, for the tests (tests/gpu/test_cuda.c, tests/test_gpu_faults.sh on the GPU
+ * machine): the environment variable STEREO_CUDA_FAULT=alloc:NAME makes the allocation of
+ * buffer NAME (as the messages name it: L8, grey, slot.disp, ...) ask for more than the device
+ * has; STEREO_CUDA_FAULT=frame:N launches a trapping kernel after the N-th frame's kernels.
  */
 #ifndef STEREO_STAGE_CUDA_H
 #define STEREO_STAGE_CUDA_H
@@ -24,11 +33,6 @@ typedef struct stage_cuda stage_cuda;
 
 /* 1 when a usable CUDA device exists; else 0 and why says why (e.g. "no CUDA device"). */
 int stage_cuda_available(char *why, size_t whylen);
-
-/* 1 when the CUDA stage implements the parameters p asks for; else 0 and why says what it lacks
- * ("cost mi: not in the CUDA stage yet"). stage_cuda_create refuses those parameters with the
- * same words; stereo_create with backend AUTO takes the CPU backend for them instead. */
-int stage_cuda_supports(const stereo_params *p, char *why, size_t whylen);
 
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
                                 stage_cuda **out, char *err, size_t errlen);
@@ -56,7 +60,7 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
                                      size_t errlen);
 void stage_cuda_frame_free(stage_cuda *s, void *frame);
 stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, char *err, size_t errlen);
+                                int colormap, int lo, int hi, char *err, size_t errlen);
 stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen);
 
 /* Profiling: when on, frames run kernel by kernel with events between the stages (slower than
@@ -65,9 +69,10 @@ void stage_cuda_set_profiling(stage_cuda *s, int on);
 int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max);
 
 /* Colour-maps the last disparity into rgba (4 bytes per pixel, pitch a multiple of 4) on the
- * GPU with the colormap.h rule; rgba is host memory. */
-stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, uint8_t *rgba, size_t pitch,
-                                  char *err, size_t errlen);
+ * GPU with the colormap.h rule over the colour range lo..hi (16ths of a pixel, lo < hi); rgba is
+ * host memory. stage_cuda_submit colours its frame over lo..hi the same way. */
+stereo_status stage_cuda_colorize(stage_cuda *s, int colormap, int lo, int hi, uint8_t *rgba,
+                                  size_t pitch, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "block.h"
 #include "colormap.h"
 #include "disparity.h"
 #include "grey.h"
@@ -58,6 +59,11 @@ struct stereo_stage {
         uint8_t *conf, *rgba, *rect[2];
     } slot[2];
     int next_slot, in_flight;
+    colormap_range color;   /* stereo_set_color_range */
+    /* progress of the running CPU frame (stereo_progress): work units done of the frame's total,
+     * added with relaxed atomics by the workers after each row band (and each sweep row) */
+    uint64_t units_done, units_total;
+    uint64_t sweep_rows[2];
 };
 
 /* ---- names ------------------------------------------------------------------------------- */
@@ -75,9 +81,10 @@ const char *stereo_status_str(stereo_status st)
     return "unknown error";
 }
 
-static const char *const cost_names[] = {"rank", "census", "mi"};
-#define N_COSTS ((int)(sizeof cost_names / sizeof cost_names[0]))
+static const char *const cost_names[] = {"rank", "census", "ad", "bt", "mi"};
 static const char *const backend_names[] = {"auto", "cpu", "cuda"};
+static const char *const method_names[] = {"sgm", "bm"};
+#define NCOSTS ((int)(sizeof cost_names / sizeof *cost_names))
 
 static int name_lookup(const char *const *names, int n, const char *s)
 {
@@ -89,11 +96,24 @@ static int name_lookup(const char *const *names, int n, const char *s)
 
 const char *stereo_cost_to_str(stereo_cost c)
 {
-    return (unsigned)c < (unsigned)N_COSTS ? cost_names[c] : "?";
+    return (unsigned)c < (unsigned)NCOSTS ? cost_names[c] : "?";
 }
-
+const char *stereo_method_to_str(stereo_method m)
+{
+    return (unsigned)m < 2 ? method_names[m] : "?";
+}
 /* cost_names for messages: a constant (no lazily built global); keep the two together */
-const char *stereo_cost_names(void) { return "rank, census or mi"; }
+const char *stereo_cost_names(void) { return "rank, census, ad, bt, mi"; }
+const char *stereo_method_names(void) { return "sgm, bm"; }
+
+int stereo_method_from_str(const char *s, stereo_method *out)
+{
+    int i = name_lookup(method_names, 2, s);
+    if (i < 0)
+        return -1;
+    *out = (stereo_method)i;
+    return 0;
+}
 const char *stereo_backend_to_str(stereo_backend b)
 {
     return (unsigned)b < 3 ? backend_names[b] : "?";
@@ -101,7 +121,7 @@ const char *stereo_backend_to_str(stereo_backend b)
 
 int stereo_cost_from_str(const char *s, stereo_cost *out)
 {
-    int i = name_lookup(cost_names, N_COSTS, s);
+    int i = name_lookup(cost_names, NCOSTS, s);
     if (i < 0)
         return -1;
     *out = (stereo_cost)i;
@@ -126,6 +146,10 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
     if (cost == STEREO_COST_CENSUS) {
         *p1 = 16;
         *p2 = 96;
+    } else if (cost == STEREO_COST_AD || cost == STEREO_COST_BT) {
+        /* the middle of the plateau P1 12..16 x P2 96..128 of both (docs/tuning.md) */
+        *p1 = 14;
+        *p2 = 112;
     } else if (cost == STEREO_COST_MI) {
         /* the middle of the plateau P1 8..12, P2 48..64 (mean bad-2 4.10-4.15) */
         *p1 = 10;
@@ -162,9 +186,21 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->confidence = 0;
     p->backend = STEREO_BACKEND_AUTO;
     p->threads = 0;
+    for (int r = 0; r < STEREO_MAX_PATHS; r++)
+        p->path_weight[r] = 1;
+    p->method = STEREO_METHOD_SGM;
+    p->block = 9;
     p->mi_warm = 0;
     p->mi_restart = 50;
 }
+
+void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
+{
+    *p1 = p->p1_path[dir] ? p->p1_path[dir] : p->p1;
+    *p2 = p->p2_path[dir] ? p->p2_path[dir] : p->p2;
+}
+
+int stereo_max_cost(const stereo_params *p) { return transform_max_cost(p->cost, p->rank_window); }
 
 static stereo_status fail(char *err, size_t errlen, stereo_status st, const char *fmt, ...)
 {
@@ -205,8 +241,16 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->min_disparity < 0 || p->min_disparity + D > 2047)
         return fail(err, errlen, E, "min disparity: %d must be >= 0 with min + D <= 2047",
                     p->min_disparity);
-    if ((unsigned)p->cost >= (unsigned)N_COSTS)
-        return fail(err, errlen, E, "cost: %d is not %s", (int)p->cost, stereo_cost_names());
+    if ((unsigned)p->cost >= (unsigned)NCOSTS)
+        return fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
+                    stereo_cost_names());
+    if ((unsigned)p->method > STEREO_METHOD_BM)
+        return fail(err, errlen, E, "method: %d is not one of %s", (int)p->method,
+                    stereo_method_names());
+    if (p->method == STEREO_METHOD_BM &&
+        (p->block < STEREO_BLOCK_MIN || p->block > STEREO_BLOCK_MAX || p->block % 2 == 0))
+        return fail(err, errlen, E, "block: %d is not odd in %d..%d", p->block,
+                    STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
     if (p->cost == STEREO_COST_RANK &&
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
         return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
@@ -218,6 +262,33 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->p2 <= p->p1 || p->p2 > 1023)
         return fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023", p->p2,
                     p->p1);
+    /* each path's own pair, and the weighted sum's range (sgm.h) */
+    long range = 0;
+    int wsum = 0;
+    for (int r = 0; r < p->paths; r++) {
+        int q1, q2;
+        stereo_path_penalties(p, r, &q1, &q2);
+        if (p->p1_path[r] < 0 || q1 < 1 || q1 > 1022)
+            return fail(err, errlen, E, "p1 of path %d: %d is outside 1..1022", r,
+                        p->p1_path[r] < 0 ? p->p1_path[r] : q1);
+        if (p->p2_path[r] < 0 || q2 <= q1 || q2 > 1023)
+            return fail(err, errlen, E,
+                        "p2 of path %d: %d must be greater than its p1 (%d) and at most 1023", r,
+                        p->p2_path[r] < 0 ? p->p2_path[r] : q2, q1);
+        if (p->path_weight[r] < 0 || p->path_weight[r] > 255)
+            return fail(err, errlen, E, "path weight %d: %d is outside 0..255", r,
+                        p->path_weight[r]);
+        wsum += p->path_weight[r];
+        range += (long)p->path_weight[r] * (stereo_max_cost(p) + q2);
+    }
+    if (wsum == 0)
+        return fail(err, errlen, E, "path weights: all %d are 0 (at least one must be positive)",
+                    p->paths);
+    if (p->method == STEREO_METHOD_SGM && range > 65535)
+        return fail(err, errlen, E,
+                    "path weights: the sum of w_r * (max cost %d + P2_r) over the paths is %ld, "
+                    "more than the 65535 the 16-bit sum S holds; lower the weights or P2",
+                    stereo_max_cost(p), range);
     if (p->p2_adapt < 0 || p->p2_adapt > 255)
         return fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
     if (p->uniqueness < 0 || p->uniqueness > 99)
@@ -238,6 +309,26 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->mi_restart < 0 || p->mi_restart > 100)
         return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
     return STEREO_OK;
+}
+
+/* What the CUDA stage does not do yet: 0, or -1 with "cost bt: not in the CUDA stage yet".
+ * The one place that says it: --backend cuda is refused with these words and AUTO falls back to
+ * the CPU with them as its note (cost mi: the table walk exists, the hierarchy does not).
+ * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
+static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
+{
+    int weighted = 0;
+    for (int r = 0; r < p->paths; r++)
+        weighted |= p->path_weight[r] != 1;
+    if (p->cost == STEREO_COST_BT || p->cost == STEREO_COST_MI)
+        snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
+    else if (p->method == STEREO_METHOD_BM)
+        snprintf(why, whylen, "method bm: not in the CUDA stage yet");
+    else if (weighted)
+        snprintf(why, whylen, "path weights other than 1: not in the CUDA stage yet");
+    else
+        return 0;
+    return -1;
 }
 
 /* ---- create / destroy --------------------------------------------------------------------- */
@@ -264,14 +355,15 @@ static int copy_map(const stereo_map *in, stereo_map *out)
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
 {
     uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)p->num_disparities;
-    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n
-                                        : p->cost == STEREO_COST_CENSUS ? 8 * n : 0);
+    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK     ? n
+                                        : p->cost == STEREO_COST_CENSUS ? 8 * n
+                                                                        : 0);
     if (maps)
         for (int i = 0; i < 2; i++)
             per_view += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
-    uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){p->width, p->height, 0,
-                                                          p->num_disparities, 0, 0, 0, 0});
+    uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){
+        .width = p->width, .height = p->height, .ndisp = p->num_disparities});
     uint64_t mi = 0;
     if (p->cost == STEREO_COST_MI) {
         mi_level l1;
@@ -333,7 +425,7 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     for (int i = 0; i < 2; i++) {
         ok &= !!(s->S[i] = malloc(vol * sizeof(uint16_t)));
         ok &= !!(s->sweep_scratch[i] = malloc(sgm_sweep_scratch_size(&(sgm_config){
-                     p->width, p->height, 0, p->num_disparities, 0, 0, 0, 0})));
+                     .width = p->width, .height = p->height, .ndisp = p->num_disparities})));
     }
     ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
     ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
@@ -365,6 +457,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     if (!s)
         return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
     s->p = *p;
+    s->color = colormap_fixed_range(p->min_disparity, p->num_disparities);
     if (maps) {
         s->have_maps = 1;
         for (int i = 0; i < 2; i++)
@@ -377,23 +470,39 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     s->active = p->backend;
     if (p->backend != STEREO_BACKEND_CPU) {
         char why[200];
+        if (cuda_unsupported(p, why, sizeof why) != 0) {
+            if (p->backend == STEREO_BACKEND_CUDA) {
+                st = fail(err, errlen, STEREO_ERR_PARAM, "%s (use --backend cpu)", why);
+                goto err;
+            }
+            s->active = STEREO_BACKEND_CPU;
+            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
+        }
+    }
+    if (s->active != STEREO_BACKEND_CPU) {
+        char why[200];
         int have = stage_cuda_available(why, sizeof why);
         if (p->backend == STEREO_BACKEND_CUDA && !have) {
             st = fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
             goto err;
         }
-        /* a device, but parameters the CUDA stage does not implement (cost mi): AUTO takes the
-         * CPU, CUDA is refused by stage_cuda_create below */
-        if (have && p->backend == STEREO_BACKEND_AUTO && !stage_cuda_supports(p, why, sizeof why))
-            have = 0;
         s->active = have ? STEREO_BACKEND_CUDA : STEREO_BACKEND_CPU;
         if (!have)
             snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
     }
     if (s->active == STEREO_BACKEND_CUDA) {
         st = stage_cuda_create(p, s->have_maps ? s->maps : NULL, &s->cuda, err, errlen);
-        if (st != STEREO_OK)
+        if (st == STEREO_ERR_NOMEM && p->backend == STEREO_BACKEND_AUTO) {
+            /* the GPU is there but too small (or too full) for this size: the CPU backend
+             * may still fit (checked by cpu_alloc below) */
+            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", err);
+            s->active = STEREO_BACKEND_CPU;
+            st = STEREO_OK;
+        } else if (st != STEREO_OK) {
             goto err;
+        }
+    }
+    if (s->active == STEREO_BACKEND_CUDA) {
         /* results are copied back into the host buffers below */
         size_t n = (size_t)p->width * p->height;
         int ok = !!(s->disp = malloc(n * sizeof(int16_t)));
@@ -466,15 +575,63 @@ typedef struct {
     const stereo_image *img;
     int side;                 /* 0 left, 1 right */
     sgm_config sgm;
+    block_config block;
     wta_config wta;
+    int bm;                   /* method bm: S[0] alone holds the sum */
     const uint8_t *grey[2];   /* the level's grey images */
     const uint8_t *valid[2];  /* rectification validity (full size with maps), else NULL */
     uint8_t *conf;            /* full size only */
     int median, lr_check, lr_tolerance;
     int f;                    /* MI: the level being downscaled */
+    int count;                /* 1: the rows count for stereo_progress (the full-size frame);
+                                 0: a level of the MI hierarchy, which the progress leaves out */
     const int16_t *in;
     int16_t *out;
+    parallel_fn stage;        /* run_rows: the stage's row function, */
+    uint64_t row_units;       /* and the work units one of its rows counts for the progress */
 } job;
+
+/* Progress units, roughly proportional to the time each part takes: per row, the image width
+ * times a weight; the stages over the cost volume weigh D times more. Measured on 1280x960
+ * D 256, 2 cores, first frame (page faults included): cost volume ~2.0 s, both sweeps ~1.2 s,
+ * winner-takes-all with the right disparity (both S volumes read) ~2.3 s, hence 4 : 3 + 3 : 8.
+ * Only the fraction matters (stereo_progress). Cost mi: the hierarchy's levels (mi.h) and the
+ * tables are left out of both the total and the count (the levels run with job.count = 0), so an
+ * MI frame's progress waits during its hierarchy and still ends at 1000 with the full size. */
+enum { UNITS_GREY = 1, UNITS_RECTIFY = 2, UNITS_TRANSFORM = 8, UNITS_MEDIAN = 2, UNITS_FINISH = 1 };
+static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * p->num_disparities; }
+static uint64_t units_cost(const stereo_params *p) { return 4 * units_vol(p); }
+static uint64_t units_sweep_row(const stereo_params *p) { return 3 * units_vol(p); }
+static uint64_t units_wta(const stereo_params *p) { return units_vol(p) * (p->lr_check ? 8 : 4); }
+/* one of bm's two box-sum passes (running sums: cheaper per voxel than a sweep's row) */
+static uint64_t units_block(const stereo_params *p) { return units_vol(p); }
+
+static uint64_t units_frame(const stereo_stage *s, int left_h, int right_h)
+{
+    const stereo_params *p = &s->p;
+    uint64_t w = (uint64_t)p->width, h = (uint64_t)p->height;
+    uint64_t per_side = w * h * (UNITS_TRANSFORM + (s->have_maps ? UNITS_RECTIFY : 0));
+    uint64_t grey = (s->have_maps ? (uint64_t)s->maps[0].src_width : w) *
+                    (uint64_t)(left_h + right_h) * UNITS_GREY;
+    uint64_t aggregate = p->method == STEREO_METHOD_BM ? units_block(p) : units_sweep_row(p);
+    return grey + 2 * per_side + h * (units_cost(p) + 2 * aggregate + units_wta(p)) +
+           w * h * ((p->median ? (p->lr_check ? 2 : 1) * UNITS_MEDIAN : 0) + UNITS_FINISH);
+}
+
+static void job_counted(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    j->stage(ctx, y0, y1);
+    __atomic_add_fetch(&j->s->units_done, (uint64_t)(y1 - y0) * j->row_units, __ATOMIC_RELAXED);
+}
+
+/* parallel_for over rows [0, n) of one stage, counting its progress. */
+static void run_rows(stereo_stage *s, job *j, int n, parallel_fn stage, uint64_t row_units)
+{
+    j->stage = stage;
+    j->row_units = row_units;
+    parallel_for(s->pool, n, 0, job_counted, j);
+}
 
 static void job_grey(void *ctx, int y0, int y1)
 {
@@ -508,12 +665,30 @@ static void job_cost(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
-    if (s->p.cost == STEREO_COST_RANK)
-        sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1);
-    else if (s->p.cost == STEREO_COST_CENSUS)
+    switch (s->p.cost) {
+    case STEREO_COST_RANK: sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1); break;
+    case STEREO_COST_CENSUS:
         sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
-    else
+        break;
+    case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
+    case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
+    case STEREO_COST_MI:
         sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->cost, y0, y1);
+        break;
+    }
+}
+
+/* BM: the box sum's vertical pass into S[1], the horizontal one into S[0] (block.h) */
+static void job_block_vertical(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    block_vertical_rows(&j->block, j->s->cost, j->s->S[1], y0, y1);
+}
+
+static void job_block_horizontal(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    block_horizontal_rows(&j->block, j->s->S[1], j->s->S[0], y0, y1);
 }
 
 static void job_sweep(void *ctx, int b0, int b1)
@@ -522,16 +697,18 @@ static void job_sweep(void *ctx, int b0, int b1)
     stereo_stage *s = j->s;
     for (int backward = b0; backward < b1; backward++)
         sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, j->grey[0], s->S[backward],
-                            s->sweep_scratch[backward]);
+                            s->sweep_scratch[backward],
+                            j->count ? &s->sweep_rows[backward] : NULL);
 }
 
 static void job_wta(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
-    disparity_wta_rows(&j->wta, s->S[0], s->S[1], j->valid[0], s->disp, j->conf, y0, y1);
+    const uint16_t *S2 = j->bm ? NULL : s->S[1];
+    disparity_wta_rows(&j->wta, s->S[0], S2, j->valid[0], s->disp, j->conf, y0, y1);
     if (j->lr_check)
-        disparity_right_rows(&j->wta, s->S[0], s->S[1], j->valid[1], s->disp_right, y0, y1);
+        disparity_right_rows(&j->wta, s->S[0], S2, j->valid[1], s->disp_right, y0, y1);
 }
 
 static void job_median(void *ctx, int y0, int y1)
@@ -561,39 +738,59 @@ static void cpu_median(stereo_stage *s, job *j, int16_t **map)
 {
     j->in = *map;
     j->out = s->tmp;
-    parallel_for(s->pool, j->sgm.height, 0, job_median, j);
+    run_rows(s, j, j->sgm.height, job_median,
+             (uint64_t)j->count * (uint64_t)j->sgm.width * UNITS_MEDIAN);
     s->tmp = *map; /* swap: the filtered map becomes the live one */
     *map = j->out;
 }
 
-/* Stages 4-8 on the level j describes: cost volume, aggregation, winner-takes-all, right
- * disparity, median, LR check. Results in s->disp (and s->disp_right). */
+/* Stages 4-8 on the level j describes: cost volume, aggregation (SGM, or BM's box sum),
+ * winner-takes-all, right disparity, median, LR check. Results in s->disp (and s->disp_right).
+ * The progress units (units_frame) are those of the full size; a level (j->count = 0) counts
+ * none. */
 static void cpu_match(stereo_stage *s, job *j)
 {
+    const stereo_params *p = &s->p;
     int h = j->sgm.height;
+    uint64_t c = (uint64_t)j->count;
     /* 4. matching cost volume */
-    parallel_for(s->pool, h, 0, job_cost, j);
-    /* 5. SGM: the forward and the backward sweep, one job each (sgm.h) */
-    parallel_for(s->pool, 2, 1, job_sweep, j);
+    run_rows(s, j, h, job_cost, c * units_cost(p));
+    if (j->bm) {
+        /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
+        run_rows(s, j, h, job_block_vertical, c * units_block(p));
+        run_rows(s, j, h, job_block_horizontal, c * units_block(p));
+    } else {
+        /* 5. SGM: the forward and the backward sweep, one job each (sgm.h; at full size they
+         * count their rows in sweep_rows, which stereo_progress adds to units_done) */
+        parallel_for(s->pool, 2, 1, job_sweep, j);
+    }
     /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
-    parallel_for(s->pool, h, 0, job_wta, j);
+    run_rows(s, j, h, job_wta, c * units_wta(p));
     /* 7. 3x3 median on both maps, then the left-right check */
     if (j->median) {
         cpu_median(s, j, &s->disp);
         if (j->lr_check)
             cpu_median(s, j, &s->disp_right);
     }
-    parallel_for(s->pool, h, 0, job_finish, j);
+    run_rows(s, j, h, job_finish, c * (uint64_t)j->sgm.width * UNITS_FINISH);
 }
 
-/* The job of a level of the MI hierarchy (mi.h): the stage's penalties and paths, always the
+/* The job of a level of the MI hierarchy (mi.h): the stage's penalties (per path) and path
+ * weights, always SGM (also with method bm: the hierarchy only chooses the table), always the
  * median and the LR check (its failures are the occlusions the next table leaves out),
- * integer disparities, no uniqueness, no confidence, no validity masks. */
+ * integer disparities, no uniqueness, no confidence, no validity masks, no progress count. */
 static void mi_level_job(stereo_stage *s, const mi_level *lv, job *j)
 {
     const stereo_params *p = &s->p;
-    j->sgm = (sgm_config){lv->w, lv->h, lv->dmin, lv->ndisp, p->p1, p->p2, p->p2_adapt,
-                          MI_MAX_COST};
+    j->sgm = (sgm_config){.width = lv->w, .height = lv->h, .dmin = lv->dmin, .ndisp = lv->ndisp,
+                          .p1 = p->p1, .p2 = p->p2, .p2_adapt = p->p2_adapt,
+                          .max_cost = MI_MAX_COST, .per_dir = 1};
+    for (int r = 0; r < STEREO_MAX_PATHS; r++) {
+        stereo_path_penalties(p, r, &j->sgm.dir_p1[r], &j->sgm.dir_p2[r]);
+        j->sgm.dir_weight[r] = p->path_weight[r];
+    }
+    j->bm = 0;
+    j->count = 0;
     j->wta = (wta_config){lv->w, lv->h, lv->dmin, lv->ndisp, 0, 0};
     j->grey[0] = s->mi_pyr[0];
     j->grey[1] = s->mi_pyr[1];
@@ -687,10 +884,16 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
     int h = p->height;
     double t0 = now_ms();
     job j = {.s = s};
-    j.sgm = (sgm_config){p->width, p->height, p->min_disparity, p->num_disparities, p->p1, p->p2,
-                         p->p2_adapt,
-                         p->cost == STEREO_COST_MI ? MI_MAX_COST
-                                                   : transform_max_cost(p->cost, p->rank_window)};
+    j.sgm = (sgm_config){.width = p->width, .height = p->height, .dmin = p->min_disparity,
+                         .ndisp = p->num_disparities, .p1 = p->p1, .p2 = p->p2,
+                         .p2_adapt = p->p2_adapt, .max_cost = stereo_max_cost(p), .per_dir = 1};
+    for (int r = 0; r < STEREO_MAX_PATHS; r++) {
+        stereo_path_penalties(p, r, &j.sgm.dir_p1[r], &j.sgm.dir_p2[r]);
+        j.sgm.dir_weight[r] = p->path_weight[r];
+    }
+    j.bm = p->method == STEREO_METHOD_BM;
+    j.block = (block_config){p->width, p->height, p->num_disparities, p->block,
+                             block_shift(stereo_max_cost(p), p->block)};
     j.wta = (wta_config){p->width, p->height, p->min_disparity, p->num_disparities,
                          p->uniqueness, p->subpixel};
     j.grey[0] = s->grey[0];
@@ -701,17 +904,24 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
     j.median = p->median;
     j.lr_check = p->lr_check;
     j.lr_tolerance = p->lr_tolerance;
+    j.count = 1;
+
+    uint64_t w = (uint64_t)p->width;
+    __atomic_store_n(&s->units_done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->sweep_rows[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->sweep_rows[1], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->units_total, units_frame(s, left->height, right->height),
+                     __ATOMIC_RELAXED);
 
     for (j.side = 0; j.side < 2; j.side++) {
         j.img = j.side ? right : left;
         /* 1. grey */
-        parallel_for(s->pool, j.img->height, 0, job_grey, &j);
+        run_rows(s, &j, j.img->height, job_grey, (uint64_t)j.img->width * UNITS_GREY);
         /* 2. rectification by the maps */
         if (s->have_maps)
-            parallel_for(s->pool, h, 0, job_rectify, &j);
-        /* 3. rank / census transform (mi: none) */
-        if (p->cost != STEREO_COST_MI)
-            parallel_for(s->pool, h, 0, job_transform, &j);
+            run_rows(s, &j, h, job_rectify, w * UNITS_RECTIFY);
+        /* 3. rank / census transform (none for ad, bt and mi: a no-op counted like one) */
+        run_rows(s, &j, h, job_transform, w * UNITS_TRANSFORM);
     }
     /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
     if (p->cost == STEREO_COST_MI)
@@ -730,6 +940,21 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
         mi->frames++;
         mi->total_ms = now_ms() - t0;
     }
+}
+
+int stereo_progress(const stereo_stage *s)
+{
+    if (s->active != STEREO_BACKEND_CPU)
+        return -1;
+    uint64_t total = __atomic_load_n(&s->units_total, __ATOMIC_RELAXED);
+    if (!total)
+        return 0;
+    /* the sweeps count their rows apart (sgm.c adds one per row) */
+    uint64_t rows = __atomic_load_n(&s->sweep_rows[0], __ATOMIC_RELAXED) +
+                    __atomic_load_n(&s->sweep_rows[1], __ATOMIC_RELAXED);
+    uint64_t done = __atomic_load_n(&s->units_done, __ATOMIC_RELAXED) +
+                    rows * units_sweep_row(&s->p);
+    return done >= total ? 1000 : (int)(done * 1000 / total);
 }
 
 /* ---- processing --------------------------------------------------------------------------- */
@@ -793,11 +1018,25 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
                     "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
     if (s->active == STEREO_BACKEND_CUDA)
-        return stage_cuda_colorize(s->cuda, colormap, rgba, pitch, s->err, sizeof s->err);
+        return stage_cuda_colorize(s->cuda, colormap, s->color.lo, s->color.hi, rgba, pitch,
+                                   s->err, sizeof s->err);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
-    colormap_disparity_rows(s->disp, p->width, p->min_disparity, p->num_disparities, lut, rgba, 4,
-                            pitch, 0, p->height);
+    colormap_disparity_rows(s->disp, p->width, s->color, lut, rgba, 4, pitch, 0, p->height);
+    return STEREO_OK;
+}
+
+stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi)
+{
+    if (lo == 0 && hi == 0) {
+        s->color = colormap_fixed_range(s->p.min_disparity, s->p.num_disparities);
+        return STEREO_OK;
+    }
+    if (lo >= hi || lo < -32768 || hi > 32767)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "colour range: %d..%d (16ths of a pixel) is not lo < hi within an int16", lo,
+                    hi);
+    s->color = (colormap_range){lo, hi};
     return STEREO_OK;
 }
 
@@ -850,7 +1089,8 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
     if ((unsigned)colormap >= COLORMAP_COUNT)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
     if (s->active == STEREO_BACKEND_CUDA) {
-        st = stage_cuda_submit(s->cuda, left, right, colormap, s->err, sizeof s->err);
+        st = stage_cuda_submit(s->cuda, left, right, colormap, s->color.lo, s->color.hi, s->err,
+                               sizeof s->err);
         s->in_flight = st == STEREO_OK;
         return st;
     }
@@ -868,8 +1108,8 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
     memcpy(s->slot[k].rect[1], s->grey[1], n);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
-    colormap_disparity_rows(s->disp, s->p.width, s->p.min_disparity, s->p.num_disparities, lut,
-                            s->slot[k].rgba, 4, (size_t)s->p.width * 4, 0, s->p.height);
+    colormap_disparity_rows(s->disp, s->p.width, s->color, lut, s->slot[k].rgba, 4,
+                            (size_t)s->p.width * 4, 0, s->p.height);
     s->in_flight = 1;
     return STEREO_OK;
 }

@@ -4,10 +4,16 @@
  * One handle runs the whole pipeline (each stage is specified in its own header):
  *   1. grey conversion            grey.h       RGB24 / YUYV / GREY8 -> 8-bit grey
  *   2. rectification (optional)   rectify.h    OpenCV fixed-point maps, bilinear in integers
- *   3. rank or census transform   transform.h  rank 0..(w*w-1) or 64-bit census over 9x7
- *      (mi: none; the MI table)  mi.h         hierarchical mutual information (CPU only so far)
- *   4. matching cost              sgm.h        |rankL - rankR|, Hamming distance or MI table, uint8
- *   5. SGM aggregation            sgm.h        4 or 8 paths, P1/P2 (+ adaptive P2), summed into S
+ *   3. rank or census transform   transform.h  rank 0..(w*w-1) or 64-bit census over 9x7 (none
+ *                                              for the ad, bt and mi costs, which compare grey
+ *                                              values)
+ *      (mi: the MI table)        mi.h         hierarchical mutual information (CPU only so far)
+ *   4. matching cost              sgm.h        |rankL - rankR|, Hamming distance, saturated
+ *                                              absolute difference, Birchfield-Tomasi or MI
+ *                                              table, uint8
+ *   5. SGM aggregation            sgm.h        4 or 8 paths, P1/P2 per path (+ adaptive P2),
+ *                                              weighted sum into S; or, with method bm, the
+ *      (or block matching)        block.h      N x N box sum of the cost (SAD when cost = ad)
  *   6. winner-takes-all           disparity.h  uniqueness, fixed-point parabola subpixel (1/16 px)
  *   7. right disparity, median    disparity.h  diagonal search over S, 3x3 median on both maps,
  *      and left-right check                    LR consistency with a tolerance
@@ -51,7 +57,19 @@ typedef enum {
     STEREO_ERR_THREAD,  /* a worker thread could not be started */
 } stereo_status;
 
-typedef enum { STEREO_COST_RANK = 0, STEREO_COST_CENSUS = 1, STEREO_COST_MI = 2 } stereo_cost;
+typedef enum {
+    STEREO_COST_RANK = 0,
+    STEREO_COST_CENSUS = 1,
+    STEREO_COST_AD = 2,       /* min(|IL - IR|, STEREO_GREY_COST_MAX) on grey values */
+    STEREO_COST_BT = 3,       /* Birchfield-Tomasi on grey values, same cap (sgm.h) */
+    STEREO_COST_MI = 4,       /* hierarchical mutual information on grey values (mi.h) */
+} stereo_cost;
+/* sgm: semi-global matching (default); bm: block matching, winner-takes-all over an N x N box
+ * sum of the matching cost (block.h), the local method beside SGM. */
+typedef enum { STEREO_METHOD_SGM = 0, STEREO_METHOD_BM = 1 } stereo_method;
+#define STEREO_MAX_PATHS 8
+#define STEREO_BLOCK_MIN 3
+#define STEREO_BLOCK_MAX 31
 typedef enum { STEREO_BACKEND_AUTO = 0, STEREO_BACKEND_CPU = 1, STEREO_BACKEND_CUDA = 2 } stereo_backend;
 typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 } stereo_pixfmt;
 
@@ -59,13 +77,24 @@ typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
     int min_disparity;        /* dmin >= 0 */
     int num_disparities;      /* D: a multiple of 16 in [16, 256], D < width */
-    stereo_cost cost;         /* rank (default), census 9x7, or mi (hierarchical mutual
+    stereo_cost cost;         /* rank (default), census 9x7, ad, bt, or mi (hierarchical mutual
                                  information, mi.h; CPU backend only so far: AUTO falls back to
                                  the CPU, CUDA refuses it) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
     int paths;                /* 4 or 8 (default 8) */
-    int p1, p2;               /* SGM penalties: 1 <= p1 < p2 <= 1023 */
-    int p2_adapt;             /* 0 = off; T > 0: P2' = max(P1+1, P2*T / (T + |dI|)), see sgm.h */
+    int p1, p2;               /* SGM penalties of every path: 1 <= p1 < p2 <= 1023 */
+    int p2_adapt;             /* 0 = off; T > 0: P2' = max(P1+1, P2*T / (T + |dI|)), see sgm.h;
+                                 applies to each path's own P2 */
+    /* Per path, in the direction order of sgm.h (0: +x, 1: -x, 2: +y, 3: -y, 4: +x+y, 5: -x+y,
+     * 6: +x-y, 7: -x-y; 4 paths use 0..3): 0 = the path takes p1 / p2 above. Each path's pair
+     * obeys 1 <= P1 < P2 <= 1023. */
+    int p1_path[STEREO_MAX_PATHS], p2_path[STEREO_MAX_PATHS];
+    /* Weight of each path's L in S = sum_r w_r L_r: 0..255, not all 0 (default 1 each).
+     * The sum must stay exact in uint16: sum over the used paths of w_r (max_cost + P2_r) must
+     * be below 65536 (stereo_params_check refuses otherwise, with the figure). */
+    int path_weight[STEREO_MAX_PATHS];
+    stereo_method method;     /* sgm (default) or bm */
+    int block;                /* bm: odd box side 3..31 (default 9); sgm ignores it */
     int uniqueness;           /* percent 0..99, 0 = off (OpenCV's uniquenessRatio rule) */
     int subpixel;             /* 1 = parabola subpixel in 1/16 px, 0 = integer disparities */
     int lr_check;             /* 1 = left-right consistency check */
@@ -114,12 +143,21 @@ typedef struct {
 
 typedef struct stereo_stage stereo_stage;
 
-/* Defaults: rank 9x9, 8 paths, P1 = 24, P2 = 128 with adaptive P2 (T = 16), LR check (1 px),
- * median, subpixel, D = 64, no uniqueness test, no confidence; mi_warm 0, mi_restart 50. */
+/* Defaults: rank 9x9, SGM with 8 paths, P1 = 24, P2 = 128 for every path with adaptive P2
+ * (T = 16), path weights 1, LR check (1 px), median, subpixel, D = 64, no uniqueness test, no
+ * confidence; block 9 for method bm; mi_warm 0, mi_restart 50. */
 void stereo_params_default(stereo_params *p, int width, int height);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
 void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2);
+
+/* The P1 / P2 that path `dir` (0..7) uses: p1_path[dir] / p2_path[dir], or p1 / p2 where 0. */
+void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2);
+
+/* The largest matching cost of p's cost (also the cost of a disparity outside the right image):
+ * 62 for census, n*n - 1 for rank n x n, STEREO_GREY_COST_MAX for ad and bt, MI_MAX_COST for
+ * mi (both 63). */
+int stereo_max_cost(const stereo_params *p);
 
 /* Whether D is a number of disparities the stage searches: a multiple of 16 in 16..256 (the
  * image width is checked with the other parameters). 0, or -1 with the condition that fails in
@@ -150,6 +188,13 @@ void stereo_destroy(stereo_stage *s);
  * must be the maps' source size. Blocks until the result is ready (CPU backend). */
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right);
 
+/* How far the stereo_process running now (in another thread) has got, in per mille (0..1000)
+ * of its frame, for a progress display; 1000 once it is done. The CPU backend's workers count
+ * their rows into an atomic counter as they go (one relaxed atomic add per row band, and per
+ * row of the SGM sweeps), so reading it costs the pipeline nothing measurable. -1 on the CUDA
+ * backend (a frame takes milliseconds there). */
+int stereo_progress(const stereo_stage *s);
+
 /* Results of the last stereo_process, width*height row-major, valid until the next call. */
 const int16_t *stereo_disparity(const stereo_stage *s);        /* left view, 16*d or STEREO_INVALID */
 const int16_t *stereo_disparity_right(const stereo_stage *s);  /* right view (integer d, 16*d) */
@@ -158,8 +203,14 @@ const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, afte
 
 /* Colour-maps the last left disparity into rgba (4 bytes per pixel, alpha 255, invalid black;
  * pitch >= 4 * width, a multiple of 4) on the active backend; colormap is a colormap_id
- * (colormap.h: turbo, jet, grey). */
+ * (colormap.h: turbo, jet, grey), over the colour range of stereo_set_color_range. */
 stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch);
+
+/* The disparity range the colour map spans from now on (stereo_colorize, stereo_submit), in
+ * 16ths of a pixel: lo gets the map's first colour, hi its last (colormap.h's rule; e.g.
+ * colormap_auto_range of an earlier frame). lo = hi = 0: the search range (the default).
+ * STEREO_ERR_PARAM unless lo < hi, both within -32768..32767. */
+stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi);
 
 /* ---- zero-copy frames and asynchronous processing (the live app) ---------------------------
  *
@@ -231,10 +282,13 @@ int stereo_pixfmt_bytes(stereo_pixfmt f);
 const char *stereo_status_str(stereo_status st);
 const char *stereo_cost_to_str(stereo_cost c);
 int stereo_cost_from_str(const char *s, stereo_cost *out);          /* 0 on success */
-/* The accepted cost names for messages: "rank, census or mi". */
-const char *stereo_cost_names(void);
 const char *stereo_backend_to_str(stereo_backend b);
 int stereo_backend_from_str(const char *s, stereo_backend *out);    /* 0 on success */
+const char *stereo_method_to_str(stereo_method m);
+int stereo_method_from_str(const char *s, stereo_method *out);      /* 0 on success */
+/* The allowed names, for messages: "rank, census, ad, bt, mi" and "sgm, bm". */
+const char *stereo_cost_names(void);
+const char *stereo_method_names(void);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,44 @@ STEREO_HD uint8_t stereo_bilinear(uint32_t a, uint32_t b, uint32_t c, uint32_t d
     return (uint8_t)((v + 512u) >> 10);
 }
 
+/* ---- 4. matching costs on grey values (ad, bt; sgm.h) ---------------------------------------
+ * Both are saturated at cap (STEREO_GREY_COST_MAX in transform.h) so that the cost volume stays
+ * uint8 and the aggregation's range (sgm.h) holds.
+ * AD (Zhu et al.): C = min(|IL(x) - IR(x - d)|, cap). */
+STEREO_HD int stereo_ad_cost(int il, int ir, int cap)
+{
+    int v = il - ir;
+    v = v < 0 ? -v : v;
+    return v < cap ? v : cap;
+}
+
+/* BT (Birchfield & Tomasi 1998, sampling-insensitive): the range [lo, hi] that the linearly
+ * interpolated image takes within half a pixel of x, from the half-pixel values as OpenCV's
+ * StereoSGBM forms them: I- = (I(x) + I(x-1)) >> 1, I+ = (I(x) + I(x+1)) >> 1 (floor), a missing
+ * neighbour at the image border replaced by I(x) itself; lo = min(I-, I, I+), hi = max(...). */
+STEREO_HD void stereo_bt_range(int left_nb, int v, int right_nb, int *lo, int *hi)
+{
+    int a = (v + left_nb) >> 1, b = (v + right_nb) >> 1;
+    int mn = a < b ? a : b, mx = a < b ? b : a;
+    *lo = v < mn ? v : mn;
+    *hi = v > mx ? v : mx;
+}
+
+/* The symmetric BT dissimilarity: dL = max(0, IL - hiR, loR - IL) (IL against the right image's
+ * interpolated range around x - d), dR = max(0, IR - hiL, loL - IR); C = min(dL, dR, cap). */
+STEREO_HD int stereo_bt_cost(int il, int lo_l, int hi_l, int ir, int lo_r, int hi_r, int cap)
+{
+    int dl = il - hi_r, t = lo_r - il;
+    dl = dl > t ? dl : t;
+    dl = dl > 0 ? dl : 0;
+    int dr = ir - hi_l;
+    t = lo_l - ir;
+    dr = dr > t ? dr : t;
+    dr = dr > 0 ? dr : 0;
+    int v = dl < dr ? dl : dr;
+    return v < cap ? v : cap;
+}
+
 /* ---- 5. SGM: the intensity-adaptive second penalty ----------------------------------------
  * Along a path, a large intensity step between consecutive pixels suggests a depth edge, where a
  * disparity jump should be cheaper (Hirschmueller 2008, sec. 3.3 suggests P2 inversely

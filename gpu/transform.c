@@ -8,11 +8,18 @@
 
 #include <string.h>
 
+#include "mi.h"
 #include "stereo_math.h"
 
 int transform_max_cost(stereo_cost cost, int rank_window)
 {
-    return cost == STEREO_COST_CENSUS ? CENSUS_BITS : rank_window * rank_window - 1;
+    switch (cost) {
+    case STEREO_COST_CENSUS: return CENSUS_BITS;
+    case STEREO_COST_AD:
+    case STEREO_COST_BT: return STEREO_GREY_COST_MAX;
+    case STEREO_COST_MI: return MI_MAX_COST;
+    default: return rank_window * rank_window - 1;
+    }
 }
 
 static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }

@@ -12,6 +12,8 @@
  *   order (rows top to bottom, columns left to right); the first window pixel is the most
  *   significant bit (bit 61). A bit is 1 when I(q) < I(p). Matching cost = Hamming distance,
  *   0..62.
+ *
+ * The ad and bt costs need no transform: they compare the grey images themselves (sgm.h).
  */
 #ifndef STEREO_TRANSFORM_H
 #define STEREO_TRANSFORM_H
@@ -27,9 +29,14 @@ extern "C" {
 #define CENSUS_HEIGHT 7
 #define CENSUS_BITS (CENSUS_WIDTH * CENSUS_HEIGHT - 1)
 #define RANK_WINDOW_MAX 15
+/* Cap of the ad and bt costs (stereo_math.h): grey differences above it count as this much. It
+ * bounds one outlier's weight in the sums and keeps L <= cap + P2 and the block sums small
+ * (sgm.h, block.h). */
+#define STEREO_GREY_COST_MAX 63
 
 /* Largest matching cost the transform can produce (also the cost of a disparity that points
- * outside the right image). */
+ * outside the right image): 62 (census), window^2 - 1 (rank), STEREO_GREY_COST_MAX (ad, bt),
+ * MI_MAX_COST (mi, mi.h; both 63). */
 int transform_max_cost(stereo_cost cost, int rank_window);
 
 /* Rows [y0, y1) of the w x h image img (tightly packed). */

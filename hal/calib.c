@@ -2,584 +2,115 @@
 /* calib.c — see calib.h. */
 #include "calib.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calib_yaml.h"
 #include "mapfile.h"
 #include "pnm.h"
 
-#define YAML_MAX_BYTES (1 << 22) /* a calibration is a few kB; refuse anything absurd */
-#define YAML_MAX_KEYS 1000       /* top-level keys (a calibration has about 20) */
-#define MATRIX_MAX_SIDE 1000     /* rows/cols of any matrix in the file */
 #define FIX_BITS 5               /* OpenCV's INTER_BITS: map positions in 1/32 px */
 #define FIX_ONE (1 << FIX_BITS)
+#define OPENCV_MAX_DIST 14       /* k1 k2 p1 p2 k3 k4 k5 k6 s1 s2 s3 s4 tx ty */
 
-/* ---- the YAML subset ------------------------------------------------------------------------ */
+/* ---- the OpenCV calibration YAML ------------------------------------------------------------ */
 
-/* One top-level "key: value". Continuation lines (indented, or blank) are lines[first..end). */
-typedef struct {
-    const char *key;
-    const char *value; /* the rest of the key's line, trimmed */
-    int line;          /* 0-based index into lines */
-    int first, end;
-} yaml_entry;
+/* Entries of the key tables (calib_yaml.h): a required r x c matrix; a required vector of up to
+ * n numbers in one row or column (checked by the caller, which knows how many it takes); an
+ * image side, required or not. */
+#define MATRIX(name, to, r, c) \
+    {.key = name, .type = CALIB_YAML_MATRIX, .dst = (to), .cap = (r) * (c), .rows = r, \
+     .cols = c, .required = 1}
+#define VECTOR(name, to, n) \
+    {.key = name, .type = CALIB_YAML_MATRIX, .dst = (to), .cap = n, .required = 1}
+#define SIDE(name, to, req) {.key = name, .type = CALIB_YAML_SIDE, .dst = (to), .required = req}
 
-typedef struct {
-    const char *path;
-    char *text;
-    char **lines;
-    int nlines;
-    yaml_entry *entries;
-    int nentries;
-    char *err;
-    size_t errlen;
-    int ros;          /* a ROS camera_info file: no header needed, untagged matrices */
-} yaml_doc;
-
-/* What the file should have been, for "not ..." messages. */
-static const char *doc_kind(const yaml_doc *d)
+/* The distortion vector of key: 4, 5 or 8 coefficients in one row or column. */
+static int opencv_distortion(const calib_yaml_file *f, const calib_yaml_field *fd,
+                             const double *all, double *out, int *count)
 {
-    return d->ros ? "a ROS camera_info file" : "an OpenCV calibration YAML";
-}
-
-/* "<path>: line N: <key>: <what>" (key may be NULL). Returns -1. */
-static int yaml_fail(yaml_doc *d, int line, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int yaml_fail(yaml_doc *d, int line, const char *key, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    if (key)
-        imgio_error(d->err, d->errlen, d->path, "line %d: %s: %s", line + 1, key, what);
-    else
-        imgio_error(d->err, d->errlen, d->path, "line %d: %s", line + 1, what);
-    return -1;
-}
-
-static int is_space(char c) { return c == ' ' || c == '\t'; }
-
-static char *trim(char *s)
-{
-    while (is_space(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && is_space(s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-/* Cuts a "#" comment (at the line start or after a blank, outside quotes) and trailing blanks. */
-static void strip_comment(char *s)
-{
-    char quote = 0;
-    for (char *p = s; *p; p++) {
-        if (quote) {
-            if (*p == quote)
-                quote = 0;
-        } else if (*p == '"' || *p == '\'') {
-            quote = *p;
-        } else if (*p == '#' && (p == s || is_space(p[-1]))) {
-            *p = '\0';
-            break;
-        }
-    }
-    size_t n = strlen(s);
-    while (n > 0 && is_space(s[n - 1]))
-        s[--n] = '\0';
-}
-
-static int indent_of(const char *s)
-{
-    int n = 0;
-    while (s[n] == ' ')
-        n++;
-    return n;
-}
-
-/* Reads the file and splits it into lines (in place, comments removed). */
-static int yaml_load(yaml_doc *d)
-{
-    FILE *f = imgio_open(d->path, d->err, d->errlen);
-    if (!f)
-        return -1;
-    d->text = malloc(YAML_MAX_BYTES + 1);
-    if (!d->text) {
-        fclose(f);
-        imgio_error(d->err, d->errlen, d->path, "out of memory");
-        return -1;
-    }
-    size_t n = fread(d->text, 1, YAML_MAX_BYTES + 1, f);
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        imgio_error(d->err, d->errlen, d->path, "read error: %s", strerror(errno));
-        return -1;
-    }
-    if (n > YAML_MAX_BYTES) {
-        imgio_error(d->err, d->errlen, d->path, "larger than %d bytes: not a calibration file",
-                    YAML_MAX_BYTES);
-        return -1;
-    }
-    d->text[n] = '\0';
-    if (memchr(d->text, '\0', n)) {
-        imgio_error(d->err, d->errlen, d->path, "binary data (a NUL byte): not %s",
-                    doc_kind(d));
-        return -1;
-    }
-    int count = 1;
-    for (size_t i = 0; i < n; i++)
-        count += d->text[i] == '\n';
-    d->lines = malloc(sizeof *d->lines * (size_t)count);
-    if (!d->lines) {
-        imgio_error(d->err, d->errlen, d->path, "out of memory");
-        return -1;
-    }
-    char *p = d->text;
-    for (d->nlines = 0; d->nlines < count; d->nlines++) {
-        char *eol = strchr(p, '\n');
-        if (eol)
-            *eol = '\0';
-        size_t len = strlen(p);
-        if (len > 0 && p[len - 1] == '\r')
-            p[len - 1] = '\0';
-        strip_comment(p);
-        d->lines[d->nlines] = p;
-        if (!eol) {
-            d->nlines++;
-            break;
-        }
-        p = eol + 1;
-    }
-    return 0;
-}
-
-static int is_yaml_directive(const char *h)
-{
-    return strncmp(h, "%YAML", 5) == 0 && (h[5] == ':' || h[5] == ' ') &&
-           strncmp(h + 6, "1.", 2) == 0;
-}
-
-/* Header, then the top-level entries with their continuation lines. OpenCV's files start with
- * "%YAML:1.0" and "---"; a camera_info file may start with either, both or neither. */
-static int yaml_index(yaml_doc *d)
-{
-    const char *h = d->nlines > 0 ? d->lines[0] : "";
-    int i = 0;
-    if (!d->ros) {
-        if (!is_yaml_directive(h))
-            return yaml_fail(d, 0, NULL,
-                             "not an OpenCV YAML file (the first line must be %%YAML:1.0)");
-        i = 1;
-        while (i < d->nlines && !*trim(d->lines[i]))
-            i++;
-        if (i >= d->nlines || strncmp(trim(d->lines[i]), "---", 3) != 0)
-            return yaml_fail(d, i < d->nlines ? i : d->nlines - 1, NULL,
-                             "expected the document start '---' after the %%YAML line");
-    } else {
-        while (i < d->nlines && !*trim(d->lines[i]))
-            i++;
-        if (i < d->nlines && is_yaml_directive(d->lines[i]))
-            for (i++; i < d->nlines && !*trim(d->lines[i]);)
-                i++;
-        if (i < d->nlines && strcmp(trim(d->lines[i]), "---") == 0)
-            i++;
-        i--; /* the loop below starts after the header */
-    }
-    d->entries = malloc(sizeof *d->entries * YAML_MAX_KEYS);
-    if (!d->entries) {
-        imgio_error(d->err, d->errlen, d->path, "out of memory");
-        return -1;
-    }
-    int ended = 0;
-    for (i++; i < d->nlines; i++) {
-        char *s = d->lines[i];
-        if (strchr(s, '\t') && indent_of(s) < (int)strspn(s, " \t"))
-            return yaml_fail(d, i, NULL, "tab in the indentation (YAML indents with spaces)");
-        if (!*trim(s) || indent_of(s) > 0) {
-            if (!*trim(s))
-                continue;
-            if (d->nentries == 0 || ended)
-                return yaml_fail(d, i, NULL, "indented line outside any key");
-            d->entries[d->nentries - 1].end = i + 1;
-            continue;
-        }
-        if (ended)
-            return yaml_fail(d, i, NULL, "text after the document end '...'");
-        if (strcmp(s, "...") == 0) {
-            ended = 1;
-            continue;
-        }
-        /* key: value */
-        size_t k = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.");
-        if (k == 0 || s[k] != ':' || (s[k + 1] && !is_space(s[k + 1])))
-            return yaml_fail(d, i, NULL, "expected 'key: value', got '%.40s'", s);
-        s[k] = '\0';
-        if (d->nentries == YAML_MAX_KEYS)
-            return yaml_fail(d, i, NULL, "more than %d keys: not a calibration file",
-                             YAML_MAX_KEYS);
-        for (int e = 0; e < d->nentries; e++)
-            if (strcmp(d->entries[e].key, s) == 0)
-                return yaml_fail(d, i, s, "appears twice (first on line %d)",
-                                 d->entries[e].line + 1);
-        d->entries[d->nentries++] = (yaml_entry){s, trim(s + k + 1), i, i + 1, i + 1};
-    }
-    return 0;
-}
-
-static const yaml_entry *yaml_find(const yaml_doc *d, const char *key)
-{
-    for (int e = 0; e < d->nentries; e++)
-        if (strcmp(d->entries[e].key, key) == 0)
-            return &d->entries[e];
-    return NULL;
-}
-
-/* Next non-blank continuation line of e at or after *i, or -1. */
-static int next_line(const yaml_doc *d, const yaml_entry *e, int i)
-{
-    for (; i < e->end; i++)
-        if (*trim(d->lines[i]))
-            return i;
-    return -1;
-}
-
-/* A plain real number (digits, sign, point, exponent): strtod alone would also take "nan",
- * "inf" and hex, which OpenCV never writes for a finite value. */
-static int parse_real(const char *s, double *out)
-{
-    if (!*s || strspn(s, "0123456789+-.eE") != strlen(s) || !strpbrk(s, "0123456789"))
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    if (!*s || strspn(s, "0123456789+-") != strlen(s))
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* The value of a scalar key: on the key's line, nothing indented below it. */
-static int scalar_text(yaml_doc *d, const yaml_entry *e, const char **out)
-{
-    int extra = next_line(d, e, e->first);
-    if (!*e->value || extra >= 0)
-        return yaml_fail(d, e->line, e->key, "expected a single value on the key's line");
-    *out = e->value;
-    return 0;
-}
-
-static int get_int(yaml_doc *d, const char *key, int required, long lo, long hi, int *out)
-{
-    const yaml_entry *e = yaml_find(d, key);
-    const char *s = "";
-    long v;
-    if (!e) {
-        if (required)
-            imgio_error(d->err, d->errlen, d->path, "missing key '%s'", key);
-        return required ? -1 : 1;
-    }
-    if (scalar_text(d, e, &s))
-        return -1;
-    if (parse_int(s, lo, hi, &v))
-        return yaml_fail(d, e->line, key, "'%.40s' is not an integer in [%ld, %ld]", s, lo, hi);
-    *out = (int)v;
-    return 0;
-}
-
-/* An image side (image_width, rectified_height, ...): a positive integer no larger than the stage
- * takes (STEREO_MAX_SIDE), refused here so that no map of that size is ever computed. */
-static int get_side(yaml_doc *d, const char *key, int required, int *out)
-{
-    int rc = get_int(d, key, required, 1, INT_MAX, out);
-    if (rc == 0 && *out > STEREO_MAX_SIDE)
-        return yaml_fail(d, yaml_find(d, key)->line, key,
-                         "%d is larger than the largest image the matcher takes (%dx%d)", *out,
-                         STEREO_MAX_SIDE, STEREO_MAX_SIDE);
-    return rc;
-}
-
-/* Matrix fields of an "!!opencv-matrix" entry. Values go to out (up to maxn; out may be NULL
- * to only check the syntax). */
-typedef struct {
-    int rows, cols, n;
-} matrix_shape;
-
-static int parse_matrix(yaml_doc *d, const yaml_entry *e, double *out, int maxn,
-                        matrix_shape *shape)
-{
-    long rows = -1, cols = -1;
-    int have_dt = 0, have_data = 0, n = 0;
-    /* OpenCV tags its matrices and always writes dt; ROS writes a plain mapping (dt optional) */
-    int tagged = strcmp(e->value, "!!opencv-matrix") == 0;
-    if (!tagged && !(d->ros && !*e->value))
-        return yaml_fail(d, e->line, e->key,
-                         d->ros ? "expected a matrix (rows, cols and data indented below the "
-                                  "key), got '%.40s'"
-                                : "expected a matrix (!!opencv-matrix), got '%.40s'",
-                         e->value);
-    for (int i = next_line(d, e, e->first); i >= 0; i = next_line(d, e, i + 1)) {
-        /* "field: value"; the line is left intact (entries are parsed more than once) */
-        const char *line = d->lines[i] + indent_of(d->lines[i]);
-        size_t klen = strcspn(line, ":");
-        if (!line[klen] || (line[klen + 1] && !is_space(line[klen + 1])) || klen > 8)
-            return yaml_fail(d, i, e->key, "expected 'rows:', 'cols:', 'dt:' or 'data:'");
-        char s[9];
-        memcpy(s, line, klen);
-        s[klen] = '\0';
-        char *v = (char *)line + klen + 1;
-        v += strspn(v, " \t");
-        if (strcmp(s, "rows") == 0 || strcmp(s, "cols") == 0) {
-            long *dst = s[0] == 'r' ? &rows : &cols;
-            if (*dst >= 0)
-                return yaml_fail(d, i, e->key, "'%s' given twice", s);
-            if (parse_int(v, 0, MATRIX_MAX_SIDE, dst))
-                return yaml_fail(d, i, e->key, "%s '%.40s' is not an integer in [0, %d]", s, v,
-                                 MATRIX_MAX_SIDE);
-        } else if (strcmp(s, "dt") == 0) {
-            if (have_dt++)
-                return yaml_fail(d, i, e->key, "'dt' given twice");
-            if (strlen(v) != 1 || !strchr("ucwsifd", v[0]))
-                return yaml_fail(d, i, e->key,
-                                 "dt '%.20s' is not a one-channel type (u c w s i f d)", v);
-        } else if (strcmp(s, "data") == 0) {
-            if (have_data++)
-                return yaml_fail(d, i, e->key, "'data' given twice");
-            if (*v != '[')
-                return yaml_fail(d, i, e->key, *v ? "data must start with '['"
-                                                   : "data is empty (truncated file?)");
-            v++;
-            /* numbers separated by commas, up to the closing ']' (possibly lines below) */
-            int closed = 0, expect_number = 1;
-            for (;;) {
-                char *tok = v;
-                while (*tok && !closed) {
-                    tok += strspn(tok, " \t");
-                    if (!*tok)
-                        break;
-                    if (*tok == ']') {
-                        if (expect_number && n > 0)
-                            return yaml_fail(d, i, e->key, "a number is missing before ']'");
-                        closed = 1;
-                        if (*trim(tok + 1))
-                            return yaml_fail(d, i, e->key, "text after the closing ']'");
-                        break;
-                    }
-                    if (*tok == ',') {
-                        if (expect_number)
-                            return yaml_fail(d, i, e->key, "empty element in data");
-                        expect_number = 1;
-                        tok++;
-                        continue;
-                    }
-                    if (!expect_number)
-                        return yaml_fail(d, i, e->key, "expected ',' between numbers");
-                    size_t len = strcspn(tok, " \t,]");
-                    char save = tok[len];
-                    tok[len] = '\0';
-                    double x;
-                    if (parse_real(tok, &x))
-                        return yaml_fail(d, i, e->key, "'%.40s' is not a finite number", tok);
-                    tok[len] = save;
-                    if (out && n < maxn)
-                        out[n] = x;
-                    n++;
-                    expect_number = 0;
-                    tok += len;
-                }
-                if (closed)
-                    break;
-                i = next_line(d, e, i + 1);
-                if (i < 0)
-                    return yaml_fail(d, e->end - 1, e->key,
-                                     "data has no closing ']' (truncated file?)");
-                v = trim(d->lines[i]);
-            }
-        } else {
-            return yaml_fail(d, i, e->key, "unexpected matrix field '%.20s'", s);
-        }
-    }
-    const char *missing = rows < 0 ? "rows" : cols < 0 ? "cols" : !have_dt && tagged ? "dt"
-                        : !have_data ? "data" : NULL;
-    if (missing)
-        return yaml_fail(d, e->line, e->key, "matrix without '%s' (truncated file?)", missing);
-    if (n != rows * cols)
-        return yaml_fail(d, e->line, e->key, "data has %d numbers, but rows x cols = %ldx%ld",
-                         n, rows, cols);
-    *shape = (matrix_shape){(int)rows, (int)cols, n};
-    return 0;
-}
-
-/* A required matrix of exactly rows x cols (or, with either_way, cols x rows too). */
-static int get_matrix(yaml_doc *d, const char *key, int rows, int cols, int either_way,
-                      double *out)
-{
-    const yaml_entry *e = yaml_find(d, key);
-    matrix_shape sh;
-    if (!e) {
-        imgio_error(d->err, d->errlen, d->path, "missing key '%s'", key);
-        return -1;
-    }
-    if (parse_matrix(d, e, out, rows * cols, &sh))
-        return -1;
-    if (!(sh.rows == rows && sh.cols == cols) &&
-        !(either_way && sh.rows == cols && sh.cols == rows))
-        return yaml_fail(d, e->line, key, "%dx%d matrix, expected %dx%d", sh.rows, sh.cols,
-                         rows, cols);
-    return 0;
-}
-
-static int get_distortion(yaml_doc *d, const char *key, double *out, int *count)
-{
-    const yaml_entry *e = yaml_find(d, key);
-    matrix_shape sh;
-    double all[14] = {0};
-    if (!e) {
-        imgio_error(d->err, d->errlen, d->path, "missing key '%s'", key);
-        return -1;
-    }
-    if (parse_matrix(d, e, all, 14, &sh))
-        return -1;
     /* OpenCV returns 12 or 14 coefficients (+ thin prism s1..s4, tilt tx ty) for the rational
      * model even when those are fixed at 0; zeros there are the 8-coefficient model */
-    int extra_zero = 1;
-    for (int i = CALIB_MAX_DIST; i < sh.n && i < 14; i++)
+    int n = fd->count, extra_zero = 1;
+    for (int i = CALIB_MAX_DIST; i < n && i < OPENCV_MAX_DIST; i++)
         extra_zero &= all[i] == 0;
-    int n = sh.n;
     if ((n == 12 || n == 14) && extra_zero)
         n = CALIB_MAX_DIST;
-    if ((sh.rows != 1 && sh.cols != 1) || (n != 4 && n != 5 && n != 8))
-        return yaml_fail(d, e->line, key,
-                         "%dx%d: expected 4, 5 or 8 coefficients (k1 k2 p1 p2 [k3 [k4 k5 k6]]; "
-                         "the thin-prism and tilted models are not supported)",
-                         sh.rows, sh.cols);
+    if ((fd->got_rows != 1 && fd->got_cols != 1) || (n != 4 && n != 5 && n != 8))
+        return calib_yaml_fail(f, fd->line, fd->key,
+                               "%dx%d: expected 4, 5 or 8 coefficients (k1 k2 p1 p2 [k3 [k4 k5 "
+                               "k6]]; the thin-prism and tilted models are not supported)",
+                               fd->got_rows, fd->got_cols);
     memcpy(out, all, sizeof(double) * (size_t)n);
     *count = n;
     return 0;
 }
 
-/* Every other entry must at least be well formed: a truncated or damaged file fails here even
- * where the damage is in a key we do not use. */
-static int check_other_entries(yaml_doc *d)
+static int read_opencv(const calib_yaml_file *f, stereo_calib *c)
 {
-    for (int k = 0; k < d->nentries; k++) {
-        const yaml_entry *e = &d->entries[k];
-        matrix_shape sh;
-        if (strcmp(e->value, "!!opencv-matrix") == 0) {
-            if (parse_matrix(d, e, NULL, 0, &sh))
-                return -1;
-        } else if (e->value[0] == '"' || e->value[0] == '\'') {
-            size_t n = strlen(e->value);
-            if (n < 2 || e->value[n - 1] != e->value[0])
-                return yaml_fail(d, e->line, e->key, "unterminated string");
-        } else if (e->value[0] == '[' || e->value[0] == '{') {
-            int depth = 0;
-            for (int i = e->line; i < e->end; i++)
-                for (const char *p = i == e->line ? e->value : d->lines[i]; *p; p++)
-                    depth += (*p == '[' || *p == '{') - (*p == ']' || *p == '}');
-            if (depth != 0)
-                return yaml_fail(d, e->line, e->key, "unbalanced brackets (truncated file?)");
-        }
-    }
-    return 0;
-}
-
-static int yaml_to_calib(yaml_doc *d, stereo_calib *c)
-{
-    static const char *dist_key[2] = {"D1", "D2"}, *cam_key[2] = {"M1", "M2"},
-                      *rect_key[2] = {"R1", "R2"}, *proj_key[2] = {"P1", "P2"};
-    if (check_other_entries(d))
+    double dist[2][OPENCV_MAX_DIST];
+    calib_yaml_field t[] = {
+        SIDE("image_width", &c->image_width, 1),
+        SIDE("image_height", &c->image_height, 1),
+        MATRIX("M1", &c->M[0][0][0], 3, 3),
+        VECTOR("D1", dist[0], OPENCV_MAX_DIST),
+        MATRIX("M2", &c->M[1][0][0], 3, 3),
+        VECTOR("D2", dist[1], OPENCV_MAX_DIST),
+        MATRIX("R", &c->R[0][0], 3, 3),
+        {.key = "T", .type = CALIB_YAML_MATRIX, .dst = c->T, .cap = 3, .rows = 3, .cols = 1,
+         .either_way = 1, .required = 1},
+        MATRIX("R1", &c->Rrect[0][0][0], 3, 3),
+        MATRIX("P1", &c->P[0][0][0], 3, 4),
+        MATRIX("R2", &c->Rrect[1][0][0], 3, 3),
+        MATRIX("P2", &c->P[1][0][0], 3, 4),
+        MATRIX("Q", &c->Q[0][0], 4, 4),
+        SIDE("rectified_width", &c->rect_width, 0),
+        SIDE("rectified_height", &c->rect_height, 0),
+        {.key = "rms", .type = CALIB_YAML_REAL, .dst = &c->rms, .lo = 0},
+        {.key = "camera_matrix", .type = CALIB_YAML_NOTED}, /* a ROS file given alone */
+    };
+    int n = (int)(sizeof t / sizeof t[0]);
+    if (calib_yaml_read(f, t, n))
         return -1;
-    if (!yaml_find(d, "M1") && yaml_find(d, "camera_matrix")) {
-        imgio_error(d->err, d->errlen, d->path,
-                    "one camera's ROS camera_info, not a stereo calibration: give both "
-                    "cameras' files as LEFT,RIGHT");
-        return -1;
-    }
-    if (get_side(d, "image_width", 1, &c->image_width) ||
-        get_side(d, "image_height", 1, &c->image_height))
+    if (!calib_yaml_find(t, n, "M1")->present && calib_yaml_find(t, n, "camera_matrix")->present)
+        return calib_yaml_fail(f, 0, NULL, "one camera's ROS camera_info, not a stereo "
+                               "calibration: give both cameras' files as LEFT,RIGHT");
+    if (calib_yaml_require(f, t, n))
         return -1;
     for (int k = 0; k < 2; k++)
-        if (get_matrix(d, cam_key[k], 3, 3, 0, &c->M[k][0][0]) ||
-            get_distortion(d, dist_key[k], c->D[k], &c->ndist[k]))
+        if (opencv_distortion(f, calib_yaml_find(t, n, k ? "D2" : "D1"), dist[k], c->D[k],
+                              &c->ndist[k]))
             return -1;
-    if (get_matrix(d, "R", 3, 3, 0, &c->R[0][0]) || get_matrix(d, "T", 3, 1, 1, c->T))
-        return -1;
-    for (int k = 0; k < 2; k++)
-        if (get_matrix(d, rect_key[k], 3, 3, 0, &c->Rrect[k][0][0]) ||
-            get_matrix(d, proj_key[k], 3, 4, 0, &c->P[k][0][0]))
-            return -1;
-    if (get_matrix(d, "Q", 4, 4, 0, &c->Q[0][0]))
-        return -1;
-
-    int rw = get_side(d, "rectified_width", 0, &c->rect_width);
-    if (rw < 0)
-        return -1;
-    int rh = get_side(d, "rectified_height", 0, &c->rect_height);
-    if (rh < 0)
-        return -1;
-    if (rw != rh) {
-        imgio_error(d->err, d->errlen, d->path,
-                    "rectified_width and rectified_height must be given together");
-        return -1;
-    }
-    if (rw == 1) { /* both absent: stereoRectify's default, the camera size */
+    int rw = calib_yaml_find(t, n, "rectified_width")->present;
+    if (rw != calib_yaml_find(t, n, "rectified_height")->present)
+        return calib_yaml_fail(f, 0, NULL, "rectified_width and rectified_height must be given "
+                               "together");
+    if (!rw) { /* stereoRectify's default, the camera size */
         c->rect_width = c->image_width;
         c->rect_height = c->image_height;
     }
-    c->rms = -1;
-    const yaml_entry *e = yaml_find(d, "rms");
-    if (e) {
-        const char *s = "";
-        if (scalar_text(d, e, &s))
-            return -1;
-        if (parse_real(s, &c->rms) || c->rms < 0)
-            return yaml_fail(d, e->line, "rms", "'%.40s' is not a number >= 0", s);
-    }
-    for (int k = 0; k < 2; k++) {
-        const yaml_entry *m = yaml_find(d, cam_key[k]);
+    if (!calib_yaml_find(t, n, "rms")->present)
+        c->rms = -1;
+    for (int k = 0; k < 2; k++)
         if (!(c->M[k][0][0] > 0 && c->M[k][1][1] > 0))
-            return yaml_fail(d, m->line, cam_key[k], "focal lengths must be positive (%g, %g)",
-                             c->M[k][0][0], c->M[k][1][1]);
-    }
+            return calib_yaml_fail(f, calib_yaml_find(t, n, k ? "M2" : "M1")->line,
+                                   k ? "M2" : "M1", "focal lengths must be positive (%g, %g)",
+                                   c->M[k][0][0], c->M[k][1][1]);
     return 0;
 }
 
 int calib_read_yaml(const char *path, stereo_calib *out, char *err, size_t errlen)
 {
-    yaml_doc d = {.path = path ? path : "(null)", .err = err, .errlen = errlen};
+    calib_yaml_file f = {path ? path : "(null)", "an OpenCV calibration YAML",
+                         CALIB_YAML_OPENCV | CALIB_YAML_UNKNOWN_KEYS_OK, err, errlen};
     memset(out, 0, sizeof *out);
-    int rc = yaml_load(&d);
-    if (rc == 0)
-        rc = yaml_index(&d);
-    if (rc == 0)
-        rc = yaml_to_calib(&d, out);
+    int rc = read_opencv(&f, out);
     if (rc != 0)
         memset(out, 0, sizeof *out);
-    free(d.entries);
-    free(d.lines);
-    free(d.text);
     return rc;
 }
 
@@ -599,101 +130,67 @@ typedef struct {
 #define INFO_PX_TOL 0.01     /* px: fx, fy, cy of both projection matrices */
 #define INFO_ROT_TOL 1e-3    /* rectification_matrix: |det - 1| */
 
-static int info_distortion(yaml_doc *d, camera_info *ci)
+static int read_camera_info(const char *path, camera_info *ci, char *err, size_t errlen)
 {
+    calib_yaml_file f = {path, "a ROS camera_info file",
+                         CALIB_YAML_UNTAGGED_MATRICES | CALIB_YAML_UNKNOWN_KEYS_OK, err, errlen};
+    char model[32] = "";
+    calib_yaml_field t[] = {
+        SIDE("image_width", &ci->width, 1),
+        SIDE("image_height", &ci->height, 1),
+        MATRIX("camera_matrix", &ci->K[0][0], 3, 3),
+        {.key = "distortion_model", .type = CALIB_YAML_STRING, .dst = model, .cap = sizeof model},
+        VECTOR("distortion_coefficients", ci->D, CALIB_MAX_DIST),
+        MATRIX("rectification_matrix", &ci->R[0][0], 3, 3),
+        MATRIX("projection_matrix", &ci->P[0][0], 3, 4),
+        {.key = "M1", .type = CALIB_YAML_NOTED}, /* an OpenCV calibration given as one camera */
+    };
+    int n = (int)(sizeof t / sizeof t[0]);
+    memset(ci, 0, sizeof *ci);
+    if (calib_yaml_read(&f, t, n))
+        return -1;
+    if (calib_yaml_find(t, n, "M1")->present && !calib_yaml_find(t, n, "camera_matrix")->present)
+        return calib_yaml_fail(&f, 0, NULL, "an OpenCV stereo calibration (M1 ... Q), not a ROS "
+                               "camera_info file: give it alone, without ','");
+    if (!calib_yaml_find(t, n, "camera_matrix")->present &&
+        !calib_yaml_find(t, n, "projection_matrix")->present &&
+        !calib_yaml_find(t, n, "image_width")->present)
+        return calib_yaml_fail(&f, 0, NULL, "no image_width, camera_matrix or projection_matrix: "
+                               "not a ROS camera_info file");
+    if (calib_yaml_require(&f, t, n))
+        return -1;
     /* distortion_model: older files have none; ROS's own parser then takes plumb_bob */
-    const char *model = "plumb_bob";
-    char buf[64];
-    const yaml_entry *m = yaml_find(d, "distortion_model");
-    if (m) {
-        const char *s = "";
-        if (scalar_text(d, m, &s))
-            return -1;
-        size_t n = strlen(s);
-        if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
-            snprintf(buf, sizeof buf, "%.*s", (int)(n - 2), s + 1);
-            s = buf;
-        }
-        if (strcmp(s, "plumb_bob") != 0 && strcmp(s, "rational_polynomial") != 0)
-            return yaml_fail(d, m->line, "distortion_model",
-                             "'%.40s' is not supported (only plumb_bob and rational_polynomial)",
-                             s);
-        model = s;
-    }
+    const calib_yaml_field *m = calib_yaml_find(t, n, "distortion_model");
+    if (!m->present)
+        strcpy(model, "plumb_bob");
     int rational = strcmp(model, "rational_polynomial") == 0;
-    const yaml_entry *e = yaml_find(d, "distortion_coefficients");
-    matrix_shape sh;
-    double all[CALIB_MAX_DIST] = {0};
-    if (!e) {
-        imgio_error(d->err, d->errlen, d->path, "missing key 'distortion_coefficients'");
-        return -1;
-    }
-    if (parse_matrix(d, e, all, CALIB_MAX_DIST, &sh))
-        return -1;
-    int ok = (sh.rows == 1 || sh.cols == 1) &&
-             (rational ? sh.n == 8 : (sh.n == 4 || sh.n == 5));
-    if (!ok)
-        return yaml_fail(d, e->line, "distortion_coefficients",
-                         "%dx%d: %s needs %s in one row", sh.rows, sh.cols, model,
-                         rational ? "8 coefficients (k1 k2 p1 p2 k3 k4 k5 k6)"
-                                  : "5 coefficients (k1 k2 p1 p2 k3) or 4");
-    memcpy(ci->D, all, sizeof all);
-    ci->ndist = sh.n;
-    return 0;
-}
-
-static int doc_to_info(yaml_doc *d, camera_info *ci)
-{
-    if (check_other_entries(d))
-        return -1;
-    if (yaml_find(d, "M1") && !yaml_find(d, "camera_matrix")) {
-        imgio_error(d->err, d->errlen, d->path,
-                    "an OpenCV stereo calibration (M1 ... Q), not a ROS camera_info file: give "
-                    "it alone, without ','");
-        return -1;
-    }
-    if (!yaml_find(d, "camera_matrix") && !yaml_find(d, "projection_matrix") &&
-        !yaml_find(d, "image_width")) {
-        imgio_error(d->err, d->errlen, d->path,
-                    "no image_width, camera_matrix or projection_matrix: not a ROS camera_info "
-                    "file");
-        return -1;
-    }
-    if (get_side(d, "image_width", 1, &ci->width) ||
-        get_side(d, "image_height", 1, &ci->height) ||
-        get_matrix(d, "camera_matrix", 3, 3, 0, &ci->K[0][0]) || info_distortion(d, ci) ||
-        get_matrix(d, "rectification_matrix", 3, 3, 0, &ci->R[0][0]) ||
-        get_matrix(d, "projection_matrix", 3, 4, 0, &ci->P[0][0]))
-        return -1;
+    if (!rational && strcmp(model, "plumb_bob") != 0)
+        return calib_yaml_fail(&f, m->line, m->key, "'%s' is not supported (only plumb_bob and "
+                               "rational_polynomial)", model);
+    const calib_yaml_field *d = calib_yaml_find(t, n, "distortion_coefficients");
+    if (!((d->got_rows == 1 || d->got_cols == 1) &&
+          (rational ? d->count == 8 : (d->count == 4 || d->count == 5))))
+        return calib_yaml_fail(&f, d->line, d->key, "%dx%d: %s needs %s in one row", d->got_rows,
+                               d->got_cols, model,
+                               rational ? "8 coefficients (k1 k2 p1 p2 k3 k4 k5 k6)"
+                                        : "5 coefficients (k1 k2 p1 p2 k3) or 4");
+    ci->ndist = d->count;
     if (!(ci->K[0][0] > 0 && ci->K[1][1] > 0))
-        return yaml_fail(d, yaml_find(d, "camera_matrix")->line, "camera_matrix",
-                         "focal lengths must be positive (%g, %g)", ci->K[0][0], ci->K[1][1]);
+        return calib_yaml_fail(&f, calib_yaml_find(t, n, "camera_matrix")->line, "camera_matrix",
+                               "focal lengths must be positive (%g, %g)", ci->K[0][0],
+                               ci->K[1][1]);
     if (!(ci->P[0][0] > 0 && ci->P[1][1] > 0))
-        return yaml_fail(d, yaml_find(d, "projection_matrix")->line, "projection_matrix",
-                         "focal lengths must be positive (%g, %g)", ci->P[0][0], ci->P[1][1]);
+        return calib_yaml_fail(&f, calib_yaml_find(t, n, "projection_matrix")->line,
+                               "projection_matrix", "focal lengths must be positive (%g, %g)",
+                               ci->P[0][0], ci->P[1][1]);
     const double(*r)[3] = ci->R;
     double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
                  r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
                  r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
     if (!(fabs(det - 1) < INFO_ROT_TOL))
-        return yaml_fail(d, yaml_find(d, "rectification_matrix")->line, "rectification_matrix",
-                         "not a rotation (determinant %g)", det);
+        return calib_yaml_fail(&f, calib_yaml_find(t, n, "rectification_matrix")->line,
+                               "rectification_matrix", "not a rotation (determinant %g)", det);
     return 0;
-}
-
-static int read_camera_info(const char *path, camera_info *ci, char *err, size_t errlen)
-{
-    yaml_doc d = {.path = path, .err = err, .errlen = errlen, .ros = 1};
-    memset(ci, 0, sizeof *ci);
-    int rc = yaml_load(&d);
-    if (rc == 0)
-        rc = yaml_index(&d);
-    if (rc == 0)
-        rc = doc_to_info(&d, ci);
-    free(d.entries);
-    free(d.lines);
-    free(d.text);
-    return rc;
 }
 
 static int is_identity(const double r[3][3])
@@ -807,6 +304,8 @@ int calib_read_camera_info(const char *left_path, const char *right_path, stereo
     c->rms = -1;
     return 0;
 }
+
+static int is_space(char c) { return c == ' ' || c == '\t'; }
 
 /* "LEFT,RIGHT" -> 1 with both paths (blanks around the comma dropped); no comma -> 0; a bad
  * pair -> -1 with the reason. */

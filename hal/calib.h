@@ -4,22 +4,24 @@
  * the rectification maps computed from it in C, so the app can start from a calibration file as
  * well as from a map file (hal/mapfile.h) without OpenCV.
  *
- * The YAML subset read (strictly):
- *   %YAML:1.0                      first line ("%YAML 1.0" too), then "---"
- *   key: scalar                    integers, reals (".Nan" / ".Inf" refused), quoted strings
- *   key: !!opencv-matrix           followed by the indented fields rows, cols, dt, data: [ ... ]
- *                                  (data may span lines; rows*cols numbers)
- * and "#" comments. Required keys: image_width, image_height (camera image size), M1 D1 M2 D2
- * (3x3 camera matrices; 4, 5 or 8 distortion coefficients k1 k2 p1 p2 [k3 [k4 k5 k6]]), R T (pose
- * of the right camera in the left camera's frame), R1 R2 P1 P2 Q (stereoRectify's results).
- * Optional: rectified_width, rectified_height (default: the image size), rms. Other keys are
- * checked for syntax and otherwise ignored. Errors are one line,
- * "<path>: line N: <key>: what is wrong" (or "<path>: missing key 'Q'").
+ * Both are read through libyaml by hal/calib_yaml.h, which says what a file may hold (OpenCV's
+ * "%YAML:1.0" first line, !!opencv-matrix with rows cols dt data, plain finite numbers, one
+ * document, keys once, no anchors or aliases, at most 4 MB) and gives every error as one line,
+ * "<path>: line N: <key>: what is wrong" (or "<path>: missing key 'Q'"); libyaml's syntax errors
+ * too.
+ *
+ * OpenCV calibration YAML (calib_read_yaml): the first line "%YAML:1.0" (or "%YAML 1.0", 1.1,
+ * 1.2), then "---". Required keys: image_width, image_height (camera image size), M1 D1 M2 D2
+ * (3x3 camera matrices; 4, 5 or 8 distortion coefficients k1 k2 p1 p2 [k3 [k4 k5 k6]], or 12 / 14
+ * with the extra ones 0), R T (pose of the right camera in the left camera's frame), R1 R2 P1 P2
+ * Q (stereoRectify's results), every matrix tagged !!opencv-matrix with dt d or f. Optional:
+ * rectified_width, rectified_height (default: the image size), rms. Other keys (E, F,
+ * calibration_time, ...) are checked for syntax and otherwise ignored.
  *
  * ROS camera_info (calib_read_camera_info), one file per camera, as ROS camera_calibration and
- * camera_info_manager write them: the same YAML subset without the header (an optional "%YAML"
- * line and "---" are skipped) and with untagged matrices (a key followed by the indented fields
- * rows, cols, data; an "!!opencv-matrix" tag with dt is accepted too). Required: image_width,
+ * camera_info_manager write them: no header needed (a %YAML line then needs "---", as in YAML),
+ * matrices untagged (a key followed by the indented fields rows, cols, data; an
+ * "!!opencv-matrix" tag with dt is accepted too). Required: image_width,
  * image_height, camera_matrix (3x3), distortion_coefficients (one row or column: plumb_bob 5 or
  * 4, rational_polynomial 8), rectification_matrix (3x3, a rotation), projection_matrix (3x4).
  * distortion_model: plumb_bob (also when absent, as ROS's own parser) or rational_polynomial;

@@ -108,6 +108,10 @@ typedef enum {
     CAPTURE_FORMAT_RGB24,
 } capture_format;
 
+/* A frame rate within this fraction of the configured one counts as met (drivers round the
+ * frame interval to their clock: 30000/1001 fps is fps = 30). */
+#define CAPTURE_FPS_TOLERANCE 0.005
+
 #define CAPTURE_MAX_CONTROLS 16
 #define CAPTURE_MIN_BUFFERS 4
 #define CAPTURE_MAX_BUFFERS 32

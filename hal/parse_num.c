@@ -29,3 +29,41 @@ int parse_int_arg(const char *opt, const char *text, int lo, int hi, int *out, c
     *out = (int)v;
     return 0;
 }
+
+int parse_int_list(const char *opt, const char *text, int lo, int hi, int *out, int max, int *n,
+                   char *err, size_t errlen)
+{
+    int count = 0;
+    const char *p = text;
+    for (;;) {
+        char item[32];
+        size_t len = 0;
+        while (p[len] && p[len] != ',')
+            len++;
+        if (count == max) {
+            snprintf(err, errlen, "%s: '%s' has more than %d values", opt, text, max);
+            return -1;
+        }
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, errlen, "%s: '%s' is not a comma-separated list of integers in %d..%d",
+                     opt, text, lo, hi);
+            return -1;
+        }
+        for (size_t i = 0; i < len; i++)
+            item[i] = p[i];
+        item[len] = 0;
+        long v;
+        char sub[160];
+        if (parse_long_arg(opt, item, lo, hi, &v, sub, sizeof sub)) {
+            snprintf(err, errlen, "%s: '%s' (in '%s') is not an integer in %d..%d", opt, item, text,
+                     lo, hi);
+            return -1;
+        }
+        out[count++] = (int)v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    *n = count;
+    return 0;
+}

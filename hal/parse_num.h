@@ -17,4 +17,9 @@ int parse_long_arg(const char *opt, const char *text, long lo, long hi, long *ou
 int parse_int_arg(const char *opt, const char *text, int lo, int hi, int *out, char *err,
                   size_t errlen);
 
+/* A comma-separated list of 1..max ints in [lo, hi] ("24" or "24,24,30,30"): 0 with *n values
+ * in out, or -1 with the option, the text and the accepted range in err. */
+int parse_int_list(const char *opt, const char *text, int lo, int hi, int *out, int max, int *n,
+                   char *err, size_t errlen);
+
 #endif

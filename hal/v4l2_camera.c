@@ -29,14 +29,12 @@
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 
+#include "camera_list.h" /* camera_fourcc_str */
 #include "capture_backend.h"
 
 /* The driver must grant at least this many buffers: one waits for its partner, one is with the
  * consumer, one is being filled. */
 #define MIN_GRANTED_BUFFERS 3
-/* A frame rate within this fraction of the configured one counts as met (drivers round the
- * frame interval to their clock). */
-#define FPS_TOLERANCE 0.005
 
 typedef enum { BUF_IDLE = 0, BUF_QUEUED, BUF_HELD } buffer_state;
 
@@ -116,13 +114,18 @@ static const struct {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static int xioctl(int fd, unsigned long request, void *arg)
+int v4l2_camera_xioctl(int fd, unsigned long request, void *arg)
 {
     int r;
     do
         r = v4l2_ioctl(fd, request, arg);
     while (r == -1 && errno == EINTR);
     return r;
+}
+
+static int xioctl(int fd, unsigned long request, void *arg)
+{
+    return v4l2_camera_xioctl(fd, request, arg);
 }
 
 /* The streaming ioctls (REQBUFS, QBUF, DQBUF, STREAMON, STREAMOFF): through libv4l2 for mmap,
@@ -167,21 +170,18 @@ static capture_status ioctl_failed(const v4l2_camera *cam, const char *what, cha
     return status_from_errno(e);
 }
 
-static void fourcc_str(uint32_t f, char s[5])
-{
-    for (int i = 0; i < 4; i++) {
-        char ch = (char)((f >> (8 * i)) & 0xff);
-        s[i] = ch > ' ' && ch < 127 ? ch : '.';
-    }
-    s[4] = 0;
-}
-
 static int format_index(uint32_t fourcc)
 {
     for (int i = 0; i < NFORMATS; i++)
         if (formats[i].fourcc == fourcc)
             return i;
     return -1;
+}
+
+capture_format v4l2_camera_format_of(uint32_t fourcc)
+{
+    int i = format_index(fourcc);
+    return i < 0 ? CAPTURE_FORMAT_AUTO : formats[i].format;
 }
 
 /* Appends to a message, keeping it terminated; marks a cut with "..." at the end. */
@@ -235,7 +235,7 @@ static void add_offers(text *t, int fd)
     for (d.index = 0; xioctl(fd, VIDIOC_ENUM_FMT, &d) == 0; d.index++) {
         if (format_index(d.pixelformat) < 0)
             continue;
-        fourcc_str(d.pixelformat, fcc);
+        camera_fourcc_str(d.pixelformat, fcc);
         text_add(t, "%s %s%s", any++ ? ";" : "", fcc,
                  d.flags & V4L2_FMT_FLAG_EMULATED ? " (converted by libv4l)" : "");
         add_frame_sizes(t, fd, d.pixelformat);
@@ -244,7 +244,7 @@ static void add_offers(text *t, int fd)
     for (d.index = 0; xioctl(fd, VIDIOC_ENUM_FMT, &d) == 0; d.index++) {
         if (format_index(d.pixelformat) >= 0)
             continue;
-        fourcc_str(d.pixelformat, fcc);
+        camera_fourcc_str(d.pixelformat, fcc);
         text_add(t, "%s %s", others++ ? "," : any ? "; and formats we do not take:" : "", fcc);
     }
     if (!any && !others)
@@ -417,8 +417,8 @@ static capture_status set_format(v4l2_camera *cam, char *err, size_t errlen)
     if (xioctl(cam->fd, VIDIOC_G_FMT, &f) != 0)
         return ioctl_failed(cam, "VIDIOC_G_FMT", err, errlen);
     char want[5], got[5];
-    fourcc_str(formats[fi].fourcc, want);
-    fourcc_str(f.fmt.pix.pixelformat, got);
+    camera_fourcc_str(formats[fi].fourcc, want);
+    camera_fourcc_str(f.fmt.pix.pixelformat, got);
     if (f.fmt.pix.pixelformat != formats[fi].fourcc || (int)f.fmt.pix.width != cfg->width ||
         (int)f.fmt.pix.height != cfg->height) {
         text_add(&t, "capture: %s: cannot capture %dx%d %s (the driver offers %ux%u %s instead); ",
@@ -468,8 +468,8 @@ static capture_status choose_io(v4l2_camera *cam, capture_io io, char *err, size
         (int)raw.fmt.pix.height != cam->height ||
         (raw.fmt.pix.bytesperline && raw.fmt.pix.bytesperline != cam->pitch)) {
         char from[5], to[5];
-        fourcc_str(raw.fmt.pix.pixelformat, from);
-        fourcc_str(cam->fourcc, to);
+        camera_fourcc_str(raw.fmt.pix.pixelformat, from);
+        camera_fourcc_str(cam->fourcc, to);
         snprintf(why, sizeof why, "libv4l2 converts %s %ux%u to %s (into buffers of its own)",
                  from, raw.fmt.pix.width, raw.fmt.pix.height, to);
     } else {
@@ -522,10 +522,10 @@ static capture_status set_frame_rate(v4l2_camera *cam, char *err, size_t errlen)
     }
     const struct v4l2_fract *tpf = &parm.parm.capture.timeperframe;
     cam->fps = tpf->numerator ? (double)tpf->denominator / tpf->numerator : 0;
-    if (cfg->fps > 0 && fabs(cam->fps - cfg->fps) > FPS_TOLERANCE * cfg->fps) {
+    if (cfg->fps > 0 && fabs(cam->fps - cfg->fps) > CAPTURE_FPS_TOLERANCE * cfg->fps) {
         char fcc[5];
         text t = {err, errlen, 0};
-        fourcc_str(cam->fourcc, fcc);
+        camera_fourcc_str(cam->fourcc, fcc);
         text_add(&t, "capture: %s: cannot capture at %d fps (the driver set %g); at %dx%d %s it "
                  "offers", cam->name, cfg->fps, cam->fps, cam->width, cam->height, fcc);
         add_frame_rates(&t, cam->fd, cam->fourcc, cam->width, cam->height);

@@ -83,4 +83,9 @@ int v4l2_camera_streaming(const v4l2_camera *cam);
 int v4l2_camera_buffers(const v4l2_camera *cam);  /* buffers the driver granted */
 double v4l2_camera_fps(const v4l2_camera *cam);   /* rate the driver set, 0 if unknown */
 
+/* Shared with camera_list.c: v4l2_ioctl retried on EINTR; the [camera] format that captures a
+ * fourcc (YUYV, GREY, RGB24), CAPTURE_FORMAT_AUTO for any other. */
+int v4l2_camera_xioctl(int fd, unsigned long request, void *arg);
+capture_format v4l2_camera_format_of(uint32_t fourcc);
+
 #endif

@@ -279,12 +279,63 @@ expect_fail 2 "stereo-match: -d: needs a value (see --help)" "trailing -d withou
 expect_fail 2 "--min-disparity" "--min-disparity -1" --min-disparity -1 "$L" "$R" "$O"
 expect_fail 2 "--min-disparity" "--min-disparity 2040 -d 16 (> 2047)" --min-disparity 2040 -d 16 "$L" "$R" "$O"
 expect_fail 2 "--paths" "--paths 6" --paths 6 "$L" "$R" "$O"
-expect_fail 2 "--cost: 'foo' is not rank, |census|mi" "--cost foo: names the allowed costs" --cost foo "$L" "$R" "$O"
+expect_fail 2 "--cost: 'foo' is not one of rank, census, ad, bt, mi" "--cost foo: names the allowed costs" --cost foo "$L" "$R" "$O"
 expect_fail 2 "--backend" "--backend gpu" --backend gpu "$L" "$R" "$O"
 expect_fail 2 "--p1" "--p1 0" --p1 0 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p1 10 --p2 10 (p2 not greater)" --p1 10 --p2 10 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p2 5 (below the default p1)" --p2 5 "$L" "$R" "$O"
 expect_fail 2 "--window" "--window 8 (even)" --window 8 "$L" "$R" "$O"
+# costs, methods, per-path penalties and path weights (issue #11)
+expect_fail 2 "--cost: 'sad' is not one of rank, census, ad, bt, mi" "--cost sad" --cost sad "$L" "$R" "$O"
+expect_fail 2 "--method: 'sgbm' is not one of sgm, bm" "--method sgbm" --method sgbm "$L" "$R" "$O"
+expect_fail 2 "--block|3..31" "--block 33" --method bm --block 33 "$L" "$R" "$O"
+expect_fail 2 "--block|3..31" "--block 1" --method bm --block 1 "$L" "$R" "$O"
+expect_fail 2 "--block: 8 is not odd in 3..31" "--block 8 (even)" --method bm --block 8 "$L" "$R" "$O"
+expect_fail 2 "--p1: 3 values for 8 paths|+x, -x, +y, -y, +x+y" "--p1 with 3 values for 8 paths" \
+  --p1 8,8,8 "$L" "$R" "$O"
+expect_fail 2 "--p2: 8 values for 4 paths" "--p2 with 8 values for 4 paths" \
+  --paths 4 --p2 90,90,90,90,90,90,90,90 "$L" "$R" "$O"
+expect_fail 2 "--p1: 'x' (in '8,x,8,8') is not an integer in 1..1022" "--p1 8,x,8,8" \
+  --paths 4 --p1 8,x,8,8 "$L" "$R" "$O"
+expect_fail 2 "--p1|not a comma-separated list" "--p1 8,,8,8 (empty item)" \
+  --paths 4 --p1 8,,8,8 "$L" "$R" "$O"
+expect_fail 2 "--p1: '8,8,8,8,8,8,8,8,8' has more than 8 values" "--p1 with 9 values" \
+  --p1 8,8,8,8,8,8,8,8,8 "$L" "$R" "$O"
+expect_fail 2 "--p2: 20 must be greater than --p1 30 (on each path)" "a path whose P2 is not above its P1" \
+  --paths 4 --p1 8,8,30,8 --p2 90,90,20,90 "$L" "$R" "$O"
+expect_fail 2 "--path-weights|all 0" "--path-weights all 0" --path-weights 0,0,0,0,0,0,0,0 "$L" "$R" "$O"
+expect_fail 2 "--path-weights: '-1' (in '1,-1,1,1') is not an integer in 0..255" \
+  "--path-weights with a negative weight" --paths 4 --path-weights 1,-1,1,1 "$L" "$R" "$O"
+expect_fail 2 "--path-weights: 3 values for 4 paths" "--path-weights of the wrong length" \
+  --paths 4 --path-weights 1,2,1 "$L" "$R" "$O"
+expect_fail 2 "path weights|66560|65535" "--path-weights past the 16-bit sum (figure named)" \
+  --path-weights 40,40,40,40,40,40,40,40 "$L" "$R" "$O"
+expect_fail 2 "cost bt: not in the CUDA stage yet" "--backend cuda --cost bt: refused, named" \
+  --backend cuda --cost bt "$L" "$R" "$O"
+expect_fail 2 "method bm: not in the CUDA stage yet" "--backend cuda --method bm: refused, named" \
+  --backend cuda --method bm "$L" "$R" "$O"
+expect_fail 2 "cost mi: not in the CUDA stage yet" "--backend cuda --cost mi: refused, named" \
+  --backend cuda --cost mi "$L" "$R" "$O"
+for c in ad bt rank census mi; do
+  for m in sgm bm; do
+    check "--cost $c --method $m: exit 0, the summary names both, a valid .pfm" \
+      eval 'ok_run --backend cpu --cost $c --method $m "$L" "$R" "$OD/$c-$m.pfm" &&
+            pfm_ok "$OD/$c-$m.pfm" 96 64 &&
+            grep -q " $c $( [ $m = bm ] && echo "bm 9x9" || echo "8 paths")," "$W/so"'
+  done
+done
+check "--backend auto --cost bt runs on the CPU and says why" \
+  eval 'ok_run --cost bt "$L" "$R" "$OD/auto.pfm" && grep -q "cost bt: not in the CUDA stage yet" "$W/se"'
+check "--backend auto --cost mi runs on the CPU and says why" \
+  eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && grep -q "cost mi: not in the CUDA stage yet" "$W/se"'
+check "per-path --p1/--p2 and --path-weights change the result; all-equal lists do not" \
+  eval 'ok_run --backend cpu "$L" "$R" "$OD/base.pfm" &&
+        ok_run --backend cpu --p1 24,24,24,24,24,24,24,24 --p2 128,128,128,128,128,128,128,128 \
+          --path-weights 1,1,1,1,1,1,1,1 "$L" "$R" "$OD/same.pfm" && cmp -s "$OD/base.pfm" "$OD/same.pfm" &&
+        ok_run --backend cpu --p1 24,24,4,4,24,24,24,24 --p2 128,128,20,20,128,128,128,128 \
+          "$L" "$R" "$OD/pp.pfm" && ! cmp -s "$OD/base.pfm" "$OD/pp.pfm" &&
+        ok_run --backend cpu --path-weights 1,1,1,1,0,0,0,0 "$L" "$R" "$OD/w.pfm" &&
+        ok_run --backend cpu --paths 4 "$L" "$R" "$OD/p4.pfm" && cmp -s "$OD/w.pfm" "$OD/p4.pfm"'
 expect_fail 2 "--sms" "--sms -1" --sms -1 "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms x (not a number)" --sms x "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms 1025 (more than any GPU)" --sms 1025 "$L" "$R" "$O"

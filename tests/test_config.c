@@ -185,11 +185,14 @@ static const struct {
     {"synth", "fps", {"", "-1", "1001", "x"}},
     {"stereo", "disparities", {"", "0", "8", "50", "65", "272", "-16", "64px", "512"}},
     {"stereo", "min_disparity", {"", "-1", "2032", "a"}},
-    {"stereo", "cost", {"", "ssd", "Rank", "census9x7"}},
+    {"stereo", "cost", {"", "ssd", "Rank", "census9x7", "mi2"}},
+    {"stereo", "method", {"", "sgbm", "BM", "local"}},
+    {"stereo", "block", {"", "1", "2", "33", "10", "9x9"}},
     {"stereo", "window", {"", "2", "4", "1", "17", "-3", "16", "9x9"}},
     {"stereo", "paths", {"", "0", "5", "6", "16", "2", "eight"}},
-    {"stereo", "p1", {"", "0", "1023", "-5", "p1"}},
-    {"stereo", "p2", {"", "1", "0", "1024", "many"}},
+    {"stereo", "p1", {"", "0", "1023", "-5", "p1", "8,0", "8,,8", "8,8,8,8,8,8,8,8,8"}},
+    {"stereo", "p2", {"", "1", "0", "1024", "many", "90,1024", ",90"}},
+    {"stereo", "path_weights", {"", "-1", "256", "0", "0,0,0,0,0,0,0,0", "1,,1", "a", "1,-1"}},
     {"stereo", "p2_adapt", {"", "-1", "256", "on"}},
     {"stereo", "uniqueness", {"", "-1", "100", "10%"}},
     {"stereo", "subpixel", {"", "2", "y", "enable", "onn"}},
@@ -211,6 +214,8 @@ static const struct {
     {"display", "height", {"", "-1", "8193", "tall"}},
     {"display", "colormap", {"", "rainbow", "Turbo", "viridis"}},
     {"display", "view", {"", "depthmap", "right", "both"}},
+    {"display", "color_range", {"", "Auto", "percentile", "0,64"}},
+    {"display", "legend", {"", "shown"}},
     {"display", "font", {"", "'DejaVuSans.ttf'", "x.ttf # bold"}},
     {"record", "dir", {"\"rec\"", "rec # today"}},
     {"run", "frames", {"", "-1", "ten", "9223372036854775808", "1e6"}},
@@ -773,6 +778,72 @@ static void test_penalties_in_file(void **state)
     assert_int_equal(c.stereo.p2, 96);
 }
 
+/* issue #11: cost, method, block, per-path p1 / p2 lists and path weights */
+static void test_costs_methods_and_path_lists(void **state)
+{
+    live_config c;
+    load_ok("[stereo]\ncost = bt\nmethod = bm\nblock = 15\n", &c);
+    assert_int_equal(c.stereo.cost, STEREO_COST_BT);
+    assert_int_equal(c.stereo.method, STEREO_METHOD_BM);
+    assert_int_equal(c.stereo.block, 15);
+    expect_load_error("[stereo]\nmethod = sgbm\n", 2, "method");
+    expect_in(err, "'sgbm' is not one of sgm, bm", "method");
+    expect_load_error("[stereo]\ncost = sad\n", 2, "cost");
+    expect_in(err, "'sad' is not one of rank, census, ad, bt, mi", "cost");
+    expect_load_error("[stereo]\nblock = 33\n", 2, "block");
+    expect_load_error("[stereo]\nblock = 10\n", 2, "block");
+    expect_in(err, "10 is not odd", "block");
+    /* p1 / p2: one value, or one per path; the scalar takes the first */
+    load_ok("[stereo]\np1 = 8, 8,12,12,10,10,10,10\np2 = 90\n", &c);
+    assert_int_equal(c.stereo.p1, 8);
+    assert_int_equal(c.stereo.p1_path[2], 12);
+    assert_int_equal(c.stereo.p1_path[7], 10);
+    assert_int_equal(c.stereo.p2, 90);
+    assert_int_equal(c.stereo.p2_path[0], 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    load_ok("[stereo]\np1 = 8,8,8\n", &c); /* 3 values for 8 paths: refused by the check */
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p1: 3 values for 8 paths", "penalty list of the wrong length");
+    load_ok("[stereo]\npaths = 4\np2 = 90,90,90,90\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "paths", "8", err, sizeof err), 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p2: 4 values for 8 paths", "paths changed under a list");
+    expect_load_error("[stereo]\np1 = 8,x\n", 2, "p1");
+    expect_in(err, "'x' is not an integer", "p1");
+    expect_load_error("[stereo]\np1 = 8,,8\n", 2, "p1");
+    expect_in(err, "'8,,8' is not a comma-separated list", "p1");
+    expect_load_error("[stereo]\np2 = 90,2000\n", 2, "p2");
+    expect_in(err, "2000 is outside 2..1023", "p2");
+    load_ok("[stereo]\npaths = 4\np1 = 8,8,100,8\np2 = 90,90,50,90\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "p2 of path 2: 50 must be greater than its p1 (100)", "a path's own pair");
+    /* weights */
+    load_ok("[stereo]\npaths = 4\npath_weights = 1,2,0,3\n", &c);
+    assert_int_equal(c.stereo.path_weight[1], 2);
+    assert_int_equal(c.stereo.path_weight[2], 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    load_ok("[stereo]\npath_weights = 2\n", &c);
+    for (int r = 0; r < 8; r++)
+        assert_int_equal(c.stereo.path_weight[r], 2);
+    expect_load_error("[stereo]\npath_weights = 0,0,0,0,0,0,0,0\n", 2, "path_weights");
+    expect_in(err, "'0,0,0,0,0,0,0,0' are all 0", "path_weights");
+    expect_load_error("[stereo]\npath_weights = 1,-1,1,1\n", 2, "path_weights");
+    expect_in(err, "-1 is outside 0..255", "path_weights");
+    load_ok("[stereo]\npath_weights = 1,1,1\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "path_weights: 3 values for 8 paths", "weights of the wrong length");
+    load_ok("[stereo]\npath_weights = 40\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "66560", "the weighted sum past 16 bits, with the figure");
+    /* --set takes the same values */
+    live_config_defaults(&c);
+    assert_int_equal(live_config_set(&c, "stereo", "method", "bm", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "p2", "100,100,100,100,60,60,60,60", err, sizeof err), 0);
+    assert_int_equal(c.stereo.p2_path[5], 60);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+}
+
 static void test_check_cross_field(void **state)
 {
     static const struct {
@@ -877,7 +948,8 @@ static const char *const fuzz_keys[] = {
     "type", "left", "right", "device", "width", "height", "fps", "format", "buffers",
     "max_skew_ms", "loop", "disparities", "min_disparity", "cost", "window", "paths", "p1", "p2",
     "p2_adapt", "uniqueness", "subpixel", "lr_check", "lr_tolerance", "median", "backend",
-    "threads", "sms", "maps", "headless", "fullscreen", "colormap", "view", "font", "dir", "frames",
+    "threads", "sms", "maps", "headless", "fullscreen", "colormap", "view", "color_range",
+    "legend", "font", "dir", "frames",
     "screenshot", "gain", "[source]", "[camera]", "[controls]", "[files]", "[synth]", "[stereo]",
     "[calibration]", "[display]", "[record]", "[run]", "[bogus]"};
 static const char *const fuzz_values[] = {
@@ -1072,9 +1144,12 @@ static void test_write_section_round_trip(void **state)
         {"stereo", "backend", "cpu"},        {"stereo", "threads", "3"},
         {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
         {"stereo", "mi_warm", "off"},        {"stereo", "mi_restart", "35"},
+        {"stereo", "method", "bm"},          {"stereo", "block", "21"},
+        {"stereo", "path_weights", "1,2,0,3"},
         {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
         {"display", "width", "800"},         {"display", "height", "600"},
         {"display", "colormap", "gray"},     {"display", "view", "depth"},
+        {"display", "color_range", "auto"},  {"display", "legend", "off"},
         {"display", "font", "/f.ttf"},       {"record", "dir", "out"},
         {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
     };
@@ -1180,6 +1255,7 @@ int main(void)
         cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_sms),
         cmocka_unit_test(test_penalties_in_file),
+        cmocka_unit_test(test_costs_methods_and_path_lists),
         cmocka_unit_test(test_check_cross_field),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_write_section_round_trip),

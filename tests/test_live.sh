@@ -32,6 +32,11 @@
 #      what is not built in with one line; stereo-bench --async with the CPU backend
 #   9. leaks: valgrind over 300 headless frames at 64x48 (and a record + replay, and the
 #      libc-only build): none definite
+#  10. --list-cameras without cameras (STEREO_DEV_DIR): an empty directory and this machine's
+#      /dev (when it has no /dev/video*): exit 1 and one line; nodes that are no cameras (a
+#      file, /dev/null, a FIFO, a directory) listed in number order with why and their by-id
+#      link, without hanging; a missing directory; other options beside it refused; a write
+#      error (/dev/full): exit 1, one line; --help
 # Run from the repo root (tests/run does): bash tests/test_live.sh. Env: STEREO_BUILD (build).
 # About 50 s on 2 cores. Exits non-zero only on a setup error.
 set -u
@@ -112,6 +117,7 @@ hue = cv2.cvtColor(shot, cv2.COLOR_BGR2HSV)[:, :, 0].astype(float) * 2
 valid = shot.astype(int).sum(axis=2) > 60           # invalid disparities are black
 free = np.ones(gt.shape, bool)
 free[:140, :340] = False                              # the overlay box
+free[395:, 330:] = False                              # the legend (colour bar) box
 k = np.ones((9, 9), np.uint8)
 def inner(m): return cv2.erode(m.astype(np.uint8), k).astype(bool) & free
 regions = {"background": inner(gt < 0.45 * D), "panel": inner(np.abs(gt - D / 2) < 0.01),
@@ -125,9 +131,26 @@ for name, m in regions.items():
 assert med["background"] > med["panel"] + 20 > med["occluders"] + 40, med
 assert med["occluders"] < 70, "nearest occluders are not yellow-red"
 white = shot.min(axis=2) > 190                        # turbo has no white: text only
-box, rest = white[:120, :320].sum(), white[140:, :].sum()
+box, rest = white[:120, :320].sum(), white[140:395, :].sum() + white[395:, :330].sum()
 print(f"overlay: {box} text pixels in the box, {rest} elsewhere")
 assert box > 300 and rest < 20
+# the legend, bottom right: a colour bar (turbo from blue to red, left to right) over a dark
+# box, and tick labels below it
+leg = shot[395:, 330:].astype(int)
+distinct = [len({tuple(p) for p in row}) for row in leg]  # the bar: a colour per column
+r = int(np.argmax(distinct))
+bar = leg[r]
+assert distinct[r] > 150, f"no colour bar in the legend box ({distinct[r]} colours at most)"
+# turbo's first entry is dark purple (about RGB 48 18 59), its last dark red (about 122 4 3): in the
+# bar, purple left of red
+dist = lambda rgb: np.abs(bar - np.array(rgb[::-1])).sum(axis=1)
+lo_x, hi_x = int(np.argmin(dist((48, 18, 59)))), int(np.argmin(dist((122, 4, 3))))
+print(f"legend: bar row {395 + r} with {distinct[r]} colours, turbo's ends at x {330 + lo_x} "
+      f"(off by {dist((48, 18, 59))[lo_x]}) and {330 + hi_x} (off by {dist((122, 4, 3))[hi_x]}), "
+      f"{white[395:, 330:].sum()} text pixels")
+assert lo_x < hi_x and dist((48, 18, 59))[lo_x] < 50 and dist((122, 4, 3))[hi_x] < 50, \
+    "the bar does not run from turbo's first colour to its last"
+assert white[395:, 330:].sum() > 60, "no tick labels"
 EOF
   rc=$?
   check "screenshot: turbo follows the scene's depth order (t = $t s) and the overlay has text" \
@@ -136,6 +159,33 @@ EOF
 else
   not_ok "screenshot: turbo follows the scene's depth order and the overlay has text" \
     "no screenshot, no scene time in the log, or stereo-synth failed: $(tail -3 w.err)"
+fi
+# display.color_range = auto: the colours spread over the whole map (the scene's 8..48 px span
+# most of turbo instead of the indices of 8..48 in the search range 0..63)
+timeout 60 "${WINDOW[@]}" "$LIVE" --frames 20 --backend cpu --screenshot "$W/auto.png" \
+  --set display.color_range=auto >a.out 2>a.err
+rc=$?
+if [ $rc -eq 0 ] && [ -s auto.png ] && [ -s shot.png ]; then
+  "$PY" - shot.png auto.png >py3.out 2>&1 <<'EOF'
+import sys, cv2, numpy as np
+def spread(path):
+    im = cv2.imread(path)
+    area = np.ones(im.shape[:2], bool)
+    area[:140, :340] = False
+    area[395:, 330:] = False
+    valid = (im.astype(int).sum(axis=2) > 60) & area
+    hue = cv2.cvtColor(im, cv2.COLOR_BGR2HSV)[:, :, 0].astype(float) * 2
+    lo, hi = np.percentile(hue[valid], [2, 98])
+    return hi - lo
+f, a = spread(sys.argv[1]), spread(sys.argv[2])
+print(f"hue spread fixed {f:.0f}, auto {a:.0f}")
+assert a > f + 15
+EOF
+  rc=$?
+  check "color_range = auto: the colours spread over more of the map than fixed" py3.out [ $rc -eq 0 ]
+  sed 's/^/# /' py3.out
+else
+  not_ok "color_range = auto: the colours spread over more of the map than fixed" "$(tail -3 a.err)"
 fi
 timeout 60 "${WINDOW[@]}" "$LIVE" --frames 3 --backend cpu --set display.view=pair \
   --screenshot "$W/pair.png" >p.out 2>p.err
@@ -334,7 +384,22 @@ check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [
     grep -qx "p2 = 90" rec3/replay.ini && grep -qx "uniqueness = 10" rec3/replay.ini &&
     grep -qx "backend = cpu" rec3/replay.ini && grep -qx "fps = 30" rec3/replay.ini &&
     grep -q "^# written by stereo-live --record: 6 pairs of 64x48 grey images" rec3/replay.ini &&
-    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 18 ]'
+    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 21 ]'
+# block matching with the ad cost, and per-path penalties with weights, from --set (issue #11)
+timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
+  --set synth.height=48 --set stereo.disparities=16 --set stereo.method=bm --set stereo.cost=ad \
+  --set stereo.block=5 --set stereo.p2=90,90,60,60,90,90,90,90 \
+  --set stereo.path_weights=1,1,2,2,1,1,1,1 --screenshot rec4.png >r4.out 2>r4.err
+rc=$?
+check "--set stereo.method=bm, cost=ad, block=5, p2 and path_weights lists: exit $rc, kept in replay.ini" \
+  r4.err eval '[ $rc -eq 0 ] && grep -qx "method = bm" rec4/replay.ini &&
+    grep -qx "cost = ad" rec4/replay.ini && grep -qx "block = 5" rec4/replay.ini &&
+    grep -qx "p2 = 90,90,60,60,90,90,90,90" rec4/replay.ini &&
+    grep -qx "path_weights = 1,1,2,2,1,1,1,1" rec4/replay.ini && [ -s rec4.png ]'
+timeout 20 "$LIVE" --headless --frames 2 --backend cpu --set stereo.p1=8,8,8 >r5.out 2>r5.err
+rc=$?
+check "--set stereo.p1 with 3 values for 8 paths: exit 2, one line naming p1 and the lengths" r5.err \
+  eval '[ $rc -eq 2 ] && [ "$(lines r5.err)" -eq 1 ] && grep -q "p1: 3 values for 8 paths" r5.err'
 # the replay, with nothing but the file (and from another directory)
 mkdir -p elsewhere
 (cd elsewhere && timeout 60 "$LIVE" --config ../rec3/replay.ini --headless --frames 6 \
@@ -630,6 +695,7 @@ if [ -x "$HL" ]; then
   nb_case "--source sbs" --source sbs --set camera.device=/dev/video0
   nb_case "calibration maps" --set calibration.maps=rig.maps
   nb_case "--fullscreen" --fullscreen
+  nb_case "--list-cameras" --list-cameras
 else
   skip "stereo-live-headless" "$HL is not built"
 fi
@@ -679,5 +745,64 @@ else
   skip "valgrind: 300 headless frames, no definite leak" "valgrind not installed"
   skip "valgrind: record and replay, no definite leak" "valgrind not installed"
 fi
+
+# ---- 10. --list-cameras on the host (tests/test_v4l2_vivid.sh lists vivid's devices) ---------
+mkdir -p nodev fakedev/v4l/by-id
+: >fakedev/video0
+ln -s /dev/null fakedev/video3
+mkfifo fakedev/video7
+mkdir fakedev/video12
+: >fakedev/videox
+: >fakedev/video
+ln -s ../../video3 fakedev/v4l/by-id/usb-Fake_Camera-video-index0
+# list_case NAME WANT-EXIT WANT-STDOUT WANT-STDERR ARGS...: exit status and both outputs exactly
+list_case() {
+  local name=$1 want_rc=$2 want_out=$3 want_err=$4; shift 4
+  timeout 10 env "$@" "$LIVE" --list-cameras >l.out 2>l.err
+  local rc=$?
+  if [ $rc -eq "$want_rc" ] && [ "$(cat l.out)" = "$want_out" ] && [ "$(cat l.err)" = "$want_err" ]; then
+    ok "--list-cameras $name: exit $rc${want_err:+: $want_err}"
+  else
+    not_ok "--list-cameras $name: exit $want_rc and the expected output" \
+      "exit $rc; stdout: $(cat l.out)"$'\n'"stderr: $(cat l.err)"$'\n'"want stdout: $want_out"$'\n'"want stderr: $want_err"
+  fi
+}
+list_case "in an empty directory" 1 "" \
+  "stereo-live: --list-cameras: no V4L2 devices (no video* in nodev): is a camera connected? (lsusb shows whether the system sees it)" \
+  STEREO_DEV_DIR=nodev
+if ! ls /dev/video* >/dev/null 2>&1; then
+  list_case "on this machine (no /dev/video*)" 1 "" \
+    "stereo-live: --list-cameras: no V4L2 devices (no video* in /dev): is a camera connected? (lsusb shows whether the system sees it)"
+else
+  skip "--list-cameras on this machine without cameras" "it has /dev/video* nodes"
+fi
+T=$'\t'
+list_case "over nodes that are no cameras (sorted by number, each with why, links, no hang)" 1 \
+  "Not listed:
+$T""fakedev/video0: not a device node (a regular file)
+$T""fakedev/video3: not a V4L2 device (VIDIOC_QUERYCAP: Inappropriate ioctl for device)
+$T    fakedev/v4l/by-id/usb-Fake_Camera-video-index0
+$T""fakedev/video7: not a device node (a FIFO)
+$T""fakedev/video12: not a device node (a directory)" \
+  "stereo-live: --list-cameras: none of the 4 video nodes in fakedev is a camera the app can capture from (see above)" \
+  STEREO_DEV_DIR=fakedev
+list_case "in a missing directory" 1 "" \
+  "stereo-live: --list-cameras: missing: cannot list the devices: No such file or directory" \
+  STEREO_DEV_DIR=missing
+for args in "--frames:--frames 3 --list-cameras" "--set:--list-cameras --set camera.left=/dev/video0"; do
+  what=${args%%:*} args=${args#*:}
+  # shellcheck disable=SC2086
+  "$LIVE" $args >l.out 2>l.err
+  rc=$?
+  check "--list-cameras with another option ($args): exit 2, one line naming $what" l.err \
+    [ $rc -eq 2 ] && [ ! -s l.out ] && [ "$(cat l.err)" = "stereo-live: --list-cameras: lists the cameras and exits; $what does not go with it" ]
+done
+STEREO_DEV_DIR=fakedev "$LIVE" --list-cameras >/dev/full 2>l.err
+rc=$?
+check "--list-cameras into a full disk (/dev/full): exit 1, one line" l.err \
+  [ $rc -eq 1 ] && [ "$(cat l.err)" = "stereo-live: --list-cameras: cannot write the list: No space left on device" ]
+"$LIVE" --help >h.out
+check "--help describes --list-cameras and STEREO_DEV_DIR" h.out \
+  grep -q -- '--list-cameras  *list the V4L2 devices' h.out && grep -q STEREO_DEV_DIR h.out
 
 echo "1..$n"

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block.h"
 #include "colormap.h"
 #include "disparity.h"
 #include "grey.h"
@@ -324,27 +325,67 @@ static void scene_free(scene *s)
         free(s->grey[i]), free(s->rank[i]), free(s->census[i]);
 }
 
+/* Birchfield-Tomasi as the header states it, written out: the half-pixel values of row g at x
+ * (floor of the mean with each neighbour, the pixel itself beyond the border) give [lo, hi]. */
+static void brute_bt_range(const uint8_t *g, int w, int x, int *lo, int *hi)
+{
+    int v = g[x], a = (v + g[x > 0 ? x - 1 : 0]) / 2, b = (v + g[x < w - 1 ? x + 1 : w - 1]) / 2;
+    *lo = v, *hi = v;
+    if (a < *lo) *lo = a;
+    if (b < *lo) *lo = b;
+    if (a > *hi) *hi = a;
+    if (b > *hi) *hi = b;
+}
+
+static int brute_bt(const uint8_t *gl, const uint8_t *gr, int w, int x, int xr, int cap)
+{
+    int lol, hil, lor, hir, il = gl[x], ir = gr[xr];
+    brute_bt_range(gl, w, x, &lol, &hil);
+    brute_bt_range(gr, w, xr, &lor, &hir);
+    int dl = 0, dr = 0;
+    if (il > hir) dl = il - hir;
+    if (il < lor) dl = lor - il;
+    if (ir > hil) dr = ir - hil;
+    if (ir < lol) dr = lol - ir;
+    int v = dl < dr ? dl : dr;
+    return v > cap ? cap : v;
+}
+
 static int brute_cost(const scene *s, int x, int y, int k)
 {
     int xr = x - (s->dmin + k);
     if (xr < 0)
         return s->maxc;
-    if (s->cost_kind == STEREO_COST_RANK)
-        return abs(s->rank[0][y * s->w + x] - s->rank[1][y * s->w + xr]);
-    return __builtin_popcountll(s->census[0][y * s->w + x] ^ s->census[1][y * s->w + xr]);
+    const uint8_t *gl = s->grey[0] + y * s->w, *gr = s->grey[1] + y * s->w;
+    switch (s->cost_kind) {
+    case STEREO_COST_RANK: return abs(s->rank[0][y * s->w + x] - s->rank[1][y * s->w + xr]);
+    case STEREO_COST_AD: return abs(gl[x] - gr[xr]) > s->maxc ? s->maxc : abs(gl[x] - gr[xr]);
+    case STEREO_COST_BT: return brute_bt(gl, gr, s->w, x, xr, s->maxc);
+    default:
+        return __builtin_popcountll(s->census[0][y * s->w + x] ^ s->census[1][y * s->w + xr]);
+    }
+}
+
+/* The cost volume of the scene's cost through the stage's functions. */
+static void stage_cost(const scene *s, const sgm_config *c, uint8_t *cost)
+{
+    switch (s->cost_kind) {
+    case STEREO_COST_RANK: sgm_cost_rank_rows(c, s->rank[0], s->rank[1], cost, 0, s->h); break;
+    case STEREO_COST_AD: sgm_cost_ad_rows(c, s->grey[0], s->grey[1], cost, 0, s->h); break;
+    case STEREO_COST_BT: sgm_cost_bt_rows(c, s->grey[0], s->grey[1], cost, 0, s->h); break;
+    default: sgm_cost_census_rows(c, s->census[0], s->census[1], cost, 0, s->h); break;
+    }
 }
 
 static void test_cost_volume(void **state)
 {
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
         scene s;
         scene_make(&s, 53, 7, kind ? 5 : 0, 32, kind);
-        sgm_config c = {s.w, s.h, s.dmin, s.D, 8, 96, 0, s.maxc};
+        sgm_config c = {.width = s.w, .height = s.h, .dmin = s.dmin, .ndisp = s.D, .p1 = 8,
+                        .p2 = 96, .max_cost = s.maxc};
         uint8_t *cost = malloc((size_t)s.w * s.h * s.D);
-        if (kind == STEREO_COST_RANK)
-            sgm_cost_rank_rows(&c, s.rank[0], s.rank[1], cost, 0, s.h);
-        else
-            sgm_cost_census_rows(&c, s.census[0], s.census[1], cost, 0, s.h);
+        stage_cost(&s, &c, cost);
         for (int y = 0; y < s.h; y++)
             for (int x = 0; x < s.w; x++)
                 for (int k = 0; k < s.D; k++)
@@ -354,16 +395,146 @@ static void test_cost_volume(void **state)
     }
 }
 
+/* AD and BT on hand-computed rows (w = 4, D = 2, dmin = 0):
+ *   left  0 101 0 0 : half values at x = 1: (101 + 0) >> 1 = 50 both sides -> [50, 101]
+ *   right 0   0 100 0: at 1: (0 + 0) >> 1 = 0, (0 + 100) >> 1 = 50 -> [0, 50]; at 0: [0, 0];
+ *                      at 2: [50, 100]; at 3: (0 + 100) >> 1 = 50, 0 (border) -> [0, 50]
+ *   C(1, d=0): dL = 101 - 50 = 51, dR = 50 - 0 = 50 -> 50     (AD: |101 - 0| = 101 -> cap 63)
+ *   C(1, d=1): dL = 101 - 0 = 101, dR = 50 - 0 = 50 -> 50     (AD 63)
+ *   C(3, d=0): left at 3 [0, 0], right at 3 [0, 50], IL 0, IR 0 -> 0   (AD 0)
+ *   C(3, d=1): right at 2 [50, 100], IR 100: dL = 50 - 0 = 50, dR = 100 - 0 = 100 -> 50 (AD 63)
+ *   C(2, d=0): left at 2: (0 + 101) >> 1 = 50, 0 -> [0, 50], IL 0; right [50, 100], IR 100:
+ *              dL = 50, dR = 100 - 50 = 50 -> 50 (AD 63)
+ *   C(2, d=1): right at 1 [0, 50], IR 0, IL 0 -> 0            (AD 0)
+ *   C(0, d=1): x - d < 0 -> max cost 63 for both */
+static void test_cost_ad_bt_hand_cases(void **state)
+{
+    const uint8_t gl[4] = {0, 101, 0, 0}, gr[4] = {0, 0, 100, 0};
+    sgm_config c = {.width = 4, .height = 1, .ndisp = 2, .max_cost = STEREO_GREY_COST_MAX};
+    uint8_t ad[8], bt[8];
+    sgm_cost_ad_rows(&c, gl, gr, ad, 0, 1);
+    sgm_cost_bt_rows(&c, gl, gr, bt, 0, 1);
+    static const uint8_t want_ad[8] = {0, 63, 63, 63, 63, 0, 0, 63};
+    static const uint8_t want_bt[8] = {0, 63, 50, 50, 50, 0, 0, 50};
+    assert_memory_equal(ad, want_ad, 8);
+    assert_memory_equal(bt, want_bt, 8);
+    assert_int_equal(STEREO_GREY_COST_MAX, 63);
+    assert_int_equal(transform_max_cost(STEREO_COST_AD, 9), 63);
+    assert_int_equal(transform_max_cost(STEREO_COST_BT, 9), 63);
+    /* the cap saturates, it does not wrap */
+    assert_int_equal(stereo_ad_cost(255, 0, 63), 63);
+    assert_int_equal(stereo_ad_cost(7, 70, 63), 63);
+    assert_int_equal(stereo_ad_cost(70, 8, 63), 62);
+}
+
+/* BT against its definition (Birchfield & Tomasi 1998; the dissimilarity OpenCV's StereoSGBM
+ * documents): dL = min over x' in [xr - 1/2, xr + 1/2] of |IL(x) - IR^(x')| with IR^ the linear
+ * interpolation of the right row, dR likewise with the images swapped, C = min(dL, dR). Sampled
+ * densely here in doubles. The stage forms the half-pixel values with a floor (as OpenCV does),
+ * which moves each end of the range by at most 1/2, so the two agree within 1/2 plus the
+ * sampling error. */
+static double interp(const uint8_t *g, int w, double x)
+{
+    if (x <= 0)
+        return g[0];
+    if (x >= w - 1)
+        return g[w - 1];
+    int i = (int)floor(x);
+    double f = x - i;
+    return g[i] * (1 - f) + g[i + 1] * f;
+}
+
+static double bt_definition(const uint8_t *gl, const uint8_t *gr, int w, int x, int xr)
+{
+    double dl = 1e9, dr = 1e9;
+    for (int i = -512; i <= 512; i++) {
+        double t = i / 1024.0;
+        dl = fmin(dl, fabs(gl[x] - interp(gr, w, xr + t)));
+        dr = fmin(dr, fabs(gr[xr] - interp(gl, w, x + t)));
+    }
+    return fmin(dl, dr);
+}
+
+static void test_cost_bt_matches_definition(void **state)
+{
+    const int w = 41, D = 16;
+    for (int trial = 0; trial < 20; trial++) {
+        uint8_t *gl = random_image(w, 1, trial < 10 ? 256 : 40), *gr = random_image(w, 1, trial < 10 ? 256 : 40);
+        sgm_config c = {.width = w, .height = 1, .ndisp = D, .max_cost = 255};
+        uint8_t cost[41 * 16];
+        sgm_cost_bt_rows(&c, gl, gr, cost, 0, 1);
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < D && x - k >= 0; k++) {
+                double def = bt_definition(gl, gr, w, x, x - k);
+                double got = cost[x * D + k];
+                if (fabs(got - def) > 0.5 + 0.13)
+                    fail_msg("x %d d %d: BT %g, definition %g", x, k, got, def);
+            }
+        free(gl), free(gr);
+    }
+}
+
+/* ---- 5. block matching's box sum against the naive N x N sum -------------------------------- */
+
+static void test_block_sum_matches_naive(void **state)
+{
+    static const struct { int w, h, D, n, maxc, chunk; } cases[] = {
+        {37, 23, 16, 3, 80, 5},    /* rank 9x9 range */
+        {61, 5, 32, 9, 62, 2},     /* box taller than the image */
+        {17, 40, 16, 31, 255, 7},  /* box wider than the image; 255 * 961 needs shift 2 */
+        {45, 33, 16, 31, 63, 33},  /* ad cap at the largest box: no shift (60543) */
+        {29, 31, 48, 15, 224, 1},  /* rank 15x15 range: shift 0 (50400) */
+        {31, 9, 16, 31, 80, 4},    /* rank 9x9 at 31: shift 1 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int w = cases[i].w, h = cases[i].h, D = cases[i].D, n = cases[i].n, r = n / 2;
+        size_t vol = (size_t)w * h * D;
+        uint8_t *cost = malloc(vol);
+        for (size_t v = 0; v < vol; v++)
+            cost[v] = (uint8_t)(rnd() % (uint32_t)(cases[i].maxc + 1));
+        for (size_t v = 0; v < vol; v += 97)
+            cost[v] = (uint8_t)cases[i].maxc; /* the top of the range occurs */
+        uint16_t *V = malloc(vol * 2), *S = malloc(vol * 2);
+        int shift = 0;
+        while ((long)cases[i].maxc * n * n >> shift > 65535)
+            shift++;
+        block_config c = {w, h, D, n, block_shift(cases[i].maxc, n)};
+        assert_int_equal(c.shift, shift);
+        /* rows in chunks, as the thread pool cuts them */
+        for (int y = 0; y < h; y += cases[i].chunk)
+            block_vertical_rows(&c, cost, V, y, y + cases[i].chunk < h ? y + cases[i].chunk : h);
+        for (int y = 0; y < h; y += cases[i].chunk)
+            block_horizontal_rows(&c, V, S, y, y + cases[i].chunk < h ? y + cases[i].chunk : h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int k = 0; k < D; k++) {
+                    long sum = 0;
+                    for (int j = -r; j <= r; j++)
+                        for (int q = -r; q <= r; q++)
+                            sum += cost[((size_t)clampi(y + j, 0, h - 1) * w +
+                                         clampi(x + q, 0, w - 1)) * D + k];
+                    if (S[((size_t)y * w + x) * D + k] != sum >> shift)
+                        fail_msg("case %zu (%d, %d, %d): box sum %d, naive %ld >> %d", i, x, y, k,
+                                 S[((size_t)y * w + x) * D + k], sum, shift);
+                }
+        free(cost), free(V), free(S);
+    }
+    assert_int_equal(block_shift(62, 31), 0);
+    assert_int_equal(block_shift(80, 31), 1);
+    assert_int_equal(block_shift(255, 31), 2);
+}
+
 /* Hirschmueller's recurrence over whole volumes, pixels visited in an order where p - r is
  * always done before p. Returns S as int. */
-static int *brute_aggregate(const scene *s, int paths, int p1, int p2, int t)
+static int *brute_aggregate_dirs(const scene *s, int paths, const int *dp1, const int *dp2,
+                                 const int *weight, int t)
 {
     int w = s->w, h = s->h, D = s->D;
     size_t vol = (size_t)w * h * D;
     int *S = calloc(vol, sizeof(int)), *L = malloc(vol * sizeof(int));
     static const int dirs[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
     for (int r = 0; r < paths; r++) {
-        int dx = dirs[r][0], dy = dirs[r][1];
+        int dx = dirs[r][0], dy = dirs[r][1], p1 = dp1[r], p2 = dp2[r];
         for (int yi = 0; yi < h; yi++) {
             int y = dy >= 0 ? yi : h - 1 - yi;
             for (int xi = 0; xi < w; xi++) {
@@ -394,30 +565,44 @@ static int *brute_aggregate(const scene *s, int paths, int p1, int p2, int t)
             }
         }
         for (size_t i = 0; i < vol; i++)
-            S[i] += L[i];
+            S[i] += weight[r] * L[i];
     }
     free(L);
     return S;
 }
 
-/* The stage's aggregation: both sweeps, S = forward + backward. */
-static uint16_t *stage_aggregate(const scene *s, int paths, int p1, int p2, int t)
+static int *brute_aggregate(const scene *s, int paths, int p1, int p2, int t)
 {
-    sgm_config c = {s->w, s->h, s->dmin, s->D, p1, p2, t, s->maxc};
+    int a[8], b[8], w[8];
+    for (int r = 0; r < 8; r++)
+        a[r] = p1, b[r] = p2, w[r] = 1;
+    return brute_aggregate_dirs(s, paths, a, b, w, t);
+}
+
+/* The stage's aggregation: both sweeps, S = forward + backward. */
+static uint16_t *stage_aggregate_config(const scene *s, int paths, const sgm_config *cfg)
+{
+    sgm_config c = *cfg;
     size_t vol = (size_t)s->w * s->h * s->D;
     uint8_t *cost = malloc(vol);
     uint16_t *S = malloc(vol * sizeof *S), *S2 = malloc(vol * sizeof *S2);
     void *scratch = malloc(sgm_sweep_scratch_size(&c));
-    if (s->cost_kind == STEREO_COST_RANK)
-        sgm_cost_rank_rows(&c, s->rank[0], s->rank[1], cost, 0, s->h);
-    else
-        sgm_cost_census_rows(&c, s->census[0], s->census[1], cost, 0, s->h);
-    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch);
-    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch);
+    stage_cost(s, &c, cost);
+    sgm_aggregate_sweep(&c, 0, paths, cost, s->grey[0], S, scratch, NULL);
+    uint64_t rows = 0;
+    sgm_aggregate_sweep(&c, 1, paths, cost, s->grey[0], S2, scratch, &rows);
+    assert_int_equal(rows, c.height); /* the progress count: one per row */
     for (size_t v = 0; v < vol; v++)
         S[v] = (uint16_t)(S[v] + S2[v]);
     free(cost), free(S2), free(scratch);
     return S;
+}
+
+static uint16_t *stage_aggregate(const scene *s, int paths, int p1, int p2, int t)
+{
+    sgm_config c = {.width = s->w, .height = s->h, .dmin = s->dmin, .ndisp = s->D, .p1 = p1,
+                    .p2 = p2, .p2_adapt = t, .max_cost = s->maxc};
+    return stage_aggregate_config(s, paths, &c);
 }
 
 static void test_sgm_aggregation_matches_recurrence(void **state)
@@ -429,6 +614,8 @@ static void test_sgm_aggregation_matches_recurrence(void **state)
         {61, 5, 2, 32, STEREO_COST_RANK, 8, 5, 300, 12},
         {17, 1, 0, 16, STEREO_COST_RANK, 8, 1, 2, 0},
         {18, 40, 0, 16, STEREO_COST_CENSUS, 4, 20, 1023, 255},
+        {41, 19, 0, 16, STEREO_COST_AD, 8, 8, 96, 16},
+        {23, 29, 4, 16, STEREO_COST_BT, 8, 8, 96, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         scene s;
@@ -441,6 +628,52 @@ static void test_sgm_aggregation_matches_recurrence(void **state)
         free(ref), free(S);
         scene_free(&s);
     }
+}
+
+/* Penalties per direction and path weights: S equals the weighted sum of the naive recurrence
+ * with each direction's own P1 / P2 (adaptive P2 on each); a one-hot weight isolates one
+ * direction's L, and changing another direction's penalties leaves that L unchanged while
+ * changing its own does change it. */
+static void test_sgm_per_path_penalties_and_weights(void **state)
+{
+    scene s;
+    scene_make(&s, 39, 21, 2, 16, STEREO_COST_AD);
+    int p1[8] = {8, 4, 12, 6, 20, 3, 9, 5}, p2[8] = {96, 40, 200, 60, 300, 30, 90, 70};
+    int w[8] = {1, 2, 0, 3, 1, 1, 4, 2};
+    for (int t = 0; t <= 16; t += 16)
+        for (int paths = 4; paths <= 8; paths += 4) {
+            sgm_config c = {.width = s.w, .height = s.h, .dmin = s.dmin, .ndisp = s.D, .p1 = 1,
+                            .p2 = 2, .p2_adapt = t, .max_cost = s.maxc, .per_dir = 1};
+            memcpy(c.dir_p1, p1, sizeof p1), memcpy(c.dir_p2, p2, sizeof p2);
+            memcpy(c.dir_weight, w, sizeof w);
+            int *ref = brute_aggregate_dirs(&s, paths, p1, p2, w, t);
+            uint16_t *S = stage_aggregate_config(&s, paths, &c);
+            for (size_t v = 0; v < (size_t)s.w * s.h * s.D; v++)
+                if (S[v] != ref[v])
+                    fail_msg("paths %d t %d: S %d, weighted naive sum %d at %zu", paths, t, S[v],
+                             ref[v], v);
+            free(ref), free(S);
+        }
+    /* one-hot weights: S = L of direction 5 alone */
+    sgm_config c = {.width = s.w, .height = s.h, .dmin = s.dmin, .ndisp = s.D, .p2_adapt = 16,
+                    .max_cost = s.maxc, .per_dir = 1};
+    for (int r = 0; r < 8; r++)
+        c.dir_p1[r] = 8, c.dir_p2[r] = 96, c.dir_weight[r] = r == 5;
+    uint16_t *base = stage_aggregate_config(&s, 8, &c);
+    c.dir_p1[2] = 30, c.dir_p2[2] = 400; /* another direction: L_5 unchanged */
+    uint16_t *other = stage_aggregate_config(&s, 8, &c);
+    assert_memory_equal(base, other, (size_t)s.w * s.h * s.D * 2);
+    c.dir_p1[5] = 30, c.dir_p2[5] = 400; /* its own: L_5 changes */
+    uint16_t *own = stage_aggregate_config(&s, 8, &c);
+    assert_memory_not_equal(base, own, (size_t)s.w * s.h * s.D * 2);
+    int one[8] = {0, 0, 0, 0, 0, 1, 0, 0}, q1[8], q2[8];
+    for (int r = 0; r < 8; r++)
+        q1[r] = c.dir_p1[r], q2[r] = c.dir_p2[r];
+    int *ref = brute_aggregate_dirs(&s, 8, q1, q2, one, 16);
+    for (size_t v = 0; v < (size_t)s.w * s.h * s.D; v++)
+        assert_int_equal(own[v], ref[v]);
+    free(base), free(other), free(own), free(ref);
+    scene_free(&s);
 }
 
 /* ---- 6.-8. WTA, right disparity, median, LR --------------------------------------------- */
@@ -561,7 +794,7 @@ static void test_colormap_ends_and_invalid(void **state)
     uint8_t lut[768], out[4 * 4];
     colormap_lut(COLORMAP_GREY, lut);
     int16_t d[4] = {16 * 10, 16 * 25, -1, 16 * 40};
-    colormap_disparity_rows(d, 4, 10, 31, lut, out, 4, 16, 0, 1); /* range 10..40 */
+    colormap_disparity_rows(d, 4, colormap_fixed_range(10, 31), lut, out, 4, 16, 0, 1); /* 10..40 */
     assert_int_equal(out[0], 0);
     assert_int_equal(out[4], 128);
     assert_int_equal(out[8], 0), assert_int_equal(out[9], 0), assert_int_equal(out[10], 0);
@@ -577,12 +810,81 @@ static void test_colormap_ends_and_invalid(void **state)
     assert_true(lut[3 * 230] > lut[3 * 230 + 1] && lut[3 * 230] > lut[3 * 230 + 2]);
 }
 
+/* The automatic range: nearest-rank 1st and 99th percentiles of the valid values, exactly. */
+static void test_colormap_auto_range(void **state)
+{
+    enum { N = 1200 };
+    int16_t *d = malloc(N * sizeof *d);
+    colormap_range r;
+    /* 1000 valid values 0..999 (16ths), 200 invalid among them: N = 1000, ranks 10 and 990 */
+    for (int i = 0; i < N; i++)
+        d[i] = i % 6 == 5 ? STEREO_INVALID : (int16_t)(i / 6 * 5 + i % 6);
+    assert_int_equal(colormap_auto_range(d, N, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 9);
+    assert_int_equal(r.hi, 989);
+    /* 150 values 16 * 20 + i: ranks ceil(1.5) = 2 and ceil(148.5) = 149, with dmin 20 */
+    for (int i = 0; i < 150; i++)
+        d[i] = (int16_t)(16 * 20 + i);
+    assert_int_equal(colormap_auto_range(d, 150, 20, 32, &r), 0);
+    assert_int_equal(r.lo, 16 * 20 + 1);
+    assert_int_equal(r.hi, 16 * 20 + 148);
+    /* values beyond the search range count at its ends: 16 * 63 is the last bin of dmin 0 D 64 */
+    for (int i = 0; i < 100; i++)
+        d[i] = (int16_t)(i < 50 ? 16 * 70 : 16 * 10);
+    assert_int_equal(colormap_auto_range(d, 100, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 16 * 10);
+    assert_int_equal(r.hi, 16 * 63);
+    /* a flat scene: widened to 1 px; one value alone too */
+    for (int i = 0; i < 100; i++)
+        d[i] = 160;
+    assert_int_equal(colormap_auto_range(d, 100, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 160), assert_int_equal(r.hi, 176);
+    assert_int_equal(colormap_auto_range(d, 1, 0, 64, &r), 0);
+    assert_int_equal(r.lo, 160), assert_int_equal(r.hi, 176);
+    /* nothing valid: -1 and the fixed range */
+    for (int i = 0; i < 100; i++)
+        d[i] = STEREO_INVALID;
+    assert_int_equal(colormap_auto_range(d, 100, 4, 32, &r), -1);
+    assert_int_equal(r.lo, 16 * 4), assert_int_equal(r.hi, 16 * 35);
+    free(d);
+    /* the colour rule over a range: lo -> entry 0, hi -> 255, outside clamped, midpoint rounded */
+    uint8_t lut[768], out[5 * 3];
+    colormap_lut(COLORMAP_GREY, lut);
+    int16_t v[5] = {100, 50, 300, 500, 200};
+    colormap_disparity_rows(v, 5, (colormap_range){100, 300}, lut, out, 3, 15, 0, 1);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[3], 0);
+    assert_int_equal(out[6], 255);
+    assert_int_equal(out[9], 255);
+    assert_int_equal(out[12], (100 * 255 + 100) / 200); /* 128 */
+}
+
 /* ---- the whole stage against the brute-force chain ---------------------------------------- */
 
 static void brute_pipeline(const scene *s, const stereo_params *p, int16_t *out)
 {
-    int w = s->w, h = s->h, n = w * h;
-    int *S = brute_aggregate(s, p->paths, p->p1, p->p2, p->p2_adapt);
+    int w = s->w, h = s->h, n = w * h, D = s->D;
+    int *S;
+    if (p->method == STEREO_METHOD_BM) { /* naive N x N box sum of the cost, >> shift */
+        int r = p->block / 2, shift = 0;
+        while ((long)s->maxc * p->block * p->block >> shift > 65535)
+            shift++;
+        S = malloc(sizeof(int) * (size_t)n * D);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int k = 0; k < D; k++) {
+                    int sum = 0;
+                    for (int j = -r; j <= r; j++)
+                        for (int i = -r; i <= r; i++)
+                            sum += brute_cost(s, clampi(x + i, 0, w - 1), clampi(y + j, 0, h - 1), k);
+                    S[((size_t)y * w + x) * D + k] = sum >> shift;
+                }
+    } else {
+        int q1[8], q2[8];
+        for (int r = 0; r < 8; r++)
+            stereo_path_penalties(p, r, &q1[r], &q2[r]);
+        S = brute_aggregate_dirs(s, p->paths, q1, q2, p->path_weight, p->p2_adapt);
+    }
     int16_t *d = malloc(2 * n), *dr = malloc(2 * n), *t = malloc(2 * n);
     uint8_t *conf = malloc(n);
     brute_wta(S, w, h, p->min_disparity, p->num_disparities, p->uniqueness, p->subpixel, d, conf);
@@ -606,6 +908,8 @@ static void test_stage_matches_brute_force_chain(void **state)
         {45, 21, 2, 32, STEREO_COST_CENSUS, 4, 10, 1, 1, 0, 0, 3},
         {33, 17, 0, 16, STEREO_COST_RANK, 8, 0, 0, 0, 1, 16, 1},
         {64, 9, 1, 16, STEREO_COST_CENSUS, 8, 5, 1, 0, 0, 4, 2},
+        {45, 21, 0, 16, STEREO_COST_AD, 8, 0, 1, 1, 1, 16, 2},
+        {39, 18, 3, 16, STEREO_COST_BT, 4, 5, 1, 1, 1, 16, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         scene s;
@@ -627,6 +931,55 @@ static void test_stage_matches_brute_force_chain(void **state)
             assert_int_equal(stereo_process(st, &l, &r), STEREO_OK);
             assert_memory_equal(stereo_disparity(st), ref, 2 * s.w * s.h);
         }
+        free(ref);
+        stereo_destroy(st);
+        scene_free(&s);
+    }
+}
+
+/* Method bm and SGM with per-path penalties and weights, through stereo_process, against the
+ * brute-force chain (naive box sums; the weighted naive recurrence). */
+static void test_stage_bm_and_per_path_match_brute_force(void **state)
+{
+    static const struct { int w, h, dmin, kind, bm, block, threads; } cases[] = {
+        {47, 23, 0, STEREO_COST_AD, 1, 9, 2},
+        {35, 19, 2, STEREO_COST_BT, 1, 3, 0},
+        {33, 21, 0, STEREO_COST_CENSUS, 1, 31, 3},
+        {40, 17, 1, STEREO_COST_RANK, 1, 5, 1},
+        {41, 20, 0, STEREO_COST_AD, 0, 0, 2},
+        {37, 15, 2, STEREO_COST_RANK, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        scene s;
+        scene_make(&s, cases[i].w, cases[i].h, cases[i].dmin, 16, cases[i].kind);
+        stereo_params p;
+        stereo_params_default(&p, s.w, s.h);
+        p.min_disparity = s.dmin, p.num_disparities = s.D, p.cost = s.cost_kind;
+        p.threads = cases[i].threads, p.backend = STEREO_BACKEND_CPU, p.uniqueness = 5;
+        if (cases[i].bm) {
+            p.method = STEREO_METHOD_BM, p.block = cases[i].block;
+        } else {
+            static const int q1[8] = {8, 0, 12, 6, 0, 3, 9, 5}, q2[8] = {0, 40, 200, 60, 0, 30, 90, 0};
+            static const int wt[8] = {1, 2, 0, 3, 1, 1, 4, 2};
+            memcpy(p.p1_path, q1, sizeof q1), memcpy(p.p2_path, q2, sizeof q2);
+            memcpy(p.path_weight, wt, sizeof wt);
+            p.p1 = 7, p.p2 = 80;
+        }
+        stereo_stage *st;
+        char err[256];
+        assert_int_equal(stereo_create(&p, NULL, &st, err, sizeof err), STEREO_OK);
+        stereo_image l = {s.grey[0], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+        stereo_image r = {s.grey[1], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
+        int16_t *ref = malloc(2 * s.w * s.h);
+        brute_pipeline(&s, &p, ref);
+        for (int rep = 0; rep < 2; rep++) {
+            assert_int_equal(stereo_process(st, &l, &r), STEREO_OK);
+            assert_memory_equal(stereo_disparity(st), ref, 2 * s.w * s.h);
+        }
+        int valid = 0;
+        for (int v = 0; v < s.w * s.h; v++)
+            valid += ref[v] >= 0;
+        assert_true(valid > s.w * s.h / 4); /* a real match, not all invalid */
         free(ref);
         stereo_destroy(st);
         scene_free(&s);
@@ -701,6 +1054,35 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.sms = STEREO_MAX_SMS + 1, expect_refused(q, "sms");
     q = p, q.mi_warm = 2, expect_refused(q, "mi warm");
     q = p, q.mi_restart = 101, expect_refused(q, "mi restart");
+    q = p, q.method = (stereo_method)2, expect_refused(q, "method");
+    q = p, q.method = STEREO_METHOD_BM, q.block = 2, expect_refused(q, "block");
+    q = p, q.method = STEREO_METHOD_BM, q.block = 33, expect_refused(q, "block");
+    q = p, q.method = STEREO_METHOD_BM, q.block = 1, expect_refused(q, "block");
+    q = p, q.p1_path[3] = 200, expect_refused(q, "p2 of path 3"); /* P1 > the inherited P2 */
+    q = p, q.p2_path[6] = q.p1, expect_refused(q, "p2 of path 6");
+    q = p, q.p1_path[0] = -2, expect_refused(q, "p1 of path 0");
+    q = p, q.path_weight[2] = -1, expect_refused(q, "path weight 2");
+    q = p, q.path_weight[2] = 256, expect_refused(q, "path weight 2");
+    q = p;
+    for (int r = 0; r < 8; r++)
+        q.path_weight[r] = 0;
+    expect_refused(q, "all 8 are 0");
+    /* the weighted sum's range: 8 * 40 * (80 + 128) = 66560 > 65535 is refused with the figure;
+     * 8 * 39 * 208 = 64896 is taken */
+    q = p;
+    for (int r = 0; r < 8; r++)
+        q.path_weight[r] = 40;
+    expect_refused(q, "66560");
+    for (int r = 0; r < 8; r++)
+        q.path_weight[r] = 39;
+    stereo_stage *ok;
+    char msg[256];
+    assert_int_equal(stereo_create(&q, NULL, &ok, msg, sizeof msg), STEREO_OK);
+    stereo_destroy(ok);
+    /* 4 paths: the weights and penalties of paths 4..7 play no part */
+    q = p, q.paths = 4, q.path_weight[5] = -7, q.p1_path[6] = 900;
+    assert_int_equal(stereo_create(&q, NULL, &ok, msg, sizeof msg), STEREO_OK);
+    stereo_destroy(ok);
     /* maps that do not fit the stage */
     stereo_map m[2];
     assert_int_equal(mapfile_identity(&m[0], 99, 50), 0);
@@ -710,6 +1092,76 @@ static void test_create_refuses_bad_params(void **state)
     assert_int_equal(stereo_create(&p, m, &s, err, sizeof err), STEREO_ERR_PARAM);
     assert_non_null(strstr(err, "map"));
     mapfile_free(m);
+}
+
+/* What the CUDA stage does not do yet: --backend cuda refuses it with a message naming it, AUTO
+ * runs it on the CPU and says why (also on a machine with a GPU). */
+static void test_cuda_refuses_what_it_lacks(void **state)
+{
+    stereo_params p;
+    stereo_params_default(&p, 64, 20);
+    p.num_disparities = 16;
+    static const char *const why[] = {"cost bt: not in the CUDA stage yet",
+                                      "method bm: not in the CUDA stage yet",
+                                      "path weights other than 1: not in the CUDA stage yet",
+                                      "cost mi: not in the CUDA stage yet"};
+    for (int i = 0; i < 4; i++) {
+        stereo_params q = p;
+        if (i == 0) q.cost = STEREO_COST_BT;
+        if (i == 1) q.method = STEREO_METHOD_BM;
+        if (i == 2) q.path_weight[0] = 2;
+        if (i == 3) q.cost = STEREO_COST_MI;
+        q.backend = STEREO_BACKEND_CUDA;
+        stereo_stage *s = (stereo_stage *)1;
+        char err[256] = "";
+        assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_ERR_PARAM);
+        assert_null(s);
+        if (!strstr(err, why[i]))
+            fail_msg("'%s' does not say '%s'", err, why[i]);
+        q.backend = STEREO_BACKEND_AUTO;
+        assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_active_backend(s), STEREO_BACKEND_CPU);
+        if (!strstr(stereo_backend_note(s), why[i]))
+            fail_msg("note '%s' does not say '%s'", stereo_backend_note(s), why[i]);
+        stereo_destroy(s);
+    }
+    /* a per-path list equal to p1 / p2 everywhere is what the CUDA stage does */
+    stereo_params q = p;
+    for (int r = 0; r < 8; r++)
+        q.p1_path[r] = q.p1, q.p2_path[r] = q.p2;
+    q.backend = STEREO_BACKEND_AUTO;
+    stereo_stage *s;
+    char err[256];
+    assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
+    assert_null(strstr(stereo_backend_note(s), "not in the CUDA stage"));
+    stereo_destroy(s);
+}
+
+/* names of costs and methods, both ways */
+static void test_cost_and_method_names(void **state)
+{
+    static const char *const costs[] = {"rank", "census", "ad", "bt", "mi"};
+    for (int i = 0; i < 5; i++) {
+        stereo_cost c;
+        assert_int_equal(stereo_cost_from_str(costs[i], &c), 0);
+        assert_int_equal(c, i);
+        assert_string_equal(stereo_cost_to_str(c), costs[i]);
+    }
+    stereo_cost c;
+    assert_int_equal(stereo_cost_from_str("sad", &c), -1);
+    stereo_method m;
+    assert_int_equal(stereo_method_from_str("bm", &m), 0);
+    assert_int_equal(m, STEREO_METHOD_BM);
+    assert_int_equal(stereo_method_from_str("sgm", &m), 0);
+    assert_int_equal(m, STEREO_METHOD_SGM);
+    assert_int_equal(stereo_method_from_str("sgbm", &m), -1);
+    assert_string_equal(stereo_method_to_str(STEREO_METHOD_BM), "bm");
+    stereo_params p;
+    stereo_params_default(&p, 10, 10);
+    for (int r = 0; r < 8; r++)
+        assert_int_equal(p.path_weight[r], 1);
+    assert_int_equal(p.method, STEREO_METHOD_SGM);
+    assert_int_equal(p.block, 9);
 }
 
 /* sms (the CUDA stage on N SMs) is checked on every backend and ignored by the CPU one, also
@@ -813,6 +1265,18 @@ static void test_async_api_double_buffers_results(void **state)
     assert_memory_equal(r2.disparity, stereo_disparity(ref), 48 * 20 * 2);
     assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, rgba, 48 * 4), STEREO_OK);
     assert_memory_equal(r2.rgba, rgba, sizeof rgba);
+    /* a colour range set before a submit colours that frame; the reference agrees */
+    assert_int_equal(stereo_set_color_range(s, 40, 30), STEREO_ERR_PARAM);
+    assert_int_equal(stereo_set_color_range(s, 16 * 3, 16 * 9), STEREO_OK);
+    assert_int_equal(stereo_set_color_range(ref, 16 * 3, 16 * 9), STEREO_OK);
+    assert_int_equal(stereo_submit(s, &lb, &rb, COLORMAP_GREY), STEREO_OK);
+    assert_int_equal(stereo_wait(s, &r2), STEREO_OK);
+    assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, rgba, 48 * 4), STEREO_OK);
+    assert_memory_equal(r2.rgba, rgba, sizeof rgba);
+    uint8_t fixed[sizeof rgba];
+    assert_int_equal(stereo_set_color_range(ref, 0, 0), STEREO_OK);
+    assert_int_equal(stereo_colorize(ref, COLORMAP_GREY, fixed, 48 * 4), STEREO_OK);
+    assert_true(memcmp(fixed, rgba, sizeof rgba) != 0);
     void *frame;
     assert_int_equal(stereo_frame_alloc(s, 1000, &frame), STEREO_OK);
     stereo_frame_free(s, frame);
@@ -830,7 +1294,8 @@ static void test_mi_cost_from_table(void **state)
     uint8_t *l = random_image(w, h, 256), *r = random_image(w, h, 256);
     uint8_t *table = random_image(256, 256, MI_MAX_COST + 1);
     uint8_t *cost = malloc((size_t)w * h * D);
-    sgm_config c = {w, h, dmin, D, 8, 64, 0, MI_MAX_COST};
+    sgm_config c = {.width = w, .height = h, .dmin = dmin, .ndisp = D, .p1 = 8, .p2 = 64,
+                    .max_cost = MI_MAX_COST};
     sgm_cost_table_rows(&c, l, r, table, cost, 0, h);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
@@ -949,9 +1414,32 @@ static void test_mi_stage_hierarchy_warm_restart(void **state)
                   "%.1f %% valid, hierarchy %.1f of %.1f ms\n", 100 * good, 100 * mi.valid,
                   mi.hierarchy_ms, mi.total_ms);
     assert_true(good > 0.85);
+    /* the progress leaves the hierarchy out (stereo.c units_frame) and ends at 1000 */
+    assert_int_equal(stereo_progress(s), 1000);
     /* deterministic: a second stage without warm frames gives the same bits */
     assert_int_equal(stereo_process(cold, &l, &r), STEREO_OK);
     assert_memory_equal(stereo_disparity(cold), stereo_disparity(s), (size_t)w * h * 2);
+    assert_int_equal(stereo_progress(cold), 1000);
+    {
+        /* per-path lists equal to p1 / p2 reach the hierarchy's levels too: the same bits */
+        stereo_params q = p;
+        for (int k = 0; k < 8; k++)
+            q.p1_path[k] = q.p1, q.p2_path[k] = q.p2;
+        stereo_stage *pp;
+        assert_int_equal(stereo_create(&q, NULL, &pp, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process(pp, &l, &r), STEREO_OK);
+        assert_memory_equal(stereo_disparity(pp), stereo_disparity(s), (size_t)w * h * 2);
+        stereo_destroy(pp);
+        /* method bm with cost mi: the hierarchy (SGM) chooses the table, bm matches with it */
+        q = p, q.method = STEREO_METHOD_BM, q.block = 9;
+        assert_int_equal(stereo_create(&q, NULL, &pp, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process(pp, &l, &r), STEREO_OK);
+        assert_int_equal(stereo_progress(pp), 1000);
+        double bm = mi_scene_score(&sc, stereo_disparity(pp));
+        print_message("mi with bm 9x9: %.1f %% within 1 px\n", 100 * bm);
+        assert_true(bm > 0.5);
+        stereo_destroy(pp);
+    }
     /* frame 2: warm (the previous disparity gives the table); as good */
     assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
     assert_int_equal(stereo_mi_status(s, &mi), 0);
@@ -994,12 +1482,20 @@ int main(void)
         cmocka_unit_test(test_rank_transform_odd_sizes),
         cmocka_unit_test(test_census_transform_odd_sizes),
         cmocka_unit_test(test_cost_volume),
+        cmocka_unit_test(test_cost_ad_bt_hand_cases),
+        cmocka_unit_test(test_cost_bt_matches_definition),
+        cmocka_unit_test(test_block_sum_matches_naive),
         cmocka_unit_test(test_sgm_aggregation_matches_recurrence),
+        cmocka_unit_test(test_sgm_per_path_penalties_and_weights),
         cmocka_unit_test(test_wta_right_median_lr),
         cmocka_unit_test(test_colormap_ends_and_invalid),
+        cmocka_unit_test(test_colormap_auto_range),
         cmocka_unit_test(test_stage_matches_brute_force_chain),
+        cmocka_unit_test(test_stage_bm_and_per_path_match_brute_force),
         cmocka_unit_test(test_stage_with_identity_maps_equals_without),
         cmocka_unit_test(test_create_refuses_bad_params),
+        cmocka_unit_test(test_cuda_refuses_what_it_lacks),
+        cmocka_unit_test(test_cost_and_method_names),
         cmocka_unit_test(test_sms_on_each_backend),
         cmocka_unit_test(test_process_refuses_wrong_images),
         cmocka_unit_test(test_async_api_double_buffers_results),

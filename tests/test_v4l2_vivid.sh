@@ -5,7 +5,9 @@
 # devices, runs build/v4l2/vivid-check inside (tests/v4l2/vivid_check.c) and re-emits its TAP:
 # mmap streaming, pairing, controls, lost cameras, errors (1-16), and zero-copy USERPTR
 # streaming into the program's own buffers with its ownership rules, reconnects and fallbacks
-# (17-26). About 30 s.
+# (17-26); then build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes:
+# the grouping, node kinds, links, vivid's formats, sizes and rates, the suggested settings,
+# that the app captures on them, and the same list while the app streams (27-36). About 40 s.
 #
 # Kernel: the package linux-image-amd64 depends on, fetched with `apt-get download` into
 # $STEREO_BUILD/v4l2-vm/ (vmlinuz and the 12 media modules are kept there between runs; the
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
 W=$B/v4l2-vm
 PROG=$B/v4l2/vivid-check
+LIVE=$B/stereo-live
 VM_TIMEOUT=180
 MODULES="rc-core cec mc videodev videobuf2-common videobuf2-v4l2 videobuf2-memops
 videobuf2-vmalloc videobuf2-dma-contig v4l2-dv-timings v4l2-tpg vivid"
@@ -29,6 +32,7 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not install
 command -v cpio >/dev/null || skip "cpio not installed"
 [ -x /bin/busybox ] || command -v busybox >/dev/null || skip "busybox not installed (busybox-static)"
 [ -x "$PROG" ] || bail "$PROG is not built (ninja $PROG)"
+[ -x "$LIVE" ] || bail "$LIVE is not built (ninja $LIVE)"
 mkdir -p "$W" || bail "cannot create $W"
 
 # ---- the kernel: vmlinuz + modules of the package linux-image-amd64 depends on -----------------
@@ -86,7 +90,8 @@ fi
 # ---- initramfs and the VM (in a directory of this run's own: runs may overlap) --------------
 R=$(mktemp -d "$W/run.XXXXXX") || bail "cannot create a directory in $W"
 trap 'rm -rf "$R"' EXIT
-tests/v4l2/mkinitramfs.sh "$K/modules" "$PROG" "$R/initramfs.gz" || bail "initramfs build failed"
+tests/v4l2/mkinitramfs.sh "$K/modules" "$PROG" "$R/initramfs.gz" "$LIVE" ||
+  bail "initramfs build failed"
 t0=$SECONDS
 timeout -k 5 $VM_TIMEOUT qemu-system-x86_64 -accel tcg,thread=multi -smp 2 -m 512 \
   -kernel "$K/vmlinuz" -initrd "$R/initramfs.gz" \
@@ -99,20 +104,115 @@ tr -d '\r' <"$R/console.log" >"$log"
 cp "$log" "$W/console.log.$$" && mv "$W/console.log.$$" "$W/console.log" # the last run's, to read
 
 # ---- results ----------------------------------------------------------------------------------
+# vivid-check's TAP without its plan (the listing checks below follow its tests; the plan is last)
 grep -aE '^(1\.\.[0-9]+|(not )?ok [0-9]+|# |Bail out!)' "$log" >"$R/tap.txt"
-cat "$R/tap.txt"
+grep -vE '^1\.\.[0-9]+' "$R/tap.txt"
 plan=$(grep -m1 -oE '^1\.\.[0-9]+' "$R/tap.txt" | cut -d. -f3)
 ran=$(grep -cE '^(not )?ok [0-9]+' "$R/tap.txt")
 echo "# $pkg, VM ran $vm_s s (qemu exit $rc), whole test $((SECONDS - t_start)) s"
 status=0
+n=$ran
 grep -qE '^not ok' "$R/tap.txt" && status=1
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-  echo "not ok $((ran + 1)) - the VM did not finish within $VM_TIMEOUT s (log: $W/console.log)"
+  echo "not ok $((n += 1)) - the VM did not finish within $VM_TIMEOUT s (log: $W/console.log)"
   tail -20 "$log" | sed 's/^/#   /'
   status=1
 elif [ -z "$plan" ] || [ "$ran" -lt "$plan" ]; then
-  echo "not ok $((ran + 1)) - vivid-check ran ${ran} of ${plan:-?} tests (log: $W/console.log)"
+  echo "not ok $((n += 1)) - vivid-check ran ${ran} of ${plan:-?} tests (log: $W/console.log)"
   tail -20 "$log" | sed 's/^/#   /'
   status=1
 fi
+
+# ---- stereo-live --list-cameras in the VM (tests/v4l2/init.sh: vivid reloaded with instance 0 a
+# video capture node, instance 1 video capture + video output + metadata capture, udev's by-path
+# links made by hand, /dev/video9 with no device behind it) --------------------------------------
+check() { # ok?, name, diagnostic lines...
+  local ok=$1 name=$2; shift 2
+  n=$((n + 1))
+  if [ "$ok" -eq 0 ]; then echo "ok $n - $name"; else
+    echo "not ok $n - $name"; status=1
+    for d in "$@"; do printf '%s\n' "$d" | sed 's/^/#   /'; done
+  fi
+}
+sed -n 's/^list-out| //p' "$log" >"$R/list.txt"
+sed -n 's/^list-err| //p' "$log" >"$R/list-err.txt"
+sed -n 's/^run-out| //p' "$log" >"$R/run.txt"
+list_rc=$(sed -n 's/^list-status| //p' "$log")
+run_rc=$(sed -n 's/^run-status| //p' "$log")
+T=$(printf '\t')
+check "$([ "$list_rc" = 0 ] && [ ! -s "$R/list-err.txt" ] && echo 0 || echo 1)" \
+  "--list-cameras: exit status 0 and nothing on stderr (got ${list_rc:-no run})" \
+  "$(head -5 "$R/list-err.txt")"
+# grouped per device (card, bus) as v4l2-ctl --list-devices: the headings and their nodes
+want=$(printf '%s\n' "vivid (platform:vivid-000), driver vivid:" "$T/dev/video0: video capture" \
+  "vivid (platform:vivid-001), driver vivid:" "$T/dev/video1: video capture" \
+  "$T/dev/video2: video output" "$T/dev/video3: metadata capture" "Not listed:" \
+  "$T/dev/video9: no device behind the node (No such device or address)")
+got=$(grep -E "^[A-Za-z]|^$T/dev/video" "$R/list.txt" | grep -vE '^(The first|or on)')
+check "$([ "$got" = "$want" ] && echo 0 || echo 1)" \
+  "--list-cameras: vivid's two devices with their 4 nodes, each node's kind, video9 not listed with why" \
+  "want:" "$want" "got:" "$got"
+# the by-path links under their nodes; nothing about formats under the output and metadata nodes
+node_block() { awk -v n="$T$1:" 'index($0, n) == 1 {p = 1; next} /^\t\/|^[^\t]/ {p = 0} p' "$R/list.txt"; }
+b0=$(node_block /dev/video0 | head -1) b1=$(node_block /dev/video1 | head -1)
+b2=$(node_block /dev/video2) b3=$(node_block /dev/video3)
+check "$([ "$b0" = "$T    /dev/v4l/by-path/platform-vivid.0-video-index0" ] &&
+  [ "$b1" = "$T    /dev/v4l/by-path/platform-vivid.1-video-index0" ] && [ -z "$b2" ] &&
+  [ "$b3" = "$T    /dev/v4l/by-path/platform-vivid.1-video-index2" ] && echo 0 || echo 1)" \
+  "--list-cameras: each node's by-path link, no formats for the output and metadata nodes" \
+  "video0: $b0" "video1: $b1" "video2: $b2" "video3: $b3"
+# vivid's webcam input (vivid-vid-cap.c): sizes 320x180 640x360 640x480 1280x720 1920x1080
+# 3840x2160; size i of the 6 lists the first 2 * (6 - i) of the intervals 1/1 1/2 1/4 1/5 1/10
+# 2/25 1/15 1/25 1/30 1/40 1/50 1/60
+sizes=(320x180 640x360 640x480 1280x720 1920x1080 3840x2160)
+rates=(1 2 4 5 10 12.5 15 25 30 40 50 60)
+want="$T    YUYV 'YUYV 4:2:2' (format = yuyv)"
+for i in 0 1 2 3 4 5; do
+  r=$(printf '%s, ' "${rates[@]:0:$((2 * (6 - i)))}")
+  want+=$'\n'"$T        ${sizes[$i]}: ${r%, } fps"
+done
+for node in /dev/video0 /dev/video1; do
+  got=$(node_block $node | grep -A6 -F "YUYV 'YUYV 4:2:2'")
+  check "$([ "$got" = "$want" ] && echo 0 || echo 1)" \
+    "--list-cameras: $node YUYV with vivid's 6 sizes and the rates of each" "want:" "$want" "got:" "$got"
+done
+# the other formats the app takes, and formats with the same sizes said once
+for node in /dev/video0 /dev/video1; do
+  blk=$(node_block $node)
+  nf=$(grep -cE "^$T    [^ /]{4} '" <<<"$blk")
+  same=$(grep -c ': sizes and rates as YUYV$' <<<"$blk")
+  check "$(grep -qxF "$T    GREY '8-bit Greyscale' (format = grey): sizes and rates as YUYV" <<<"$blk" &&
+    grep -qxF "$T    RGB3 '24-bit RGB 8-8-8' (format = rgb24): sizes and rates as YUYV" <<<"$blk" &&
+    grep -qxF "$T    UYVY 'UYVY 4:2:2': sizes and rates as YUYV" <<<"$blk" &&
+    [ "$nf" -ge 40 ] && [ "$same" -eq $((nf - 1)) ] && echo 0 || echo 1)" \
+    "--list-cameras: $node lists $nf formats, GREY (grey) and RGB3 (rgb24) among them, $same as YUYV" \
+    "$(grep -E "GREY|RGB3|UYVY" <<<"$blk")"
+done
+# the settings for the first two cameras: their by-path names, the 640x480 YUYV both offer at the
+# fastest rate both list there (25)
+want=$(printf '%s\n' "$T[source]" "${T}type = v4l2" "$T[camera]" \
+  "${T}left = /dev/v4l/by-path/platform-vivid.0-video-index0" \
+  "${T}right = /dev/v4l/by-path/platform-vivid.1-video-index0" "${T}width = 640" \
+  "${T}height = 480" "${T}fps = 25" "${T}format = yuyv")
+got=$(sed -n '/for the configuration file:$/,/^or on the command line:$/p' "$R/list.txt" | grep "^$T")
+setl=$(sed -n '/^or on the command line:$/,$p' "$R/list.txt" | tr -d '\\\n\t')
+check "$([ "$got" = "$want" ] && [ "$setl" = "or on the command line:stereo-live --source v4l2 --set camera.left=/dev/v4l/by-path/platform-vivid.0-video-index0 --set camera.right=/dev/v4l/by-path/platform-vivid.1-video-index0     --set camera.width=640 --set camera.height=480 --set camera.fps=25 --set camera.format=yuyv" ] && echo 0 || echo 1)" \
+  "--list-cameras: [camera] settings and --set options for the two capture nodes, 640x480 YUYV 25 fps" \
+  "want:" "$want" "got:" "$got" "$setl"
+# ... which capture: the app on those settings as a configuration file, 3 pairs
+check "$([ "$run_rc" = 0 ] && grep -q '^stereo-live: 3 frames' "$R/run.txt" &&
+  grep -q 'left camera /dev/v4l/by-path/platform-vivid.0-video-index0' "$R/run.txt" && echo 0 || echo 1)" \
+  "the suggested settings capture: stereo-live --config on them ran 3 pairs (exit ${run_rc:-no run})" \
+  "$(tail -5 "$R/run.txt")"
+# ... and while the app streams from both, they are listed all the same
+sed -n 's/^list2-out| //p' "$log" >"$R/list2.txt"
+sed -n 's/^busy-out| //p' "$log" >"$R/busy.txt"
+list2_rc=$(sed -n 's/^list2-status| //p' "$log")
+busy_rc=$(sed -n 's/^busy-status| //p' "$log")
+streamed=$(grep -c '^frame ' "$R/busy.txt")
+check "$([ "$list2_rc" = 0 ] && [ "$busy_rc" = 0 ] && [ "$streamed" -ge 1 ] &&
+  cmp -s "$R/list.txt" "$R/list2.txt" && echo 0 || echo 1)" \
+  "--list-cameras while the app streams from both cameras: the same list (exit ${list2_rc:-no run}; the app: exit ${busy_rc:-?}, $streamed stats lines)" \
+  "$(diff "$R/list.txt" "$R/list2.txt" | head -10)" "$(tail -3 "$R/busy.txt")"
+echo "1..$n"
 exit $status

@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sanitizer bench proxy ncu live proxylive" (any subset; default all) runs only
+# GC_STEPS="tests faults sanitizer bench proxy ncu live proxylive" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
@@ -73,7 +73,7 @@ trap pack_out EXIT
 status=0
 step() { echo; echo "=== $*"; }
 want() { [ -z "${GC_STEPS:-}" ] || [[ " $GC_STEPS " == *" $1 "* ]]; }
-tests_line="not run" san=" not run"
+tests_line="not run" san=" not run" faults_line="not run"
 
 step "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
@@ -166,6 +166,15 @@ for b in 4 2; do
   tests_line="$tests_line; $b branches: $(tail -1 "$OUT/test-cuda-branches$b.log")"
 done
 
+fi
+
+if want faults; then
+step "faults on the GPU path (tests/gpu/faults.sh: allocation failure, kernel fault mid-stream)"
+ninja build/gpu/stereo-live-headless >/dev/null 2>&1
+tests/gpu/faults.sh build >"$OUT/faults.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+grep -E '^(not )?ok|^#' "$OUT/faults.log"
+faults_line="$(grep -c '^ok' "$OUT/faults.log") passed, $(grep -c '^not ok' "$OUT/faults.log") failed"
 fi
 
 if want sanitizer; then
@@ -476,7 +485,7 @@ step "live app against the bare stage on the Jetson proxy (compute_87 build, 16 
 fi
 
 step "summary"
-echo "tests: $tests_line; sanitizer:$san" | tee "$OUT/summary.txt"
+echo "tests: $tests_line; faults: $faults_line; sanitizer:$san" | tee "$OUT/summary.txt"
 cat "$OUT/bench.txt" 2>/dev/null
 cat "$OUT/proxy-table.txt" 2>/dev/null
 cat "$OUT/live-table.txt" 2>/dev/null || echo "live app against the bare stage: no table (see above)"

@@ -3,6 +3,7 @@
  *
  *   stereo-bench [--size WxH --disparities D --paths P [--cost rank|census]] [--runs N]
  *                [--frames N] [--csv FILE] [--sms N]
+ *   stereo-bench --async [--backend cpu|cuda] [--cost NAME|all] [--method sgm|bm] [--block N] ...
  *
  * Without --size it runs the four issue configurations: 640x480 D128 8 paths, 1024x440 D128
  * 4 paths, 1280x960 D128 8 paths, 1920x1080 D256 8 paths; always with rectification (a generated
@@ -30,7 +31,9 @@
  * both). --rewrite copies each pair into its frame before submitting it, as the app's capture
  * thread does (in this thread: counted in the fps, not in the stage time), to see what the
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
- * --json FILE writes the result as JSON.
+ * --json FILE writes the result as JSON. --cost all (with --async) runs every cost (rank, census,
+ * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each: the
+ * costs and bm that the CUDA stage does not have yet (bt, mi, bm) run only with --backend cpu.
  * Cost mi (gpu/mi.h; CPU backend only so far, the CUDA stage refuses it): --async also prints
  * how many frames ran the MI hierarchy and its median time as a share of the median frame (JSON:
  * "mi"). Without --mi-warm every frame runs it (the stage's default); with --mi-warm the live
@@ -64,14 +67,16 @@
 typedef struct {
     int w, h, D, paths;
     stereo_cost cost;
-    int mi_warm;       /* --async, cost mi: stereo_params.mi_warm (--mi-warm) */
+    stereo_method method;   /* sgm (0) unless given */
+    int block;              /* bm: box side, 0 = the default 9 */
+    int mi_warm;            /* --async, cost mi: stereo_params.mi_warm (--mi-warm) */
 } config;
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -144,6 +149,9 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->num_disparities = c->D;
     p->paths = c->paths;
     p->cost = c->cost;
+    p->method = c->method;
+    if (c->block)
+        p->block = c->block;
     stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
     p->backend = backend;
     p->sms = sms;
@@ -154,7 +162,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
  * made for the purpose; 0 after printing why none can be made (too many, no green contexts). */
 static int stage_sms(int sms)
 {
-    config small = {64, 32, 16, 4, STEREO_COST_RANK, 0};
+    config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -405,8 +413,13 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
     qsort(ms, (size_t)frames, sizeof *ms, cmp_double);
     double med = rank_quantile(ms, frames, 0.5), p95 = rank_quantile(ms, frames, 0.95);
     const char *be = stereo_backend_to_str(stereo_active_backend(s));
-    printf("async %4dx%-4d D%-3d %d paths %-6s %s backend%s: %d frames, %8.1f fps, stage ms "
-           "median %.3f p95 %.3f max %.3f\n", c->w, c->h, c->D, c->paths,
+    char method[32];
+    if (p.method == STEREO_METHOD_BM)
+        snprintf(method, sizeof method, "bm %dx%d", p.block, p.block);
+    else
+        snprintf(method, sizeof method, "%d paths", c->paths);
+    printf("async %4dx%-4d D%-3d %-8s %-6s %s backend%s: %d frames, %8.1f fps, stage ms "
+           "median %.3f p95 %.3f max %.3f\n", c->w, c->h, c->D, method,
            stereo_cost_to_str(c->cost), be, rewrite ? ", rewritten" : "", frames, fps, med, p95,
            ms[frames - 1]);
     bench_json j = {c, be, rewrite, frames, fps, mean, med, p95, ms[frames - 1], 0, 0, 0};
@@ -453,8 +466,8 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 
 int main(int argc, char **argv)
 {
-    config custom = {0, 0, 128, 8, STEREO_COST_RANK, 0};
-    int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0;
+    config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
+    int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
     const char *csv_path = NULL, *json_path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -470,8 +483,11 @@ int main(int argc, char **argv)
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
-                   "  --cost C  %s (mi: CPU backend only so far; --async prints the MI "
-                   "hierarchy's median time and share of a frame)\n"
+                   "  --cost C  %s; with --async also 'all': every cost with SGM, then with bm "
+                   "(mi: CPU backend only so far; --async prints the MI hierarchy's median time "
+                   "and share of a frame)\n"
+                   "  --method sgm|bm, --block N (odd 3..31, default 9): block matching "
+                   "(bt, mi and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
                    "  --mi-warm cost mi: the live app's policy (the previous frame's disparity as "
                    "the initial one, the hierarchy again when the valid fraction collapses); "
                    "without it every frame runs the hierarchy\n"
@@ -491,7 +507,7 @@ int main(int argc, char **argv)
         }
         static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
                                                  "--sms", "--runs", "--frames", "--csv",
-                                                 "--json", "--backend"};
+                                                 "--json", "--backend", "--method", "--block"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -514,9 +530,23 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--paths")) {
             bad = parse_int(a, v, 4, 8, &custom.paths);
         } else if (!strcmp(a, "--cost")) {
-            bad = stereo_cost_from_str(v, &custom.cost);
+            all_costs = !strcmp(v, "all");
+            bad = !all_costs && stereo_cost_from_str(v, &custom.cost);
             if (bad)
-                fprintf(stderr, "stereo-bench: --cost: '%s' is not %s\n", v, stereo_cost_names());
+                fprintf(stderr, "stereo-bench: --cost: '%s' is not one of %s, all\n", v,
+                        stereo_cost_names());
+        } else if (!strcmp(a, "--method")) {
+            bad = stereo_method_from_str(v, &custom.method);
+            if (bad)
+                fprintf(stderr, "stereo-bench: --method: '%s' is not one of %s\n", v,
+                        stereo_method_names());
+        } else if (!strcmp(a, "--block")) {
+            bad = parse_int(a, v, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, &custom.block);
+            if (!bad && custom.block % 2 == 0) {
+                fprintf(stderr, "stereo-bench: --block: %d is not odd in %d..%d\n", custom.block,
+                        STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
+                bad = 1;
+            }
         } else if (!strcmp(a, "--sms")) {
             bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
         } else if (!strcmp(a, "--runs")) {
@@ -544,6 +574,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "stereo-bench: --frames and --csv do not go with --async\n");
         return 2;
     }
+    if (all_costs && !async) {
+        fprintf(stderr, "stereo-bench: --cost all goes with --async\n");
+        return 2;
+    }
+    if (!async && (custom.cost == STEREO_COST_BT || custom.cost == STEREO_COST_MI ||
+                   custom.method == STEREO_METHOD_BM)) {
+        fprintf(stderr, "stereo-bench: %s: not in the CUDA stage yet (use --async --backend cpu)\n",
+                custom.method == STEREO_METHOD_BM ? "method bm"
+                : custom.cost == STEREO_COST_MI   ? "cost mi"
+                                                  : "cost bt");
+        return 2;
+    }
     if (async && runs < 2) {
         fprintf(stderr, "stereo-bench: --async needs --runs of at least 2 (a rate)\n");
         return 2;
@@ -560,6 +602,21 @@ int main(int argc, char **argv)
         custom.h = 480;
         if (!d_given)
             custom.D = 64;
+    }
+    if (async && all_costs) { /* every cost with SGM, then with bm */
+        if (json_path) {
+            fprintf(stderr, "stereo-bench: --json takes one configuration, not --cost all\n");
+            return 2;
+        }
+        int rc = 0;
+        for (int m = 0; m < 2; m++)
+            for (int k = 0; k <= STEREO_COST_MI; k++) {
+                config c = custom;
+                c.cost = (stereo_cost)k;
+                c.method = (stereo_method)m;
+                rc |= run_async(&c, backend, sms, runs, rewrite, NULL);
+            }
+        return rc;
     }
     if (async && backend == STEREO_BACKEND_CPU)
         return run_async(&custom, backend, sms, runs, rewrite, json_path);

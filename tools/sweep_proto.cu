@@ -10,7 +10,7 @@
  * Compare with the per-direction walk (docs/cuda-notes.md), which does all 8 directions in
  * 0.585 ms at 1280x960 D128 on an H100 and stores 1 byte per direction and voxel.
  *
- *   nvcc -O3 -std=c++17 -arch=sm_90 -Igpu -Ihal tools/sweep_proto.cu -o sweep-proto
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -DSGM_TABLE=0 -Igpu -Ihal tools/sweep_proto.cu -o sweep-proto
  *   ./sweep-proto [WIDTH HEIGHT]          (D = 128; prints the median of 100 runs)
  */
 #include <algorithm>
@@ -40,7 +40,7 @@ static __global__ void __launch_bounds__(SW * G) k_sweep_down(sgm_args a, uint16
      * diagonal paths, so nothing outside the strip is read) */
     __shared__ __align__(16) uint32_t nb[2][2][SW][DW];
     __shared__ uint32_t nb_min[2][2][SW];
-    fill_jump_table(a, jump_table);
+    fill_jump_table(a, a.p1, a.p2, jump_table);
     const int w = a.width, h = a.height;
     const int col = threadIdx.x / G, lane = threadIdx.x % G, k0 = lane * K;
     const int x = blockIdx.x * SW + col;

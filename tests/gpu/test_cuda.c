@@ -183,7 +183,16 @@ static void compare(const stereo_params *base, const stereo_map *maps, const pai
     }
     size_t pitch = (size_t)base->width * 4 + 8;
     uint8_t *rc = malloc(pitch * base->height), *rg = malloc(pitch * base->height);
-    for (int cm = 0; cm < COLORMAP_COUNT; cm++) {
+    /* every map over the fixed range, then over the frame's automatic range (both stages get
+     * the range computed from the CPU disparity: the kernels must follow it bit for bit) */
+    colormap_range ar;
+    colormap_auto_range(stereo_disparity(c), n, base->min_disparity, base->num_disparities, &ar);
+    for (int k = 0; k < 2 * COLORMAP_COUNT; k++) {
+        int cm = k % COLORMAP_COUNT;
+        if (k == COLORMAP_COUNT)
+            check(stereo_set_color_range(c, ar.lo, ar.hi) == STEREO_OK &&
+                      stereo_set_color_range(g, ar.lo, ar.hi) == STEREO_OK,
+                  "%s: colour range %d..%d refused", what, ar.lo, ar.hi);
         memset(rc, 0, pitch * base->height);
         memset(rg, 0, pitch * base->height);
         int ok = stereo_colorize(c, cm, rc, pitch) == STEREO_OK &&
@@ -191,8 +200,8 @@ static void compare(const stereo_params *base, const stereo_map *maps, const pai
         int same = 1;
         for (int y = 0; y < base->height && ok; y++)
             same &= !memcmp(rc + y * pitch, rg + y * pitch, (size_t)base->width * 4);
-        check(ok && same, "%s [%s]: colour map %s differs", what, describe(base),
-              colormap_to_str((colormap_id)cm));
+        check(ok && same, "%s [%s]: colour map %s (%s range) differs", what, describe(base),
+              colormap_to_str((colormap_id)cm), k < COLORMAP_COUNT ? "fixed" : "auto");
     }
     free(rc);
     free(rg);
@@ -261,7 +270,12 @@ static void async_path(int w, int h, int D)
           "async: process while in flight must be refused");
     check(stereo_wait(g, &ra) == STEREO_OK, "async: wait A: %s", stereo_error(g));
     check_result(&ra, c[0], COLORMAP_TURBO, "frame A");
+    /* frame B over a colour range of its own (the graph reads it from the frame descriptor) */
+    check(stereo_set_color_range(g, 8 * D / 4, 8 * D) == STEREO_OK &&
+              stereo_set_color_range(c[1], 8 * D / 4, 8 * D) == STEREO_OK,
+          "async: colour range refused");
     check(stereo_submit(g, &im[1][0], &im[1][1], COLORMAP_JET) == STEREO_OK, "async: submit B");
+    check(stereo_set_color_range(g, 0, 0) == STEREO_OK, "async: fixed range refused");
     check(stereo_wait(g, &rb) == STEREO_OK, "async: wait B");
     check_result(&rb, c[1], COLORMAP_JET, "frame B");
     check_result(&ra, c[0], COLORMAP_TURBO, "frame A after B (double buffer)");
@@ -352,6 +366,9 @@ done:
     pair_free(&pr);
 }
 
+/* The costs the CUDA stage computes (cuda_unsupported in gpu/stereo.c refuses the others). */
+static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD};
+
 static void option_grid(void)
 {
     pair pr;
@@ -362,13 +379,12 @@ static void option_grid(void)
     static const int Ds[] = {16, 48, 64, 128, 144, 256};
     /* the full cross of paths x cost x D with defaults */
     for (int paths = 4; paths <= 8; paths += 4)
-        for (int cost = 0; cost < 2; cost++)
+        for (size_t ci = 0; ci < sizeof gpu_costs / sizeof *gpu_costs; ci++)
             for (size_t di = 0; di < sizeof Ds / sizeof *Ds; di++) {
                 stereo_params p;
                 stereo_params_default(&p, 333, 217);
-                p.paths = paths, p.cost = (stereo_cost)cost, p.num_disparities = Ds[di];
-                if (cost == STEREO_COST_CENSUS)
-                    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+                p.paths = paths, p.cost = gpu_costs[ci], p.num_disparities = Ds[di];
+                stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
                 compare(&p, NULL, &pr, "grid");
             }
     /* random combinations of everything else */
@@ -376,7 +392,7 @@ static void option_grid(void)
         stereo_params p;
         stereo_params_default(&p, 333, 217);
         p.paths = rnd() % 2 ? 8 : 4;
-        p.cost = (stereo_cost)(rnd() % 2);
+        p.cost = gpu_costs[rnd() % (sizeof gpu_costs / sizeof *gpu_costs)];
         p.num_disparities = 16 * (1 + rnd() % 16);
         p.min_disparity = rnd() % 3 ? 0 : rnd() % 20;
         p.rank_window = 3 + 2 * (rnd() % 7);
@@ -386,6 +402,11 @@ static void option_grid(void)
         p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
         p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
         p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+        if (rnd() % 2) /* P1 / P2 per path (0: the path takes p1 / p2) */
+            for (int r = 0; r < 8; r++) {
+                p.p1_path[r] = rnd() % 3 ? 1 + rnd() % 40 : 0;
+                p.p2_path[r] = p.p1_path[r] || rnd() % 3 ? (p.p1_path[r] ? p.p1_path[r] : p.p1) + 1 + rnd() % 300 : 0;
+            }
         compare(&p, NULL, &pr, "random options");
     }
     pair_free(&pr);
@@ -408,6 +429,9 @@ static void awkward_sizes(void)
         compare(&p, NULL, &pr, "awkward size");
         p.cost = STEREO_COST_CENSUS, p.paths = 4, p.uniqueness = 10;
         compare(&p, NULL, &pr, "awkward size census");
+        p.cost = STEREO_COST_AD;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, "awkward size ad");
         pair_free(&pr);
     }
     /* width 1 cannot hold 16 disparities: both backends refuse it the same way */
@@ -473,6 +497,13 @@ static void shared_scenes(const char *dir)
         p.cost = STEREO_COST_CENSUS;
         stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
         compare(&p, NULL, &pr, scenes[i].left);
+        p.cost = STEREO_COST_AD;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, scenes[i].left);
+        /* the course project's shape: other penalties on the diagonals and the vertical */
+        static const int p1s[8] = {14, 14, 10, 10, 8, 8, 8, 8}, p2s[8] = {112, 112, 96, 96, 80, 80, 80, 80};
+        memcpy(p.p1_path, p1s, sizeof p1s), memcpy(p.p2_path, p2s, sizeof p2s);
+        compare(&p, NULL, &pr, scenes[i].left);
         image_free(&l);
         image_free(&r);
     }
@@ -502,6 +533,9 @@ int main(int argc, char **argv)
         compare(&q, NULL, &pr, "quick");
         q.cost = STEREO_COST_CENSUS, q.paths = 4, q.median = 0;
         compare(&q, NULL, &pr, "quick census");
+        q.cost = STEREO_COST_AD, q.paths = 8;
+        stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
+        compare(&q, NULL, &pr, "quick ad");
         stereo_map m[2];
         random_maps(m, 60, 25, 67, 29);
         stereo_params_default(&q, 60, 25);

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/v4l2/init.sh — /init of the vivid test VM (tests/v4l2/mkinitramfs.sh puts it there).
 # Loads vivid with two capture devices, runs vivid-check, whose TAP goes to the serial console
-# for tests/test_v4l2_vivid.sh to collect, and powers off.
+# for tests/test_v4l2_vivid.sh to collect, then (when the initramfs has it) stereo-live
+# --list-cameras against vivid reloaded with more kinds of nodes, its output as "list-out| "
+# lines, and powers off.
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -20,4 +22,41 @@ while [ ! -e /dev/video1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 echo "# vm: $(ls /dev | grep -c '^video') video nodes: $(ls /dev | grep '^video' | tr '\n' ' ')"
 /vivid-check /dev/video0 /dev/video1 vivid.0 2>&1
 echo "# vm: vivid-check exited with status $?, up $(cut -d' ' -f1 /proc/uptime) s"
+
+# stereo-live --list-cameras: vivid again with more kinds of nodes (instance 1: video capture,
+# video output, metadata capture: /dev/video1..3), the by-path links udev would make, and a node
+# with no device behind it (minor 250 of videodev's major 81)
+if [ -x /stereo-live ]; then
+  rmmod vivid || echo "# vm: rmmod vivid failed"
+  insmod /lib/modules/vivid.ko n_devs=2 node_types=0x1,0x20101 || echo "# vm: insmod vivid failed"
+  i=0
+  while [ ! -e /dev/video3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  mkdir -p /dev/v4l/by-path
+  ln -s ../../video0 /dev/v4l/by-path/platform-vivid.0-video-index0
+  ln -s ../../video1 /dev/v4l/by-path/platform-vivid.1-video-index0
+  ln -s ../../video3 /dev/v4l/by-path/platform-vivid.1-video-index2
+  mknod /dev/video9 c 81 250
+  echo "# vm: $(ls /dev | grep -c '^video') video nodes: $(ls /dev | grep '^video' | tr '\n' ' ')"
+  /stereo-live --list-cameras >/list.out 2>/list.err
+  echo "list-status| $?"
+  sed 's/^/list-out| /' /list.out
+  sed 's/^/list-err| /' /list.err
+  # the settings it suggests, as a configuration file, must capture: 3 pairs through the app
+  sed -n '/for the configuration file:/,/^or on the command line:/p' /list.out |
+    grep "$(printf '^\t')" >/rig.ini
+  /stereo-live --config /rig.ini --headless --frames 3 --backend cpu >/run.out 2>&1
+  echo "run-status| $?"
+  sed 's/^/run-out| /' /run.out
+  # while the app streams from both cameras, they are still listed (listing never streams)
+  /stereo-live --config /rig.ini --headless --frames 0 --backend cpu >/busy.out 2>&1 &
+  pid=$!
+  sleep 3
+  /stereo-live --list-cameras >/list2.out 2>&1
+  echo "list2-status| $?"
+  kill $pid
+  wait $pid
+  echo "busy-status| $?"
+  sed 's/^/list2-out| /' /list2.out
+  sed 's/^/busy-out| /' /busy.out
+fi
 poweroff -f
