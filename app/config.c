@@ -165,7 +165,7 @@ static const key_def keys[] = {
 
     {"stereo", "disparities", K_D, 16, 256, F(stereo.num_disparities), 0, 0},
     {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
-    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt"},
+    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt, mi"},
     {"stereo", "method", K_ENUM, 0, 0, F(stereo.method), parse_method, "sgm, bm"},
     {"stereo", "block", K_ODD, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, F(stereo.block), 0, 0},
     {"stereo", "window", K_ODD, 3, 15, F(stereo.rank_window), 0, 0},
@@ -182,6 +182,8 @@ static const key_def keys[] = {
     {"stereo", "backend", K_ENUM, 0, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
     {"stereo", "threads", K_INT, 0, 256, F(stereo.threads), 0, 0},
     {"stereo", "sms", K_INT, 0, STEREO_MAX_SMS, F(stereo.sms), 0, 0},
+    {"stereo", "mi_warm", K_BOOL, 0, 0, F(stereo.mi_warm), 0, 0},
+    {"stereo", "mi_restart", K_INT, 0, 100, F(stereo.mi_restart), 0, 0},
 
     {"calibration", "maps", K_CALIB, 0, 0, F(maps), 0, 0},
 
@@ -540,6 +542,7 @@ void live_config_defaults(live_config *c)
     c->synth_fps = 30;
     stereo_params_default(&c->stereo, c->synth_width, c->synth_height);
     c->stereo.num_disparities = 64;
+    c->stereo.mi_warm = 1; /* a sequence: MI starts each frame from the previous one (stereo.h) */
     tune_penalties(c);
     c->colormap = COLORMAP_TURBO;
     c->view = VIEW_DISPARITY;

@@ -15,9 +15,11 @@
  *   [files]        left, right (printf patterns such as left_%04d.png), fps (0 = as fast as
  *                  possible), loop = true|false
  *   [synth]        width, height, fps
- *   [stereo]       disparities, min_disparity, cost = rank|census, window, paths, p1, p2,
+ *   [stereo]       disparities, min_disparity, cost = rank|census|ad|bt|mi, window, paths, p1, p2,
  *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
- *                  threads, sms (CUDA: run on N SMs, a green context; 0 = all)
+ *                  threads, sms (CUDA: run on N SMs, a green context; 0 = all),
+ *                  mi_warm, mi_restart (cost mi: the previous frame's disparity as the initial
+ *                  one, the hierarchy again when the valid fraction collapses)
  *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
  *                  files of a stereo calibration; empty: inputs already rectified)
  *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,

@@ -423,6 +423,19 @@ static void *stage_main(void *arg)
                 p->stats.record_drops++;
             }
         }
+        stereo_mi_info mi;
+        if (stereo_mi_status(p->stage, &mi) == 0) {
+            p->stats.mi = 1;
+            p->stats.mi_warm_last = mi.warm;
+            if (mi.warm) {
+                p->stats.mi_warm_frames++;
+                p->stats.mi_warm_ms_total += ms;
+            } else {
+                p->stats.mi_restarts++;
+                p->stats.mi_restart_ms_total += ms;
+                p->stats.mi_hierarchy_ms_total += mi.hierarchy_ms;
+            }
+        }
         p->stats.processed++;
         p->stats.stage_ms_total += ms;
         p->stats.stage_ms_last = ms;

@@ -48,6 +48,14 @@ typedef struct {
     int recording;              /* --record: the writer thread runs */
     uint64_t recorded;          /* pairs written (all of them once live_pipeline_stop returns) */
     uint64_t record_drops;      /* live sources: pairs not recorded, the writer was behind */
+    /* cost mi (stereo_mi_status after each frame; kept across a P2 change's new stage) */
+    int mi;                     /* 1 when the stage matches with cost mi on the CPU */
+    int mi_warm_last;           /* the latest frame started from the previous one ("warm") */
+    uint64_t mi_restarts;       /* frames that ran the whole hierarchy ("restart") */
+    uint64_t mi_warm_frames;    /* frames that did not */
+    double mi_restart_ms_total; /* their submit -> wait times, summed per kind */
+    double mi_warm_ms_total;
+    double mi_hierarchy_ms_total; /* the hierarchy's part of the restart frames */
     int lost;                   /* the source says a camera is lost */
     char message[512];          /* the source's latest message ("" when all is well) */
     char source_stats[256];     /* cameras: pairs, unpaired drops, skew... ("" for other sources) */

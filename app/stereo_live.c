@@ -519,16 +519,27 @@ static void record_counts(const live_stats *s, char *buf, size_t len)
         buf[0] = 0;
 }
 
+/* Cost mi: "MI: warm, 3 restarts" (the latest frame, and the hierarchy runs so far), else "". */
+static void mi_counts(const live_stats *s, char *buf, size_t len)
+{
+    if (s->mi)
+        snprintf(buf, len, "MI: %s, %llu restart%s", s->mi_warm_last ? "warm" : "restart",
+                 (unsigned long long)s->mi_restarts, s->mi_restarts == 1 ? "" : "s");
+    else if (len)
+        buf[0] = 0;
+}
+
 static void status_line(app *a, const live_stats *s, char *buf, size_t len)
 {
-    char rec[96];
+    char rec[96], mi[64];
     record_counts(s, rec, sizeof rec);
+    mi_counts(s, mi, sizeof mi);
     snprintf(buf, len, "frame %llu | capture %.1f fps | stage %.1f fps %.1f ms | latency %.0f ms"
-             " | dropped %llu%s | %s | %dx%d D%d%s%s%s%s",
+             " | dropped %llu%s | %s | %dx%d D%d%s%s%s%s%s%s",
              (unsigned long long)s->processed, a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms,
              a->rt.latency_ms, (unsigned long long)s->dropped, rec, live_pipeline_backend(a->pipe),
              a->params.width, a->params.height, a->params.num_disparities,
-             s->source_stats[0] ? " | " : "", s->source_stats,
+             mi[0] ? " | " : "", mi, s->source_stats[0] ? " | " : "", s->source_stats,
              s->message[0] ? " | " : "", s->message);
 }
 
@@ -901,8 +912,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
 {
     static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
                            yellow = {255, 220, 90, 255};
-    char lines[9][OVERLAY_LINE];
-    SDL_Color colors[9];
+    char lines[10][OVERLAY_LINE];
+    SDL_Color colors[10];
     int n = 0;
     snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
              a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
@@ -925,6 +936,10 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
              colormap_to_str(d->colormap), d->auto_range ? "auto" : "fixed",
              d->paused ? "   PAUSED" : "");
     colors[n++] = d->paused ? yellow : white;
+    if (s->mi) { /* cost mi: did this frame start from the previous one, or from 1/16 */
+        mi_counts(s, lines[n], OVERLAY_LINE);
+        colors[n++] = s->mi_warm_last ? white : yellow;
+    }
     if (s->source_stats[0]) { /* cameras: pairing skew and drops, to check the two are paired */
         snprintf(lines[n], OVERLAY_LINE, "%s", s->source_stats);
         colors[n++] = white;
@@ -1283,6 +1298,15 @@ static void summary_print(const app *a, const summary *m)
            live_histogram_quantile(st, 0.5), live_histogram_quantile(st, 0.95),
            live_histogram_quantile(lat, 0.5), live_histogram_quantile(lat, 0.95), lat->max,
            (unsigned long long)a->rt.shown, (unsigned long long)m->s.dropped, rec);
+    const live_stats *s = &m->s;
+    if (s->mi) /* the two MI paths' costs (stereo.h: mi_warm, mi_restart) */
+        printf("stereo-live: mi: %llu restarts (hierarchy) at %.1f ms mean, of which the "
+               "hierarchy %.1f ms; %llu warm frames at %.1f ms mean\n",
+               (unsigned long long)s->mi_restarts,
+               s->mi_restarts ? s->mi_restart_ms_total / s->mi_restarts : 0.0,
+               s->mi_restarts ? s->mi_hierarchy_ms_total / s->mi_restarts : 0.0,
+               (unsigned long long)s->mi_warm_frames,
+               s->mi_warm_frames ? s->mi_warm_ms_total / s->mi_warm_frames : 0.0);
 }
 
 /* A JSON string (quotes, backslashes and control characters escaped). */
@@ -1338,6 +1362,18 @@ static int write_summary_json(FILE *f, const char *path, const void *ctx, char *
                "\"max\": %.4f},\n",
             live_histogram_mean(lat), live_histogram_quantile(lat, 0.5),
             live_histogram_quantile(lat, 0.95), lat->max);
+    if (m->s.mi) {
+        const live_stats *s = &m->s;
+        fprintf(f, "  \"mi\": {\"warm\": %d, \"restart_threshold_percent\": %d, "
+                   "\"restarts\": %llu, \"restart_ms_mean\": %.4f, "
+                   "\"hierarchy_ms_mean\": %.4f, \"warm_frames\": %llu, "
+                   "\"warm_ms_mean\": %.4f},\n",
+                p->mi_warm, p->mi_restart, (unsigned long long)s->mi_restarts,
+                s->mi_restarts ? s->mi_restart_ms_total / s->mi_restarts : 0.0,
+                s->mi_restarts ? s->mi_hierarchy_ms_total / s->mi_restarts : 0.0,
+                (unsigned long long)s->mi_warm_frames,
+                s->mi_warm_frames ? s->mi_warm_ms_total / s->mi_warm_frames : 0.0);
+    }
     fprintf(f, "  \"recorded\": %llu,\n  \"record_drops\": %llu,\n  \"error\": ",
             (unsigned long long)m->s.recorded, (unsigned long long)m->s.record_drops);
     json_string(f, m->s.error);

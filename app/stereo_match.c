@@ -70,7 +70,11 @@ static const char usage_text[] =
     "  -d, --disparities N    number of disparities D: multiple of 16, 16..256 (default 64)\n"
     "      --min-disparity N  smallest disparity searched (default 0)\n"
     "      --cost NAME        matching cost: rank (9x9, default), census (9x7), ad (absolute\n"
-    "                         grey difference, capped at 63), bt (Birchfield-Tomasi, capped)\n"
+    "                         grey difference, capped at 63), bt (Birchfield-Tomasi, capped),\n"
+    "                         or mi: hierarchical mutual information (Hirschmueller 2008;\n"
+    "                         robust to gain, gamma and other global differences between the\n"
+    "                         cameras; the pair is matched at 1/16 .. 1/2 first to find the MI\n"
+    "                         table; CPU backend only so far)\n"
     "      --window N         rank window side, odd 3..15 (default 9)\n"
     "      --method sgm|bm    semi-global matching (default) or block matching: the cost\n"
     "                         summed over a --block N x N box, winner-takes-all\n"
@@ -687,6 +691,12 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
            p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), method,
            stereo_backend_to_str(stereo_active_backend(s)), green, ms,
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n, range);
+    stereo_mi_info mi;
+    if (stereo_mi_status(s, &mi) == 0) /* the last run's split (gpu/mi.h) */
+        printf("mi, last run: hierarchy (%d level%s below full size, 1/%d first) %.1f ms of "
+               "%.1f ms (%.0f%%), full-size table %.1f ms\n", mi.levels,
+               mi.levels == 1 ? "" : "s", 1 << mi.levels, mi.hierarchy_ms, mi.total_ms,
+               mi.total_ms > 0 ? 100 * mi.hierarchy_ms / mi.total_ms : 0, mi.table_ms);
 }
 
 /* Refuses, before any work, an output that names an input or another output, a link, a

@@ -108,6 +108,29 @@ void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const u
     }
 }
 
+STEREO_HOT void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l,
+                                    const uint8_t *grey_r, const uint8_t *table, uint8_t *cost,
+                                    int y0, int y1)
+{
+    int w = c->width, D = c->ndisp;
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *gl = grey_l + (size_t)y * w, *gr = grey_r + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            uint8_t *cp = cost + ((size_t)y * w + x) * D;
+            int inside = x - c->dmin + 1;
+            if (inside > D)
+                inside = D;
+            if (inside < 0)
+                inside = 0;
+            const uint8_t *row = table + gl[x] * 256; /* row[k] = table(IL(x, y), k) */
+            const uint8_t *q = gr + x - c->dmin;
+            for (int k = 0; k < inside; k++)
+                cp[k] = row[q[-k]];
+            memset(cp + inside, c->max_cost, (size_t)(D - inside));
+        }
+    }
+}
+
 /* One direction's step at one pixel: cur[1..D] from prev[1..D] (prev == NULL: the pixel starts
  * the path, L = C). Both arrays carry the STEREO_SGM_FAR sentinel at [0] and [D + 1].
  * Returns min_k cur. */

@@ -7,8 +7,9 @@
  *              = stereo_ad_cost(IL(x, y), IR(x - d, y), cap)   (ad)
  *              = stereo_bt_cost(IL, loL, hiL, IR, loR, hiR, cap) (bt; the ranges from
  *                stereo_bt_range on each row of the grey images, stereo_math.h)
- *   with cap = max_cost = STEREO_GREY_COST_MAX for ad and bt, and C = max_cost when x - d < 0
- *   (no right pixel to compare with).
+ *              = table[IL(x, y) * 256 + IR(x - d, y)]  (mi: grey values, the table of mi.h)
+ *   with cap = max_cost = STEREO_GREY_COST_MAX for ad and bt (MI_MAX_COST for mi, the same 63),
+ *   and C = max_cost when x - d < 0 (no right pixel to compare with).
  *
  * Aggregation along a direction r = (dx, dy) (eq. 13 of the 2008 paper), for each pixel p on a
  * path and k = 0..D-1, with L_r(p, k) = C(p, k) at the first pixel of the path:
@@ -25,7 +26,7 @@
  * 65535 / (max_cost + P2), e.g. 315 for rank 9x9 with P2 = 128 but only 52 for rank 15x15
  * with P2 = 1023. The CUDA stage's byte design (one byte per L_r, launch.cuh sgm_fits_bytes:
  * max_cost + max(P2_r, P1_r + 1) <= 255) bounds each L_r, not S, so weights leave it as it is;
- * per-path penalties make it depend on the largest P2_r. The ad / bt cap (63) is chosen like
+ * per-path penalties make it depend on the largest P2_r. The ad / bt / mi cap (63) is chosen like
  * census's 62 so that tuned P2s up to 192 keep that design. WTA, uniqueness and confidence
  * read S in uint32.
  *
@@ -64,6 +65,9 @@ void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_
                         uint8_t *cost, int y0, int y1);
 void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
                           uint8_t *cost, int y0, int y1);
+/* mi: table[i * 256 + k] (65536 entries, each <= c->max_cost) on the grey images */
+void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
+                         const uint8_t *table, uint8_t *cost, int y0, int y1);
 
 /* The CPU reference's decomposition (the GPU's is another; both equal the recurrence): a
  * forward sweep (rows top to bottom, pixels left to right) computes directions 0, 2, 4, 5 and a

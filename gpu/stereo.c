@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "block.h"
 #include "colormap.h"
 #include "disparity.h"
 #include "grey.h"
+#include "mi.h"
 #include "parallel.h"
 #include "rectify.h"
 #include "sgm.h"
@@ -42,6 +44,13 @@ struct stereo_stage {
     void *sweep_scratch[2];
     int16_t *disp, *disp_right, *tmp;
     uint8_t *conf;
+    /* cost mi (mi.h) */
+    uint8_t *mi_table;      /* 65536 */
+    void *mi_scratch;       /* MI_SCRATCH_BYTES */
+    uint8_t *mi_pyr[2];     /* one level of the pair (level 1 is the largest) */
+    int16_t *mi_init;       /* w * h: the initial disparity of the level being matched */
+    stereo_mi_info mi_info;
+    double mi_valid_ref;    /* valid fraction of the last hierarchy frame */
     /* CUDA backend */
     stage_cuda *cuda;
     /* asynchronous API on the CPU backend: two result slots (stereo.h) */
@@ -72,7 +81,7 @@ const char *stereo_status_str(stereo_status st)
     return "unknown error";
 }
 
-static const char *const cost_names[] = {"rank", "census", "ad", "bt"};
+static const char *const cost_names[] = {"rank", "census", "ad", "bt", "mi"};
 static const char *const backend_names[] = {"auto", "cpu", "cuda"};
 static const char *const method_names[] = {"sgm", "bm"};
 #define NCOSTS ((int)(sizeof cost_names / sizeof *cost_names))
@@ -93,7 +102,8 @@ const char *stereo_method_to_str(stereo_method m)
 {
     return (unsigned)m < 2 ? method_names[m] : "?";
 }
-const char *stereo_cost_names(void) { return "rank, census, ad, bt"; }
+/* cost_names for messages: a constant (no lazily built global); keep the two together */
+const char *stereo_cost_names(void) { return "rank, census, ad, bt, mi"; }
 const char *stereo_method_names(void) { return "sgm, bm"; }
 
 int stereo_method_from_str(const char *s, stereo_method *out)
@@ -140,6 +150,10 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
         /* the middle of the plateau P1 12..16 x P2 96..128 of both (docs/tuning.md) */
         *p1 = 14;
         *p2 = 112;
+    } else if (cost == STEREO_COST_MI) {
+        /* the middle of the plateau P1 8..12, P2 48..64 (mean bad-2 4.10-4.15) */
+        *p1 = 10;
+        *p2 = 56;
     } else {
         /* for the 9x9 rank (costs 0..80); other windows scale with the rank range */
         int range = rank_window * rank_window - 1;
@@ -176,6 +190,8 @@ void stereo_params_default(stereo_params *p, int width, int height)
         p->path_weight[r] = 1;
     p->method = STEREO_METHOD_SGM;
     p->block = 9;
+    p->mi_warm = 0;
+    p->mi_restart = 50;
 }
 
 void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
@@ -288,17 +304,23 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->sms < 0 || p->sms > STEREO_MAX_SMS)
         return fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
                     p->sms, STEREO_MAX_SMS);
+    if (p->mi_warm & ~1)
+        return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
+    if (p->mi_restart < 0 || p->mi_restart > 100)
+        return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
     return STEREO_OK;
 }
 
-/* What the CUDA stage does not do yet: 0, or -1 with "cost ad: not in the CUDA stage yet".
+/* What the CUDA stage does not do yet: 0, or -1 with "cost bt: not in the CUDA stage yet".
+ * The one place that says it: --backend cuda is refused with these words and AUTO falls back to
+ * the CPU with them as its note (cost mi: the table walk exists, the hierarchy does not).
  * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
 static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
 {
     int weighted = 0;
     for (int r = 0; r < p->paths; r++)
         weighted |= p->path_weight[r] != 1;
-    if (p->cost == STEREO_COST_BT)
+    if (p->cost == STEREO_COST_BT || p->cost == STEREO_COST_MI)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
     else if (p->method == STEREO_METHOD_BM)
         snprintf(why, whylen, "method bm: not in the CUDA stage yet");
@@ -342,8 +364,15 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
     uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){
         .width = p->width, .height = p->height, .ndisp = p->num_disparities});
+    uint64_t mi = 0;
+    if (p->cost == STEREO_COST_MI) {
+        mi_level l1;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
+        mi = MI_TABLE_SIZE + MI_SCRATCH_BYTES + 2 * (uint64_t)l1.w * l1.h /* pyramid */ +
+             2 * n /* init */;
+    }
     return 2 * per_view + vol /* cost */ + 2 * 2 * vol /* S, one per sweep */ + 2 * sweep +
-           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0);
+           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0) + mi;
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
@@ -380,6 +409,17 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
             ok &= !!(s->rank[i] = malloc(n));
         else if (p->cost == STEREO_COST_CENSUS)
             ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
+    }
+    if (p->cost == STEREO_COST_MI) {
+        /* every level is smaller than the full size in pixels and in w * (D + 2), so the full
+         * size's cost, S, sweep and disparity buffers serve the levels too (mi_level) */
+        mi_level l1;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
+        ok &= !!(s->mi_table = malloc(MI_TABLE_SIZE));
+        ok &= !!(s->mi_scratch = malloc(MI_SCRATCH_BYTES));
+        ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
+        ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
+        ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
     }
     ok &= !!(s->cost = malloc(vol));
     for (int i = 0; i < 2; i++) {
@@ -500,7 +540,11 @@ void stereo_destroy(stereo_stage *s)
         free(s->valid[i]);
         free(s->rank[i]);
         free(s->census[i]);
+        free(s->mi_pyr[i]);
     }
+    free(s->mi_table);
+    free(s->mi_scratch);
+    free(s->mi_init);
     free(s->cost);
     for (int i = 0; i < 2; i++) {
         free(s->S[i]);
@@ -523,7 +567,9 @@ void stereo_destroy(stereo_stage *s)
 
 /* ---- the CPU pipeline -------------------------------------------------------------------- */
 
-/* One context for every row-parallel job; each job reads the fields it needs. */
+/* One context for every row-parallel job; each job reads the fields it needs. The matching jobs
+ * (stages 4-8) work on one level: the full size, or a level of the MI hierarchy (mi.h), whose
+ * size, range and images are in sgm / wta / grey. */
 typedef struct {
     stereo_stage *s;
     const stereo_image *img;
@@ -532,6 +578,13 @@ typedef struct {
     block_config block;
     wta_config wta;
     int bm;                   /* method bm: S[0] alone holds the sum */
+    const uint8_t *grey[2];   /* the level's grey images */
+    const uint8_t *valid[2];  /* rectification validity (full size with maps), else NULL */
+    uint8_t *conf;            /* full size only */
+    int median, lr_check, lr_tolerance;
+    int f;                    /* MI: the level being downscaled */
+    int count;                /* 1: the rows count for stereo_progress (the full-size frame);
+                                 0: a level of the MI hierarchy, which the progress leaves out */
     const int16_t *in;
     int16_t *out;
     parallel_fn stage;        /* run_rows: the stage's row function, */
@@ -542,7 +595,9 @@ typedef struct {
  * times a weight; the stages over the cost volume weigh D times more. Measured on 1280x960
  * D 256, 2 cores, first frame (page faults included): cost volume ~2.0 s, both sweeps ~1.2 s,
  * winner-takes-all with the right disparity (both S volumes read) ~2.3 s, hence 4 : 3 + 3 : 8.
- * Only the fraction matters (stereo_progress). */
+ * Only the fraction matters (stereo_progress). Cost mi: the hierarchy's levels (mi.h) and the
+ * tables are left out of both the total and the count (the levels run with job.count = 0), so an
+ * MI frame's progress waits during its hierarchy and still ends at 1000 with the full size. */
 enum { UNITS_GREY = 1, UNITS_RECTIFY = 2, UNITS_TRANSFORM = 8, UNITS_MEDIAN = 2, UNITS_FINISH = 1 };
 static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * p->num_disparities; }
 static uint64_t units_cost(const stereo_params *p) { return 4 * units_vol(p); }
@@ -615,8 +670,11 @@ static void job_cost(void *ctx, int y0, int y1)
     case STEREO_COST_CENSUS:
         sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
         break;
-    case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, s->grey[0], s->grey[1], s->cost, y0, y1); break;
-    case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, s->grey[0], s->grey[1], s->cost, y0, y1); break;
+    case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
+    case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
+    case STEREO_COST_MI:
+        sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->cost, y0, y1);
+        break;
     }
 }
 
@@ -638,8 +696,9 @@ static void job_sweep(void *ctx, int b0, int b1)
     job *j = ctx;
     stereo_stage *s = j->s;
     for (int backward = b0; backward < b1; backward++)
-        sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, s->grey[0], s->S[backward],
-                            s->sweep_scratch[backward], &s->sweep_rows[backward]);
+        sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, j->grey[0], s->S[backward],
+                            s->sweep_scratch[backward],
+                            j->count ? &s->sweep_rows[backward] : NULL);
 }
 
 static void job_wta(void *ctx, int y0, int y1)
@@ -647,40 +706,183 @@ static void job_wta(void *ctx, int y0, int y1)
     job *j = ctx;
     stereo_stage *s = j->s;
     const uint16_t *S2 = j->bm ? NULL : s->S[1];
-    disparity_wta_rows(&j->wta, s->S[0], S2, s->valid[0], s->disp, s->conf, y0, y1);
-    if (s->p.lr_check)
-        disparity_right_rows(&j->wta, s->S[0], S2, s->valid[1], s->disp_right, y0, y1);
+    disparity_wta_rows(&j->wta, s->S[0], S2, j->valid[0], s->disp, j->conf, y0, y1);
+    if (j->lr_check)
+        disparity_right_rows(&j->wta, s->S[0], S2, j->valid[1], s->disp_right, y0, y1);
 }
 
 static void job_median(void *ctx, int y0, int y1)
 {
     job *j = ctx;
-    median3x3_rows(j->in, j->s->p.width, j->s->p.height, j->out, y0, y1);
+    median3x3_rows(j->in, j->sgm.width, j->sgm.height, j->out, y0, y1);
 }
 
 static void job_finish(void *ctx, int y0, int y1)
 {
     job *j = ctx;
+    if (j->lr_check)
+        lr_check_rows(j->s->disp, j->s->disp_right, j->sgm.width, j->lr_tolerance, y0, y1);
+    if (j->conf)
+        confidence_mask_rows(j->s->disp, j->conf, j->sgm.width, y0, y1);
+}
+
+static void job_downscale(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
     stereo_stage *s = j->s;
-    if (s->p.lr_check)
-        lr_check_rows(s->disp, s->disp_right, s->p.width, s->p.lr_tolerance, y0, y1);
-    if (s->conf)
-        confidence_mask_rows(s->disp, s->conf, s->p.width, y0, y1);
+    for (int v = 0; v < 2; v++)
+        mi_downscale_rows(s->grey[v], s->p.width, s->p.height, j->f, s->mi_pyr[v], y0, y1);
 }
 
 static void cpu_median(stereo_stage *s, job *j, int16_t **map)
 {
     j->in = *map;
     j->out = s->tmp;
-    run_rows(s, j, s->p.height, job_median, (uint64_t)s->p.width * UNITS_MEDIAN);
+    run_rows(s, j, j->sgm.height, job_median,
+             (uint64_t)j->count * (uint64_t)j->sgm.width * UNITS_MEDIAN);
     s->tmp = *map; /* swap: the filtered map becomes the live one */
     *map = j->out;
+}
+
+/* Stages 4-8 on the level j describes: cost volume, aggregation (SGM, or BM's box sum),
+ * winner-takes-all, right disparity, median, LR check. Results in s->disp (and s->disp_right).
+ * The progress units (units_frame) are those of the full size; a level (j->count = 0) counts
+ * none. */
+static void cpu_match(stereo_stage *s, job *j)
+{
+    const stereo_params *p = &s->p;
+    int h = j->sgm.height;
+    uint64_t c = (uint64_t)j->count;
+    /* 4. matching cost volume */
+    run_rows(s, j, h, job_cost, c * units_cost(p));
+    if (j->bm) {
+        /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
+        run_rows(s, j, h, job_block_vertical, c * units_block(p));
+        run_rows(s, j, h, job_block_horizontal, c * units_block(p));
+    } else {
+        /* 5. SGM: the forward and the backward sweep, one job each (sgm.h; at full size they
+         * count their rows in sweep_rows, which stereo_progress adds to units_done) */
+        parallel_for(s->pool, 2, 1, job_sweep, j);
+    }
+    /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
+    run_rows(s, j, h, job_wta, c * units_wta(p));
+    /* 7. 3x3 median on both maps, then the left-right check */
+    if (j->median) {
+        cpu_median(s, j, &s->disp);
+        if (j->lr_check)
+            cpu_median(s, j, &s->disp_right);
+    }
+    run_rows(s, j, h, job_finish, c * (uint64_t)j->sgm.width * UNITS_FINISH);
+}
+
+/* The job of a level of the MI hierarchy (mi.h): the stage's penalties (per path) and path
+ * weights, always SGM (also with method bm: the hierarchy only chooses the table), always the
+ * median and the LR check (its failures are the occlusions the next table leaves out),
+ * integer disparities, no uniqueness, no confidence, no validity masks, no progress count. */
+static void mi_level_job(stereo_stage *s, const mi_level *lv, job *j)
+{
+    const stereo_params *p = &s->p;
+    j->sgm = (sgm_config){.width = lv->w, .height = lv->h, .dmin = lv->dmin, .ndisp = lv->ndisp,
+                          .p1 = p->p1, .p2 = p->p2, .p2_adapt = p->p2_adapt,
+                          .max_cost = MI_MAX_COST, .per_dir = 1};
+    for (int r = 0; r < STEREO_MAX_PATHS; r++) {
+        stereo_path_penalties(p, r, &j->sgm.dir_p1[r], &j->sgm.dir_p2[r]);
+        j->sgm.dir_weight[r] = p->path_weight[r];
+    }
+    j->bm = 0;
+    j->count = 0;
+    j->wta = (wta_config){lv->w, lv->h, lv->dmin, lv->ndisp, 0, 0};
+    j->grey[0] = s->mi_pyr[0];
+    j->grey[1] = s->mi_pyr[1];
+    j->valid[0] = j->valid[1] = NULL;
+    j->conf = NULL;
+    j->median = j->lr_check = 1;
+    j->lr_tolerance = 1;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The MI hierarchy (mi.h) below full size: levels F .. 1, ending with the full-size initial
+ * disparity in s->mi_init. With F = 0 the full size is the coarsest level: the random
+ * disparity, matched MI_COARSE_ITERATIONS - 1 times here (the stage's own match is the last). */
+static void cpu_mi_hierarchy(stereo_stage *s)
+{
+    const stereo_params *p = &s->p;
+    int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
+    s->mi_info.levels = F;
+    for (int f = F; f >= 0; f--) {
+        mi_level lv;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
+        job j = {.s = s, .f = f};
+        mi_level_job(s, &lv, &j);
+        if (f == 0) { /* F = 0: the full-size images themselves */
+            j.grey[0] = s->grey[0];
+            j.grey[1] = s->grey[1];
+        } else {
+            parallel_for(s->pool, lv.h, 0, job_downscale, &j);
+        }
+        if (f == F)
+            mi_random_disparity(&lv, s->mi_init);
+        int iterations = f == F ? MI_COARSE_ITERATIONS : 1;
+        if (f == 0)
+            iterations--; /* the stage's match is the last */
+        for (int it = 0; it < iterations; it++) {
+            if (it > 0)
+                mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
+            mi_table_compute(j.grey[0], j.grey[1], lv.w, lv.h, s->mi_init, NULL, NULL,
+                             s->mi_table, NULL, s->mi_scratch);
+            cpu_match(s, &j);
+        }
+        if (f > 0) {
+            mi_level next;
+            mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f - 1,
+                              &next);
+            mi_upscale_disparity(s->disp, lv.w, lv.h, s->mi_init, next.w, next.h);
+        } else if (iterations > 0) {
+            mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
+        }
+        if (f == 1)
+            break;
+    }
+}
+
+/* Cost mi: the full-size table, from the hierarchy or (mi_warm) the previous frame's result.
+ * Policy (stereo.h, mi_warm / mi_restart): warm when allowed, a previous result exists and its
+ * valid fraction held at least mi_restart % of the last hierarchy frame's; else the hierarchy
+ * ("restart"). A collapse is thus seen on the frame it happens and the hierarchy runs on the
+ * next one: no frame costs more than one hierarchy frame. */
+static void cpu_mi_prepare(stereo_stage *s, job *j)
+{
+    const stereo_params *p = &s->p;
+    stereo_mi_info *mi = &s->mi_info;
+    double t0 = now_ms();
+    int warm = p->mi_warm && mi->frames > 0 &&
+               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
+    if (warm) {
+        mi_disparity_to_init(s->disp, p->width, p->height, s->mi_init);
+        mi->hierarchy_ms = 0;
+    } else {
+        cpu_mi_hierarchy(s);
+        mi->restarts++;
+        mi->hierarchy_ms = now_ms() - t0;
+    }
+    mi->warm = warm;
+    double t1 = now_ms();
+    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, j->valid[0],
+                     j->valid[1], s->mi_table, NULL, s->mi_scratch);
+    mi->table_ms = now_ms() - t1;
 }
 
 static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
 {
     const stereo_params *p = &s->p;
     int h = p->height;
+    double t0 = now_ms();
     job j = {.s = s};
     j.sgm = (sgm_config){.width = p->width, .height = p->height, .dmin = p->min_disparity,
                          .ndisp = p->num_disparities, .p1 = p->p1, .p2 = p->p2,
@@ -694,6 +896,15 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
                              block_shift(stereo_max_cost(p), p->block)};
     j.wta = (wta_config){p->width, p->height, p->min_disparity, p->num_disparities,
                          p->uniqueness, p->subpixel};
+    j.grey[0] = s->grey[0];
+    j.grey[1] = s->grey[1];
+    j.valid[0] = s->valid[0];
+    j.valid[1] = s->valid[1];
+    j.conf = s->conf;
+    j.median = p->median;
+    j.lr_check = p->lr_check;
+    j.lr_tolerance = p->lr_tolerance;
+    j.count = 1;
 
     uint64_t w = (uint64_t)p->width;
     __atomic_store_n(&s->units_done, 0, __ATOMIC_RELAXED);
@@ -709,29 +920,26 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
         /* 2. rectification by the maps */
         if (s->have_maps)
             run_rows(s, &j, h, job_rectify, w * UNITS_RECTIFY);
-        /* 3. rank / census transform (none for ad and bt) */
+        /* 3. rank / census transform (none for ad, bt and mi: a no-op counted like one) */
         run_rows(s, &j, h, job_transform, w * UNITS_TRANSFORM);
     }
-    /* 4. matching cost volume */
-    run_rows(s, &j, h, job_cost, units_cost(p));
-    if (j.bm) {
-        /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
-        run_rows(s, &j, h, job_block_vertical, units_block(p));
-        run_rows(s, &j, h, job_block_horizontal, units_block(p));
-    } else {
-        /* 5. SGM: the forward and the backward sweep, one job each (sgm.h; they count their
-         * rows in sweep_rows, which stereo_progress adds to units_done) */
-        parallel_for(s->pool, 2, 1, job_sweep, &j);
+    /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
+    if (p->cost == STEREO_COST_MI)
+        cpu_mi_prepare(s, &j);
+    /* 4.-8. matching at full size */
+    cpu_match(s, &j);
+
+    if (p->cost == STEREO_COST_MI) {
+        stereo_mi_info *mi = &s->mi_info;
+        size_t n = (size_t)p->width * h, valid = 0;
+        for (size_t i = 0; i < n; i++)
+            valid += s->disp[i] >= 0;
+        mi->valid = (double)valid / (double)n;
+        if (!mi->warm)
+            s->mi_valid_ref = mi->valid;
+        mi->frames++;
+        mi->total_ms = now_ms() - t0;
     }
-    /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
-    run_rows(s, &j, h, job_wta, units_wta(p));
-    /* 7. 3x3 median on both maps, then the left-right check */
-    if (p->median) {
-        cpu_median(s, &j, &s->disp);
-        if (p->lr_check)
-            cpu_median(s, &j, &s->disp_right);
-    }
-    run_rows(s, &j, h, job_finish, w * UNITS_FINISH);
 }
 
 int stereo_progress(const stereo_stage *s)
@@ -935,3 +1143,11 @@ int stereo_stage_sms(const stereo_stage *s)
 }
 const char *stereo_backend_note(const stereo_stage *s) { return s->note; }
 const char *stereo_error(const stereo_stage *s) { return s->err; }
+
+int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out)
+{
+    if (s->p.cost != STEREO_COST_MI || s->active != STEREO_BACKEND_CPU || !s->mi_info.frames)
+        return -1;
+    *out = s->mi_info;
+    return 0;
+}

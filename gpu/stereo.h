@@ -5,9 +5,12 @@
  *   1. grey conversion            grey.h       RGB24 / YUYV / GREY8 -> 8-bit grey
  *   2. rectification (optional)   rectify.h    OpenCV fixed-point maps, bilinear in integers
  *   3. rank or census transform   transform.h  rank 0..(w*w-1) or 64-bit census over 9x7 (none
- *                                              for the ad and bt costs, which compare grey values)
+ *                                              for the ad, bt and mi costs, which compare grey
+ *                                              values)
+ *      (mi: the MI table)        mi.h         hierarchical mutual information (CPU only so far)
  *   4. matching cost              sgm.h        |rankL - rankR|, Hamming distance, saturated
- *                                              absolute difference or Birchfield-Tomasi, uint8
+ *                                              absolute difference, Birchfield-Tomasi or MI
+ *                                              table, uint8
  *   5. SGM aggregation            sgm.h        4 or 8 paths, P1/P2 per path (+ adaptive P2),
  *                                              weighted sum into S; or, with method bm, the
  *      (or block matching)        block.h      N x N box sum of the cost (SAD when cost = ad)
@@ -59,6 +62,7 @@ typedef enum {
     STEREO_COST_CENSUS = 1,
     STEREO_COST_AD = 2,       /* min(|IL - IR|, STEREO_GREY_COST_MAX) on grey values */
     STEREO_COST_BT = 3,       /* Birchfield-Tomasi on grey values, same cap (sgm.h) */
+    STEREO_COST_MI = 4,       /* hierarchical mutual information on grey values (mi.h) */
 } stereo_cost;
 /* sgm: semi-global matching (default); bm: block matching, winner-takes-all over an N x N box
  * sum of the matching cost (block.h), the local method beside SGM. */
@@ -73,7 +77,9 @@ typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
     int min_disparity;        /* dmin >= 0 */
     int num_disparities;      /* D: a multiple of 16 in [16, 256], D < width */
-    stereo_cost cost;         /* rank (default), census 9x7, ad or bt */
+    stereo_cost cost;         /* rank (default), census 9x7, ad, bt, or mi (hierarchical mutual
+                                 information, mi.h; CPU backend only so far: AUTO falls back to
+                                 the CPU, CUDA refuses it) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
     int paths;                /* 4 or 8 (default 8) */
     int p1, p2;               /* SGM penalties of every path: 1 <= p1 < p2 <= 1023 */
@@ -105,6 +111,15 @@ typedef struct {
                                  driver without green contexts, fails stereo_create. The rest of
                                  the GPU is left to other work (a Jetson's neural network). The
                                  CPU backend ignores it (also when AUTO falls back to the CPU). */
+    int mi_warm;              /* cost mi, a sequence of frames (the live app): 1 = take the
+                                 previous frame's left disparity as the initial disparity of the
+                                 full-size table instead of running the hierarchy (a "warm"
+                                 frame); 0 (default) = the whole hierarchy on every frame */
+    int mi_restart;           /* with mi_warm: percent 0..100 (default 50). The hierarchy runs
+                                 again ("restart") on the first frame, and on the frame after one
+                                 whose valid fraction fell below mi_restart % of the valid
+                                 fraction of the last hierarchy frame (a scene cut, a camera
+                                 swap: the table no longer fits the pair) */
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
@@ -130,7 +145,7 @@ typedef struct stereo_stage stereo_stage;
 
 /* Defaults: rank 9x9, SGM with 8 paths, P1 = 24, P2 = 128 for every path with adaptive P2
  * (T = 16), path weights 1, LR check (1 px), median, subpixel, D = 64, no uniqueness test, no
- * confidence; block 9 for method bm. */
+ * confidence; block 9 for method bm; mi_warm 0, mi_restart 50. */
 void stereo_params_default(stereo_params *p, int width, int height);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
@@ -140,7 +155,8 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
 void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2);
 
 /* The largest matching cost of p's cost (also the cost of a disparity outside the right image):
- * 62 for census, n*n - 1 for rank n x n, STEREO_GREY_COST_MAX for ad and bt. */
+ * 62 for census, n*n - 1 for rank n x n, STEREO_GREY_COST_MAX for ad and bt, MI_MAX_COST for
+ * mi (both 63). */
 int stereo_max_cost(const stereo_params *p);
 
 /* Whether D is a number of disparities the stage searches: a multiple of 16 in 16..256 (the
@@ -244,6 +260,22 @@ int stereo_stage_sms(const stereo_stage *s);
 const char *stereo_backend_note(const stereo_stage *s);  /* e.g. why AUTO fell back; "" if none */
 const char *stereo_error(const stereo_stage *s);          /* message of the last failed call */
 
+/* Cost mi: what the last stereo_process / stereo_submit did. */
+typedef struct {
+    int warm;              /* 1: the table came from the previous frame's disparity (mi_warm);
+                              0: the whole hierarchy ran ("restart": the first frame, or the
+                              valid fraction collapsed, or mi_warm is off) */
+    int levels;            /* hierarchy levels below full size (F of mi.h: 0..4) */
+    uint64_t frames;       /* frames this stage has processed */
+    uint64_t restarts;     /* of which ran the hierarchy */
+    double hierarchy_ms;   /* the levels below full size, tables included (0 on a warm frame) */
+    double table_ms;       /* the full-size table (histogram, Parzen, entropies, quantisation) */
+    double total_ms;       /* the whole frame */
+    double valid;          /* fraction of valid left disparities, 0..1 */
+} stereo_mi_info;
+/* 0 and *out filled on a stage with cost mi that has processed a frame, else -1. */
+int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out);
+
 /* Bytes per pixel of a pixel format: 1 (GREY8), 2 (YUYV), 3 (RGB24). */
 int stereo_pixfmt_bytes(stereo_pixfmt f);
 
@@ -254,7 +286,7 @@ const char *stereo_backend_to_str(stereo_backend b);
 int stereo_backend_from_str(const char *s, stereo_backend *out);    /* 0 on success */
 const char *stereo_method_to_str(stereo_method m);
 int stereo_method_from_str(const char *s, stereo_method *out);      /* 0 on success */
-/* The allowed names, for messages: "rank, census, ad, bt" and "sgm, bm". */
+/* The allowed names, for messages: "rank, census, ad, bt, mi" and "sgm, bm". */
 const char *stereo_cost_names(void);
 const char *stereo_method_names(void);
 

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "mi.h"
 #include "stereo_math.h"
 
 int transform_max_cost(stereo_cost cost, int rank_window)
@@ -16,6 +17,7 @@ int transform_max_cost(stereo_cost cost, int rank_window)
     case STEREO_COST_CENSUS: return CENSUS_BITS;
     case STEREO_COST_AD:
     case STEREO_COST_BT: return STEREO_GREY_COST_MAX;
+    case STEREO_COST_MI: return MI_MAX_COST;
     default: return rank_window * rank_window - 1;
     }
 }

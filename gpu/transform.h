@@ -35,7 +35,8 @@ extern "C" {
 #define STEREO_GREY_COST_MAX 63
 
 /* Largest matching cost the transform can produce (also the cost of a disparity that points
- * outside the right image): 62 (census), window^2 - 1 (rank), STEREO_GREY_COST_MAX (ad, bt). */
+ * outside the right image): 62 (census), window^2 - 1 (rank), STEREO_GREY_COST_MAX (ad, bt),
+ * MI_MAX_COST (mi, mi.h; both 63). */
 int transform_max_cost(stereo_cost cost, int rank_window);
 
 /* Rows [y0, y1) of the w x h image img (tightly packed). */

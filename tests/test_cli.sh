@@ -279,14 +279,14 @@ expect_fail 2 "stereo-match: -d: needs a value (see --help)" "trailing -d withou
 expect_fail 2 "--min-disparity" "--min-disparity -1" --min-disparity -1 "$L" "$R" "$O"
 expect_fail 2 "--min-disparity" "--min-disparity 2040 -d 16 (> 2047)" --min-disparity 2040 -d 16 "$L" "$R" "$O"
 expect_fail 2 "--paths" "--paths 6" --paths 6 "$L" "$R" "$O"
-expect_fail 2 "--cost" "--cost foo" --cost foo "$L" "$R" "$O"
+expect_fail 2 "--cost: 'foo' is not one of rank, census, ad, bt, mi" "--cost foo: names the allowed costs" --cost foo "$L" "$R" "$O"
 expect_fail 2 "--backend" "--backend gpu" --backend gpu "$L" "$R" "$O"
 expect_fail 2 "--p1" "--p1 0" --p1 0 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p1 10 --p2 10 (p2 not greater)" --p1 10 --p2 10 "$L" "$R" "$O"
 expect_fail 2 "--p2" "--p2 5 (below the default p1)" --p2 5 "$L" "$R" "$O"
 expect_fail 2 "--window" "--window 8 (even)" --window 8 "$L" "$R" "$O"
 # costs, methods, per-path penalties and path weights (issue #11)
-expect_fail 2 "--cost: 'sad' is not one of rank, census, ad, bt" "--cost sad" --cost sad "$L" "$R" "$O"
+expect_fail 2 "--cost: 'sad' is not one of rank, census, ad, bt, mi" "--cost sad" --cost sad "$L" "$R" "$O"
 expect_fail 2 "--method: 'sgbm' is not one of sgm, bm" "--method sgbm" --method sgbm "$L" "$R" "$O"
 expect_fail 2 "--block|3..31" "--block 33" --method bm --block 33 "$L" "$R" "$O"
 expect_fail 2 "--block|3..31" "--block 1" --method bm --block 1 "$L" "$R" "$O"
@@ -314,7 +314,9 @@ expect_fail 2 "cost bt: not in the CUDA stage yet" "--backend cuda --cost bt: re
   --backend cuda --cost bt "$L" "$R" "$O"
 expect_fail 2 "method bm: not in the CUDA stage yet" "--backend cuda --method bm: refused, named" \
   --backend cuda --method bm "$L" "$R" "$O"
-for c in ad bt rank census; do
+expect_fail 2 "cost mi: not in the CUDA stage yet" "--backend cuda --cost mi: refused, named" \
+  --backend cuda --cost mi "$L" "$R" "$O"
+for c in ad bt rank census mi; do
   for m in sgm bm; do
     check "--cost $c --method $m: exit 0, the summary names both, a valid .pfm" \
       eval 'ok_run --backend cpu --cost $c --method $m "$L" "$R" "$OD/$c-$m.pfm" &&
@@ -324,6 +326,8 @@ for c in ad bt rank census; do
 done
 check "--backend auto --cost bt runs on the CPU and says why" \
   eval 'ok_run --cost bt "$L" "$R" "$OD/auto.pfm" && grep -q "cost bt: not in the CUDA stage yet" "$W/se"'
+check "--backend auto --cost mi runs on the CPU and says why" \
+  eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && grep -q "cost mi: not in the CUDA stage yet" "$W/se"'
 check "per-path --p1/--p2 and --path-weights change the result; all-equal lists do not" \
   eval 'ok_run --backend cpu "$L" "$R" "$OD/base.pfm" &&
         ok_run --backend cpu --p1 24,24,24,24,24,24,24,24 --p2 128,128,128,128,128,128,128,128 \

@@ -202,6 +202,8 @@ static const struct {
     {"stereo", "backend", {"", "gpu", "CUDA", "opencl"}},
     {"stereo", "threads", {"", "-1", "257", "all"}},
     {"stereo", "sms", {"", "-1", "abc", "5000", "1025", "16 SMs", "8.5"}},
+    {"stereo", "mi_warm", {"", "2", "warm", "True"}},
+    {"stereo", "mi_restart", {"", "-1", "101", "50%", "0.5"}},
     {"calibration", "maps", {"\"rig.maps\"", "rig.maps # the rig", "'rig.yml'",
                              /* LEFT,RIGHT camera_info pairs */
                              "left.yaml,", ",right.yaml", " , ", "l.yaml,r.yaml,x.yaml",
@@ -700,6 +702,11 @@ static void test_set_overrides(void **state)
     stereo_default_penalties(STEREO_COST_CENSUS, 9, &p1, &p2);
     assert_int_equal(c.stereo.p1, p1);
     assert_int_equal(c.stereo.p2, p2);
+    assert_int_equal(live_config_set(&c, "stereo", "cost", "mi", err, sizeof err), 0);
+    stereo_default_penalties(STEREO_COST_MI, 9, &p1, &p2);
+    assert_int_equal(c.stereo.p1, p1);
+    assert_int_equal(c.stereo.p2, p2);
+    assert_int_equal(c.stereo.mi_warm, 1); /* the app's default: warm frames */
     assert_int_equal(live_config_set(&c, "stereo", "cost", "rank", err, sizeof err), 0);
     assert_int_equal(live_config_set(&c, "stereo", "window", "5", err, sizeof err), 0);
     stereo_default_penalties(STEREO_COST_RANK, 5, &p1, &p2);
@@ -782,7 +789,7 @@ static void test_costs_methods_and_path_lists(void **state)
     expect_load_error("[stereo]\nmethod = sgbm\n", 2, "method");
     expect_in(err, "'sgbm' is not one of sgm, bm", "method");
     expect_load_error("[stereo]\ncost = sad\n", 2, "cost");
-    expect_in(err, "'sad' is not one of rank, census, ad, bt", "cost");
+    expect_in(err, "'sad' is not one of rank, census, ad, bt, mi", "cost");
     expect_load_error("[stereo]\nblock = 33\n", 2, "block");
     expect_load_error("[stereo]\nblock = 10\n", 2, "block");
     expect_in(err, "10 is not odd", "block");
@@ -1136,6 +1143,7 @@ static void test_write_section_round_trip(void **state)
         {"stereo", "lr_tolerance", "2"},     {"stereo", "median", "0"},
         {"stereo", "backend", "cpu"},        {"stereo", "threads", "3"},
         {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
+        {"stereo", "mi_warm", "off"},        {"stereo", "mi_restart", "35"},
         {"stereo", "method", "bm"},          {"stereo", "block", "21"},
         {"stereo", "path_weights", "1,2,0,3"},
         {"display", "headless", "yes"},      {"display", "fullscreen", "on"},

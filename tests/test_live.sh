@@ -26,7 +26,8 @@
 #      recordings and counts them (recorded + record drops = processed, the queue flushed at the
 #      end), a files source waits and drops none; the folder vanishing mid-run ends the run with
 #      exit 1 and one line naming the file
-#   7. the summary: --stats-json (frames, fps, stage and latency percentiles), --synth-prerender
+#   7. the summary: --stats-json (frames, fps, stage and latency percentiles), --synth-prerender;
+#      cost mi: restarts and warm frames counted (mi_warm on and off)
 #   8. build/gpu/stereo-live-headless (CUDA and libc only) with the CPU backend: runs, refuses
 #      what is not built in with one line; stereo-bench --async with the CPU backend
 #   9. leaks: valgrind over 300 headless frames at 64x48 (and a record + replay, and the
@@ -383,7 +384,7 @@ check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [
     grep -qx "p2 = 90" rec3/replay.ini && grep -qx "uniqueness = 10" rec3/replay.ini &&
     grep -qx "backend = cpu" rec3/replay.ini && grep -qx "fps = 30" rec3/replay.ini &&
     grep -q "^# written by stereo-live --record: 6 pairs of 64x48 grey images" rec3/replay.ini &&
-    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 19 ]'
+    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 21 ]'
 # block matching with the ad cost, and per-path penalties with weights, from --set (issue #11)
 timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
   --set synth.height=48 --set stereo.disparities=16 --set stereo.method=bm --set stereo.cost=ad \
@@ -642,6 +643,23 @@ assert j["latency_ms"]["median"] >= 0.9 * j["stage_ms"]["median"]
 EOF
 rc=$?
 check "--stats-json: frames, fps, stage and latency percentiles in order" js.out [ $rc -eq 0 ]
+# cost mi: warm frames after the first (the hierarchy once), or the hierarchy on every frame
+for warm in 1 0; do
+  timeout 60 "$LIVE" --headless --frames 12 --backend cpu --set synth.width=160 \
+    --set synth.height=120 --set stereo.disparities=16 --set synth.fps=0 --synth-prerender 4 \
+    --set stereo.cost=mi --set stereo.mi_warm=$warm --stats-json mi$warm.json \
+    >mi$warm.out 2>mi$warm.err
+  rc=$?
+  want=$([ $warm = 1 ] && echo "1 11" || echo "12 0")
+  got=$("$PY" -c 'import json,sys; m=json.load(open(sys.argv[1]))["mi"]; print(m["restarts"], m["warm_frames"]); assert m["warm"] == int(sys.argv[2]) and m["restart_ms_mean"] > m["hierarchy_ms_mean"] > 0' mi$warm.json $warm 2>&1)
+  check "cost mi, mi_warm $warm: exit $rc, restarts and warm frames $got (want $want), the summary line" \
+    mi$warm.out [ $rc -eq 0 ] && [ "$got" = "$want" ] &&
+    grep -qE '^stereo-live: mi: [0-9]+ restarts \(hierarchy\) at [0-9.]+ ms mean, of which the hierarchy [0-9.]+ ms; [0-9]+ warm frames' mi$warm.out
+done
+timeout 60 "$LIVE" --headless --frames 45 --backend cpu --set synth.width=160 \
+  --set synth.height=120 --set stereo.disparities=16 --set stereo.cost=mi >mi.out 2>mi.err
+check "cost mi: the stats line (paced at 30 fps, 1.5 s) says MI: warm, 1 restart" mi.out \
+  grep -q "| MI: warm, 1 restart" mi.out
 
 # ---- 8. the CUDA-and-libc-only build, CPU backend -------------------------------------------
 if [ -x "$HL" ]; then

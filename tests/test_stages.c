@@ -23,10 +23,12 @@
 #include "disparity.h"
 #include "grey.h"
 #include "mapfile.h"
+#include "mi.h"
 #include "rectify.h"
 #include "sgm.h"
 #include "stereo.h"
 #include "stereo_math.h"
+#include "synth.h"
 #include "transform.h"
 
 /* ---- deterministic random numbers (xorshift) ------------------------------------------------- */
@@ -1041,8 +1043,17 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.width = 0, expect_refused(q, "size");
     q = p, q.lr_tolerance = -1, expect_refused(q, "tolerance");
     q = p, q.cost = (stereo_cost)7, expect_refused(q, "cost");
+    /* the message's list names every cost the parser takes */
+    for (int c = 0; strcmp(stereo_cost_to_str((stereo_cost)c), "?") != 0; c++) {
+        stereo_cost back;
+        assert_int_equal(stereo_cost_from_str(stereo_cost_to_str((stereo_cost)c), &back), 0);
+        assert_int_equal(back, c);
+        assert_non_null(strstr(stereo_cost_names(), stereo_cost_to_str((stereo_cost)c)));
+    }
     q = p, q.sms = -1, expect_refused(q, "sms");
     q = p, q.sms = STEREO_MAX_SMS + 1, expect_refused(q, "sms");
+    q = p, q.mi_warm = 2, expect_refused(q, "mi warm");
+    q = p, q.mi_restart = 101, expect_refused(q, "mi restart");
     q = p, q.method = (stereo_method)2, expect_refused(q, "method");
     q = p, q.method = STEREO_METHOD_BM, q.block = 2, expect_refused(q, "block");
     q = p, q.method = STEREO_METHOD_BM, q.block = 33, expect_refused(q, "block");
@@ -1092,12 +1103,14 @@ static void test_cuda_refuses_what_it_lacks(void **state)
     p.num_disparities = 16;
     static const char *const why[] = {"cost bt: not in the CUDA stage yet",
                                       "method bm: not in the CUDA stage yet",
-                                      "path weights other than 1: not in the CUDA stage yet"};
-    for (int i = 0; i < 3; i++) {
+                                      "path weights other than 1: not in the CUDA stage yet",
+                                      "cost mi: not in the CUDA stage yet"};
+    for (int i = 0; i < 4; i++) {
         stereo_params q = p;
         if (i == 0) q.cost = STEREO_COST_BT;
         if (i == 1) q.method = STEREO_METHOD_BM;
         if (i == 2) q.path_weight[0] = 2;
+        if (i == 3) q.cost = STEREO_COST_MI;
         q.backend = STEREO_BACKEND_CUDA;
         stereo_stage *s = (stereo_stage *)1;
         char err[256] = "";
@@ -1127,8 +1140,8 @@ static void test_cuda_refuses_what_it_lacks(void **state)
 /* names of costs and methods, both ways */
 static void test_cost_and_method_names(void **state)
 {
-    static const char *const costs[] = {"rank", "census", "ad", "bt"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const costs[] = {"rank", "census", "ad", "bt", "mi"};
+    for (int i = 0; i < 5; i++) {
         stereo_cost c;
         assert_int_equal(stereo_cost_from_str(costs[i], &c), 0);
         assert_int_equal(c, i);
@@ -1273,6 +1286,188 @@ static void test_async_api_double_buffers_results(void **state)
     scene_free(&b);
 }
 
+/* ---- cost mi (mi.h) ------------------------------------------------------------------------- */
+
+static void test_mi_cost_from_table(void **state)
+{
+    int w = 41, h = 9, dmin = 3, D = 32;
+    uint8_t *l = random_image(w, h, 256), *r = random_image(w, h, 256);
+    uint8_t *table = random_image(256, 256, MI_MAX_COST + 1);
+    uint8_t *cost = malloc((size_t)w * h * D);
+    sgm_config c = {.width = w, .height = h, .dmin = dmin, .ndisp = D, .p1 = 8, .p2 = 64,
+                    .max_cost = MI_MAX_COST};
+    sgm_cost_table_rows(&c, l, r, table, cost, 0, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < D; k++) {
+                int xr = x - dmin - k;
+                int want = xr < 0 ? MI_MAX_COST : table[l[y * w + x] * 256 + r[y * w + xr]];
+                assert_int_equal(cost[((size_t)y * w + x) * D + k], want);
+            }
+    free(l), free(r), free(table), free(cost);
+}
+
+static void test_mi_levels_downscale_upscale(void **state)
+{
+    /* geometry: 640x480 D128 -> 1/16: 40x30, dmin 0, span 8, D_f 16; F = 4 */
+    mi_level lv;
+    mi_level_geometry(640, 480, 0, 128, 4, &lv);
+    assert_int_equal(lv.w, 40), assert_int_equal(lv.h, 30), assert_int_equal(lv.span, 8);
+    assert_int_equal(lv.ndisp, 16);
+    assert_int_equal(mi_coarsest_level(640, 480, 0, 128), 4);
+    mi_level_geometry(101, 37, 5, 48, 2, &lv); /* ceil(101/4) = 26, dmin 1, d 5..52 -> 1..13 */
+    assert_int_equal(lv.w, 26), assert_int_equal(lv.h, 10), assert_int_equal(lv.dmin, 1);
+    assert_int_equal(lv.span, 13), assert_int_equal(lv.ndisp, 16);
+    mi_level_geometry(101, 37, 5, 48, 0, &lv);
+    assert_int_equal(lv.ndisp, 48), assert_int_equal(lv.span, 48);
+    assert_int_equal(mi_coarsest_level(101, 37, 5, 48), 2); /* 1/8: D_3 16 >= w_3 13 */
+    assert_int_equal(mi_coarsest_level(17, 8, 0, 16), 0);
+    /* downscale: the block average with clamped coordinates, rounded half up */
+    for (int f = 0; f <= 4; f++) {
+        int w = 53, h = 29, s = 1 << f, wf = (w + s - 1) / s, hf = (h + s - 1) / s;
+        uint8_t *im = random_image(w, h, 256), *out = malloc((size_t)wf * hf);
+        mi_downscale_rows(im, w, h, f, out, 0, hf);
+        for (int y = 0; y < hf; y++)
+            for (int x = 0; x < wf; x++) {
+                int sum = 0;
+                for (int j = 0; j < s; j++)
+                    for (int i = 0; i < s; i++)
+                        sum += im[clampi(y * s + j, 0, h - 1) * w + clampi(x * s + i, 0, w - 1)];
+                assert_int_equal(out[y * wf + x], (int)floor((double)sum / (s * s) + 0.5));
+            }
+        free(im), free(out);
+    }
+    /* upscale: twice the rounded disparity of the coarse pixel; invalid stays invalid */
+    int16_t coarse[3 * 2] = {16 * 5 + 7, 16 * 5 + 8, -1, 0, 16 * 2 - 8, 16 * 12};
+    int16_t fine[5 * 4];
+    mi_upscale_disparity(coarse, 3, 2, fine, 5, 4);
+    assert_int_equal(fine[0], 10), assert_int_equal(fine[1], 10), assert_int_equal(fine[2], 12);
+    assert_int_equal(fine[4], MI_NO_DISPARITY);
+    assert_int_equal(fine[3 * 5 + 2], 4), assert_int_equal(fine[3 * 5 + 4], 24); /* 1.5 -> 2 */
+    /* random initial disparity: deterministic, inside dmin_f .. dmin_f + span_f - 1, all used */
+    mi_level_geometry(640, 480, 32, 64, 4, &lv); /* d 32..95 -> 2..5 */
+    int16_t *a = malloc(sizeof *a * lv.w * lv.h), *b = malloc(sizeof *b * lv.w * lv.h);
+    mi_random_disparity(&lv, a);
+    mi_random_disparity(&lv, b);
+    assert_memory_equal(a, b, sizeof *a * lv.w * lv.h);
+    int seen[6] = {0};
+    for (int i = 0; i < lv.w * lv.h; i++) {
+        assert_true(a[i] >= 2 && a[i] <= 5);
+        seen[a[i]]++;
+    }
+    for (int d = 2; d <= 5; d++)
+        assert_true(seen[d] > lv.w * lv.h / 8);
+    free(a), free(b);
+}
+
+/* A generated scene whose right view went through a gain 1.3, gamma 0.8 (as the radiometric
+ * accuracy test); share of non-occluded pixels within 1 px of the ground truth. */
+static double mi_scene_score(const synth_scene *sc, const int16_t *d)
+{
+    size_t n = 0, good = 0;
+    for (size_t i = 0; i < (size_t)sc->gt_left.width * sc->gt_left.height; i++) {
+        if (!((uint8_t *)sc->nonocc.data)[i])
+            continue;
+        n++;
+        good += d[i] >= 0 && fabs(d[i] / 16.0 - sc->gt_left.data[i]) <= 1.0;
+    }
+    return (double)good / (double)n;
+}
+
+static void test_mi_stage_hierarchy_warm_restart(void **state)
+{
+    synth_params sp = {.width = 320, .height = 240, .seed = 3, .edge_radius = 1};
+    synth_scene sc;
+    char err[256];
+    assert_int_equal(synth_render(&sp, &sc, err, sizeof err), 0);
+    int w = sp.width, h = sp.height;
+    uint8_t lut[256], *right = malloc((size_t)w * h), *noise_l = random_image(w, h, 256),
+                      *noise_r = random_image(w, h, 256);
+    for (int v = 0; v < 256; v++)
+        lut[v] = (uint8_t)fmin(255, floor(255 * pow(1.3 * v / 255, 0.8) + 0.5));
+    for (int i = 0; i < w * h; i++)
+        right[i] = lut[((uint8_t *)sc.right_grey.data)[i]];
+    stereo_params p;
+    stereo_params_default(&p, w, h);
+    p.cost = STEREO_COST_MI, p.backend = STEREO_BACKEND_CPU, p.num_disparities = 48;
+    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+    p.mi_warm = 1;
+    stereo_stage *s, *cold;
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
+    p.mi_warm = 0;
+    assert_int_equal(stereo_create(&p, NULL, &cold, err, sizeof err), STEREO_OK);
+    stereo_image l = {sc.left_grey.data, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_image r = {right, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_image nl = {noise_l, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_image nr = {noise_r, w, h, (size_t)w, STEREO_PIX_GREY8};
+    stereo_mi_info mi;
+    assert_int_equal(stereo_mi_status(s, &mi), -1); /* nothing processed yet */
+
+    /* frame 1: the hierarchy (from 1/16: 20x15 with D_4 = 16) */
+    assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 0), assert_int_equal(mi.restarts, 1), assert_int_equal(mi.frames, 1);
+    assert_int_equal(mi.levels, mi_coarsest_level(w, h, 0, 48));
+    assert_true(mi.hierarchy_ms > 0 && mi.total_ms >= mi.hierarchy_ms);
+    double good = mi_scene_score(&sc, stereo_disparity(s));
+    print_message("mi on the generated scene, right view gain 1.3 gamma 0.8: %.1f %% within 1 px, "
+                  "%.1f %% valid, hierarchy %.1f of %.1f ms\n", 100 * good, 100 * mi.valid,
+                  mi.hierarchy_ms, mi.total_ms);
+    assert_true(good > 0.85);
+    /* the progress leaves the hierarchy out (stereo.c units_frame) and ends at 1000 */
+    assert_int_equal(stereo_progress(s), 1000);
+    /* deterministic: a second stage without warm frames gives the same bits */
+    assert_int_equal(stereo_process(cold, &l, &r), STEREO_OK);
+    assert_memory_equal(stereo_disparity(cold), stereo_disparity(s), (size_t)w * h * 2);
+    assert_int_equal(stereo_progress(cold), 1000);
+    {
+        /* per-path lists equal to p1 / p2 reach the hierarchy's levels too: the same bits */
+        stereo_params q = p;
+        for (int k = 0; k < 8; k++)
+            q.p1_path[k] = q.p1, q.p2_path[k] = q.p2;
+        stereo_stage *pp;
+        assert_int_equal(stereo_create(&q, NULL, &pp, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process(pp, &l, &r), STEREO_OK);
+        assert_memory_equal(stereo_disparity(pp), stereo_disparity(s), (size_t)w * h * 2);
+        stereo_destroy(pp);
+        /* method bm with cost mi: the hierarchy (SGM) chooses the table, bm matches with it */
+        q = p, q.method = STEREO_METHOD_BM, q.block = 9;
+        assert_int_equal(stereo_create(&q, NULL, &pp, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process(pp, &l, &r), STEREO_OK);
+        assert_int_equal(stereo_progress(pp), 1000);
+        double bm = mi_scene_score(&sc, stereo_disparity(pp));
+        print_message("mi with bm 9x9: %.1f %% within 1 px\n", 100 * bm);
+        assert_true(bm > 0.5);
+        stereo_destroy(pp);
+    }
+    /* frame 2: warm (the previous disparity gives the table); as good */
+    assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 1), assert_int_equal(mi.restarts, 1);
+    assert_true(mi.hierarchy_ms == 0);
+    assert_true(mi_scene_score(&sc, stereo_disparity(s)) > good - 0.02);
+    /* a scene cut: noise in both views, no match; the warm table (from the old disparity) finds
+     * little, the valid fraction collapses; the frame after runs the hierarchy again */
+    assert_int_equal(stereo_process(s, &nl, &nr), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 1);
+    print_message("scene cut: %.1f %% valid\n", 100 * mi.valid);
+    assert_true(mi.valid < 0.5 * good);
+    assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(s, &mi), 0);
+    assert_int_equal(mi.warm, 0), assert_int_equal(mi.restarts, 2), assert_int_equal(mi.frames, 4);
+    /* the restart frame equals a cold stage's result on the same pair */
+    assert_memory_equal(stereo_disparity(cold), stereo_disparity(s), (size_t)w * h * 2);
+    /* mi_warm 0: every frame restarts */
+    assert_int_equal(stereo_process(cold, &l, &r), STEREO_OK);
+    assert_int_equal(stereo_mi_status(cold, &mi), 0);
+    assert_int_equal(mi.warm, 0), assert_int_equal(mi.restarts, 2);
+    stereo_destroy(s);
+    stereo_destroy(cold);
+    free(right), free(noise_l), free(noise_r);
+    synth_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1304,6 +1499,9 @@ int main(void)
         cmocka_unit_test(test_sms_on_each_backend),
         cmocka_unit_test(test_process_refuses_wrong_images),
         cmocka_unit_test(test_async_api_double_buffers_results),
+        cmocka_unit_test(test_mi_cost_from_table),
+        cmocka_unit_test(test_mi_levels_downscale_upscale),
+        cmocka_unit_test(test_mi_stage_hierarchy_warm_restart),
     };
     return cmocka_run_group_tests_name("stages", tests, NULL, NULL);
 }

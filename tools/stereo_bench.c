@@ -32,8 +32,13 @@
  * thread does (in this thread: counted in the fps, not in the stage time), to see what the
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
  * --json FILE writes the result as JSON. --cost all (with --async) runs every cost (rank, census,
- * ad, bt) with SGM and then with block matching (--block N, default 9), one line each: the costs
- * and bm that the CUDA stage does not have yet (ad, bt, bm) run only with --backend cpu.
+ * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each: the
+ * costs and bm that the CUDA stage does not have yet (bt, mi, bm) run only with --backend cpu.
+ * Cost mi (gpu/mi.h; CPU backend only so far, the CUDA stage refuses it): --async also prints
+ * how many frames ran the MI hierarchy and its median time as a share of the median frame (JSON:
+ * "mi"). Without --mi-warm every frame runs it (the stage's default); with --mi-warm the live
+ * app's policy: the previous frame's disparity as the initial one, the hierarchy only on the
+ * first frame and after a collapse of the valid fraction.
  *
  * --sms N (both modes) runs the stage on N SMs, a CUDA green context (stereo_params.sms): a
  * Jetson's SM count on a big GPU (Orin AGX 16, Nano 8; not its clock or memory bandwidth). The
@@ -64,13 +69,14 @@ typedef struct {
     stereo_cost cost;
     stereo_method method;   /* sgm (0) unless given */
     int block;              /* bm: box side, 0 = the default 9 */
+    int mi_warm;            /* --async, cost mi: stereo_params.mi_warm (--mi-warm) */
 } config;
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -149,13 +155,14 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
     p->backend = backend;
     p->sms = sms;
+    p->mi_warm = c->mi_warm;
 }
 
 /* The SMs a stage asked for `sms` really gets (the hardware may round up), from a small stage
  * made for the purpose; 0 after printing why none can be made (too many, no green contexts). */
 static int stage_sms(int sms)
 {
-    config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0};
+    config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -305,6 +312,9 @@ typedef struct {
     const char *backend;
     int rewrite, frames;
     double fps, mean, median, p95, max;
+    int mi;                      /* cost mi: the hierarchy's part */
+    double mi_hierarchy_median;  /* ms, over the frames that ran it */
+    uint64_t mi_restarts;
 } bench_json;
 
 /* --json (a file_writer for atomic_write_file) */
@@ -315,9 +325,14 @@ static int write_bench_json(FILE *f, const char *path, const void *ctx, char *er
                "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n"
                "  \"paths\": %d,\n  \"cost\": \"%s\",\n  \"rewrite\": %d,\n"
                "  \"frames\": %d,\n  \"fps\": %.3f,\n  \"stage_ms\": {\"mean\": %.4f, "
-               "\"median\": %.4f, \"p95\": %.4f, \"max\": %.4f}\n}\n",
+               "\"median\": %.4f, \"p95\": %.4f, \"max\": %.4f}",
             j->backend, j->c->w, j->c->h, j->c->D, j->c->paths, stereo_cost_to_str(j->c->cost),
             j->rewrite, j->frames, j->fps, j->mean, j->median, j->p95, j->max);
+    if (j->mi)
+        fprintf(f, ",\n  \"mi\": {\"warm\": %d, \"restarts\": %llu, "
+                   "\"hierarchy_ms_median\": %.4f}",
+                j->c->mi_warm, (unsigned long long)j->mi_restarts, j->mi_hierarchy_median);
+    fprintf(f, "\n}\n");
     return 0;
 }
 
@@ -330,8 +345,8 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
     stereo_stage *s = NULL;
     synth *syn = NULL;
     uint8_t *frame[ASYNC_PAIRS][2] = {{0}}, *host = NULL;
-    double *ms = NULL;
-    int rc = 1, done = 0;
+    double *ms = NULL, *hier = NULL;
+    int rc = 1, done = 0, n_hier = 0;
     size_t n = (size_t)c->w * c->h;
     if (stereo_create(&p, NULL, &s, err, sizeof err) != STEREO_OK) {
         fprintf(stderr, "stereo-bench: --async %dx%d D%d: %s\n", c->w, c->h, c->D, err);
@@ -342,7 +357,7 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
         fprintf(stderr, "stereo-bench: %s\n", err);
         goto out;
     }
-    if (!(ms = malloc(sizeof *ms * (size_t)frames)) ||
+    if (!(ms = malloc(sizeof *ms * (size_t)frames)) || !(hier = malloc(sizeof *hier * (size_t)frames)) ||
         (rewrite && !(host = malloc(2 * n * ASYNC_PAIRS)))) {
         fprintf(stderr, "stereo-bench: out of memory\n");
         goto out;
@@ -384,6 +399,9 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
             goto out;
         }
         ms[done] = (double)(t1 - t0) * 1e-6;
+        stereo_mi_info mi;
+        if (stereo_mi_status(s, &mi) == 0 && !mi.warm)
+            hier[n_hier++] = mi.hierarchy_ms;
         if (done == 0)
             first = t1;
         last = t1;
@@ -404,8 +422,21 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
            "median %.3f p95 %.3f max %.3f\n", c->w, c->h, c->D, method,
            stereo_cost_to_str(c->cost), be, rewrite ? ", rewritten" : "", frames, fps, med, p95,
            ms[frames - 1]);
+    bench_json j = {c, be, rewrite, frames, fps, mean, med, p95, ms[frames - 1], 0, 0, 0};
+    stereo_mi_info mi;
+    if (stereo_mi_status(s, &mi) == 0) { /* the MI hierarchy's share (gpu/mi.h) */
+        j.mi = 1;
+        j.mi_restarts = mi.restarts;
+        qsort(hier, (size_t)n_hier, sizeof *hier, cmp_double);
+        j.mi_hierarchy_median = n_hier ? rank_quantile(hier, n_hier, 0.5) : 0;
+        printf("mi (%s): %llu of %d frames ran the hierarchy (%d levels below full size), "
+               "its median %.3f ms = %.0f%% of the median frame\n",
+               c->mi_warm ? "--mi-warm: the previous frame's disparity, restart on collapse"
+                          : "the hierarchy on every frame",
+               (unsigned long long)mi.restarts, frames, mi.levels, j.mi_hierarchy_median,
+               med > 0 ? 100 * j.mi_hierarchy_median / med : 0);
+    }
     rc = 0;
-    bench_json j = {c, be, rewrite, frames, fps, mean, med, p95, ms[frames - 1]};
     if (json_path && atomic_write_file(json_path, write_bench_json, &j, err, sizeof err) != 0) {
         fprintf(stderr, "stereo-bench: --json %s\n", err);
         rc = 1;
@@ -419,6 +450,7 @@ out:
     synth_destroy(syn);
     free(host);
     free(ms);
+    free(hier);
     return rc;
 }
 
@@ -447,7 +479,7 @@ static int write_mem_text(FILE *f, const char *path, const void *ctx, char *err,
 
 int main(int argc, char **argv)
 {
-    config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0};
+    config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
     const char *csv_path = NULL, *json_path = NULL;
@@ -462,18 +494,28 @@ int main(int argc, char **argv)
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
                    "[--runs N] [--frames N] [--csv FILE] [--sms N]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
-                   "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N]\n"
-                   "  --cost C  rank, census, ad, bt; with --async also 'all': every cost with "
-                   "SGM, then with bm\n"
+                   "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
+                   "[--mi-warm]\n"
+                   "  --cost C  %s; with --async also 'all': every cost with SGM, then with bm "
+                   "(mi: CPU backend only so far; --async prints the MI hierarchy's median time "
+                   "and share of a frame)\n"
                    "  --method sgm|bm, --block N (odd 3..31, default 9): block matching "
-                   "(bt and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
+                   "(bt, mi and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
+                   "  --mi-warm cost mi: the live app's policy (the previous frame's disparity as "
+                   "the initial one, the hierarchy again when the valid fraction collapses); "
+                   "without it every frame runs the hierarchy\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
                    "hardware may round N up), 0 = all (default)\n"
-                   "  --version print the version, git commit and the backends built in\n");
+                   "  --version print the version, git commit and the backends built in\n",
+                   stereo_cost_names());
             return 0;
         }
         if (!strcmp(a, "--async") || !strcmp(a, "--rewrite")) {
             *(!strcmp(a, "--async") ? &async : &rewrite) = 1;
+            continue;
+        }
+        if (!strcmp(a, "--mi-warm")) {
+            custom.mi_warm = 1;
             continue;
         }
         static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
@@ -537,8 +579,8 @@ int main(int argc, char **argv)
             return 2;
         i++;
     }
-    if (!async && (rewrite || json_path || backend != STEREO_BACKEND_CUDA)) {
-        fprintf(stderr, "stereo-bench: --rewrite, --json and --backend go with --async\n");
+    if (!async && (rewrite || json_path || backend != STEREO_BACKEND_CUDA || custom.mi_warm)) {
+        fprintf(stderr, "stereo-bench: --rewrite, --json, --backend and --mi-warm go with --async\n");
         return 2;
     }
     if (async && (frames || csv_path)) {
@@ -549,9 +591,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "stereo-bench: --cost all goes with --async\n");
         return 2;
     }
-    if (!async && (custom.cost == STEREO_COST_BT || custom.method == STEREO_METHOD_BM)) {
+    if (!async && (custom.cost == STEREO_COST_BT || custom.cost == STEREO_COST_MI ||
+                   custom.method == STEREO_METHOD_BM)) {
         fprintf(stderr, "stereo-bench: %s: not in the CUDA stage yet (use --async --backend cpu)\n",
-                custom.method == STEREO_METHOD_BM ? "method bm" : "cost bt");
+                custom.method == STEREO_METHOD_BM ? "method bm"
+                : custom.cost == STEREO_COST_MI   ? "cost mi"
+                                                  : "cost bt");
         return 2;
     }
     if (async && runs < 2) {
@@ -578,7 +623,7 @@ int main(int argc, char **argv)
         }
         int rc = 0;
         for (int m = 0; m < 2; m++)
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k <= STEREO_COST_MI; k++) {
                 config c = custom;
                 c.cost = (stereo_cost)k;
                 c.method = (stereo_method)m;

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The MI table of gpu/mi.h against a straightforward NumPy version of its five steps (joint
+histogram, Parzen window, -log with the floor, entropies, quantisation), through
+build/tests/mi-table-dump. Prints TAP.
+
+Tolerance: mi(i, k) (float64) within 1e-9 absolute or relative: both sides compute the same sums
+in double precision in a different order, so they agree to about 1e-12. The uint8 table must be
+equal except where the NumPy value of (hi - mi) * 63 / (hi - lo) + 0.5 lies within 1e-6 of an
+integer (a rounding boundary, where the order of the sums may decide): there a difference of 1 is
+allowed, and none is expected on these inputs.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+
+BUILD = os.environ.get("STEREO_BUILD", "build")
+TOOL = os.path.join(BUILD, "tests", "mi-table-dump")
+MAX_COST, SIGMA, RADIUS, FLOOR_COUNT, NONE = 63, 1.0, 3, 0.01, -32768
+
+
+def smooth(v, axis):
+    """Gaussian taps t = -3..3, renormalised over the taps inside 0..255 (mi.h, step 2)."""
+    g = np.exp(-np.arange(-RADIUS, RADIUS + 1) ** 2 / (2 * SIGMA * SIGMA))
+    v = np.moveaxis(np.asarray(v, dtype=np.float64), axis, 0)
+    pad = [(RADIUS, RADIUS)] + [(0, 0)] * (v.ndim - 1)
+    vp = np.pad(v, pad)
+    ones = np.pad(np.ones(v.shape[0]), RADIUS)
+    acc = np.zeros_like(v)
+    wsum = np.zeros(v.shape[0])
+    for j, gt in enumerate(g):
+        acc += gt * vp[j:j + v.shape[0]]
+        wsum += gt * ones[j:j + v.shape[0]]
+    out = acc / wsum.reshape((-1,) + (1,) * (v.ndim - 1))
+    return np.moveaxis(out, 0, axis)
+
+
+def numpy_table(left, right, init, vl=None, vr=None):
+    h, w = left.shape
+    ys, xs = np.nonzero(init != NONE)
+    d = init[ys, xs].astype(np.int64)
+    xr = xs - d
+    keep = (xr >= 0) & (xr < w)
+    ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    if vl is not None:
+        keep = (vl[ys, xs] != 0) & (vr[ys, xr] != 0)
+        ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    hist = np.zeros((256, 256))
+    np.add.at(hist, (left[ys, xs], right[ys, xr]), 1)
+    n = int(hist.sum())
+    if n == 0:
+        return 0, np.zeros((256, 256)), np.zeros((256, 256), np.uint8), None
+    p = hist / n
+    eps = FLOOR_COUNT / n
+    joint = smooth(smooth(p, 1), 0)
+    h_lr = smooth(smooth(-np.log(np.maximum(joint, eps)), 1), 0)
+    h_l = smooth(-np.log(np.maximum(smooth(p.sum(axis=1), 0), 256 * eps)), 0)
+    h_r = smooth(-np.log(np.maximum(smooth(p.sum(axis=0), 0), 256 * eps)), 0)
+    mi = h_l[:, None] + h_r[None, :] - h_lr
+    lo, hi = mi.min(), mi.max()
+    scaled = (hi - mi) * MAX_COST / (hi - lo) + 0.5
+    table = np.minimum(np.floor(scaled), MAX_COST).astype(np.uint8)
+    return n, mi, table, scaled
+
+
+def run_tool(left, right, init, vl=None, vr=None):
+    h, w = left.shape
+    blob = struct.pack("<iiB", w, h, 1 if vl is not None else 0)
+    blob += left.astype(np.uint8).tobytes() + right.astype(np.uint8).tobytes()
+    blob += init.astype("<i2").tobytes()
+    if vl is not None:
+        blob += vl.astype(np.uint8).tobytes() + vr.astype(np.uint8).tobytes()
+    out = subprocess.run([TOOL], input=blob, capture_output=True, check=True).stdout
+    n = struct.unpack("<Q", out[:8])[0]
+    mi = np.frombuffer(out[8:8 + 8 * 65536], "<f8").reshape(256, 256)
+    table = np.frombuffer(out[8 + 8 * 65536:], np.uint8).reshape(256, 256)
+    return n, mi, table
+
+
+def scene(rng, w, h, dmax):
+    """A textured left image, the right view shifted by a smooth disparity and passed through
+    a gain and a gamma, some noise; the true disparity with a few wrong and absent values."""
+    base = rng.integers(0, 256, (h, w + dmax)).astype(np.float64)
+    for _ in range(2):  # a little spatial correlation
+        base = (base + np.roll(base, 1, 1) + np.roll(base, 1, 0)) / 3
+    base = (base - base.min()) / (base.max() - base.min()) * 255
+    disp = (np.arange(w)[None, :] * dmax // (2 * w) + np.arange(h)[:, None] * dmax // (2 * h))
+    left = base[:, dmax:dmax + w]
+    right = np.empty((h, w))
+    cols = np.arange(w)
+    for y in range(h):
+        # right(x - d) = left(x): sample the base at x + d for the right image's column x
+        right[y] = np.interp(cols, cols - disp[y], left[y], left=left[y, 0], right=left[y, -1])
+    right = 255 * np.clip(1.2 * right / 255, 0, 1) ** 0.7 + rng.normal(0, 2, right.shape)
+    init = disp.astype(np.int16).copy()
+    init[rng.random(init.shape) < 0.1] = NONE
+    wrong = rng.random(init.shape) < 0.1
+    init[wrong] = rng.integers(0, dmax, wrong.sum())
+    return (np.clip(np.round(left), 0, 255).astype(np.uint8),
+            np.clip(np.round(right), 0, 255).astype(np.uint8), init)
+
+
+def compare(name, got, want):
+    n_g, mi_g, t_g = got
+    n_w, mi_w, t_w, scaled = want
+    problems = []
+    if n_g != n_w:
+        problems.append(f"n {n_g} != {n_w}")
+    err = np.abs(mi_g - mi_w) / np.maximum(1.0, np.abs(mi_w))
+    if err.max() > 1e-9:
+        problems.append(f"mi differs by {err.max():.3g} (relative) at "
+                        f"{np.unravel_index(err.argmax(), err.shape)}")
+    diff = t_g.astype(int) - t_w.astype(int)
+    boundary = np.zeros(diff.shape, bool) if scaled is None else \
+        np.abs(scaled - np.round(scaled)) < 1e-6
+    bad = (diff != 0) & ~((np.abs(diff) == 1) & boundary)
+    if bad.any():
+        problems.append(f"{bad.sum()} table entries differ, e.g. {np.argwhere(bad)[0]}: "
+                        f"{t_g[tuple(np.argwhere(bad)[0])]} != {t_w[tuple(np.argwhere(bad)[0])]}")
+    return problems, int((diff != 0).sum()), float(err.max())
+
+
+def main():
+    tests = []
+
+    def check(ok, text):
+        tests.append((ok, text))
+
+    if not os.access(TOOL, os.X_OK):
+        print("1..1\nnot ok 1 - %s is not built (run ninja)" % TOOL)
+        return 1
+    rng = np.random.default_rng(7)
+    for (w, h, dmax, masks) in [(96, 64, 16, False), (131, 77, 24, True), (40, 30, 8, False)]:
+        left, right, init = scene(rng, w, h, dmax)
+        vl = vr = None
+        if masks:
+            vl = (rng.random(left.shape) > 0.05).astype(np.uint8)
+            vr = (rng.random(left.shape) > 0.05).astype(np.uint8)
+        got = run_tool(left, right, init, vl, vr)
+        want = numpy_table(left, right, init, vl, vr)
+        problems, ndiff, err = compare(f"{w}x{h}", got, want)
+        check(not problems, f"{w}x{h} D{dmax}{' with validity masks' if masks else ''}: n {got[0]}, "
+              f"mi max relative error {err:.2g}, {ndiff} table entries off by one at a rounding "
+              f"boundary" + ("; " + "; ".join(problems) if problems else ""))
+        if w == 96:
+            # the table found the radiometric mapping: for each left grey level seen often, the
+            # cheapest right level is near 255 (1.2 i / 255)^0.7 (noise 2, clipped at 255)
+            counts = np.bincount(left[init != NONE], minlength=256)
+            lut = 255 * np.clip(1.2 * np.arange(256) / 255, 0, 1) ** 0.7
+            seen = np.nonzero(counts >= 20)[0]
+            best = got[2][seen].argmin(axis=1)
+            off = np.abs(best - lut[seen])
+            check(np.median(off) <= 3 and len(seen) > 50,
+                  f"the cheapest right level follows the gain and gamma: median distance "
+                  f"{np.median(off):.1f}, 90th percentile {np.percentile(off, 90):.1f} over "
+                  f"{len(seen)} left levels")
+            check(got[2].min() == 0 and got[2].max() == MAX_COST,
+                  f"the table spans 0..{MAX_COST}: {got[2].min()}..{got[2].max()}")
+    # no correspondence at all: n = 0, every entry 0
+    left, right, init = scene(rng, 32, 20, 8)
+    init[:] = NONE
+    n, mi, table = run_tool(left, right, init)
+    check(n == 0 and not table.any() and not mi.any(),
+          f"no initial disparity: n {n}, table all 0 ({int(table.max())} max)")
+    # a disparity pointing out of the image on every pixel counts nothing
+    init[:] = 1000
+    n, mi, table = run_tool(left, right, init)
+    check(n == 0 and not table.any(), f"disparities beyond the image: n {n}")
+    # bad input: one line, exit 1
+    r = subprocess.run([TOOL], input=struct.pack("<iiB", 64, 64, 0) + b"\0" * 100,
+                       capture_output=True, text=False)
+    msg = r.stderr.decode()
+    check(r.returncode == 1 and msg.count("\n") == 1 and "shorter" in msg,
+          f"short input: exit {r.returncode}, '{msg.strip()}'")
+
+    print(f"1..{len(tests)}")
+    for i, (ok, text) in enumerate(tests, 1):
+        print(f"{'ok' if ok else 'not ok'} {i} - {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
