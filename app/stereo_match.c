@@ -699,6 +699,20 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
                mi.total_ms > 0 ? 100 * mi.hierarchy_ms / mi.total_ms : 0, mi.table_ms);
 }
 
+/* --maps as the files it names, for the output checks: one file, or LEFT,RIGHT camera_info
+ * files (maps[1] empty for one). 0 without --maps. */
+static int split_maps(const char *opt, char maps[2][4096])
+{
+    maps[0][0] = maps[1][0] = 0;
+    if (!opt)
+        return 0;
+    const char *comma = strchr(opt, ',');
+    snprintf(maps[0], 4096, "%.*s", comma ? (int)(comma - opt) : 4095, opt);
+    if (comma)
+        snprintf(maps[1], 4096, "%s", comma + 1);
+    return 1;
+}
+
 /* Refuses, before any work, an output that names an input or another output, a link, a
  * directory or a device, or lies in a folder we cannot write (outpath.h); EXIT_USAGE after
  * printing why, else 0. extra: the --demo files (or NULL). */
@@ -714,13 +728,8 @@ static int check_outputs(const options *o, const outpath_file *extra, int n_extr
     out[n_out++] = (outpath_file){"--confidence", o->confidence};
     in[n_in++] = (outpath_file){"input LEFT", o->left_path};
     in[n_in++] = (outpath_file){"input RIGHT", o->right_path};
-    /* --maps: a file, or LEFT,RIGHT camera_info files */
-    char maps[2][4096] = {"", ""};
-    if (o->maps) {
-        const char *comma = strchr(o->maps, ',');
-        snprintf(maps[0], sizeof maps[0], "%.*s", comma ? (int)(comma - o->maps) : 4095, o->maps);
-        if (comma)
-            snprintf(maps[1], sizeof maps[1], "%s", comma + 1);
+    char maps[2][4096];
+    if (split_maps(o->maps, maps)) {
         in[n_in++] = (outpath_file){"--maps", maps[0]};
         in[n_in++] = (outpath_file){"--maps", maps[1]};
     }
@@ -820,12 +829,8 @@ static int check_sequence_outputs(const options *o, const seq_list *q, char **ou
         in[2 * i] = (outpath_file){"input LEFT", q->left[i]};
         in[2 * i + 1] = (outpath_file){"input RIGHT", q->right[i]};
     }
-    char maps[2][4096] = {"", ""};
-    if (o->maps) {
-        const char *comma = strchr(o->maps, ',');
-        snprintf(maps[0], sizeof maps[0], "%.*s", comma ? (int)(comma - o->maps) : 4095, o->maps);
-        if (comma)
-            snprintf(maps[1], sizeof maps[1], "%s", comma + 1);
+    char maps[2][4096];
+    if (split_maps(o->maps, maps)) {
         in[2 * q->n] = (outpath_file){"--maps", maps[0]};
         in[2 * q->n + 1] = (outpath_file){"--maps", maps[1]};
     }

@@ -7,6 +7,14 @@
 
 #include "stereo_math.h"
 
+/* How many disparities of pixel x point inside the right image: k < inside has x - d >= 0
+ * (sgm.h); the others cost max_cost. */
+static inline int inside_count(const sgm_config *c, int x)
+{
+    int inside = x - c->dmin + 1;
+    return inside > c->ndisp ? c->ndisp : inside < 0 ? 0 : inside;
+}
+
 STEREO_HOT void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_t *rank_r,
                         uint8_t *cost, int y0, int y1)
 {
@@ -15,11 +23,7 @@ STEREO_HOT void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, c
         const uint8_t *rl = rank_l + (size_t)y * w, *rr = rank_r + (size_t)y * w;
         for (int x = 0; x < w; x++) {
             uint8_t *cp = cost + ((size_t)y * w + x) * D;
-            int inside = x - c->dmin + 1; /* disparities k < inside have x - d >= 0 */
-            if (inside > D)
-                inside = D;
-            if (inside < 0)
-                inside = 0;
+            int inside = inside_count(c, x);
             int base = rl[x];
             const uint8_t *q = rr + x - c->dmin; /* q[-k] = rankR(x - d) */
             for (int k = 0; k < inside; k++) {
@@ -29,13 +33,6 @@ STEREO_HOT void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, c
             memset(cp + inside, c->max_cost, (size_t)(D - inside));
         }
     }
-}
-
-/* x range of one row where x - d is inside the right image for k < inside (sgm.h) */
-static inline int inside_count(const sgm_config *c, int x)
-{
-    int inside = x - c->dmin + 1;
-    return inside > c->ndisp ? c->ndisp : inside < 0 ? 0 : inside;
 }
 
 STEREO_HOT void sgm_cost_ad_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
@@ -95,11 +92,7 @@ void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const u
         const uint64_t *cl = census_l + (size_t)y * w, *cr = census_r + (size_t)y * w;
         for (int x = 0; x < w; x++) {
             uint8_t *cp = cost + ((size_t)y * w + x) * D;
-            int inside = x - c->dmin + 1;
-            if (inside > D)
-                inside = D;
-            if (inside < 0)
-                inside = 0;
+            int inside = inside_count(c, x);
             uint64_t base = cl[x];
             for (int k = 0; k < inside; k++)
                 cp[k] = (uint8_t)__builtin_popcountll(base ^ cr[x - c->dmin - k]);
@@ -117,11 +110,7 @@ STEREO_HOT void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l,
         const uint8_t *gl = grey_l + (size_t)y * w, *gr = grey_r + (size_t)y * w;
         for (int x = 0; x < w; x++) {
             uint8_t *cp = cost + ((size_t)y * w + x) * D;
-            int inside = x - c->dmin + 1;
-            if (inside > D)
-                inside = D;
-            if (inside < 0)
-                inside = 0;
+            int inside = inside_count(c, x);
             const uint8_t *row = table + gl[x] * 256; /* row[k] = table(IL(x, y), k) */
             const uint8_t *q = gr + x - c->dmin;
             for (int k = 0; k < inside; k++)

@@ -901,6 +901,30 @@ static void brute_pipeline(const scene *s, const stereo_params *p, int16_t *out)
     free(S), free(d), free(dr), free(t), free(conf);
 }
 
+/* Runs p on the scene through stereo_process, twice through the same stage (a second frame: no
+ * state leaks), and asserts the left disparity equals brute_pipeline's; returns its valid
+ * pixels. */
+static int stage_matches_brute_force(const scene *s, const stereo_params *p)
+{
+    stereo_stage *st;
+    char err[256];
+    assert_int_equal(stereo_create(p, NULL, &st, err, sizeof err), STEREO_OK);
+    stereo_image l = {s->grey[0], s->w, s->h, (size_t)s->w, STEREO_PIX_GREY8};
+    stereo_image r = {s->grey[1], s->w, s->h, (size_t)s->w, STEREO_PIX_GREY8};
+    int16_t *ref = malloc(2 * s->w * s->h);
+    brute_pipeline(s, p, ref);
+    for (int rep = 0; rep < 2; rep++) {
+        assert_int_equal(stereo_process(st, &l, &r), STEREO_OK);
+        assert_memory_equal(stereo_disparity(st), ref, 2 * s->w * s->h);
+    }
+    int valid = 0;
+    for (int v = 0; v < s->w * s->h; v++)
+        valid += ref[v] >= 0;
+    free(ref);
+    stereo_destroy(st);
+    return valid;
+}
+
 static void test_stage_matches_brute_force_chain(void **state)
 {
     static const struct { int w, h, dmin, D, kind, paths, uniq, sub, lr, med, t, threads; } cases[] = {
@@ -920,19 +944,7 @@ static void test_stage_matches_brute_force_chain(void **state)
         p.paths = cases[i].paths, p.uniqueness = cases[i].uniq, p.subpixel = cases[i].sub;
         p.lr_check = cases[i].lr, p.median = cases[i].med, p.p2_adapt = cases[i].t;
         p.threads = cases[i].threads, p.backend = STEREO_BACKEND_CPU;
-        stereo_stage *st;
-        char err[256];
-        assert_int_equal(stereo_create(&p, NULL, &st, err, sizeof err), STEREO_OK);
-        stereo_image l = {s.grey[0], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
-        stereo_image r = {s.grey[1], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
-        int16_t *ref = malloc(2 * s.w * s.h);
-        brute_pipeline(&s, &p, ref);
-        for (int rep = 0; rep < 2; rep++) { /* a second frame through the same stage: no state leaks */
-            assert_int_equal(stereo_process(st, &l, &r), STEREO_OK);
-            assert_memory_equal(stereo_disparity(st), ref, 2 * s.w * s.h);
-        }
-        free(ref);
-        stereo_destroy(st);
+        stage_matches_brute_force(&s, &p);
         scene_free(&s);
     }
 }
@@ -965,23 +977,8 @@ static void test_stage_bm_and_per_path_match_brute_force(void **state)
             memcpy(p.path_weight, wt, sizeof wt);
             p.p1 = 7, p.p2 = 80;
         }
-        stereo_stage *st;
-        char err[256];
-        assert_int_equal(stereo_create(&p, NULL, &st, err, sizeof err), STEREO_OK);
-        stereo_image l = {s.grey[0], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
-        stereo_image r = {s.grey[1], s.w, s.h, (size_t)s.w, STEREO_PIX_GREY8};
-        int16_t *ref = malloc(2 * s.w * s.h);
-        brute_pipeline(&s, &p, ref);
-        for (int rep = 0; rep < 2; rep++) {
-            assert_int_equal(stereo_process(st, &l, &r), STEREO_OK);
-            assert_memory_equal(stereo_disparity(st), ref, 2 * s.w * s.h);
-        }
-        int valid = 0;
-        for (int v = 0; v < s.w * s.h; v++)
-            valid += ref[v] >= 0;
+        int valid = stage_matches_brute_force(&s, &p);
         assert_true(valid > s.w * s.h / 4); /* a real match, not all invalid */
-        free(ref);
-        stereo_destroy(st);
         scene_free(&s);
     }
 }
