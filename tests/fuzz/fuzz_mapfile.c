@@ -10,7 +10,7 @@
 #include "fuzz_input.h"
 #include "mapfile.h"
 
-static volatile int sink;
+static volatile unsigned sink; /* unsigned: the sum wraps, defined */
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         for (int k = 0; k < 2; k++) /* every entry read: a short buffer shows up under ASan */
             for (size_t i = 0; i < (size_t)maps[k].width * maps[k].height; i++)
-                sink += maps[k].xy[2 * i] + maps[k].xy[2 * i + 1] + maps[k].frac[i];
+                sink += (unsigned)maps[k].xy[2 * i] + (unsigned)maps[k].xy[2 * i + 1] + maps[k].frac[i];
         mapfile_free(maps);
     }
     return 0;
