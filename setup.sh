@@ -7,12 +7,15 @@
 #
 # Needs root or sudo for apt-get. CUDA is not a Debian package here: when nvcc is on the PATH
 # (or in /usr/local/cuda) the CUDA backend is built too, otherwise the CPU backend only.
+# clang, libclang-rt-14-dev (its sanitizer and libFuzzer runtimes) and llvm (llvm-symbolizer, for
+# readable reports) serve tests/test_tsan.sh and test_fuzz.sh; gcc's ASan/UBSan come with gcc.
 set -eu
 cd "$(dirname "$0")"
 packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
 python3 python3-numpy python3-opencv valgrind strace
 libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev libyaml-dev
-libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth"
+libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth
+clang libclang-rt-14-dev llvm"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
