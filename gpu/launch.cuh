@@ -74,7 +74,6 @@ typedef struct {
     size_t vol;                          /* w * h * D */
     int sms;                             /* the device's multiprocessors (the walk's split) */
     int dir_p1[8], dir_p2[8];            /* each direction's P1 / P2 (stereo_path_penalties) */
-    int acc_add;                         /* branch design: 1 = add L to S[0], 0 = store it */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */

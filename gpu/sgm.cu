@@ -73,11 +73,13 @@ static cudaError_t launch_kgm(const sgm_args *a, int dir, cudaStream_t stream)
 template <int K, int G>
 static cudaError_t launch_kg(const sgm_args *a, int dir, int mode, cudaStream_t stream)
 {
-    if (mode == MODE_FINAL) /* a->branches (2 or 4) partial sums, read at run time */
-        return launch_kgm<K, G, MODE_FINAL, SGM_MAX_BRANCHES>(a, dir, stream);
-    sgm_args b = *a; /* MODE_STORE or MODE_ADD: one instance, MODE_ACC */
-    b.acc_add = mode == MODE_ADD;
-    return launch_kgm<K, G, MODE_ACC, 1>(&b, dir, stream);
+    switch (mode) {
+    case MODE_STORE: return launch_kgm<K, G, MODE_STORE, 1>(a, dir, stream);
+    case MODE_ADD: return launch_kgm<K, G, MODE_ADD, 1>(a, dir, stream);
+    default:
+        return a->branches == 4 ? launch_kgm<K, G, MODE_FINAL, 4>(a, dir, stream)
+                                : launch_kgm<K, G, MODE_FINAL, 2>(a, dir, stream);
+    }
 }
 
 cudaError_t SGM_LAUNCH_DIR(const sgm_args *a, int dir, int mode, cudaStream_t stream)

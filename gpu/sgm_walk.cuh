@@ -18,11 +18,7 @@
 /* What a line walk does with its L: store it as the partial sum S[0] (a branch's first
  * direction), add it to S[0], add it to every branch's partial sum and finish the pixel (the
  * last direction), or store it as bytes into its own direction's volume (sgm_dirs.cu). */
-enum { MODE_STORE = 0, MODE_ADD = 1, MODE_FINAL = 2, MODE_STORE8 = 3, MODE_ACC = 4 };
-/* MODE_ACC: MODE_STORE or MODE_ADD as a.acc_add says at run time, and MODE_FINAL adds the first
- * a.branches partial sums (NB = SGM_MAX_BRANCHES): the branch design (sgm.cu) is the fallback
- * and memory-bound, so one kernel instance serves where two did (half of the first build's
- * time for sgm.cu), for one uniform branch per step. */
+enum { MODE_STORE = 0, MODE_ADD = 1, MODE_FINAL = 2, MODE_STORE8 = 3 };
 
 /* ---- 16x2 SIMD: Hopper has min-plus in one instruction (DPX, CUDA 12+); elsewhere the
  * portable SIMD intrinsics give the same values.
@@ -148,10 +144,9 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
                                                  size_t p, int xr0, int k0,
                                                  step_inputs<K, CENSUS, NB> &in)
 {
-    if (MODE == MODE_ADD || MODE == MODE_FINAL || (MODE == MODE_ACC && a.acc_add)) {
+    if (MODE == MODE_ADD || MODE == MODE_FINAL) {
 #pragma unroll
         for (int b = 0; b < NB; b++)
-            if (MODE != MODE_FINAL || b < a.branches)
             load_words(a.S[b] + p * a.ndisp + k0, in.s[b]);
     }
     if (CENSUS) {
@@ -615,8 +610,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                     uint32_t t = in.s[0][i] + cur[i];
 #pragma unroll
                     for (int b = 1; b < NB; b++)
-                        if (b < a.branches)
-                            t += in.s[b][i];
+                        t += in.s[b][i];
                     tot[i] = t;
                 }
                 /* the previous pixel's winner-takes-all and right disparity, now that this
@@ -630,8 +624,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 uint32_t out[W];
 #pragma unroll
                 for (int i = 0; i < W; i++)
-                    out[i] = MODE == MODE_ADD || (MODE == MODE_ACC && a.acc_add) ? in.s[0][i] + cur[i]
-                                                                                 : cur[i];
+                    out[i] = MODE == MODE_ADD ? in.s[0][i] + cur[i] : cur[i];
                 if (MODE == MODE_STORE8) {
                     if (step < steps)
                         store_bytes<K>(a.L8 + (size_t)dir * a.vol + p * D + k0, cur);
