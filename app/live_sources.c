@@ -557,7 +557,7 @@ static frame_status v4l2_open(const live_config *cfg, frame_source *s, char *err
     camera_config(cfg, &cc);
     cc.device[0] = cfg->left_device;
     cc.device[1] = cfg->right_device;
-    /* STEREO_V4L2_IO=auto|mmap|userptr (README: V4L2 on a Jetson); auto when unset */
+    /* STEREO_V4L2_IO=auto|mmap|userptr (docs/jetson.md, "Memory"); auto when unset */
     const char *env = getenv("STEREO_V4L2_IO");
     int io = env && env[0] ? capture_io_from_str(env) : CAPTURE_IO_AUTO;
     if (io < 0) {
