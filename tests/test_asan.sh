@@ -50,16 +50,7 @@ san_run() {
   fi
   cases=$ok
 }
-result() { # result DESC: passes when why[] is empty
-  n=$((n + 1))
-  if [ ${#why[@]} -eq 0 ]; then
-    tap+=("ok $n - $1")
-  else
-    tap+=("not ok $n - $1")
-    local l
-    while IFS= read -r l; do tap+=("#   $l"); done < <(printf '%s\n' "${why[@]}")
-  fi
-}
+. tests/tap_result.sh # result DESC: passes when why[] is empty (the cwd is the root)
 
 # the check itself must see a report: a planted heap overflow by one byte, built the same way
 cat >"$W/planted.c" <<'EOF'

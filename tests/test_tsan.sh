@@ -55,16 +55,7 @@ tsan_run() {
           "$(grep -v '^$' "$W"/reports/* | sed 's/ (BuildId: [0-9a-f]*)//' | head -40)")
   fi
 }
-result() { # result DESC: passes when why[] is empty
-  n=$((n + 1))
-  if [ ${#why[@]} -eq 0 ]; then
-    tap+=("ok $n - $1")
-  else
-    tap+=("not ok $n - $1")
-    local l
-    while IFS= read -r l; do tap+=("#   $l"); done < <(printf '%s\n' "${why[@]}")
-  fi
-}
+. tests/tap_result.sh # result DESC: passes when why[] is empty (the cwd is the root)
 # expect NAME FRAMES RECORDED DIR: the summary's frame and recording counts, the files in DIR
 expect() {
   local name=$1 frames=$2 recorded=$3 dir=$4 pngs
