@@ -64,18 +64,6 @@ static uint32_t crc(const uint8_t *p, size_t n)
     return (uint32_t)c;
 }
 
-typedef struct {
-    const uint8_t *bytes;
-    size_t size;
-} blob;
-
-static int write_blob(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
-{
-    const blob *b = ctx;
-    fwrite(b->bytes, 1, b->size, f);
-    return 0;
-}
-
 int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t errlen)
 {
     const stereo_map *l = &maps[0], *r = &maps[1];
@@ -101,8 +89,7 @@ int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t 
     put32(buf + 28, (uint32_t)l->src_height);
     put32(buf + 32, crc(buf + MAPFILE_HEADER_SIZE, 2 * one));
     put32(buf + 36, crc(buf, 36));
-    blob b = {buf, size};
-    int rc = atomic_write_file(path, write_blob, &b, err, errlen);
+    int rc = atomic_write_bytes(path, buf, size, err, errlen);
     free(buf);
     return rc;
 }

@@ -217,3 +217,21 @@ fail:
     free(tmp);
     return -1;
 }
+
+typedef struct {
+    const void *data;
+    size_t len;
+} byte_span;
+
+static int write_span(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
+{
+    const byte_span *b = ctx;
+    fwrite(b->data, 1, b->len, f);
+    return 0;
+}
+
+int atomic_write_bytes(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+    byte_span b = {data, len};
+    return atomic_write_file(path, write_span, &b, err, errlen);
+}

@@ -50,6 +50,9 @@ typedef int (*file_writer)(FILE *f, const char *path, const void *ctx, char *err
 int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,
                       size_t errlen);
 
+/* atomic_write_file of a buffer already in memory: len bytes from data. */
+int atomic_write_bytes(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

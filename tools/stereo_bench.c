@@ -464,19 +464,6 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-/* A text collected in memory (--csv), for atomic_write_file. */
-typedef struct {
-    const char *data;
-    size_t len;
-} mem_text;
-
-static int write_mem_text(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
-{
-    const mem_text *t = (const mem_text *)ctx;
-    fwrite(t->data, 1, t->len, f);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
@@ -678,10 +665,8 @@ int main(int argc, char **argv)
             rc |= run_config(&issue_configs[i], sms, runs, frames, copy, csv);
     if (csv) {
         char err[512];
-        mem_text text;
         int bad = fclose(csv) != 0;
-        text.data = csv_buf, text.len = csv_len;
-        if (bad || atomic_write_file(csv_path, write_mem_text, &text, err, sizeof err) != 0) {
+        if (bad || atomic_write_bytes(csv_path, csv_buf, csv_len, err, sizeof err) != 0) {
             fprintf(stderr, "stereo-bench: %s\n", bad ? "--csv: out of memory" : err);
             rc = 1;
         }
