@@ -46,6 +46,8 @@ cudaError_t launch_grey_rectify(const frame_desc *desc, int side, stereo_pixfmt 
 cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *out,
                         cudaStream_t stream);
 cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
+/* The bt cost's words in the census buffers: I | lo << 8 | hi << 16 (stereo_bt_range). */
+cudaError_t launch_bt_words(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
 
 #define SGM_MAX_BRANCHES 4
 
@@ -58,7 +60,7 @@ typedef struct {
     stereo_cost cost;
     const uint8_t *grey;                 /* left, rectified */
     const uint8_t *rank_l, *rank_r;      /* rank cost */
-    const uint64_t *census_l, *census_r; /* census cost */
+    const uint64_t *census_l, *census_r; /* census cost; bt: its words (launch_bt_words) */
     const uint8_t *cost_table;           /* costs ad and mi: 256 x 256 bytes, C = table[IL * 256
                                             + IR], with grey values in rank_l / rank_r; else NULL */
     uint16_t *S[SGM_MAX_BRANCHES];       /* the branches' partial sums, w * h * D each */
@@ -74,6 +76,9 @@ typedef struct {
     size_t vol;                          /* w * h * D */
     int sms;                             /* the device's multiprocessors (the walk's split) */
     int dir_p1[8], dir_p2[8];            /* each direction's P1 / P2 (stereo_path_penalties) */
+    int dir_weight[8];                   /* each direction's weight w_r in S (sgm.h), 0..255 */
+    int weighted;                        /* 1 when some w_r != 1: the sum multiplies (a pass
+                                            that assumes S < 2048 is not used) */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -86,6 +91,7 @@ cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream);
 cudaError_t launch_sgm_dir_rank(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 cudaError_t launch_sgm_dir_census(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 cudaError_t launch_sgm_dir_table(const sgm_args *a, int dir, int mode, cudaStream_t stream);
+cudaError_t launch_sgm_dir_bt(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 
 /* sgm_dirs.cu — the per-direction design, used when every L fits a byte (max_cost +
  * max(P2, P1 + 1) <= 255, sgm_fits_bytes) and paths * vol bytes fit: every direction's walk
@@ -100,6 +106,7 @@ cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_dirs_bt(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */

@@ -34,13 +34,16 @@
  * 1 for census), so that the two halves of its kernels (every D x mode instance) compile in
  * parallel on a 2-core machine, and a build for one more cost adds a translation unit instead of
  * lengthening this one: -DSGM_TABLE=1 (with SGM_CENSUS=0) is the table costs' (ad, mi), the rank
- * walk with its |rl - r| replaced by a table lookup (costs4, sgm_walk.cuh). The rank object
+ * walk with its |rl - r| replaced by a table lookup (costs4, sgm_walk.cuh); -DSGM_BT=1 (with
+ * SGM_CENSUS=1) bt's, the census walk on packed words (word_cost). The rank object
  * (both 0) also holds the launchers (launch_sgm, launch_sgm_final)
  * that pick the cost's half at run time. */
 #ifndef SGM_CENSUS
 #error "compile sgm.cu with -DSGM_CENSUS=0 (rank) or -DSGM_CENSUS=1 (census): see build.ninja"
 #endif
-#if SGM_CENSUS
+#if SGM_CENSUS && SGM_BT
+#define SGM_LAUNCH_DIR launch_sgm_dir_bt
+#elif SGM_CENSUS
 #define SGM_LAUNCH_DIR launch_sgm_dir_census
 #elif SGM_TABLE
 #define SGM_LAUNCH_DIR launch_sgm_dir_table
@@ -91,6 +94,7 @@ cudaError_t SGM_LAUNCH_DIR(const sgm_args *a, int dir, int mode, cudaStream_t st
 static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t stream)
 {
     return a->cost == STEREO_COST_CENSUS ? launch_sgm_dir_census(a, dir, mode, stream)
+           : a->cost == STEREO_COST_BT   ? launch_sgm_dir_bt(a, dir, mode, stream)
            : a->cost_table               ? launch_sgm_dir_table(a, dir, mode, stream)
                                          : launch_sgm_dir_rank(a, dir, mode, stream);
 }

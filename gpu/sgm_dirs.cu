@@ -30,8 +30,9 @@
 #include "sgm_walk.cuh"
 
 /* Build: compiled once per matching cost, like sgm.cu (-DSGM_CENSUS=0 / 1, build.ninja): each
- * object holds its cost's walks (k_dirs; SGM_TABLE=1: the table costs', ad and mi); the rank object also the sum passes (k_wta, k_wta_pk:
- * they read bytes and do not depend on the cost) and the launchers. */
+ * object holds its cost's walks (k_dirs; SGM_TABLE=1: the table costs', ad and mi; SGM_CENSUS=1
+ * with SGM_BT=1: bt's, on its packed words); the rank object also the sum passes (k_wta,
+ * k_wta_pk: they read bytes and do not depend on the cost) and the launchers. */
 #if !defined(SGM_CENSUS) || !defined(SGM_TABLE)
 #error "compile sgm_dirs.cu with -DSGM_CENSUS=0|1 and -DSGM_TABLE=0|1: see build.ninja"
 #endif
@@ -151,9 +152,15 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta(sgm_args a)
 #pragma unroll
                 for (int i = 0; i < W; i++)
                     tot[i] = 0;
+                if (a.weighted) { /* uniform: the whole grid takes one side */
 #pragma unroll
-                for (int v = 0; v < NP; v++)
-                    add_bytes<K>(ring[j].r[v], tot);
+                    for (int v = 0; v < NP; v++)
+                        add_bytes_weighted<K>(ring[j].r[v], (uint32_t)a.dir_weight[v], tot);
+                } else {
+#pragma unroll
+                    for (int v = 0; v < NP; v++)
+                        add_bytes<K>(ring[j].r[v], tot);
+                }
                 if (step + PF < steps)
                     wta_load<K, NP>(a, (p0 - step - PF) * D + k0, ring[j]);
                 finish_pixel<K, G>(a, tot, xb - 1 - step, y, lane, k0, mask, right_best, rk);
@@ -382,7 +389,9 @@ static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t str
     return cudaGetLastError();
 }
 
-#if SGM_CENSUS
+#if SGM_CENSUS && SGM_BT
+cudaError_t launch_sgm_dirs_bt(const sgm_args *a, int paths, cudaStream_t stream)
+#elif SGM_CENSUS
 cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream)
 #elif SGM_TABLE
 cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream)
@@ -424,6 +433,7 @@ cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
     if (paths != 4 && paths != 8)
         return cudaErrorInvalidValue;
     return a->cost == STEREO_COST_CENSUS ? launch_sgm_dirs_census(a, paths, stream)
+           : a->cost == STEREO_COST_BT   ? launch_sgm_dirs_bt(a, paths, stream)
            : a->cost_table               ? launch_sgm_dirs_table(a, paths, stream)
                                          : launch_sgm_dirs_rank(a, paths, stream);
 }
@@ -468,7 +478,8 @@ cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream)
     if (paths != 4 && paths != 8)
         return cudaErrorInvalidValue;
     const char *pk = getenv("STEREO_CUDA_WTA");
-    if (!(pk && !strcmp(pk, "scalar"))) {
+    /* the packed pass needs every sum below 2048 (8 * 255): path weights take the scalar one */
+    if (!a->weighted && !(pk && !strcmp(pk, "scalar"))) {
         if (wta_k16()) {
             switch (a->ndisp) {
             case 64: return launch_wta_pk<16, 4>(a, paths, stream);

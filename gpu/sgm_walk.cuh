@@ -189,6 +189,25 @@ static __device__ __forceinline__ uint32_t costs4(const sgm_args &a, int rl, uin
 #endif
 }
 
+/* The cost of a left and a right word of the census path: popcount(l ^ r) (census), or, in the
+ * bt build (-DSGM_BT=1, with SGM_CENSUS=1: the words are I | lo << 8 | hi << 16, launch_bt_words)
+ * stereo_bt_cost in four byte lanes: A = (IL, loR, IR, loL) - B = (hiR, IL, hiL, IR) saturated
+ * at 0 gives the four terms, max of bytes 0, 1 is dL and of bytes 2, 3 dR. */
+#ifndef SGM_BT
+#define SGM_BT 0
+#endif
+static __device__ __forceinline__ uint32_t word_cost(const sgm_args &a, uint64_t l, uint64_t r)
+{
+#if SGM_BT
+    const uint32_t l32 = (uint32_t)l, r32 = (uint32_t)r;
+    const uint32_t d = __vsubus4(__byte_perm(l32, r32, 0x1450), __byte_perm(l32, r32, 0x4206));
+    const uint32_t m = __vmaxu4(d, d >> 8);
+    return min(min(m & 255u, (m >> 16) & 255u), (uint32_t)a.max_cost);
+#else
+    return (uint32_t)__popcll(l ^ r);
+#endif
+}
+
 /* Costs of the lane's K disparities as K/2 16-bit pairs; max_cost where x - d < 0. */
 template <int K, bool CENSUS, int NB>
 static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS, NB> &in,
@@ -197,8 +216,8 @@ static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_
     if (CENSUS) {
 #pragma unroll
         for (int j = 0; j < K / 2; j++)
-            cost[j] = (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? 2 * j : 0]) |
-                      (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? 2 * j + 1 : 0]) << 16;
+            cost[j] = word_cost(a, in.cl, in.cr[CENSUS ? 2 * j : 0]) |
+                      word_cost(a, in.cl, in.cr[CENSUS ? 2 * j + 1 : 0]) << 16;
     } else if (K % 4 == 0) {
         /* the window: bytes xr0 - K + 1 .. xr0 of the right rank row, starting at byte s of
          * rr[0]; disparity k0 + i reads window byte K - 1 - i, so quad q (disparities 4q ..
@@ -432,6 +451,25 @@ static __device__ __forceinline__ void add_bytes(const uint32_t (&r)[byte_words<
     }
 }
 
+/* tot += wt * the bytes (path weights, sgm.h): each 16-bit lane stays below 65536 because
+ * stereo_params_check keeps the weighted sum of the L ranges there */
+template <int K>
+static __device__ __forceinline__ void add_bytes_weighted(const uint32_t (&r)[byte_words<K>::R],
+                                                          uint32_t wt, uint32_t (&tot)[K / 2])
+{
+    if (K % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < K / 4; i++) {
+            tot[2 * i] += __byte_perm(r[i], 0, 0x4140) * wt;
+            tot[2 * i + 1] += __byte_perm(r[i], 0, 0x4342) * wt;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < K / 2; i++)
+            tot[i] += __byte_perm(r[i], 0, 0x4140) * wt;
+    }
+}
+
 /* Direction dir's P1 or P2 (sgm_args.dir_p1 / dir_p2) read with constant indices only: a
  * kernel parameter array indexed at run time is copied to local memory. */
 static __device__ __forceinline__ int dir_penalty(const int (&v)[8], int dir)
@@ -542,6 +580,9 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
     const int k0 = lane * K;
     const long stride = (long)dy * w + dx;
     const uint32_t p1x2 = (uint32_t)dir_penalty(a.dir_p1, dir) * 0x10001u;
+    /* the path weight w_r (sgm.h): L pairs times w_r stay two exact halves, since
+     * stereo_params_check keeps every w_r L_r, indeed their sum, below 65536 */
+    const uint32_t wt = (uint32_t)dir_penalty(a.dir_weight, dir);
 
     if (MODE == MODE_FINAL && a.disp_right) {
         /* right pixels the walk never completes (no candidate inside the image) */
@@ -607,7 +648,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
 #pragma unroll
                 for (int i = 0; i < W; i++)
                 {
-                    uint32_t t = in.s[0][i] + cur[i];
+                    uint32_t t = in.s[0][i] + cur[i] * wt;
 #pragma unroll
                     for (int b = 1; b < NB; b++)
                         t += in.s[b][i];
@@ -624,7 +665,7 @@ static __device__ __forceinline__ void walk_line(const sgm_args &a, int dir, int
                 uint32_t out[W];
 #pragma unroll
                 for (int i = 0; i < W; i++)
-                    out[i] = MODE == MODE_ADD ? in.s[0][i] + cur[i] : cur[i];
+                    out[i] = MODE == MODE_ADD ? in.s[0][i] + cur[i] * wt : cur[i] * wt;
                 if (MODE == MODE_STORE8) {
                     if (step < steps)
                         store_bytes<K>(a.L8 + (size_t)dir * a.vol + p * D + k0, cur);
@@ -734,8 +775,8 @@ static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
     if (CENSUS) {
 #pragma unroll
         for (int j = 0; j < W; j++)
-            cost[j] = (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? j : 0]) |
-                      (uint32_t)__popcll(in.cl ^ in.cr[CENSUS ? j + W : 0]) << 16;
+            cost[j] = word_cost(a, in.cl, in.cr[CENSUS ? j : 0]) |
+                      word_cost(a, in.cl, in.cr[CENSUS ? j + W : 0]) << 16;
     } else {
         constexpr int SW = K / 4;
         uint32_t win[SW];

@@ -53,6 +53,9 @@ typedef struct {
 
 /* The costs the walk evaluates by table lookup over grey values (-DSGM_TABLE=1, sgm_walk.cuh). */
 static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD; }
+/* The costs the walk evaluates on 64-bit words per pixel (the census path, sgm_walk.cuh
+ * word_cost): census, and bt's packed I, lo, hi (launch_bt_words). */
+static int cost_uses_words(stereo_cost c) { return c == STEREO_COST_CENSUS || c == STEREO_COST_BT; }
 
 #define MAX_PROFILE 16
 
@@ -335,6 +338,8 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         else if (cost_uses_table(p->cost)) /* the walk reads grey values from the padded rows */
             LAUNCH(cudaMemcpyAsync(s->rank[i], s->grey[i], (size_t)w * h, cudaMemcpyDeviceToDevice,
                                    st), "grey rows");
+        else if (p->cost == STEREO_COST_BT)
+            LAUNCH(launch_bt_words(s->grey[i], w, h, s->census[i], st), "bt words");
         else
             LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
     }
@@ -348,8 +353,11 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                   s->rank[0], s->rank[1], s->census[0], s->census[1], s->cost_table, {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
-    for (int r = 0; r < 8; r++)
+    for (int r = 0; r < 8; r++) {
         stereo_path_penalties(p, r, &a.dir_p1[r], &a.dir_p2[r]);
+        a.dir_weight[r] = r < p->paths ? p->path_weight[r] : 0;
+        a.weighted |= r < p->paths && p->path_weight[r] != 1;
+    }
     if (s->agg_dirs) {
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
@@ -551,7 +559,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     CUDA_TRY(cudaMemcpy(s->xy[i], maps[i].xy, n * 4, cudaMemcpyHostToDevice));
                     CUDA_TRY(cudaMemcpy(s->frac[i], maps[i].frac, n * 2, cudaMemcpyHostToDevice));
                 }
-                if (p->cost != STEREO_COST_CENSUS) { /* rank, or the grey values of a table cost */
+                if (!cost_uses_words(p->cost)) { /* rank, or the grey values of a table cost */
                     DEV_ALLOC(s->rank_alloc[i], RANK_PAD_FRONT + n + RANK_PAD_BACK);
                     CUDA_TRY(cudaMemset(s->rank_alloc[i], 0, RANK_PAD_FRONT + n + RANK_PAD_BACK));
                     s->rank[i] = s->rank_alloc[i] + RANK_PAD_FRONT;

@@ -317,15 +317,10 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
  * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
 static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
 {
-    int weighted = 0;
-    for (int r = 0; r < p->paths; r++)
-        weighted |= p->path_weight[r] != 1;
-    if (p->cost == STEREO_COST_BT || p->cost == STEREO_COST_MI)
+    if (p->cost == STEREO_COST_MI)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
     else if (p->method == STEREO_METHOD_BM)
         snprintf(why, whylen, "method bm: not in the CUDA stage yet");
-    else if (weighted)
-        snprintf(why, whylen, "path weights other than 1: not in the CUDA stage yet");
     else
         return 0;
     return -1;

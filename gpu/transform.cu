@@ -4,6 +4,7 @@
  * A block loads its tile plus the window's apron into shared memory once (clamping coordinates
  * as the border rule says), then each thread compares its window there. */
 #include "launch.cuh"
+#include "stereo_math.h"
 #include "transform.h"
 
 #define TILE_W 32
@@ -87,5 +88,26 @@ cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cuda
 {
     dim3 block(TILE_W, TILE_H), grid((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
     k_census<<<grid, block, 0, stream>>>(grey, w, h, out);
+    return cudaGetLastError();
+}
+
+/* The bt cost's per-pixel words (sgm.h, launch.cuh): I | lo << 8 | hi << 16 with [lo, hi] =
+ * stereo_bt_range of the pixel and its row neighbours, a missing one at the border replaced by
+ * the pixel itself (as sgm.c's bt_row_range). */
+static __global__ void k_bt_words(const uint8_t *img, int w, int h, uint64_t *out)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= w)
+        return;
+    const uint8_t *row = img + (size_t)y * w;
+    int v = row[x], lo, hi;
+    stereo_bt_range(row[x > 0 ? x - 1 : x], v, row[x + 1 < w ? x + 1 : x], &lo, &hi);
+    out[(size_t)y * w + x] = (uint64_t)(v | lo << 8 | hi << 16);
+}
+
+cudaError_t launch_bt_words(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream)
+{
+    dim3 block(128), grid((w + 127) / 128, h);
+    k_bt_words<<<grid, block, 0, stream>>>(grey, w, h, out);
     return cudaGetLastError();
 }

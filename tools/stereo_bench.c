@@ -33,7 +33,7 @@
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
  * --json FILE writes the result as JSON. --cost all (with --async) runs every cost (rank, census,
  * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each: the
- * costs and bm that the CUDA stage does not have yet (bt, mi, bm) run only with --backend cpu.
+ * cost and method that the CUDA stage does not have yet (mi, bm) run only with --backend cpu.
  * Cost mi (gpu/mi.h; CPU backend only so far, the CUDA stage refuses it): --async also prints
  * how many frames ran the MI hierarchy and its median time as a share of the median frame (JSON:
  * "mi"). Without --mi-warm every frame runs it (the stage's default); with --mi-warm the live
@@ -128,7 +128,7 @@ static double copy_bandwidth(void)
  * all four). */
 static double frame_bytes(const config *c, int yuyv, int dirs)
 {
-    double n = (double)c->w * c->h, D = c->D, t = c->cost == STEREO_COST_CENSUS ? 8 : 1;
+    double n = (double)c->w * c->h, D = c->D, t = c->cost == STEREO_COST_CENSUS || c->cost == STEREO_COST_BT ? 8 : 1;
     double grey_rect = 2 * (n * (yuyv ? 2 : 1) + 6 * n + 2 * n); /* camera, maps, grey + valid */
     double transform = 2 * (n + t * n);
     double inputs = c->paths * (1 + 2 * t) * n; /* each direction reads both transforms + grey */
@@ -487,7 +487,7 @@ int main(int argc, char **argv)
                    "(mi: CPU backend only so far; --async prints the MI hierarchy's median time "
                    "and share of a frame)\n"
                    "  --method sgm|bm, --block N (odd 3..31, default 9): block matching "
-                   "(bt, mi and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
+                   "(mi and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
                    "  --mi-warm cost mi: the live app's policy (the previous frame's disparity as "
                    "the initial one, the hierarchy again when the valid fraction collapses); "
                    "without it every frame runs the hierarchy\n"
@@ -578,12 +578,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "stereo-bench: --cost all goes with --async\n");
         return 2;
     }
-    if (!async && (custom.cost == STEREO_COST_BT || custom.cost == STEREO_COST_MI ||
-                   custom.method == STEREO_METHOD_BM)) {
+    if (!async && (custom.cost == STEREO_COST_MI || custom.method == STEREO_METHOD_BM)) {
         fprintf(stderr, "stereo-bench: %s: not in the CUDA stage yet (use --async --backend cpu)\n",
-                custom.method == STEREO_METHOD_BM ? "method bm"
-                : custom.cost == STEREO_COST_MI   ? "cost mi"
-                                                  : "cost bt");
+                custom.method == STEREO_METHOD_BM ? "method bm" : "cost mi");
         return 2;
     }
     if (async && runs < 2) {

@@ -367,7 +367,8 @@ done:
 }
 
 /* The costs the CUDA stage computes (cuda_unsupported in gpu/stereo.c refuses the others). */
-static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD};
+static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
+                                         STEREO_COST_BT};
 
 static void option_grid(void)
 {
@@ -407,6 +408,15 @@ static void option_grid(void)
                 p.p1_path[r] = rnd() % 3 ? 1 + rnd() % 40 : 0;
                 p.p2_path[r] = p.p1_path[r] || rnd() % 3 ? (p.p1_path[r] ? p.p1_path[r] : p.p1) + 1 + rnd() % 300 : 0;
             }
+        if (rnd() % 3 == 0) { /* path weights, within the sum's range (sgm.h) */
+            for (int r = 0; r < 8; r++)
+                p.path_weight[r] = rnd() % 5;
+            p.path_weight[rnd() % p.paths] = 1 + rnd() % 4;
+            char why[256];
+            if (stereo_params_check(&p, why, sizeof why) != STEREO_OK)
+                for (int r = 0; r < 8; r++)
+                    p.path_weight[r] = r & 1 ? 1 : 2;
+        }
         compare(&p, NULL, &pr, "random options");
     }
     pair_free(&pr);
@@ -432,6 +442,8 @@ static void awkward_sizes(void)
         p.cost = STEREO_COST_AD;
         stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
         compare(&p, NULL, &pr, "awkward size ad");
+        p.cost = STEREO_COST_BT, p.paths = 8;
+        compare(&p, NULL, &pr, "awkward size bt");
         pair_free(&pr);
     }
     /* width 1 cannot hold 16 disparities: both backends refuse it the same way */
@@ -504,6 +516,16 @@ static void shared_scenes(const char *dir)
         static const int p1s[8] = {14, 14, 10, 10, 8, 8, 8, 8}, p2s[8] = {112, 112, 96, 96, 80, 80, 80, 80};
         memcpy(p.p1_path, p1s, sizeof p1s), memcpy(p.p2_path, p2s, sizeof p2s);
         compare(&p, NULL, &pr, scenes[i].left);
+        /* bt, and the path weights 3:1 (straight : diagonal) */
+        memset(p.p1_path, 0, sizeof p.p1_path), memset(p.p2_path, 0, sizeof p.p2_path);
+        p.cost = STEREO_COST_BT;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, scenes[i].left);
+        p.cost = STEREO_COST_CENSUS;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        for (int k = 0; k < 8; k++)
+            p.path_weight[k] = k < 4 ? 3 : 1;
+        compare(&p, NULL, &pr, scenes[i].left);
         image_free(&l);
         image_free(&r);
     }
@@ -536,6 +558,16 @@ int main(int argc, char **argv)
         q.cost = STEREO_COST_AD, q.paths = 8;
         stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
         compare(&q, NULL, &pr, "quick ad");
+        q.cost = STEREO_COST_BT;
+        stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
+        compare(&q, NULL, &pr, "quick bt");
+        q.cost = STEREO_COST_CENSUS;
+        stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
+        for (int r = 0; r < 8; r++)
+            q.path_weight[r] = 1 + r % 3;
+        compare(&q, NULL, &pr, "quick weights");
+        for (int r = 0; r < 8; r++)
+            q.path_weight[r] = 1;
         stereo_map m[2];
         random_maps(m, 60, 25, 67, 29);
         stereo_params_default(&q, 60, 25);
