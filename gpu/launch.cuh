@@ -125,4 +125,21 @@ cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const in
                            const uint8_t *conf, const uint8_t *grey_l, const uint8_t *grey_r,
                            int w, int h, cudaStream_t stream);
 
+/* block.cu — stage 5 of method bm (block.h): the N x N box sum of the cost volume C, computed
+ * on the fly from a's transformed images (a's width, height, dmin, ndisp, max_cost, the cost
+ * inputs cost_kind names, and sms for the split; nothing else of a is read), into S (uint16,
+ * w * h * D, S[(y * w + x) * D + k], the CPU layout) exactly as block_vertical_rows +
+ * block_horizontal_rows on the CPU's cost volume; V (uint16, w * h * D) is scratch (the
+ * vertical sums). cost_kind: 0 rank (|rank_l - rank_r|), 1 census (census_l / census_r),
+ * 2 table (cost_table[rank_l * 256 + rank_r], grey values in the rank rows: ad, mi), 3 bt (words
+ * I | lo << 8 | hi << 16 in census_l / census_r, stereo_bt_cost with cap max_cost). Right pixels
+ * are read only where x - d >= 0, so the rows need no padding. Returns cudaErrorInvalidValue for
+ * an even block, a shift outside 0..31 or an unknown cost_kind. */
+typedef struct {
+    int block, shift; /* N (odd, block.h), block_shift(max_cost, N) */
+    int cost_kind;    /* 0 rank, 1 census, 2 table, 3 bt words */
+} block_args;
+cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V, uint16_t *S,
+                             cudaStream_t stream);
+
 #endif

@@ -8,7 +8,9 @@
  * Every case runs the same input through a CPU stage and a CUDA stage with the same parameters
  * and compares every output byte: left and right disparity, confidence, both rectified images,
  * and the RGBA colour image of each colour map. Cases: a grid of options (paths, cost, D, dmin,
- * adaptive P2, uniqueness, subpixel, LR, median, confidence), awkward sizes (333x217, 640x1,
+ * adaptive P2, uniqueness, subpixel, LR, median, confidence), block matching (method bm: blocks
+ * 3, 9 and 31, every CUDA cost, odd sizes, D 64 and 128, dmin 0 and > 0; its box sum alone:
+ * build/gpu/test-block-cuda), awkward sizes (333x217, 640x1,
  * 17x640, 631x479, widths that are no multiple of 32), grey / RGB / YUYV inputs with padded
  * pitches, rectification maps with pixels mapped from outside, the stage on 16 SMs (a green
  * context, driven from a second thread as the live app does), and every scene in DATA_DIR (the
@@ -124,11 +126,13 @@ static void free_maps(stereo_map m[2])
 static const char *describe(const stereo_params *p)
 {
     static char buf[256];
-    snprintf(buf, sizeof buf,
+    int n = snprintf(buf, sizeof buf,
              "%dx%d D%d dmin%d %s paths%d p1=%d p2=%d adapt%d uniq%d sub%d lr%d tol%d med%d conf%d",
              p->width, p->height, p->num_disparities, p->min_disparity,
              stereo_cost_to_str(p->cost), p->paths, p->p1, p->p2, p->p2_adapt, p->uniqueness,
              p->subpixel, p->lr_check, p->lr_tolerance, p->median, p->confidence);
+    if (p->method == STEREO_METHOD_BM && n > 0 && (size_t)n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, " bm block%d", p->block);
     return buf;
 }
 
@@ -422,6 +426,71 @@ static void option_grid(void)
     pair_free(&pr);
 }
 
+/* Method bm (block matching: the N x N box sum of gpu/block.h instead of SGM's paths, then the
+ * same winner-takes-all): blocks 3, 9 and 31 (larger than some images' height), every CUDA cost,
+ * D 64 and 128, dmin 0 and > 0, on a synthetic scene, random pairs of odd sizes in every pixel
+ * format, and random combinations of the other options. */
+static void block_matching(void)
+{
+    static const int blocks[] = {3, 9, 31}, Ds[] = {64, 128}, dmins[] = {0, 11};
+    const size_t ncosts = sizeof gpu_costs / sizeof *gpu_costs;
+    pair pr;
+    if (pair_synth(&pr, 333, 217, 1, 0.4)) {
+        check(0, "synth 333x217");
+        return;
+    }
+    /* the full cross of block x cost x D x dmin */
+    for (size_t bi = 0; bi < 3; bi++)
+        for (size_t ci = 0; ci < ncosts; ci++)
+            for (size_t di = 0; di < 2; di++)
+                for (size_t mi = 0; mi < 2; mi++) {
+                    stereo_params p;
+                    stereo_params_default(&p, 333, 217);
+                    p.method = STEREO_METHOD_BM, p.block = blocks[bi], p.cost = gpu_costs[ci];
+                    p.num_disparities = Ds[di], p.min_disparity = dmins[mi], p.confidence = 1;
+                    compare(&p, NULL, &pr, "bm grid");
+                }
+    pair_free(&pr);
+    /* odd sizes, padded pitches, every pixel format: each block and cost once */
+    static const struct { int w, h; stereo_pixfmt fmt; int pad; } sizes[] = {
+        {201, 77, STEREO_PIX_RGB24, 5},
+        {130, 23, STEREO_PIX_YUYV, 6},
+        {517, 9, STEREO_PIX_GREY8, 3},
+    };
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        pair_random(&pr, sizes[si].w, sizes[si].h, sizes[si].fmt, sizes[si].pad, 7);
+        for (size_t bi = 0; bi < 3; bi++)
+            for (size_t ci = 0; ci < ncosts; ci++) {
+                stereo_params p;
+                stereo_params_default(&p, sizes[si].w, sizes[si].h);
+                p.method = STEREO_METHOD_BM, p.block = blocks[bi], p.cost = gpu_costs[ci];
+                p.num_disparities = Ds[(si + ci) % 2], p.min_disparity = dmins[(si + bi) % 2];
+                p.confidence = 1;
+                compare(&p, NULL, &pr, "bm odd size");
+            }
+        pair_free(&pr);
+    }
+    /* random combinations of the options the winner-takes-all and the finish take */
+    if (pair_synth(&pr, 160, 97, 3, 0.7)) {
+        check(0, "synth 160x97");
+        return;
+    }
+    for (int i = 0; i < 20; i++) {
+        stereo_params p;
+        stereo_params_default(&p, 160, 97);
+        p.method = STEREO_METHOD_BM, p.block = 3 + 2 * (rnd() % 15);
+        p.cost = gpu_costs[rnd() % ncosts];
+        p.num_disparities = 16 * (1 + rnd() % 8);
+        p.min_disparity = rnd() % 2 ? 0 : rnd() % 20;
+        p.rank_window = 3 + 2 * (rnd() % 7);
+        p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
+        p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
+        p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+        compare(&p, NULL, &pr, "bm random options");
+    }
+    pair_free(&pr);
+}
+
 static void awkward_sizes(void)
 {
     static const struct { int w, h, D; stereo_pixfmt fmt; int pad; } cases[] = {
@@ -526,6 +595,9 @@ static void shared_scenes(const char *dir)
         for (int k = 0; k < 8; k++)
             p.path_weight[k] = k < 4 ? 3 : 1;
         compare(&p, NULL, &pr, scenes[i].left);
+        /* block matching on the real scene (bt: the packed words) */
+        p.method = STEREO_METHOD_BM, p.block = 9, p.cost = STEREO_COST_BT;
+        compare(&p, NULL, &pr, scenes[i].left);
         image_free(&l);
         image_free(&r);
     }
@@ -568,6 +640,8 @@ int main(int argc, char **argv)
         compare(&q, NULL, &pr, "quick weights");
         for (int r = 0; r < 8; r++)
             q.path_weight[r] = 1;
+        q.method = STEREO_METHOD_BM, q.block = 9, q.cost = STEREO_COST_CENSUS;
+        compare(&q, NULL, &pr, "quick bm census");
         stereo_map m[2];
         random_maps(m, 60, 25, 67, 29);
         stereo_params_default(&q, 60, 25);
@@ -583,6 +657,7 @@ int main(int argc, char **argv)
         option_grid();
         awkward_sizes();
         with_maps();
+        block_matching();
         if (argc > 1)
             shared_scenes(argv[1]);
     }

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* block.cu — stage 5 of method bm on the GPU: block matching's N x N box sum (block.h), the same
+ * two separable running sums as the CPU reference (block.c), bit for bit:
+ *
+ *   vertical   V(x, y, k) = sum_{j=-r..r} C(x, clamp(y + j), k)          (uint16, <= 31 * 255)
+ *   horizontal S(x, y, k) = (sum_{i=-r..r} V(clamp(x + i), y, k)) >> shift  (uint32 running sum)
+ *
+ * with r = N / 2, coordinates clamped to the image. Every sum is an exact integer, so the order
+ * the terms are added in does not matter: a running sum started anywhere with a full sum of its
+ * N terms gives the CPU's values. Each pass splits its walk into chunks (each chunk starts with a
+ * full sum) so that small images still fill the GPU; the work stays O(1) per voxel whatever N.
+ *
+ * Vertical pass: one thread per (x, k) of a row (consecutive threads = consecutive k, so the
+ * writes of V are coalesced), walking the rows of its chunk. The cost volume is never stored: C
+ * is computed on the fly from the stage's transformed images (sgm.h's definition, through
+ * stereo_math.h where the formula lives there), once for the row entering and once for the row
+ * leaving the window.
+ * Horizontal pass: one thread per (y, k), walking the columns of its chunk (consecutive threads =
+ * consecutive k: coalesced reads of V and writes of S).
+ */
+#include "launch.cuh"
+#include "stereo_math.h"
+
+#define BLOCK_THREADS 256
+/* A chunk is at least this many steps long, so that its opening full sum (N terms) costs at
+ * most N / BLOCK_MIN_CHUNK of the running sum's work. */
+#define BLOCK_MIN_CHUNK 32
+/* Threads wanted per pass: resident threads on every SM (2048 on sm_80 .. sm_90); a device of
+ * unknown size (a->sms = 0) is taken as the Orin's 16 SMs. */
+#define BLOCK_THREADS_PER_SM 2048
+#define BLOCK_DEFAULT_SMS 16
+
+static __device__ __forceinline__ int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* C(x, y, k) (sgm.h): row = y * w; max_cost where x - d < 0. KIND is block_args.cost_kind. */
+template <int KIND>
+static __device__ __forceinline__ int block_cost(const sgm_args &a, size_t row, int x, int k)
+{
+    const int xr = x - a.dmin - k;
+    if (xr < 0)
+        return a.max_cost;
+    if (KIND == 0) { /* rank: |rankL - rankR(x - d)| */
+        int v = (int)__ldg(a.rank_l + row + x) - (int)__ldg(a.rank_r + row + xr);
+        return v < 0 ? -v : v;
+    }
+    if (KIND == 1) /* census: popcount(censusL ^ censusR(x - d)) */
+        return __popcll(__ldg(a.census_l + row + x) ^ __ldg(a.census_r + row + xr));
+    if (KIND == 2) /* ad, mi: table[IL * 256 + IR(x - d)], grey values in the rank rows */
+        return __ldg(a.cost_table + (int)__ldg(a.rank_l + row + x) * 256 +
+                     __ldg(a.rank_r + row + xr));
+    /* KIND == 3, bt: word = I | lo << 8 | hi << 16 in the census rows */
+    const uint64_t l = __ldg(a.census_l + row + x), r = __ldg(a.census_r + row + xr);
+    return stereo_bt_cost((int)(l & 255), (int)(l >> 8 & 255), (int)(l >> 16 & 255),
+                          (int)(r & 255), (int)(r >> 8 & 255), (int)(r >> 16 & 255), a.max_cost);
+}
+
+/* V for rows [blockIdx.y * chunk, + chunk) of lane i = x * D + k (block_vertical_rows). */
+template <int KIND>
+static __global__ void k_block_vertical(const sgm_args a, int r, int chunk,
+                                        uint16_t *__restrict__ V)
+{
+    const int w = a.width, h = a.height, D = a.ndisp;
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int y0 = blockIdx.y * chunk;
+    if (i >= (size_t)w * D || y0 >= h)
+        return;
+    const int x = (int)(i / D), k = (int)(i % D);
+    const int y1 = min(y0 + chunk, h);
+    const size_t plane = (size_t)w * D; /* one row of V */
+    /* the chunk's first row: a full sum of N rows */
+    int sum = 0;
+    for (int j = -r; j <= r; j++)
+        sum += block_cost<KIND>(a, (size_t)clampi(y0 + j, 0, h - 1) * w, x, k);
+    V[(size_t)y0 * plane + i] = (uint16_t)sum;
+    /* the others from the row above: + the row entering, - the row leaving */
+    for (int y = y0 + 1; y < y1; y++) {
+        sum += block_cost<KIND>(a, (size_t)clampi(y + r, 0, h - 1) * w, x, k) -
+               block_cost<KIND>(a, (size_t)clampi(y - r - 1, 0, h - 1) * w, x, k);
+        V[(size_t)y * plane + i] = (uint16_t)sum;
+    }
+}
+
+/* S for columns [blockIdx.y * chunk, + chunk) of row-disparity i = y * D + k
+ * (block_horizontal_rows). */
+static __global__ void k_block_horizontal(const uint16_t *__restrict__ V, uint16_t *__restrict__ S,
+                                          int w, int h, int D, int r, int shift, int chunk)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int x0 = blockIdx.y * chunk;
+    if (i >= (size_t)h * D || x0 >= w)
+        return;
+    const int y = (int)(i / D), k = (int)(i % D);
+    const int x1 = min(x0 + chunk, w);
+    const size_t base = (size_t)y * w * D + k; /* V(x, y, k) at base + x * D */
+    const uint16_t *in = V + base;
+    uint16_t *out = S + base;
+    /* the chunk's first column: a full sum of N columns */
+    uint32_t acc = 0;
+    for (int j = -r; j <= r; j++)
+        acc += __ldg(in + (size_t)clampi(x0 + j, 0, w - 1) * D);
+    out[(size_t)x0 * D] = (uint16_t)(acc >> shift);
+    for (int x = x0 + 1; x < x1; x++) {
+        acc = acc + __ldg(in + (size_t)clampi(x + r, 0, w - 1) * D) -
+              __ldg(in + (size_t)clampi(x - r - 1, 0, w - 1) * D);
+        out[(size_t)x * D] = (uint16_t)(acc >> shift);
+    }
+}
+
+/* The chunk length of a walk of `steps` steps by `lanes` threads: enough chunks to give every
+ * SM its resident threads, none shorter than BLOCK_MIN_CHUNK steps (or the whole walk). */
+static int walk_chunk(size_t lanes, int steps, int sms)
+{
+    const size_t want = (size_t)(sms > 0 ? sms : BLOCK_DEFAULT_SMS) * BLOCK_THREADS_PER_SM;
+    size_t chunks = (want + lanes - 1) / lanes;
+    if (chunks < 1)
+        chunks = 1;
+    size_t chunk = ((size_t)steps + chunks - 1) / chunks;
+    if (chunk < BLOCK_MIN_CHUNK)
+        chunk = BLOCK_MIN_CHUNK;
+    return chunk < (size_t)steps ? (int)chunk : steps;
+}
+
+cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V, uint16_t *S,
+                             cudaStream_t stream)
+{
+    const int w = a->width, h = a->height, D = a->ndisp, r = b->block / 2;
+    if (w < 1 || h < 1 || D < 1 || b->block < 1 || b->block % 2 == 0 || b->shift < 0 ||
+        b->shift > 31 || b->cost_kind < 0 || b->cost_kind > 3)
+        return cudaErrorInvalidValue;
+    /* vertical pass: w * D lanes walking h rows */
+    const size_t vl = (size_t)w * D;
+    const int vc = walk_chunk(vl, h, a->sms);
+    const dim3 vgrid((unsigned)((vl + BLOCK_THREADS - 1) / BLOCK_THREADS),
+                     (unsigned)((h + vc - 1) / vc));
+    switch (b->cost_kind) {
+    case 0: k_block_vertical<0><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    case 1: k_block_vertical<1><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    case 2: k_block_vertical<2><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    default: k_block_vertical<3><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        return e;
+    /* horizontal pass: h * D lanes walking w columns */
+    const size_t hl = (size_t)h * D;
+    const int hc = walk_chunk(hl, w, a->sms);
+    const dim3 hgrid((unsigned)((hl + BLOCK_THREADS - 1) / BLOCK_THREADS),
+                     (unsigned)((w + hc - 1) / hc));
+    k_block_horizontal<<<hgrid, BLOCK_THREADS, 0, stream>>>(V, S, w, h, D, r, b->shift, hc);
+    return cudaGetLastError();
+}
