@@ -108,6 +108,9 @@ cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t st
 cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_bt(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
+/* The same winner-takes-all (left and right disparity, confidence) on a complete 16-bit S volume
+ * in a->S[0] (w * h * D, S(x, y, k) at (y * w + x) * D + k): block matching's box sums. */
+cudaError_t launch_wta_volume(const sgm_args *a, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);

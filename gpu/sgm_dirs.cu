@@ -105,24 +105,58 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
 }
 
 #if !SGM_CENSUS && !SGM_TABLE
+/* One pixel's input of the sum + winner-takes-all pass. NP > 0: the NP directions' byte volumes
+ * (L8), summed (times the path weights when a.weighted); NP = 0: a complete 16-bit S volume in
+ * S[0] (block matching's box sums, launch_wta_volume), taken as it is. */
 template <int K, int NP>
 struct wta_step {
     uint32_t r[NP][byte_words<K>::R];
+    __device__ __forceinline__ void load(const sgm_args &a, size_t off)
+    {
+#pragma unroll
+        for (int v = 0; v < NP; v++)
+            load_bytes<K>(a.L8 + v * a.vol + off, r[v]);
+    }
+    __device__ __forceinline__ void sum(const sgm_args &a, uint32_t (&tot)[K / 2]) const
+    {
+#pragma unroll
+        for (int i = 0; i < K / 2; i++)
+            tot[i] = 0;
+        if (a.weighted) { /* uniform: the whole grid takes one side */
+#pragma unroll
+            for (int v = 0; v < NP; v++)
+                add_bytes_weighted<K>(r[v], (uint32_t)a.dir_weight[v], tot);
+        } else {
+#pragma unroll
+            for (int v = 0; v < NP; v++)
+                add_bytes<K>(r[v], tot);
+        }
+    }
+};
+
+template <int K>
+struct wta_step<K, 0> {
+    uint32_t r[K / 2];
+    __device__ __forceinline__ void load(const sgm_args &a, size_t off) { load_words(a.S[0] + off, r); }
+    __device__ __forceinline__ void sum(const sgm_args &, uint32_t (&tot)[K / 2]) const
+    {
+#pragma unroll
+        for (int i = 0; i < K / 2; i++)
+            tot[i] = r[i];
+    }
 };
 
 template <int K, int NP>
 static __device__ __forceinline__ void wta_load(const sgm_args &a, size_t off, wta_step<K, NP> &s)
 {
-#pragma unroll
-    for (int v = 0; v < NP; v++)
-        load_bytes<K>(a.L8 + v * a.vol + off, s.r[v]);
+    s.load(a, off);
 }
 
 template <int K, int G, int NP>
 static __global__ void __launch_bounds__(WTA_BLOCK) k_wta(sgm_args a)
 {
     constexpr int W = K / 2, D = K * G;
-    constexpr int RPS = NP * byte_words<K>::R;          /* registers per step */
+    constexpr int RPS = sizeof(wta_step<K, NP>) / 4;    /* registers per step */
     constexpr int PF = RPS <= 16 ? 4 : RPS <= 32 ? 2 : 1; /* steps in flight */
     extern __shared__ uint32_t rk[];                    /* the row's right keys (S << 9 | k) */
     const int w = a.width, y = blockIdx.x;
@@ -149,18 +183,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta(sgm_args a)
                 if (step >= steps)
                     break;
                 uint32_t tot[W];
-#pragma unroll
-                for (int i = 0; i < W; i++)
-                    tot[i] = 0;
-                if (a.weighted) { /* uniform: the whole grid takes one side */
-#pragma unroll
-                    for (int v = 0; v < NP; v++)
-                        add_bytes_weighted<K>(ring[j].r[v], (uint32_t)a.dir_weight[v], tot);
-                } else {
-#pragma unroll
-                    for (int v = 0; v < NP; v++)
-                        add_bytes<K>(ring[j].r[v], tot);
-                }
+                ring[j].sum(a, tot);
                 if (step + PF < steps)
                     wta_load<K, NP>(a, (p0 - step - PF) * D + k0, ring[j]);
                 finish_pixel<K, G>(a, tot, xb - 1 - step, y, lane, k0, mask, right_best, rk);
@@ -456,9 +479,16 @@ static cudaError_t launch_wta_kg(const sgm_args *a, int paths, cudaStream_t stre
     size_t smem = (size_t)a->width * sizeof(uint32_t); /* <= 32 KB: width <= 8192 */
     if (paths == 8)
         k_wta<K, G, 8><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
-    else
+    else if (paths == 4)
         k_wta<K, G, 4><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
+    else
+        k_wta<K, G, 0><<<a->height, WTA_BLOCK, smem, stream>>>(*a);
     return cudaGetLastError();
+}
+
+cudaError_t launch_wta_volume(const sgm_args *a, cudaStream_t stream)
+{
+    SGM_DISPATCH(launch_wta_kg, a, 0, stream);
 }
 
 /* Disparities per lane of the packed sum + winner-takes-all pass (k_wta_pk): 16, so that the

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block.h"
 #include "colormap.h"
 #include "cuda_check.cuh"
 #include "launch.cuh"
@@ -76,6 +77,8 @@ struct stage_cuda {
     /* aggregation: per-direction byte volumes (sgm_dirs.cu) when L fits a byte and they fit in
      * memory, else the branches' 16-bit partial sums (sgm.cu) */
     int agg_dirs;
+    int bm;                        /* method bm: the box sums in S[0], their vertical pass in
+                                      S[1] (block.h, launch_block_sum), no aggregation */
     int sms;                       /* the SMs the stage runs on (sgm_args.sms): its green
                                       context's, else the device's */
     uint8_t *L8;                        /* paths volumes of w * h * D bytes */
@@ -335,9 +338,8 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     for (int i = 0; i < 2; i++) {
         if (p->cost == STEREO_COST_RANK)
             LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
-        else if (cost_uses_table(p->cost)) /* the walk reads grey values from the padded rows */
-            LAUNCH(cudaMemcpyAsync(s->rank[i], s->grey[i], (size_t)w * h, cudaMemcpyDeviceToDevice,
-                                   st), "grey rows");
+        else if (cost_uses_table(p->cost))
+            ; /* grey is the padded rows the walk reads (stage_cuda_create) */
         else if (p->cost == STEREO_COST_BT)
             LAUNCH(launch_bt_words(s->grey[i], w, h, s->census[i], st), "bt words");
         else
@@ -358,7 +360,19 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.dir_weight[r] = r < p->paths ? p->path_weight[r] : 0;
         a.weighted |= r < p->paths && p->path_weight[r] != 1;
     }
-    if (s->agg_dirs) {
+    if (s->bm) {
+        /* 5. block matching: the N x N box sums of the cost (block.h), then 6.-7. on them */
+        const block_args b = {p->block, block_shift(a.max_cost, p->block),
+                              p->cost == STEREO_COST_CENSUS ? 1
+                              : p->cost == STEREO_COST_BT   ? 3
+                              : cost_uses_table(p->cost)    ? 2
+                                                            : 0};
+        a.S[0] = s->S[0];
+        LAUNCH(launch_block_sum(&a, &b, s->S[1], s->S[0], st), "block_sum");
+        mark(s, "box sum");
+        LAUNCH(launch_wta_volume(&a, st), "wta_volume");
+        mark(s, "wta");
+    } else if (s->agg_dirs) {
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
         a.sms = s->sms;
@@ -551,7 +565,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                                                                      : concurrent;
             for (int i = 0; i < 2; i++) {
                 DEV_ALLOC(s->in[i], (size_t)s->src_w * 3 * s->src_h); /* widest format: RGB24 */
-                DEV_ALLOC(s->grey[i], n);
+                if (!cost_uses_table(p->cost)) /* else grey lives in the padded rows, below */
+                    DEV_ALLOC(s->grey[i], n);
                 if (maps) {
                     DEV_ALLOC(s->valid[i], n);
                     DEV_ALLOC(s->xy[i], n * 4);
@@ -563,6 +578,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     DEV_ALLOC(s->rank_alloc[i], RANK_PAD_FRONT + n + RANK_PAD_BACK);
                     CUDA_TRY(cudaMemset(s->rank_alloc[i], 0, RANK_PAD_FRONT + n + RANK_PAD_BACK));
                     s->rank[i] = s->rank_alloc[i] + RANK_PAD_FRONT;
+                    if (cost_uses_table(p->cost)) /* the walk reads the grey values there */
+                        s->grey[i] = s->rank[i];
                 }
                 else
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
@@ -582,14 +599,19 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                 stereo_path_penalties(p, r, &q1, &q2);
                 fits &= sgm_fits_bytes(max_cost, q1, q2);
             }
-            s->agg_dirs = fits &&
+            s->bm = p->method == STEREO_METHOD_BM;
+            s->agg_dirs = !s->bm && fits &&
                           (size_t)p->paths * vol <= budget && !(agg && !strcmp(agg, "branches"));
             if (s->agg_dirs)
                 DEV_ALLOC(s->L8, (size_t)p->paths * vol);
-            s->branches = s->agg_dirs ? 0 : 4 * vol * 2 <= budget ? 4 : 2;
+            s->branches = s->agg_dirs || s->bm ? 0 : 4 * vol * 2 <= budget ? 4 : 2;
             const char *env = getenv("STEREO_CUDA_BRANCHES");
-            if (!s->agg_dirs && env && (!strcmp(env, "2") || !strcmp(env, "4")))
+            if (!s->agg_dirs && !s->bm && env && (!strcmp(env, "2") || !strcmp(env, "4")))
                 s->branches = atoi(env);
+            if (s->bm) {
+                DEV_ALLOC(s->S[0], vol * sizeof(uint16_t));
+                DEV_ALLOC(s->S[1], vol * sizeof(uint16_t));
+            }
             s->branch_stream[0] = s->stream;
             CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
             for (int b = 0; b < s->branches; b++) {
@@ -673,7 +695,8 @@ static void release(stage_cuda *s)
         cudaGraphDestroy(s->graph);
     for (int i = 0; i < 2; i++) {
         cudaFree(s->in[i]);
-        cudaFree(s->grey[i]);
+        if (s->grey[i] != s->rank[i]) /* a table cost's grey is inside rank_alloc */
+            cudaFree(s->grey[i]);
         cudaFree(s->valid[i]);
         cudaFree(s->xy[i]);
         cudaFree(s->frac[i]);

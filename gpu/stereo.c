@@ -319,8 +319,6 @@ static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
 {
     if (p->cost == STEREO_COST_MI)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
-    else if (p->method == STEREO_METHOD_BM)
-        snprintf(why, whylen, "method bm: not in the CUDA stage yet");
     else
         return 0;
     return -1;

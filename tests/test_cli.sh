@@ -323,8 +323,6 @@ expect_fail 2 "--path-weights: 3 values for 4 paths" "--path-weights of the wron
   --paths 4 --path-weights 1,2,1 "$L" "$R" "$O"
 expect_fail 2 "path weights|66560|65535" "--path-weights past the 16-bit sum (figure named)" \
   --path-weights 40,40,40,40,40,40,40,40 "$L" "$R" "$O"
-expect_fail 2 "method bm: not in the CUDA stage yet" "--backend cuda --method bm: refused, named" \
-  --backend cuda --method bm "$L" "$R" "$O"
 expect_fail 2 "cost mi: not in the CUDA stage yet" "--backend cuda --cost mi: refused, named" \
   --backend cuda --cost mi "$L" "$R" "$O"
 for c in ad bt rank census mi; do
@@ -335,8 +333,10 @@ for c in ad bt rank census mi; do
             grep -q " $c $( [ $m = bm ] && echo "bm 9x9" || echo "8 paths")," "$W/so"'
   done
 done
-check "--backend auto --cost bt and --path-weights: not refused by the CUDA stage (both are in it)" \
+check "--backend auto --cost bt, --path-weights, --method bm: not refused by the CUDA stage (in it)" \
   eval 'ok_run --cost bt --path-weights 3,3,3,3,1,1,1,1 "$L" "$R" "$OD/auto.pfm" &&
+        ! grep -q "not in the CUDA stage" "$W/se" &&
+        ok_run --cost census --method bm "$L" "$R" "$OD/auto-bm.pfm" &&
         ! grep -q "not in the CUDA stage" "$W/se"'
 check "--backend auto --cost mi runs on the CPU and says why" \
   eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && grep -q "cost mi: not in the CUDA stage yet" "$W/se"'

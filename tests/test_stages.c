@@ -1098,12 +1098,12 @@ static void test_cuda_refuses_what_it_lacks(void **state)
     stereo_params p;
     stereo_params_default(&p, 64, 20);
     p.num_disparities = 16;
-    static const char *const why[] = {"method bm: not in the CUDA stage yet",
+    static const char *const why[] = {"cost mi: not in the CUDA stage yet",
                                       "cost mi: not in the CUDA stage yet"};
     for (int i = 0; i < 2; i++) {
         stereo_params q = p;
-        if (i == 0) q.method = STEREO_METHOD_BM;
-        if (i == 1) q.cost = STEREO_COST_MI;
+        q.cost = STEREO_COST_MI;
+        if (i == 1) q.method = STEREO_METHOD_BM;
         q.backend = STEREO_BACKEND_CUDA;
         stereo_stage *s = (stereo_stage *)1;
         char err[256] = "";
@@ -1128,9 +1128,13 @@ static void test_cuda_refuses_what_it_lacks(void **state)
     assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
     assert_null(strstr(stereo_backend_note(s), "not in the CUDA stage"));
     stereo_destroy(s);
-    /* so are the cost bt and path weights (session 7) */
+    /* so are the cost bt, path weights and block matching (session 7) */
     q.cost = STEREO_COST_BT;
     q.path_weight[0] = 3, q.path_weight[5] = 0;
+    assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
+    assert_null(strstr(stereo_backend_note(s), "not in the CUDA stage"));
+    stereo_destroy(s);
+    q.method = STEREO_METHOD_BM;
     assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
     assert_null(strstr(stereo_backend_note(s), "not in the CUDA stage"));
     stereo_destroy(s);

@@ -91,7 +91,8 @@ copy_tree() { rm -rf "$1" && mkdir -p "$1" &&
   tar --exclude=./build --exclude=./.device --exclude=./.git -cf - . | tar -xf - -C "$1"; }
 build_stage() { # dir arch log
   (cd "$1" && CUDA_ARCH=$2 ./configure --cuda >/dev/null &&
-   ninja build/gpu/test-cuda build/gpu/stereo-bench build/gpu/stereo-live-headless) >"$3" 2>&1
+   ninja build/gpu/test-cuda build/gpu/test-block-cuda build/gpu/stereo-bench \
+     build/gpu/stereo-live-headless) >"$3" 2>&1
 }
 build_libsgm() { # cmake-arch nvcc-gencode tag
   cmake -S "$ANC/libSGM" -B "$ANC/build-$3" -DCMAKE_CUDA_ARCHITECTURES="$1" \
@@ -143,6 +144,13 @@ rc=$?; [ $rc -ne 0 ] && status=1
 grep -E "FAIL" "$OUT/test-cuda-87.log" | tail -10
 echo "compute_87 build: $(tail -1 "$OUT/test-cuda-87.log")"
 tests_line="$tests_line; compute_87: $(tail -1 "$OUT/test-cuda-87.log")"
+# block matching's box sums alone (gpu/block.cu against gpu/block.c), both builds
+for b in build "$B87"/build; do
+  "$b"/gpu/test-block-cuda >"$OUT/test-block-cuda.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "box sums ($b): $(tail -1 "$OUT/test-block-cuda.log")"
+  tests_line="$tests_line; box sums $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-block-cuda.log")"
+done
 # the variants the stage selects by size, SM count or environment, each on every case: the
 # compute_87 walk with 8 disparities per lane (16 wherever the lines fill the GPU), the
 # packed sum pass with 8 per lane (16 is the default), and (quick) the scalar sum pass
@@ -201,6 +209,24 @@ if want bench; then
 step "benchmark"
 build/gpu/stereo-bench --csv "$OUT/bench.csv" | tee "$OUT/bench.txt"
 [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
+# every cost the CUDA stage has, with SGM (8 paths) and with block matching (9x9), 640x480 D128:
+# on all SMs (sm_90) and on the Jetson AGX proxy (16 SMs, compute_87)
+{
+  echo "each cost, 640x480 D128 (all SMs, sm_90 build):"
+  for m in sgm bm; do
+    for c in rank census ad bt; do
+      build/gpu/stereo-bench --size 640x480 --disparities 128 --paths 8 --cost $c --method $m \
+        --runs 200 | grep 640x480
+    done
+  done
+  echo "each cost, 640x480 D128 (16 SMs, compute_87 build):"
+  for m in sgm bm; do
+    for c in rank census ad bt; do
+      "$B87"/build/gpu/stereo-bench --size 640x480 --disparities 128 --paths 8 --cost $c \
+        --method $m --sms 16 --runs 100 | grep 640x480
+    done
+  done
+} | tee -a "$OUT/bench.txt"
 
 fi
 

@@ -33,7 +33,7 @@
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
  * --json FILE writes the result as JSON. --cost all (with --async) runs every cost (rank, census,
  * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each: the
- * cost and method that the CUDA stage does not have yet (mi, bm) run only with --backend cpu.
+ * cost that the CUDA stage does not have yet (mi) runs only with --backend cpu.
  * Cost mi (gpu/mi.h; CPU backend only so far, the CUDA stage refuses it): --async also prints
  * how many frames ran the MI hierarchy and its median time as a share of the median frame (JSON:
  * "mi"). Without --mi-warm every frame runs it (the stage's default); with --mi-warm the live
@@ -136,6 +136,10 @@ static double frame_bytes(const config *c, int yuyv, int dirs)
     double aggregate = dirs ? c->paths * n * D + inputs
                             : branches * 2 * n * D + (c->paths - 1 - branches) * 4 * n * D + inputs;
     double wta = (dirs ? c->paths * n * D : branches * 2 * n * D) + 2 * n;
+    if (c->method == STEREO_METHOD_BM) { /* block.cu: V written, read; S written; S read */
+        aggregate = 3 * 2 * n * D + 2 * (1 + 2 * t) * n;
+        wta = 2 * n * D + 2 * n;
+    }
     double right = 2 * n;
     double median_lr = 2 * 4 * n + 6 * n;
     return grey_rect + transform + aggregate + wta + right + median_lr;
@@ -261,8 +265,13 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
             dirs |= strstr(names[k], "directions") != NULL;
         double bytes = frame_bytes(c, 1, dirs);
         double gbs = bytes / (total * 1e-3) / 1e9;
-        printf("%4dx%-4d D%-3d %d paths %-6s  %7.3f ms  %7.1f fps  %7.1f MB/frame  %6.0f GB/s "
-               "(%3.0f%% of copy)  |", c->w, c->h, c->D, c->paths, stereo_cost_to_str(c->cost),
+        char how[32];
+        if (c->method == STEREO_METHOD_BM)
+            snprintf(how, sizeof how, "bm %dx%d", c->block ? c->block : 9, c->block ? c->block : 9);
+        else
+            snprintf(how, sizeof how, "%d paths", c->paths);
+        printf("%4dx%-4d D%-3d %-7s %-6s  %7.3f ms  %7.1f fps  %7.1f MB/frame  %6.0f GB/s "
+               "(%3.0f%% of copy)  |", c->w, c->h, c->D, how, stereo_cost_to_str(c->cost),
                total, 1e3 / total, bytes / 1e6, gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
         for (int k = 0; k < n_stages; k++)
             printf(" %s %.3f", names[k], median(stage_t[k], n_prof));
@@ -487,7 +496,7 @@ int main(int argc, char **argv)
                    "(mi: CPU backend only so far; --async prints the MI hierarchy's median time "
                    "and share of a frame)\n"
                    "  --method sgm|bm, --block N (odd 3..31, default 9): block matching "
-                   "(mi and bm: --async --backend cpu only, not in the CUDA stage yet)\n"
+                   "(mi: --async --backend cpu only, not in the CUDA stage yet)\n"
                    "  --mi-warm cost mi: the live app's policy (the previous frame's disparity as "
                    "the initial one, the hierarchy again when the valid fraction collapses); "
                    "without it every frame runs the hierarchy\n"
@@ -578,9 +587,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "stereo-bench: --cost all goes with --async\n");
         return 2;
     }
-    if (!async && (custom.cost == STEREO_COST_MI || custom.method == STEREO_METHOD_BM)) {
-        fprintf(stderr, "stereo-bench: %s: not in the CUDA stage yet (use --async --backend cpu)\n",
-                custom.method == STEREO_METHOD_BM ? "method bm" : "cost mi");
+    if (!async && custom.cost == STEREO_COST_MI) {
+        fprintf(stderr, "stereo-bench: cost mi: not in the CUDA stage yet (use --async --backend cpu)\n");
         return 2;
     }
     if (async && runs < 2) {
