@@ -739,7 +739,8 @@ static int process_pair(options *o, stereo_stage *s, const image *left, const im
 enum { OUT_DISP, OUT_RIGHT, OUT_COLOR, OUT_CONF, OUT_DEPTH, OUT_PLY, OUT_COUNT };
 
 /* The left input as the stage saw it, in colour: rectified with o->maps_in channel by channel
- * (the stage's bilinear rule, rectify.h; outside the source: 0), or the input itself. *owned
+ * (the stage's bilinear rule, rectify_rows_interleaved; outside the source: 0), or the input
+ * itself. *owned
  * is set when the result was allocated (image_free it). */
 static int left_color(const options *o, image *out, int *owned)
 {
@@ -750,20 +751,10 @@ static int left_color(const options *o, image *out, int *owned)
         *out = *in;
         return 0;
     }
-    int ch = in->channels;
-    size_t sn = (size_t)in->width * in->height, dn = (size_t)m->width * m->height;
-    uint8_t *plane = malloc(sn), *rect = malloc(dn), *valid = malloc(dn);
-    int rc = !plane || !rect || !valid || image_alloc(out, m->width, m->height, ch, 8) ? -1 : 0;
-    for (int c = 0; !rc && c < ch; c++) {
-        const uint8_t *src = in->data;
-        for (size_t i = 0; i < sn; i++)
-            plane[i] = src[i * ch + c];
-        rectify_rows(m, plane, (size_t)in->width, rect, valid, 0, m->height);
-        uint8_t *dst = out->data;
-        for (size_t i = 0; i < dn; i++)
-            dst[i * ch + c] = rect[i];
-    }
-    free(plane), free(rect), free(valid);
+    int rc = image_alloc(out, m->width, m->height, in->channels, 8);
+    if (!rc)
+        rectify_rows_interleaved(m, in->data, (size_t)in->width * in->channels, in->channels,
+                                 out->data, 0, m->height);
     *owned = !rc;
     return rc;
 }

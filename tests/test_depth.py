@@ -319,6 +319,12 @@ def check_opencv(tap, work, scene, got):
     r = run([MATCH, "-d", 32, "--maps", yml, scene["left"], scene["right"], disp, "--ply", ply])
     if r.returncode == 0:
         cases.append(("calibration YAML, doffs 3.25 px", d16_of(disp), read_ply(ply)[1], q))
+        # its maps are the identity: the colours rectified channel by channel are the input's
+        pts, d16 = cases[-1][2], cases[-1][1]
+        mask = np.isfinite(rule_m(d16, F, B, cx2 - CX))
+        tap.ok(len(pts) == mask.sum() and np.array_equal(
+            np.c_[pts["r"], pts["g"], pts["b"]], scene["rgb"][mask]),
+            "--maps (identity rectification): PLY colours = the left image's, channel by channel")
     else:
         tap.ok(False, "stereo-match --maps rig.yml --ply", r.stderr)
     for name, d16, pts, q in cases:
