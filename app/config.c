@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,6 +130,8 @@ typedef enum {
     K_PATH,    /* a path; lo = 1: must not be empty */
     K_PATTERN, /* a path with one integer printf conversion (the frame number) */
     K_CALIB,   /* a path, or LEFT,RIGHT (two camera_info files, hal/calib.h); may be empty */
+    K_REAL,    /* double: 0 (not given) or a finite number in (0, hi] */
+    K_CENTER,  /* "" or "CX,CY": two finite numbers within +-1e6 (live_config_center) */
 } key_kind;
 
 typedef struct {
@@ -186,6 +189,9 @@ static const key_def keys[] = {
     {"stereo", "mi_restart", K_INT, 0, 100, F(stereo.mi_restart), 0, 0},
 
     {"calibration", "maps", K_CALIB, 0, 0, F(maps), 0, 0},
+    {"calibration", "focal", K_REAL, 0, 10000000, F(focal_px), 0, 0},
+    {"calibration", "baseline", K_REAL, 0, 10000, F(baseline), 0, 0},
+    {"calibration", "center", K_CENTER, 0, 0, F(center), 0, 0},
 
     {"display", "headless", K_BOOL, 0, 0, F(headless), 0, 0},
     {"display", "fullscreen", K_BOOL, 0, 0, F(fullscreen), 0, 0},
@@ -199,6 +205,7 @@ static const key_def keys[] = {
     {"display", "font", K_PATH, 1, 0, F(font), 0, 0},
 
     {"record", "dir", K_PATH, 0, 0, F(record_dir), 0, 0},
+    {"record", "depth", K_BOOL, 0, 0, F(record_depth), 0, 0},
 
     {"run", "frames", K_LONG, 0, LONG_MAX, F(frames), 0, 0},
     {"run", "screenshot", K_PATH, 0, 0, F(screenshot), 0, 0},
@@ -397,6 +404,29 @@ static void tune_penalties(live_config *c)
         c->stereo.p2 = p2 > c->stereo.p1 ? p2 : c->stereo.p1 + 1;
 }
 
+/* "CX,CY": two finite numbers within +-1e6 px, blanks around them allowed. 0, or -1. */
+static int parse_center(const char *v, double out[2])
+{
+    char *end;
+    for (int i = 0; i < 2; i++) {
+        errno = 0;
+        out[i] = strtod(v, &end);
+        if (end == v || errno || !isfinite(out[i]) || fabs(out[i]) > 1e6)
+            return -1;
+        while (isspace((unsigned char)*end))
+            end++;
+        if (*end != (i == 0 ? ',' : '\0'))
+            return -1;
+        v = end + 1;
+    }
+    return 0;
+}
+
+int live_config_center(const live_config *c, double out[2])
+{
+    return c->center[0] && parse_center(c->center, out) == 0;
+}
+
 /* Validates `value` for key k and stores it; "KEY: what is wrong" on failure (nothing stored). */
 static int set_key(live_config *c, const key_def *k, const char *value, char *err, size_t errlen)
 {
@@ -482,6 +512,26 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             return -1;
         memcpy(field, value, strlen(value) + 1);
         break;
+    case K_REAL: {
+        char *end;
+        errno = 0;
+        double d = strtod(value, &end);
+        if (!*value || *end || errno || !isfinite(d) || d < 0 || d > (double)k->hi)
+            return failf(err, errlen, "%s: '%s' is not a number in 0..%ld (0: not given)",
+                         k->key, value, k->hi);
+        memcpy(field, &d, sizeof d);
+        break;
+    }
+    case K_CENTER: {
+        double cxy[2];
+        if (*value && parse_center(value, cxy))
+            return failf(err, errlen, "%s: '%s' is not CX,CY: two numbers in pixels (or empty: "
+                         "the image centre)", k->key, value);
+        if (strlen(value) >= sizeof c->center)
+            return failf(err, errlen, "%s: '%s' is too long", k->key, value);
+        memcpy(field, value, strlen(value) + 1);
+        break;
+    }
     }
     if (k->offset == offsetof(live_config, stereo.p1))
         c->p1_given = 1;
@@ -658,9 +708,20 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
                 return -1;
             fprintf(f, "%s = %s\n", k->key, word);
             break;
+        case K_REAL: {
+            double d;
+            char num[32]; /* the shortest of 15 or 17 digits that reads back the same */
+            memcpy(&d, field, sizeof d);
+            snprintf(num, sizeof num, "%.15g", d);
+            if (strtod(num, NULL) != d)
+                snprintf(num, sizeof num, "%.17g", d);
+            fprintf(f, "%s = %s\n", k->key, num);
+            break;
+        }
         case K_PATH:
         case K_PATTERN:
         case K_CALIB:
+        case K_CENTER:
             /* what the reader would take for something else: a line break, a comment, blanks
              * at the ends (stripped) */
             if (strpbrk(field, "\r\n") || strstr(field, " ;") || strstr(field, "\t;") ||
@@ -748,6 +809,17 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
     if (c->ncontrols < 0 || c->ncontrols > CAPTURE_MAX_CONTROLS)
         return failf(err, errlen, "controls: %d controls (at most %d)", c->ncontrols,
                      CAPTURE_MAX_CONTROLS);
+    if ((c->focal_px > 0) != (c->baseline > 0))
+        return failf(err, errlen, "%s: give [calibration] focal and baseline together (the "
+                     "camera for depth), or neither", c->focal_px > 0 ? "baseline" : "focal");
+    if (c->center[0] && !(c->focal_px > 0))
+        return failf(err, errlen, "center: goes with [calibration] focal and baseline");
+    if (c->record_depth && !c->record_dir[0])
+        return failf(err, errlen, "depth: [record] depth records into [record] dir: give "
+                     "--record DIR");
+    if (c->record_depth && !c->maps[0] && !(c->focal_px > 0))
+        return failf(err, errlen, "depth: [record] depth needs the camera: [calibration] maps "
+                     "(a calibration) or focal and baseline (--focal PX --baseline M)");
     if ((c->window_width == 0) != (c->window_height == 0))
         return failf(err, errlen, "%s: give [display] width and height together (or neither: "
                      "the image size)", c->window_width ? "height" : "width");

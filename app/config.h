@@ -21,11 +21,14 @@
  *                  mi_warm, mi_restart (cost mi: the previous frame's disparity as the initial
  *                  one, the hierarchy again when the valid fraction collapses)
  *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
- *                  files of a stereo calibration; empty: inputs already rectified)
+ *                  files of a stereo calibration; empty: inputs already rectified); focal (px),
+ *                  baseline (m), center (CX,CY px): the camera for depth (hal/depth.h) when
+ *                  maps gives none (no maps, or a version 1 map file); 0 / empty: not given
  *   [display]      headless, fullscreen, width, height (window), colormap = turbo|jet|grey,
  *                  view = disparity|left|pair|depth, color_range = fixed|auto, legend (the
  *                  colour bar in the overlay), font (a TTF path)
- *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off)
+ *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off), depth
+ *                  (also each pair's depth, depth_NNNNNN.png, 16-bit mm; needs a camera)
  *   [run]          frames (stop after N, 0 = until closed), screenshot (PNG after the last frame)
  */
 #ifndef STEREO_APP_CONFIG_H
@@ -73,6 +76,9 @@ typedef struct {
     int p1_count, p2_count, weights_count;
     /* [calibration] maps: a map file, a calibration YAML or "LEFT,RIGHT" camera_info files */
     char maps[CONFIG_PATH_MAX];
+    /* [calibration] focal, baseline (0: not given), center ("" or "CX,CY") */
+    double focal_px, baseline;
+    char center[64];
     /* [display] */
     int headless, fullscreen;
     int window_width, window_height; /* 0 = the image size */
@@ -83,6 +89,7 @@ typedef struct {
     char font[CONFIG_PATH_MAX];
     /* [record] dir */
     char record_dir[CONFIG_PATH_MAX];
+    int record_depth;            /* [record] depth */
     /* [run] frames, screenshot */
     long frames;
     char screenshot[CONFIG_PATH_MAX];
@@ -104,6 +111,9 @@ int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
  * 0, or -1 with "KEY: what is wrong" in err (unknown section/key, bad value). */
 int live_config_set(live_config *c, const char *section, const char *key, const char *value,
                     char *err, size_t errlen);
+
+/* [calibration] center as numbers: 1 with out filled, 0 when not given. */
+int live_config_center(const live_config *c, double out[2]);
 
 /* Cross-field checks after everything is set (e.g. v4l2 needs both devices, files both
  * patterns, D < width). 0, or -1 with the reason. */

@@ -135,6 +135,12 @@ struct live_pipeline {
     unsigned char rec_hold[POOL_MAX], rec_retired[POOL_MAX];
     int rec_closing;             /* no more pairs will come: write what is queued, then end */
     int rec_failed;              /* a write failed (stats.error has it): write nothing more */
+    /* recording the disparity too (live_pipeline_record_disparity): each slot's copy, made by
+     * the stage thread after its wait (the stage's result buffers turn over before the
+     * writer gets there), and what the writer calls with it */
+    int16_t *rec_disp[POOL_MAX];
+    live_disparity_writer rec_disp_write;
+    void *rec_disp_user;
     live_stats stats;
     live_histogram stage_ms;
 };
@@ -401,6 +407,9 @@ static void *stage_main(void *arg)
         if (st != STEREO_OK)
             say(err, sizeof err, "stage: %s", stereo_error(p->stage));
         int64_t done_ns = monotonic_ns();
+        if (st == STEREO_OK && p->rec_disp_write) /* slot k is ours: the writer let go of it */
+            memcpy(p->rec_disp[k], r.disparity,
+                   (size_t)p->params.width * p->params.height * sizeof *r.disparity);
 
         pthread_mutex_lock(&p->lock);
         if (st != STEREO_OK) {
@@ -474,6 +483,9 @@ static void *writer_main(void *arg)
         if (!p->rec_failed) { /* after an error the rest is only given back */
             pthread_mutex_unlock(&p->lock);
             rc = pair_recorder_write(p->rec, &p->slots[k].pair, err, sizeof err);
+            if (rc == 0 && p->rec_disp_write) /* the number the recorder gave the pair */
+                rc = p->rec_disp_write(p->rec_disp_user, pair_recorder_count(p->rec) - 1,
+                                       p->rec_disp[k], err, sizeof err);
             pthread_mutex_lock(&p->lock);
             if (rc == 0)
                 p->stats.recorded++;
@@ -546,6 +558,24 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
 err:
     live_pipeline_destroy(p, NULL, 0);
     return -1;
+}
+
+int live_pipeline_record_disparity(live_pipeline *p, live_disparity_writer write, void *user,
+                                   char *err, size_t errlen)
+{
+    if (!p->rec) {
+        say(err, errlen, "recording the disparity needs a recording ([record] dir)");
+        return -1;
+    }
+    size_t n = (size_t)p->params.width * p->params.height;
+    for (int k = 0; k < p->nslots; k++)
+        if (!p->rec_disp[k] && !(p->rec_disp[k] = malloc(n * sizeof *p->rec_disp[k]))) {
+            say(err, errlen, "out of memory for the recorded disparities");
+            return -1;
+        }
+    p->rec_disp_write = write;
+    p->rec_disp_user = user;
+    return 0;
 }
 
 int live_pipeline_start(live_pipeline *p, void (*wake)(void *), void *wake_user, char *err,
@@ -735,6 +765,8 @@ int live_pipeline_destroy(live_pipeline *p, char *err, size_t errlen)
         pool_free(p);
         stereo_destroy(p->stage);
     }
+    for (int k = 0; k < POOL_MAX; k++)
+        free(p->rec_disp[k]);
     pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);

@@ -69,6 +69,17 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
                          const stereo_map maps[2], frame_source *src, live_pipeline **out,
                          char *err, size_t errlen);
 
+/* Recording the disparity too ([record] depth): the stage thread copies each recorded pair's
+ * disparity (width x height, 16 * d or STEREO_INVALID, stereo.h) beside the pair, and the
+ * writer thread calls write(user, index, disparity, err, errlen) after it wrote pair number
+ * index (0, 1, ...: the recorder's numbering, left_NNNNNN.png). A write that fails stops the run
+ * as a failed pair write does. Call after create (with [record] dir), before start. 0, or -1
+ * with err. */
+typedef int (*live_disparity_writer)(void *user, long index, const int16_t *disparity,
+                                     char *err, size_t errlen);
+int live_pipeline_record_disparity(live_pipeline *p, live_disparity_writer write, void *user,
+                                   char *err, size_t errlen);
+
 /* wake (may be NULL) is called from the stage thread after each new result and when the
  * pipeline finishes, e.g. to post an event to the display loop. */
 int live_pipeline_start(live_pipeline *p, void (*wake)(void *), void *wake_user, char *err,

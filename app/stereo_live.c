@@ -42,9 +42,11 @@
 #include "image_io.h"
 #include "live_cameras.h"
 #include "mapfile.h"
+#include "rectify.h"
 #endif
 #include "colormap.h"
 #include "config.h"
+#include "depth.h"
 #include "legend.h"
 #include "live_histogram.h"
 #include "live_pipeline.h"
@@ -104,6 +106,12 @@ static const char usage_text[] =
     "  --record DIR           write the processed raw pairs and timestamps.txt to DIR (a writer\n"
     "                         thread; a live source drops what it cannot keep up with and\n"
     "                         counts it; replay: stereo-live --config DIR/replay.ini)\n"
+    "  --record-depth         with --record: each pair's depth too, DIR/depth_NNNNNN.png\n"
+    "                         (16-bit millimetres, 0 = none; needs the camera, below)\n"
+    "  --focal PX --baseline M [--center CX,CY]\n"
+    "                         the camera for depth (readout, key p, --record-depth) when the\n"
+    "                         calibration gives none (no maps, or a version 1 map file);\n"
+    "                         centre default: the image centre\n"
     "  --set SECTION.KEY=VAL  any key of the configuration file, e.g. --set synth.width=320\n"
     "  --list-cameras         list the V4L2 devices (/dev/video*) grouped by device, with\n"
     "                         their /dev/v4l/by-id and by-path names, formats, sizes and\n"
@@ -120,8 +128,8 @@ static const char usage_text[] =
 #if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
-    "a colour range fixed/auto, l legend, s screenshot, f full screen, +/- P2 (of every path),\n"
-    "m method (sgm <-> bm), h help.\n"
+    "a colour range fixed/auto, l legend, s screenshot, p point cloud (PLY) and depth PNG of\n"
+    "the frame shown, f full screen, +/- P2 (of every path), m method (sgm <-> bm), h help.\n"
 #endif
     "";
 
@@ -169,7 +177,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
            O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
-           O_LIST_CAMERAS };
+           O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -180,6 +188,10 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"sms", required_argument, NULL, O_SMS},
         {"screenshot", required_argument, NULL, O_SCREENSHOT},
         {"record", required_argument, NULL, O_RECORD},
+        {"record-depth", no_argument, NULL, O_RECORD_DEPTH},
+        {"focal", required_argument, NULL, O_FOCAL},
+        {"baseline", required_argument, NULL, O_BASELINE},
+        {"center", required_argument, NULL, O_CENTER},
         {"set", required_argument, NULL, O_SET},
         {"synth-prerender", required_argument, NULL, O_PRERENDER},
         {"stats-json", required_argument, NULL, O_STATS_JSON},
@@ -198,6 +210,10 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_BACKEND, "stereo", "backend", NULL}, {O_SMS, "stereo", "sms", NULL},
         {O_SCREENSHOT, "run", "screenshot", NULL},
         {O_RECORD, "record", "dir", NULL},
+        {O_RECORD_DEPTH, "record", "depth", "true"},
+        {O_FOCAL, "calibration", "focal", NULL},
+        {O_BASELINE, "calibration", "baseline", NULL},
+        {O_CENTER, "calibration", "center", NULL},
     };
     int c;
     const char *other = NULL;   /* the name of an option given beside --list-cameras */
@@ -311,6 +327,9 @@ static int check_built_in(const live_config *cfg)
         what = "--screenshot / run.screenshot", why = "a PNG file: libpng";
     } else if (cfg->maps[0]) {
         what = "calibration.maps", why = "map files need zlib";
+    } else if (cfg->focal_px > 0 || cfg->center[0]) {
+        what = "calibration.focal / baseline / center", why = "depth is shown and saved by the "
+               "window and the recording only";
     } else if (cfg->fullscreen) {
         what = "--fullscreen", why = "no window: SDL2";
     }
@@ -495,7 +514,12 @@ typedef struct {
     frame_source_info info;
     stereo_map maps[2];
     int have_maps;
-    double focal_px, baseline;   /* > 0 when a calibration YAML gives them (depth readout) */
+    depth_camera cam;            /* the camera for depth (hal/depth.h), when have_cam */
+    int have_cam;                /* from the calibration, or [calibration] focal / baseline */
+    const char *cam_from;        /* which, for the log */
+    uint8_t *shown_grey;         /* the shown frame's rectified left (grey), for key p */
+    uint8_t *shown_rgb;          /* its left input when RGB24 (source size), else unused */
+    int shown_is_rgb;
     stereo_params params;
     live_pipeline *pipe;
     rates rt;
@@ -564,6 +588,14 @@ static void take_frame(app *a, const live_frame *f, int keep_disparity)
     size_t n = (size_t)a->params.width * a->params.height;
     if (keep_disparity)
         memcpy(a->disparity, f->result.disparity, n * sizeof *a->disparity);
+    if (keep_disparity && a->shown_grey) { /* the colours of key p's point cloud */
+        memcpy(a->shown_grey, f->result.rectified[0], n);
+        a->shown_is_rgb = f->left.format == STEREO_PIX_RGB24 && a->shown_rgb &&
+                          f->left.width == a->info.width && f->left.height == a->info.height;
+        for (int y = 0; a->shown_is_rgb && y < f->left.height; y++)
+            memcpy(a->shown_rgb + (size_t)y * f->left.width * 3, f->left.data + y * f->left.pitch,
+                   (size_t)f->left.width * 3);
+    }
     a->shown = f->number;
     a->scene_t = f->scene_t;
     a->p2 = f->p2;
@@ -625,6 +657,10 @@ typedef struct {
     int mouse_x, mouse_y, mouse_in;
     int shown_any;
     int screenshots;
+    int depth_saves;     /* key p */
+    char note[OVERLAY_LINE];     /* key p's result on screen until note_until_ns */
+    int64_t note_until_ns;
+    int note_bad;
     char renderer[64];   /* video driver and renderer, for the log */
 } display;
 
@@ -912,8 +948,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
 {
     static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
                            yellow = {255, 220, 90, 255};
-    char lines[10][OVERLAY_LINE];
-    SDL_Color colors[10];
+    char lines[11][OVERLAY_LINE];
+    SDL_Color colors[11];
     int n = 0;
     snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
              a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
@@ -954,19 +990,30 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
         int16_t v = a->disparity[(size_t)y * a->params.width + x];
         if (v == STEREO_INVALID)
             snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  no disparity", x, y);
-        else if (a->focal_px > 0 && v > 0)
-            snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  d %.2f px   Z %.3f m", x, y,
-                     v / (double)STEREO_SUBPIXEL_SCALE,
-                     a->focal_px * a->baseline * STEREO_SUBPIXEL_SCALE / v);
+        else if (a->have_cam) { /* the millimetres of the depth PNG (hal/depth.h's rule) */
+            unsigned mm = depth_mm(&a->cam, v);
+            char z[48];
+            if (mm)
+                snprintf(z, sizeof z, "Z %u.%03u m", mm / 1000, mm % 1000);
+            else
+                snprintf(z, sizeof z, isfinite(depth_m(&a->cam, v)) ? "Z > 65.535 m"
+                                                                    : "Z: no depth (d <= 0)");
+            snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  d %.2f px   %s", x, y,
+                     v / (double)STEREO_SUBPIXEL_SCALE, z);
+        }
         else
             snprintf(lines[n], OVERLAY_LINE, "(%d, %d)  d %.2f px%s", x, y,
                      v / (double)STEREO_SUBPIXEL_SCALE,
-                     d->view == VIEW_DEPTH ? "   (depth needs a calibration YAML or camera_info pair)" : "");
+                     d->view == VIEW_DEPTH ? "   (depth needs a calibration or --focal/--baseline)" : "");
         colors[n++] = d->view == VIEW_DEPTH ? yellow : white;
     }
     if (s->message[0]) {
         snprintf(lines[n], OVERLAY_LINE, "%s", s->message);
         colors[n++] = red;
+    }
+    if (d->note[0] && monotonic_ns() < d->note_until_ns) { /* what key p did, for a while */
+        snprintf(lines[n], OVERLAY_LINE, "%s", d->note);
+        colors[n++] = d->note_bad ? yellow : white;
     }
     if (s->error[0]) {
         snprintf(lines[n], OVERLAY_LINE, "stopped: %s", s->error);
@@ -983,6 +1030,7 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "a         colour range: fixed (search range) / auto",
             "l         legend (colour bar) on / off",
             "s         screenshot (PNG in the current folder)",
+            "p         point cloud (PLY) and depth PNG (mm) of the frame shown, beside the screenshots",
             "f         full screen",
             "+ / -     P2 up / down, every path's (recreates the stage)",
             "m         method: SGM <-> block matching (recreates the stage)",
@@ -1017,7 +1065,7 @@ static void draw_legend(display *d, app *a)
     if (bw < 60)
         return;
     const colormap_range r = a->shown_color;
-    const double fb = a->focal_px > 0 && a->baseline > 0 ? a->focal_px * a->baseline : 0;
+    const double fb = a->have_cam ? a->cam.focal_px * a->cam.baseline : 0;
     const int bx = v.x + v.w - bw - 3 * pad, by = v.y + v.h - bh - lh - 4 * pad;
     SDL_Rect box = {bx - 2 * pad, by - pad, bw + 4 * pad, bh + lh + 3 * pad};
     SDL_SetRenderDrawBlendMode(d->ren, SDL_BLENDMODE_BLEND);
@@ -1145,6 +1193,63 @@ static int save_window(display *d, const char *path)
     return rc;
 }
 
+/* Key p: the shown frame's point cloud and depth image in the current folder, named as the
+ * screenshots are: stereo-live-YYYYmmdd-HHMMSS-N.ply and ...-N-depth.png (16-bit mm). The
+ * colours are the rectified left view: the input's RGB rectified by the stage's rule, or the
+ * grey the stage matched. What happened goes to the log and on screen (why nothing was saved
+ * without a camera). */
+static void save_depth(display *d, app *a)
+{
+    d->note_until_ns = monotonic_ns() + 4000000000LL;
+    d->note_bad = 1;
+    if (!a->have_cam) {
+        snprintf(d->note, sizeof d->note, "p: nothing saved: depth needs the camera (a "
+                 "calibration in [calibration] maps, or --focal and --baseline)");
+        report("%s", d->note);
+        return;
+    }
+    if (!a->shown) {
+        snprintf(d->note, sizeof d->note, "p: nothing saved: no frame shown yet");
+        report("%s", d->note);
+        return;
+    }
+    int w = a->params.width, h = a->params.height;
+    const uint8_t *color = a->shown_grey;
+    int channels = 1;
+    uint8_t *rgb = NULL;
+    if (a->shown_is_rgb) {
+        const uint8_t *src = a->shown_rgb;
+        if (a->have_maps) { /* the stage's bilinear rule, per channel */
+            if ((rgb = malloc((size_t)w * h * 3)) != NULL)
+                rectify_rows_interleaved(&a->maps[0], src, (size_t)a->info.width * 3, 3, rgb, 0,
+                                         h);
+            src = rgb;
+        }
+        if (src) {
+            color = src;
+            channels = 3;
+        }
+    }
+    char name[64], ply[96], png[96], err[512];
+    time_t t = time(NULL);
+    strftime(name, sizeof name, "stereo-live-%Y%m%d-%H%M%S", localtime(&t));
+    d->depth_saves++;
+    snprintf(ply, sizeof ply, "%s-%d.ply", name, d->depth_saves);
+    snprintf(png, sizeof png, "%s-%d-depth.png", name, d->depth_saves);
+    size_t points = 0;
+    if (depth_write_ply(ply, a->disparity, w, h, &a->cam, color, channels, &points, err,
+                        sizeof err) != 0 ||
+        depth_write_image(png, a->disparity, w, h, &a->cam, err, sizeof err) != 0) {
+        snprintf(d->note, sizeof d->note, "p: %s", err);
+    } else {
+        snprintf(d->note, sizeof d->note, "saved %s (%zu points) and %s (frame %llu)", ply,
+                 points, png, (unsigned long long)a->shown);
+        d->note_bad = 0;
+    }
+    report("%s", d->note);
+    free(rgb);
+}
+
 static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_shot)
 {
     switch (k) {
@@ -1168,6 +1273,7 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         break;
     case SDLK_l: d->legend = !d->legend; break;
     case SDLK_s: *want_shot = 1; break;
+    case SDLK_p: save_depth(d, a); break;
     case SDLK_f:
         d->fullscreen = !d->fullscreen;
         SDL_SetWindowFullscreen(d->win, d->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
@@ -1195,6 +1301,9 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
 static void run_display(display *d, app *a)
 {
     int quit = 0, want_shot = 0;
+    /* tests (tests/test_live.sh): STEREO_LIVE_KEYS="vp" presses those keys (letters as typed),
+     * one per new frame once one is shown, through SDL's event queue as the keyboard does */
+    const char *script = getenv("STEREO_LIVE_KEYS");
     int64_t next_stats = monotonic_ns() + 1000000000LL;
     live_stats s;
     live_pipeline_stats(a->pipe, &s);
@@ -1229,6 +1338,13 @@ static void run_display(display *d, app *a)
                 update_auto_range(d, a);
             live_pipeline_release(a->pipe);
             d->shown_any = dirty = 1;
+            if (script && *script) {
+                SDL_Event key;
+                memset(&key, 0, sizeof key);
+                key.type = SDL_KEYDOWN;
+                key.key.keysym.sym = (SDL_Keycode)(unsigned char)*script++;
+                SDL_PushEvent(&key);
+            }
         }
         int64_t now = monotonic_ns();
         if (now >= next_stats) {
@@ -1396,6 +1512,59 @@ static int summary_write_json(const app *a, const summary *m, const char *path)
 /* ---- main ---------------------------------------------------------------------------------- */
 
 /* Source, maps, calibration, stage parameters. 0, or -1 after printing the reason. */
+#if !LIVE_LIBC_ONLY
+/* --record-depth: pair number index's depth beside it, DIR/depth_NNNNNN.png (the writer thread;
+ * a->cam and the size are fixed while the pipeline runs). */
+static int write_record_depth(void *user, long index, const int16_t *disparity, char *err,
+                              size_t errlen)
+{
+    const app *a = user;
+    char path[CONFIG_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/depth_%06ld.png", a->cfg.record_dir, index);
+    return depth_write_image(path, disparity, a->params.width, a->params.height, &a->cam, err,
+                             errlen);
+}
+
+/* The camera for depth: the calibration's (open_inputs read it with the maps), or [calibration]
+ * focal / baseline / center when it gives none; both is refused (which one would be meant?).
+ * 0, or -1 after one line. */
+static int choose_camera(app *a)
+{
+    const live_config *c = &a->cfg;
+    char err[256];
+    if (a->have_cam) {
+        a->cam_from = c->maps;
+        if (c->focal_px > 0) {
+            report("calibration.focal / baseline: [calibration] maps %s gives the camera "
+                   "already (f %.6g px, baseline %.6g); give one of them", c->maps,
+                   a->cam.focal_px, a->cam.baseline);
+            return -1;
+        }
+    } else if (c->focal_px > 0) {
+        double cxy[2] = {(a->params.width - 1) / 2.0, (a->params.height - 1) / 2.0};
+        live_config_center(c, cxy);
+        a->cam = (depth_camera){c->focal_px, cxy[0], cxy[1], c->baseline, 0};
+        if (depth_camera_check(&a->cam, "calibration.focal / baseline", err, sizeof err)) {
+            report("%s", err);
+            return -1;
+        }
+        a->have_cam = 1;
+        a->cam_from = "calibration.focal / baseline / center";
+    }
+    if (c->record_depth && !a->have_cam) {
+        report("--record-depth / record.depth: depth needs the camera: [calibration] maps with a "
+               "calibration (YAML, camera_info pair, or a version 2 map file), or --focal PX "
+               "--baseline M");
+        return -1;
+    }
+    if (a->have_cam)
+        report("depth camera (%s): f %.6g px, centre %.6g,%.6g px, baseline %.6g, doffs %.6g px",
+               a->cam_from, a->cam.focal_px, a->cam.cx, a->cam.cy, a->cam.baseline,
+               a->cam.doffs_px);
+    return 0;
+}
+#endif
+
 static int open_inputs(app *a)
 {
     char err[1024];
@@ -1417,20 +1586,17 @@ static int open_inputs(app *a)
     a->params.height = a->info.height;
 #if !LIVE_LIBC_ONLY /* check_built_in refused maps */
     if (a->cfg.maps[0]) {
-        if (calib_load_maps(a->cfg.maps, a->info.width, a->info.height, a->maps, err,
-                            sizeof err) != 0) {
+        if (calib_load_maps_camera(a->cfg.maps, a->info.width, a->info.height, a->maps,
+                                   &a->cam, &a->have_cam, err, sizeof err) != 0) {
             report("%s", err);
             return -1;
         }
         a->have_maps = 1;
         a->params.width = a->maps[0].width;
         a->params.height = a->maps[0].height;
-        stereo_calib cal;
-        if (calib_read(a->cfg.maps, &cal, err, sizeof err) == 0) { /* a map file: no depth */
-            a->focal_px = calib_focal_px(&cal);
-            a->baseline = calib_baseline(&cal);
-        }
     }
+    if (choose_camera(a) != 0) /* check_built_in refused focal / baseline */
+        return -1;
 #endif
     if (stereo_params_check(&a->params, err, sizeof err) != STEREO_OK) {
         report("stereo: %s", err);
@@ -1442,6 +1608,14 @@ static int open_inputs(app *a)
         report("out of memory");
         return -1;
     }
+#if !LIVE_LIBC_ONLY
+    if (!a->cfg.headless && /* key p: the shown frame's colours */
+        (!(a->shown_grey = malloc(n)) ||
+         !(a->shown_rgb = malloc((size_t)a->info.width * a->info.height * 3)))) {
+        report("out of memory");
+        return -1;
+    }
+#endif
     return 0;
 }
 
@@ -1497,6 +1671,13 @@ int main(int argc, char **argv)
     }
     if (live_pipeline_backend_note(a.pipe)[0])
         report("%s", live_pipeline_backend_note(a.pipe));
+#if !LIVE_LIBC_ONLY
+    if (a.cfg.record_depth && live_pipeline_record_disparity(a.pipe, write_record_depth, &a, err,
+                                                             sizeof err) != 0) {
+        report("%s", err);
+        goto out;
+    }
+#endif
 #if !LIVE_LIBC_ONLY
     if (!a.cfg.headless) {
         if (display_open(&d, &a, err, sizeof err) == 0)
@@ -1595,5 +1776,7 @@ out:
     frame_source_close(a.src);
     free(a.disparity);
     free(a.last_rgb);
+    free(a.shown_grey);
+    free(a.shown_rgb);
     return rc;
 }

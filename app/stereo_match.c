@@ -33,11 +33,13 @@
 
 #include "calib.h"
 #include "colormap.h"
+#include "depth.h"
 #include "image_io.h"
 #include "legend.h"
 #include "mapfile.h"
 #include "outpath.h"
 #include "parse_num.h"
+#include "rectify.h"
 #include "sequence.h"
 #include "stereo.h"
 #include "synth.h"
@@ -62,8 +64,9 @@ static const char usage_text[] =
     "            names (KITTI image_2 / image_3) pair by name, others in order; OUTDIR (which\n"
     "            must exist) gets NAME.png (16-bit) per left file NAME.*\n"
     "  A file without a partner is refused before any work, naming it; a pair of another\n"
-    "  size when it comes (the pairs before it are written). --right, --color and\n"
-    "  --confidence then take a pattern or an existing folder too. Progress per frame\n"
+    "  size when it comes (the pairs before it are written). --right, --color,\n"
+    "  --confidence, --depth and --ply then take a pattern or an existing folder too (a\n"
+    "  folder gets NAME.png, 16-bit mm, and NAME.ply). Progress per frame\n"
     "  (frame i/N, fps) on stderr, then a summary line on stdout.\n"
     "\n"
     "Matching:\n"
@@ -116,6 +119,20 @@ static const char usage_text[] =
     "      --legend           add a colour bar with disparity ticks (px) below the --color image\n"
     "      --right FILE       right-view disparity (.pfm or .png; needs the LR check)\n"
     "      --confidence FILE  confidence 0..255 as an 8-bit PNG/PGM\n"
+    "      --depth FILE       depth of the left view: .png 16-bit millimetres (0 = no depth,\n"
+    "                         and deeper than 65.535 m), .pfm float metres (+inf = no depth);\n"
+    "                         mm = round(f*B*1000*16 / (16*d + 16*doffs)), half up\n"
+    "      --ply FILE.ply     point cloud: binary little-endian PLY, x y z (float, metres, the\n"
+    "                         rectified left camera: x right, y down, z forward) and the left\n"
+    "                         image's red green blue, one point per pixel with a depth; as\n"
+    "                         OpenCV's reprojectImageTo3D with Q (pixel (x, y) is column x, row\n"
+    "                         y: pixel centres at integer coordinates)\n"
+    "      --focal PX         focal length of the rectified images in pixels, and\n"
+    "      --baseline M       the baseline in metres, for --depth / --ply when --maps gives no\n"
+    "                         camera (a calibration YAML, a camera_info pair and a version 2\n"
+    "                         map file give f, the centre and B; a version 1 map file does not)\n"
+    "      --center CX,CY     principal point in pixels with --focal (default: the image\n"
+    "                         centre, ((width - 1) / 2, (height - 1) / 2))\n"
     "      --repeat N         run the pair N times and report the median time\n"
     "      --progress         progress on stderr also when it is not a terminal: a line per\n"
     "                         10 % once a pair has run 2 s (CPU backend), a line per frame\n"
@@ -148,6 +165,15 @@ typedef struct {
     int repeat, quiet;
     int sequence;               /* 0: one pair; 1: patterns; 2: folders */
     const char *left_path, *right_path, *out_path;
+    /* depth outputs (hal/depth.h): the camera from --maps or --focal / --baseline / --center */
+    const char *depth, *ply;
+    double focal, baseline, center[2];
+    int focal_set, baseline_set, center_set;
+    depth_camera cam;
+    const char *cam_from;         /* where cam came from, for the summary */
+    const image *left_in;         /* the pair's left input (colour of the points) */
+    const stereo_map *maps_in;    /* its rectification (NULL: none) */
+    size_t ply_points;            /* points in the last --ply file */
 } options;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -183,7 +209,37 @@ static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(pat
 
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
        O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
-       O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS, O_CRANGE, O_LEGEND, O_PROGRESS };
+       O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS, O_CRANGE, O_LEGEND, O_PROGRESS,
+       O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER };
+
+/* A real number option: the whole string, finite, in [lo, hi]; prints the message. */
+static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "stereo-match: %s: '%s' is not a number in %g..%g (see --help)\n", opt,
+                s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* --center CX,CY: two finite numbers within +-1e6 px; prints the message. */
+static int parse_center(const char *s, double c[2])
+{
+    const char *comma = strchr(s, ',');
+    char x[64];
+    if (!comma || (size_t)(comma - s) >= sizeof x) {
+        fprintf(stderr, "stereo-match: --center: '%s' is not CX,CY in pixels (see --help)\n", s);
+        return -1;
+    }
+    snprintf(x, sizeof x, "%.*s", (int)(comma - s), s);
+    return parse_real("--center (CX)", x, -1e6, 1e6, &c[0]) ||
+           parse_real("--center (CY)", comma + 1, -1e6, 1e6, &c[1]) ? -1 : 0;
+}
 
 /* A --p1 / --p2 / --path-weights list; prints the message. */
 static int parse_list(const char *opt, const char *s, int lo, int hi, int *out, int *n)
@@ -249,7 +305,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, O_VERSION}, {"method", required_argument, 0, O_METHOD},
         {"block", required_argument, 0, O_BLOCK},
-        {"path-weights", required_argument, 0, O_WEIGHTS}, {0, 0, 0, 0}};
+        {"path-weights", required_argument, 0, O_WEIGHTS},
+        {"depth", required_argument, 0, O_DEPTH}, {"ply", required_argument, 0, O_PLY},
+        {"focal", required_argument, 0, O_FOCAL}, {"baseline", required_argument, 0, O_BASELINE},
+        {"center", required_argument, 0, O_CENTER}, {0, 0, 0, 0}};
     stereo_params *p = &o->p;
     stereo_params_default(p, 0, 0);
     o->cmap = COLORMAP_TURBO;
@@ -304,6 +363,14 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case O_LEGEND: o->legend = 1; break;
         case O_PROGRESS: o->progress = 1; break;
+        case O_DEPTH: o->depth = a; break;
+        case O_PLY: o->ply = a; break;
+        case O_FOCAL: bad = parse_real("--focal", a, 1e-3, 1e7, &o->focal); o->focal_set = 1; break;
+        case O_BASELINE:
+            bad = parse_real("--baseline", a, 1e-6, 1e4, &o->baseline);
+            o->baseline_set = 1;
+            break;
+        case O_CENTER: bad = parse_center(a, o->center); o->center_set = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case O_VERSION: version_print("stereo-match"); exit(0);
@@ -382,10 +449,12 @@ static int parse_options(int argc, char **argv, options *o)
             return usage_error("%s: output must end in .pfm or .png", o->out_path);
     }
     if (o->sequence == 1) { /* every name of the sequence holds the frame number */
-        const char *names[5] = {"RIGHT", "OUTPUT", "--right", "--color", "--confidence"};
-        const char *paths[5] = {o->right_path, o->out_path, o->right, o->color, o->confidence};
+        const char *names[7] = {"RIGHT", "OUTPUT", "--right", "--color", "--confidence",
+                                "--depth", "--ply"};
+        const char *paths[7] = {o->right_path, o->out_path, o->right, o->color, o->confidence,
+                                o->depth, o->ply};
         char perr[512];
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 7; i++)
             if (paths[i] && seq_check_pattern(names[i], paths[i], perr, sizeof perr))
                 return usage_error("a sequence of patterns: %s", perr);
     } else if (o->sequence == 2) { /* and every one of its outputs is a folder */
@@ -398,7 +467,31 @@ static int parse_options(int argc, char **argv, options *o)
                                    "folders needs folders, existing ones for the outputs)", n, d,
                                    o->left_path);
         }
+        const char *dnames[2] = {"--depth", "--ply"}, *dpaths[2] = {o->depth, o->ply};
+        for (int i = 0; i < 2; i++)
+            if (dpaths[i] && !is_dir(dpaths[i]))
+                return usage_error("%s %s: not a folder (LEFT %s is a folder: a sequence of "
+                                   "folders needs folders, existing ones for the outputs)",
+                                   dnames[i], dpaths[i], o->left_path);
     }
+    if (o->depth && o->sequence != 2 && strcasecmp(extension(o->depth), ".png") &&
+        strcasecmp(extension(o->depth), ".pfm"))
+        return usage_error("--depth %s: must end in .png (16-bit mm) or .pfm (float m)", o->depth);
+    if (o->ply && o->sequence != 2 && strcasecmp(extension(o->ply), ".ply"))
+        return usage_error("--ply %s: must end in .ply", o->ply);
+    if (o->focal_set != o->baseline_set)
+        return usage_error("%s without %s: the camera for --depth / --ply needs both",
+                           o->focal_set ? "--focal" : "--baseline",
+                           o->focal_set ? "--baseline" : "--focal");
+    if (o->center_set && !o->focal_set)
+        return usage_error("--center goes with --focal and --baseline");
+    if (o->focal_set && !o->depth && !o->ply)
+        return usage_error("--focal / --baseline%s are used only by --depth and --ply: give one "
+                           "of them", o->center_set ? " / --center" : "");
+    if ((o->depth || o->ply) && !o->maps && !o->focal_set)
+        return usage_error("%s needs the camera: --maps with a calibration (YAML, LEFT,RIGHT "
+                           "camera_info, or a version 2 map file), or --focal PX --baseline M "
+                           "[--center CX,CY]", o->depth ? "--depth" : "--ply");
     if (o->sequence && o->repeat > 1)
         return usage_error("--repeat: a sequence runs each pair once");
     if (o->legend && !o->color && !o->demo)
@@ -639,9 +732,94 @@ static int process_pair(options *o, stereo_stage *s, const image *left, const im
     return 0;
 }
 
-/* The outputs of one pair: path[0] the disparity, then --right, --color, --confidence (NULL:
- * not asked for). */
-enum { OUT_DISP, OUT_RIGHT, OUT_COLOR, OUT_CONF, OUT_COUNT };
+/* The outputs of one pair: path[0] the disparity, then --right, --color, --confidence, --depth,
+ * --ply (NULL: not asked for). */
+enum { OUT_DISP, OUT_RIGHT, OUT_COLOR, OUT_CONF, OUT_DEPTH, OUT_PLY, OUT_COUNT };
+
+/* The left input as the stage saw it, in colour: rectified with o->maps_in channel by channel
+ * (the stage's bilinear rule, rectify_rows_interleaved; outside the source: 0), or the input
+ * itself. *owned
+ * is set when the result was allocated (image_free it). */
+static int left_color(const options *o, image *out, int *owned)
+{
+    const image *in = o->left_in;
+    const stereo_map *m = o->maps_in;
+    *owned = 0;
+    if (!m) {
+        *out = *in;
+        return 0;
+    }
+    int rc = image_alloc(out, m->width, m->height, in->channels, 8);
+    if (!rc)
+        rectify_rows_interleaved(m, in->data, (size_t)in->width * in->channels, in->channels,
+                                 out->data, 0, m->height);
+    *owned = !rc;
+    return rc;
+}
+
+/* --depth and --ply of the last pair (o->cam). */
+static int write_depth_outputs(options *o, stereo_stage *s, const char *depth, const char *ply,
+                               char *err, size_t errlen)
+{
+    const stereo_params *p = stereo_get_params(s);
+    const int16_t *d = stereo_disparity(s);
+    if (depth && depth_write_image(depth, d, p->width, p->height, &o->cam, err, errlen))
+        return -1;
+    if (!ply)
+        return 0;
+    image col;
+    int owned;
+    if (left_color(o, &col, &owned)) {
+        snprintf(err, errlen, "%s: out of memory", ply);
+        return -1;
+    }
+    int rc = depth_write_ply(ply, d, p->width, p->height, &o->cam, col.data, col.channels,
+                             &o->ply_points, err, errlen);
+    if (owned)
+        image_free(&col);
+    return rc;
+}
+
+/* The camera of --depth / --ply, once the stage's size (w x h) and what --maps gives are
+ * known: the calibration's, or --focal / --baseline / --center (the centre defaults to the
+ * image's). EXIT_USAGE after printing why when there is none or both, else 0. */
+static int resolve_camera(options *o, const depth_camera *from_maps, int have, int w, int h)
+{
+    if (!o->depth && !o->ply)
+        return 0;
+    if (have && o->focal_set)
+        return usage_error("--focal / --baseline%s: --maps %s gives the camera already (f %.6g "
+                           "px, centre %.6g,%.6g, baseline %.6g); drop them",
+                           o->center_set ? " / --center" : "", o->maps, from_maps->focal_px,
+                           from_maps->cx, from_maps->cy, from_maps->baseline);
+    if (have) {
+        o->cam = *from_maps;
+        o->cam_from = "--maps";
+        return 0;
+    }
+    if (!o->focal_set)
+        return usage_error("%s needs the camera: --maps %s is a map file without one (version 1"
+                           ", or written without a calibration); give --focal PX --baseline M "
+                           "[--center CX,CY], or rewrite it with calib-maps or stereo-calibrate",
+                           o->depth ? "--depth" : "--ply", o->maps);
+    o->cam = (depth_camera){o->focal, o->center_set ? o->center[0] : (w - 1) / 2.0,
+                            o->center_set ? o->center[1] : (h - 1) / 2.0, o->baseline, 0};
+    o->cam_from = o->center_set ? "--focal, --baseline, --center" : "--focal, --baseline";
+    return 0;
+}
+
+/* The depth line of the summary (stdout). */
+static void print_depth_summary(const options *o)
+{
+    if (o->quiet || (!o->depth && !o->ply))
+        return;
+    char pts[64] = "";
+    if (o->ply)
+        snprintf(pts, sizeof pts, ", %zu points in the PLY", o->ply_points);
+    printf("depth camera (%s): f %.6g px, centre %.6g,%.6g px, baseline %.6g m, doffs %.6g px%s\n",
+           o->cam_from, o->cam.focal_px, o->cam.cx, o->cam.cy, o->cam.baseline, o->cam.doffs_px,
+           pts);
+}
 
 static int write_outputs(options *o, stereo_stage *s, const char *const path[OUT_COUNT])
 {
@@ -657,6 +835,8 @@ static int write_outputs(options *o, stereo_stage *s, const char *const path[OUT
     if (!rc && path[OUT_CONF])
         rc = write_confidence(path[OUT_CONF], stereo_confidence(s), p->width, p->height, err,
                               sizeof err);
+    if (!rc && (path[OUT_DEPTH] || path[OUT_PLY]))
+        rc = write_depth_outputs(o, s, path[OUT_DEPTH], path[OUT_PLY], err, sizeof err);
     if (rc)
         fprintf(stderr, "stereo-match: %s\n", err);
     return rc ? 1 : 0;
@@ -719,7 +899,7 @@ static int split_maps(const char *opt, char maps[2][4096])
  * printing why, else 0. extra: the --demo files (or NULL). */
 static int check_outputs(const options *o, const outpath_file *extra, int n_extra)
 {
-    outpath_file out[8], in[4];
+    outpath_file out[12], in[4];
     int n_out = 0, n_in = 0;
     for (int i = 0; i < n_extra; i++)
         out[n_out++] = extra[i];
@@ -727,6 +907,8 @@ static int check_outputs(const options *o, const outpath_file *extra, int n_extr
     out[n_out++] = (outpath_file){"--right", o->right};
     out[n_out++] = (outpath_file){"--color", o->color};
     out[n_out++] = (outpath_file){"--confidence", o->confidence};
+    out[n_out++] = (outpath_file){"--depth", o->depth};
+    out[n_out++] = (outpath_file){"--ply", o->ply};
     in[n_in++] = (outpath_file){"input LEFT", o->left_path};
     in[n_in++] = (outpath_file){"input RIGHT", o->right_path};
     char maps[2][4096];
@@ -764,20 +946,31 @@ static int run_files(options *o)
     }
     /* a map file from stereo-calibrate, or a calibration (YAML, or camera_info pair) whose maps
      * are computed here */
-    if (o->maps && calib_load_maps(o->maps, left.width, left.height, maps, err, sizeof err)) {
+    depth_camera cam;
+    int have_cam = 0;
+    if (o->maps && calib_load_maps_camera(o->maps, left.width, left.height, maps, &cam,
+                                          &have_cam, err, sizeof err)) {
         fprintf(stderr, "stereo-match: %s\n", err);
         goto done;
     }
+    if ((rc = resolve_camera(o, &cam, have_cam, o->maps ? maps[0].width : left.width,
+                             o->maps ? maps[0].height : left.height)) != 0)
+        goto done;
+    o->left_in = &left;
+    o->maps_in = o->maps ? &maps[0] : NULL;
     double ms;
     rc = create_stage(o, &left, o->maps ? maps : NULL, &s);
     if (!rc)
         rc = process_pair(o, s, &left, &right, &ms);
     if (rc)
         goto done;
-    const char *paths[OUT_COUNT] = {o->out_path, o->right, o->color, o->confidence};
+    const char *paths[OUT_COUNT] = {o->out_path, o->right, o->color, o->confidence, o->depth,
+                                    o->ply};
     rc = write_outputs(o, s, paths);
-    if (!rc)
+    if (!rc) {
         print_summary(o, s, ms);
+        print_depth_summary(o);
+    }
 done:
     stereo_destroy(s);
     mapfile_free(maps);
@@ -791,7 +984,8 @@ done:
 /* Every frame's output paths (seq_output_path), outs[i * OUT_COUNT + k]; NULL where not asked. */
 static int sequence_outputs(const options *o, const seq_list *q, char ***outs)
 {
-    const char *target[OUT_COUNT] = {o->out_path, o->right, o->color, o->confidence};
+    const char *target[OUT_COUNT] = {o->out_path, o->right, o->color, o->confidence, o->depth,
+                                     o->ply};
     *outs = calloc((size_t)q->n * OUT_COUNT, sizeof **outs);
     if (!*outs) {
         fprintf(stderr, "stereo-match: out of memory\n");
@@ -802,7 +996,8 @@ static int sequence_outputs(const options *o, const seq_list *q, char ***outs)
         for (int k = 0; k < OUT_COUNT; k++) {
             if (!target[k])
                 continue;
-            if (seq_output_path(q, i, target[k], ".png", path, sizeof path) ||
+            if (seq_output_path(q, i, target[k], k == OUT_PLY ? ".ply" : ".png", path,
+                                sizeof path) ||
                 !((*outs)[i * OUT_COUNT + k] = strdup(path))) {
                 fprintf(stderr, "stereo-match: %s: the output path of frame %d is too long\n",
                         target[k], i);
@@ -816,7 +1011,8 @@ static int sequence_outputs(const options *o, const seq_list *q, char ***outs)
  * every other output. */
 static int check_sequence_outputs(const options *o, const seq_list *q, char **outs)
 {
-    static const char *const what[OUT_COUNT] = {"output", "--right", "--color", "--confidence"};
+    static const char *const what[OUT_COUNT] = {"output", "--right", "--color", "--confidence",
+                                                "--depth", "--ply"};
     int n_out = q->n * OUT_COUNT, n_in = 2 * q->n + 2;
     outpath_file *out = calloc((size_t)n_out, sizeof *out), *in = calloc((size_t)n_in, sizeof *in);
     if (!out || !in) {
@@ -892,10 +1088,17 @@ static int run_sequence(options *o)
         }
         if (i == 0) {
             w0 = left.width, h0 = left.height;
-            if (o->maps && calib_load_maps(o->maps, w0, h0, maps, err, sizeof err)) {
+            depth_camera cam;
+            int have_cam = 0;
+            if (o->maps && calib_load_maps_camera(o->maps, w0, h0, maps, &cam, &have_cam, err,
+                                                  sizeof err)) {
                 fprintf(stderr, "stereo-match: %s\n", err);
                 goto done;
             }
+            if ((rc = resolve_camera(o, &cam, have_cam, o->maps ? maps[0].width : w0,
+                                     o->maps ? maps[0].height : h0)) != 0)
+                goto done;
+            o->maps_in = o->maps ? &maps[0] : NULL;
             if ((rc = create_stage(o, &left, o->maps ? maps : NULL, &s)) != 0)
                 goto done;
             rc = 1;
@@ -913,6 +1116,7 @@ static int run_sequence(options *o)
         if (process_pair(o, s, &left, &right, &ms))
             goto done;
         stage_ms += ms;
+        o->left_in = &left;
         if (write_outputs(o, s, (const char *const *)outs + (size_t)i * OUT_COUNT))
             goto done;
         const stereo_params *p = stereo_get_params(s);
@@ -934,6 +1138,7 @@ static int run_sequence(options *o)
                p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost),
                p->paths, stereo_backend_to_str(stereo_active_backend(s)), wall,
                wall > 0 ? q.n / wall : 0.0, stage_ms / q.n, valid_pct / q.n);
+        print_depth_summary(o);
     }
 done:
     if (outs)
@@ -984,6 +1189,10 @@ static int run_demo(options *o)
     if (image_write(path, &sc.right_rgb, err, sizeof err))
         goto fail;
     o->p.num_disparities = 64;
+    if ((rc = resolve_camera(o, NULL, 0, sp.width, sp.height)) != 0)
+        goto done;
+    rc = 1;
+    o->left_in = &sc.left_rgb;
     double ms;
     if ((rc = create_stage(o, &sc.left_rgb, NULL, &s)) != 0 ||
         (rc = process_pair(o, s, &sc.left_rgb, &sc.right_rgb, &ms)) != 0)
@@ -995,7 +1204,7 @@ static int run_demo(options *o)
         snprintf(color_path, sizeof color_path, "%s/disparity-color.png", o->demo);
         o->color = color_path;
     }
-    const char *paths[OUT_COUNT] = {path, o->right, o->color, o->confidence};
+    const char *paths[OUT_COUNT] = {path, o->right, o->color, o->confidence, o->depth, o->ply};
     if (write_outputs(o, s, paths))
         goto done;
     /* score: non-occluded pixels, error of valid pixels against the generated ground truth */
@@ -1015,6 +1224,7 @@ static int run_demo(options *o)
         bad1 += e > 1.0;
     }
     print_summary(o, s, ms);
+    print_depth_summary(o);
     printf("generated scene %dx%d: %.1f%% of non-occluded pixels matched, mean error %.3f px, "
            "%.2f%% off by more than 1 px\n", sp.width, sp.height, 100.0 * valid / n,
            valid ? sum / valid : 0.0, valid ? 100.0 * bad1 / valid : 0.0);

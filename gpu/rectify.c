@@ -32,6 +32,33 @@ void rectify_rows(const stereo_map *map, const uint8_t *src, size_t pitch, uint8
     }
 }
 
+void rectify_rows_interleaved(const stereo_map *map, const uint8_t *src, size_t pitch,
+                              int channels, uint8_t *dst, int y0, int y1)
+{
+    int w = map->width, sw = map->src_width, sh = map->src_height, ch = channels;
+    for (int y = y0; y < y1; y++) {
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            uint8_t *o = dst + i * ch;
+            int sx = map->xy[2 * i], sy = map->xy[2 * i + 1];
+            int fx = map->frac[i] & 31, fy = (map->frac[i] >> 5) & 31;
+            if (!stereo_bilinear_valid(sx, sy, fx, fy, sw, sh)) {
+                for (int k = 0; k < ch; k++)
+                    o[k] = 0;
+                continue;
+            }
+            const uint8_t *p = src + (size_t)sy * pitch + (size_t)sx * ch;
+            for (int k = 0; k < ch; k++) { /* zero-weight neighbours are not read */
+                uint32_t a = p[k];
+                uint32_t b = fx ? p[ch + k] : 0;
+                uint32_t c = fy ? p[pitch + k] : 0;
+                uint32_t d = (fx && fy) ? p[pitch + ch + k] : 0;
+                o[k] = stereo_bilinear(a, b, c, d, fx, fy);
+            }
+        }
+    }
+}
+
 int rectify_map_check(const stereo_map *map, int width, int height, char *err, size_t errlen)
 {
     if (!map->xy || !map->frac) {

@@ -22,6 +22,12 @@ extern "C" {
 void rectify_rows(const stereo_map *map, const uint8_t *src, size_t pitch, uint8_t *dst,
                   uint8_t *valid, int y0, int y1);
 
+/* The same rule for an interleaved image of channels (1..4) bytes per pixel, each channel
+ * sampled as rectify_rows samples grey (outside the source: 0): the colour of the points of a
+ * PLY (hal/depth.h). dst holds map->width * channels bytes per row. */
+void rectify_rows_interleaved(const stereo_map *map, const uint8_t *src, size_t pitch,
+                              int channels, uint8_t *dst, int y0, int y1);
+
 /* Checks a map's sizes and fractional indices; 0 if usable, else -1 with err = what is wrong. */
 int rectify_map_check(const stereo_map *map, int width, int height, char *err, size_t errlen);
 

@@ -492,7 +492,42 @@ static int check_source_size(const char *path, int cam_w, int cam_h, stereo_map 
 int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], char *err,
                     size_t errlen)
 {
+    return calib_load_maps_camera(path, cam_w, cam_h, maps, NULL, NULL, err, errlen);
+}
+
+int calib_camera(const stereo_calib *c, depth_camera *cam, char *err, size_t errlen)
+{
+    *cam = (depth_camera){c->P[0][0][0], c->P[0][0][2], c->P[0][1][2], calib_baseline(c),
+                          c->P[1][0][2] - c->P[0][0][2]};
+    return depth_camera_check(cam, "calibration camera", err, errlen);
+}
+
+/* The camera of a calibration read whole, for calib_load_maps_camera; not checked when nobody
+ * asked for it (calib_load_maps). */
+static int give_camera(const char *path, const stereo_calib *c, depth_camera *cam,
+                       int *has_camera, char *err, size_t errlen)
+{
+    if (!cam && !has_camera)
+        return 0;
+    depth_camera tmp;
+    char why[128];
+    if (calib_camera(c, &tmp, why, sizeof why) != 0) {
+        imgio_error(err, errlen, path, "%s", why);
+        return -1;
+    }
+    if (cam)
+        *cam = tmp;
+    if (has_camera)
+        *has_camera = 1;
+    return 0;
+}
+
+int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map maps[2],
+                           depth_camera *cam, int *has_camera, char *err, size_t errlen)
+{
     memset(maps, 0, 2 * sizeof *maps);
+    if (has_camera)
+        *has_camera = 0;
     char left[PATH_MAX], right[PATH_MAX];
     int pair = split_pair(path ? path : "", left, right, sizeof left, err, errlen);
     if (pair < 0)
@@ -500,6 +535,7 @@ int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], 
     if (pair) {
         stereo_calib c;
         if (calib_read_camera_info(left, right, &c, err, errlen) ||
+            give_camera(path, &c, cam, has_camera, err, errlen) ||
             compute_maps(&c, 0, 0, maps, path, err, errlen))
             return -1;
         return check_source_size(path, cam_w, cam_h, maps, err, errlen);
@@ -511,11 +547,12 @@ int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], 
     size_t got = fread(head, 1, sizeof head, f);
     fclose(f);
     if (got == sizeof head && memcmp(head, "STMAPS\r\n", 8) == 0) {
-        if (mapfile_read(path, maps, err, errlen))
+        if (mapfile_read_camera(path, maps, cam, has_camera, err, errlen))
             return -1;
     } else if (got >= 5 && memcmp(head, "%YAML", 5) == 0) {
         stereo_calib c;
-        if (calib_read_yaml(path, &c, err, errlen))
+        if (calib_read_yaml(path, &c, err, errlen) ||
+            give_camera(path, &c, cam, has_camera, err, errlen))
             return -1;
         if (compute_maps(&c, 0, 0, maps, path, err, errlen))
             return -1;

@@ -56,6 +56,7 @@
 
 #include <stddef.h>
 
+#include "depth.h"
 #include "stereo.h"
 
 #ifdef __cplusplus
@@ -100,6 +101,18 @@ int calib_compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map m
  * both sizes. Release with mapfile_free. */
 int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], char *err,
                     size_t errlen);
+
+/* calib_load_maps, and the rectified left camera for depth (hal/depth.h) where the calibration
+ * gives one: a YAML or camera_info pair always (calib_camera), a map file of version 2 when
+ * written with one (hal/mapfile.h); *has_camera says which (0: a version 1 map file, or one
+ * without a camera). cam and has_camera may be NULL. */
+int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map maps[2],
+                           depth_camera *cam, int *has_camera, char *err, size_t errlen);
+
+/* The rectified left camera of a calibration: f = P1[0][0], (cx, cy) = (P1[0][2], P1[1][2]),
+ * B = calib_baseline, doffs = P2[0][2] - P1[0][2]. 0, or -1 with err when it fails
+ * depth_camera_check (e.g. a zero baseline). */
+int calib_camera(const stereo_calib *c, depth_camera *cam, char *err, size_t errlen);
 
 /* Distance between the camera centres, |T|, in the calibration's unit (stereo-calibrate: m). */
 double calib_baseline(const stereo_calib *c);

@@ -64,7 +64,24 @@ static uint32_t crc(const uint8_t *p, size_t n)
     return (uint32_t)c;
 }
 
-int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t errlen)
+static void put64f(uint8_t *p, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    put32(p, (uint32_t)u);
+    put32(p + 4, (uint32_t)(u >> 32));
+}
+
+static double get64f(const uint8_t *p)
+{
+    uint64_t u = get32(p) | (uint64_t)get32(p + 4) << 32;
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+int mapfile_write_camera(const char *path, const stereo_map maps[2], const depth_camera *cam,
+                         char *err, size_t errlen)
 {
     const stereo_map *l = &maps[0], *r = &maps[1];
     if (l->width != r->width || l->height != r->height || l->src_width != r->src_width ||
@@ -72,14 +89,20 @@ int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t 
         imgio_error(err, errlen, path, "left and right maps differ in size or are empty");
         return -1;
     }
-    size_t n = (size_t)l->width * l->height, one = 6 * n, size = MAPFILE_HEADER_SIZE + 2 * one;
-    uint8_t *buf = malloc(size);
+    char why[128];
+    if (cam && depth_camera_check(cam, "camera", why, sizeof why) != 0) {
+        imgio_error(err, errlen, path, "%s", why);
+        return -1;
+    }
+    const size_t head = MAPFILE_HEADER_SIZE_V2;
+    size_t n = (size_t)l->width * l->height, one = 6 * n, size = head + 2 * one;
+    uint8_t *buf = calloc(size, 1);
     if (!buf) {
         imgio_error(err, errlen, path, "out of memory for %zu bytes", size);
         return -1;
     }
-    encode_map(l, buf + MAPFILE_HEADER_SIZE);
-    encode_map(r, buf + MAPFILE_HEADER_SIZE + one);
+    encode_map(l, buf + head);
+    encode_map(r, buf + head + one);
     memcpy(buf, magic, 8);
     put32(buf + 8, MAPFILE_VERSION);
     put32(buf + 12, MAPFILE_TYPE_FIXED16);
@@ -87,22 +110,44 @@ int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t 
     put32(buf + 20, (uint32_t)l->height);
     put32(buf + 24, (uint32_t)l->src_width);
     put32(buf + 28, (uint32_t)l->src_height);
-    put32(buf + 32, crc(buf + MAPFILE_HEADER_SIZE, 2 * one));
-    put32(buf + 36, crc(buf, 36));
+    if (cam) { /* else camera 0 and five zeros (calloc) */
+        put32(buf + 32, 1);
+        put64f(buf + 36, cam->focal_px);
+        put64f(buf + 44, cam->cx);
+        put64f(buf + 52, cam->cy);
+        put64f(buf + 60, cam->baseline);
+        put64f(buf + 68, cam->doffs_px);
+    }
+    put32(buf + head - 8, crc(buf + head, 2 * one));
+    put32(buf + head - 4, crc(buf, head - 4));
     int rc = atomic_write_bytes(path, buf, size, err, errlen);
     free(buf);
     return rc;
 }
 
+int mapfile_write(const char *path, const stereo_map maps[2], char *err, size_t errlen)
+{
+    return mapfile_write_camera(path, maps, NULL, err, errlen);
+}
+
 int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
 {
+    return mapfile_read_camera(path, maps, NULL, NULL, err, errlen);
+}
+
+int mapfile_read_camera(const char *path, stereo_map maps[2], depth_camera *cam,
+                        int *has_camera, char *err, size_t errlen)
+{
     memset(maps, 0, 2 * sizeof *maps);
+    if (has_camera)
+        *has_camera = 0;
     FILE *f = imgio_open(path, err, errlen);
     if (!f)
         return -1;
-    uint8_t h[MAPFILE_HEADER_SIZE];
+    uint8_t h[MAPFILE_HEADER_SIZE_V2];
     uint8_t *payload = NULL;
-    if (fread(h, 1, sizeof h, f) != sizeof h) {
+    /* the first 12 bytes say which version, hence how long the header is */
+    if (fread(h, 1, 12, f) != 12) {
         imgio_error(err, errlen, path, "too short for a map file header (%d bytes)",
                     MAPFILE_HEADER_SIZE);
         goto fail;
@@ -111,14 +156,44 @@ int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
         imgio_error(err, errlen, path, "not a stereo map file (bad magic)");
         goto fail;
     }
-    if (crc(h, 36) != get32(h + 36)) {
+    uint32_t version = get32(h + 8);
+    if (version != 1 && version != 2) {
+        imgio_error(err, errlen, path, "map file version %u, this program reads versions 1 "
+                    "and 2", version);
+        goto fail;
+    }
+    const size_t head = version == 1 ? MAPFILE_HEADER_SIZE : MAPFILE_HEADER_SIZE_V2;
+    if (fread(h + 12, 1, head - 12, f) != head - 12) {
+        imgio_error(err, errlen, path, "too short for a version %u map file header (%zu bytes)",
+                    version, head);
+        goto fail;
+    }
+    if (crc(h, head - 4) != get32(h + head - 4)) {
         imgio_error(err, errlen, path, "header checksum mismatch (corrupt file)");
         goto fail;
     }
-    if (get32(h + 8) != MAPFILE_VERSION) {
-        imgio_error(err, errlen, path, "map file version %u, this program reads version %d",
-                    get32(h + 8), MAPFILE_VERSION);
-        goto fail;
+    if (version == 2) {
+        uint32_t has = get32(h + 32);
+        depth_camera c = {get64f(h + 36), get64f(h + 44), get64f(h + 52), get64f(h + 60),
+                          get64f(h + 68)};
+        char why[128];
+        if (has > 1) {
+            imgio_error(err, errlen, path, "camera field %u is neither 0 (none) nor 1", has);
+            goto fail;
+        }
+        if (has == 0 && (c.focal_px != 0 || c.cx != 0 || c.cy != 0 || c.baseline != 0 ||
+                         c.doffs_px != 0)) {
+            imgio_error(err, errlen, path, "no camera, but camera values that are not 0");
+            goto fail;
+        }
+        if (has == 1 && depth_camera_check(&c, "camera", why, sizeof why) != 0) {
+            imgio_error(err, errlen, path, "%s", why);
+            goto fail;
+        }
+        if (has && cam)
+            *cam = c;
+        if (has && has_camera)
+            *has_camera = 1;
     }
     if (get32(h + 12) != MAPFILE_TYPE_FIXED16) {
         imgio_error(err, errlen, path, "map type %u is not supported (expected %d)",
@@ -139,11 +214,11 @@ int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
      * file with valid checksums must not cost 12 * w * h bytes of memory. */
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-        (unsigned long long)st.st_size != MAPFILE_HEADER_SIZE + 2ULL * one) {
+        (unsigned long long)st.st_size != head + 2ULL * one) {
         imgio_error(err, errlen, path, "%s: the header announces %ux%u maps (%llu bytes), "
-                    "the file has %llu", (unsigned long long)st.st_size < MAPFILE_HEADER_SIZE +
-                    2ULL * one ? "truncated" : "trailing bytes", w, hh,
-                    MAPFILE_HEADER_SIZE + 2ULL * one, (unsigned long long)st.st_size);
+                    "the file has %llu", (unsigned long long)st.st_size < head + 2ULL * one
+                    ? "truncated" : "trailing bytes", w, hh, head + 2ULL * one,
+                    (unsigned long long)st.st_size);
         goto fail;
     }
     payload = malloc(2 * one);
@@ -160,7 +235,7 @@ int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
         imgio_error(err, errlen, path, "trailing bytes after the %zu-byte payload", 2 * one);
         goto fail;
     }
-    if (crc(payload, 2 * one) != get32(h + 32)) {
+    if (crc(payload, 2 * one) != get32(h + head - 8)) {
         imgio_error(err, errlen, path, "payload checksum mismatch (corrupt file)");
         goto fail;
     }
@@ -176,6 +251,8 @@ int mapfile_read(const char *path, stereo_map maps[2], char *err, size_t errlen)
     fclose(f);
     return 0;
 fail:
+    if (has_camera)
+        *has_camera = 0;
     free(payload);
     mapfile_free(maps);
     fclose(f);

@@ -228,22 +228,34 @@ def write_yaml(path, cal):
 
 
 def decode_map_file(path):
-    """hal/mapfile.h, decoded here independently of the tool: [(xy, frac)] * 2, src size."""
+    """hal/mapfile.h (version 1 or 2), decoded here independently of the tool: [(xy, frac)] * 2,
+    src size."""
+    return decode_map_file_camera(path)[:2]
+
+
+def decode_map_file_camera(path):
+    """decode_map_file and the camera of a version 2 file: (f, cx, cy, B, doffs) or None."""
     data = open(path, "rb").read()
     assert len(data) >= 40, "map file header"
     magic = data[:8]
-    version, mtype, w, h, sw, sh, crc_payload, crc_head = struct.unpack("<8I", data[8:40])
-    assert magic == b"STMAPS\r\n" and version == 1 and mtype == 1, "map file header"
-    assert zlib.crc32(data[:36]) == crc_head and zlib.crc32(data[40:]) == crc_payload, "CRC"
+    version, mtype, w, h, sw, sh = struct.unpack("<6I", data[8:32])
+    assert magic == b"STMAPS\r\n" and version in (1, 2) and mtype == 1, "map file header"
+    head = 40 if version == 1 else 84
+    camera = None
+    if version == 2:
+        has = struct.unpack("<I", data[32:36])[0]
+        camera = struct.unpack("<5d", data[36:76]) if has == 1 else None
+    crc_payload, crc_head = struct.unpack("<2I", data[head - 8:head])
+    assert zlib.crc32(data[:head - 4]) == crc_head and zlib.crc32(data[head:]) == crc_payload, "CRC"
     n = w * h
-    assert len(data) == 40 + 12 * n, "map file size"
-    maps, off = [], 40
+    assert len(data) == head + 12 * n, "map file size"
+    maps, off = [], head
     for _ in range(2):
         xy = np.frombuffer(data, "<i2", 2 * n, off).reshape(h, w, 2)
         frac = np.frombuffer(data, "<u2", n, off + 4 * n).reshape(h, w)
         maps.append((xy, frac))
         off += 6 * n
-    return maps, (sw, sh)
+    return maps, (sw, sh), camera
 
 
 def positions32(xy, frac):
@@ -473,8 +485,24 @@ def check_maps(tap, work, tool, gen, real):
         cases.append(("real", real))
     for label, c in cases:
         # 2. the tool's map file is OpenCV's map of the YAML it wrote (YAML and layout lossless)
-        file_maps, src = decode_map_file(c["maps"])
+        file_maps, src, camera = decode_map_file_camera(c["maps"])
         size = (int(c["cal"]["rectified_width"]), int(c["cal"]["rectified_height"]))
+        # the camera for depth (version 2): the YAML's P1, P2 and |T| (hal/depth.h), as C
+        # takes it from the YAML (calib-maps --info prints both with every digit)
+        cal = c["cal"]
+        want = (cal["P1"][0, 0], cal["P1"][0, 2], cal["P1"][1, 2], np.linalg.norm(cal["T"]),
+                cal["P2"][0, 2] - cal["P1"][0, 2])
+        info = [run([CALIB_MAPS, "--info", f]).stdout for f in (c["maps"], c["yml"])]
+        cam_lines = [next((ln for ln in t.splitlines() if ln.startswith("camera: f ")), None)
+                     for t in info]
+        c_cams = [[float(v) for v in re.findall(r"-?\d[\d.e+-]*", ln)] if ln else None
+                  for ln in cam_lines]
+        tap.ok(camera is not None and np.allclose(camera, want, rtol=1e-12, atol=1e-9)
+               and c_cams[0] is not None and np.allclose(c_cams[0], camera, rtol=0, atol=0)
+               and c_cams[1] is not None and np.allclose(c_cams[1], want, rtol=1e-9, atol=1e-9),
+               f"{label}: the --maps file (version 2) carries the YAML's rectified camera "
+               f"(f {want[0]:.2f} px, centre {want[1]:.2f},{want[2]:.2f}, B {want[3]:.5f} m, "
+               f"doffs {want[4]:.3f} px), read back by C bit for bit", camera, want, *info)
         ref = opencv_maps(c["cal"], size)
         same = all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
                    for a, b in zip(file_maps, ref))
@@ -842,8 +870,15 @@ def check_camera_info(tap, work, tool, gen, real):
         # 1. the same maps in C as from the OpenCV YAML of the same calibration
         a, b = os.path.join(d, "yaml.maps"), os.path.join(d, "info.maps")
         ra, rb = run([CALIB_MAPS, c["yml"], a]), run([CALIB_MAPS, spec, b])
-        same = (ra.returncode == 0 and rb.returncode == 0 and
-                open(a, "rb").read() == open(b, "rb").read())
+        # the maps byte for byte; the cameras (map file version 2) to 1e-9: the camera_info
+        # baseline is |R2^T t| from P2, the YAML's |T| (the same number, rounded otherwise)
+        same = ra.returncode == 0 and rb.returncode == 0
+        if same:
+            (ma, _, ca), (mb, _, cb) = decode_map_file_camera(a), decode_map_file_camera(b)
+            same = (all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1])
+                        for x, y in zip(ma, mb))
+                    and ca is not None and cb is not None and np.allclose(ca, cb, rtol=1e-9,
+                                                                          atol=1e-9))
         pixels = 2 * int(cal["rectified_width"]) * int(cal["rectified_height"])
         tap.ok(same, f"{label}: camera_info pair -> maps in C identical to the OpenCV YAML's "
                f"({pixels} pixels, both cameras; baseline and focal: "

@@ -208,6 +208,9 @@ static const struct {
                              /* LEFT,RIGHT camera_info pairs */
                              "left.yaml,", ",right.yaml", " , ", "l.yaml,r.yaml,x.yaml",
                              "cam.yaml, cam.yaml"}},
+    {"calibration", "focal", {"", "-1", "abc", "nan", "inf", "1e8", "500px", "0x"}},
+    {"calibration", "baseline", {"", "-0.1", "x", "1e5", "0.1 m"}},
+    {"calibration", "center", {"1", "1,", ",2", "a,b", "1,2,3", "1e7,0", "nan,1"}},
     {"display", "headless", {"", "maybe", "10"}},
     {"display", "fullscreen", {"", "nope"}},
     {"display", "width", {"", "-1", "8193", "wide"}},
@@ -218,6 +221,7 @@ static const struct {
     {"display", "legend", {"", "shown"}},
     {"display", "font", {"", "'DejaVuSans.ttf'", "x.ttf # bold"}},
     {"record", "dir", {"\"rec\"", "rec # today"}},
+    {"record", "depth", {"", "maybe", "png"}},
     {"run", "frames", {"", "-1", "ten", "9223372036854775808", "1e6"}},
     {"run", "screenshot", {"'shot.png'", "shot.png # last frame"}},
     /* [controls]: the control's name is the key */
@@ -1151,6 +1155,8 @@ static void test_write_section_round_trip(void **state)
         {"display", "colormap", "gray"},     {"display", "view", "depth"},
         {"display", "color_range", "auto"},  {"display", "legend", "off"},
         {"display", "font", "/f.ttf"},       {"record", "dir", "out"},
+        {"calibration", "focal", "612.25"},  {"calibration", "baseline", "0.06"},
+        {"calibration", "center", "320.5, 240"}, {"record", "depth", "true"},
         {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
     };
     static const char *const sections[] = {"source", "camera", "files", "synth", "stereo",

@@ -37,6 +37,11 @@
 #      file, /dev/null, a FIFO, a directory) listed in number order with why and their by-id
 #      link, without hanging; a missing directory; other options beside it refused; a write
 #      error (/dev/full): exit 1, one line; --help
+#  11. depth: key p (STEREO_LIVE_KEYS) saves the shown frame's PLY and depth PNG (the PNG's mm
+#      are the PLY's Z rounded), without a camera says why and saves nothing; --record-depth
+#      writes depth_NNNNNN.png equal to stereo-match --depth of each recorded pair and keeps
+#      focal / baseline in replay.ini; bad camera options refused (exit 2, one line), and by
+#      the libc-only build as not built in
 # Run from the repo root (tests/run does): bash tests/test_live.sh. Env: STEREO_BUILD (build).
 # About 50 s on 2 cores. Exits non-zero only on a setup error.
 set -u
@@ -804,5 +809,90 @@ check "--list-cameras into a full disk (/dev/full): exit 1, one line" l.err \
 "$LIVE" --help >h.out
 check "--help describes --list-cameras and STEREO_DEV_DIR" h.out \
   grep -q -- '--list-cameras  *list the V4L2 devices' h.out && grep -q STEREO_DEV_DIR h.out
+
+# ---- 11. depth: key p, --record-depth, the camera options ----------------------------------
+# key p (pressed through STEREO_LIVE_KEYS): the shown frame's PLY and depth PNG in the cwd; the
+# PNG's millimetres are the PLY's Z rounded (hal/depth.h), one point per pixel with a depth
+rm -f stereo-live-*.ply stereo-live-*-depth.png
+STEREO_LIVE_KEYS=p timeout 60 "${WINDOW[@]}" "$LIVE" --frames 8 --backend cpu --focal 500 \
+  --baseline 0.1 >p.out 2>p.err
+rc=$?
+ply=$(ls stereo-live-*-1.ply 2>/dev/null | head -1) png=$(ls stereo-live-*-1-depth.png 2>/dev/null | head -1)
+if [ $rc -eq 0 ] && [ -n "$ply" ] && [ -n "$png" ] && grep -q "saved $ply (.* points) and $png" p.err; then
+  "$PY" - "$ply" "$png" >pc.out 2>&1 <<'EOF'
+import sys, cv2, numpy as np
+data = open(sys.argv[1], "rb").read()
+end = data.index(b"end_header\n") + 11
+head = data[:end].decode().splitlines()
+n = int([l for l in head if l.startswith("element vertex")][0].split()[2])
+pts = np.frombuffer(data[end:], np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"),
+                                           ("r", "u1"), ("g", "u1"), ("b", "u1")]))
+mm = cv2.imread(sys.argv[2], cv2.IMREAD_UNCHANGED)
+assert len(pts) == n and mm.dtype == np.uint16 and mm.shape == (480, 640), (len(pts), n)
+z = pts["z"].astype(np.float64)
+x = np.rint(pts["x"] * 500 / z + 319.5).astype(int)
+y = np.rint(pts["y"] * 500 / z + 239.5).astype(int)
+want = np.floor(z * 1000 + 0.5)
+got = mm[y, x].astype(np.float64)
+near = want <= 65535
+exact = (got[near] == want[near]).mean()
+print(f"{n} points, {int((mm > 0).sum())} pixels with mm; mm == round(Z * 1000) at {exact:.5f}")
+assert n > 200000 and (mm > 0).sum() == near.sum() and exact > 0.999
+assert np.all(np.abs(got[near] - want[near]) <= 1) and np.all(got[~near] == 0)
+assert np.all(pts["r"] == pts["g"]) and np.all(pts["g"] == pts["b"])  # grey scene: r = g = b
+EOF
+  check "key p: the frame's PLY and depth PNG (mm = the PLY's Z, row-major points, grey r=g=b)" \
+    pc.out [ $? -eq 0 ]
+else
+  not_ok "key p: the frame's PLY and depth PNG" "$(cat p.err; ls)"
+fi
+rm -f stereo-live-*.ply stereo-live-*-depth.png
+STEREO_LIVE_KEYS=p timeout 60 "${WINDOW[@]}" "$LIVE" --frames 8 --backend cpu >p.out 2>p.err
+rc=$?
+check "key p without a camera: nothing saved, the log (and the screen) say why" p.err \
+  [ $rc -eq 0 ] && grep -q 'p: nothing saved: depth needs the camera' p.err && \
+  ! ls stereo-live-*.ply >/dev/null 2>&1
+# --record-depth: depth_NNNNNN.png beside each pair, equal to stereo-match --depth of that pair
+rm -rf recd
+timeout 60 "$LIVE" --headless --frames 4 --backend cpu --set synth.width=160 \
+  --set synth.height=120 --set stereo.disparities=32 --record recd --record-depth --focal 500 \
+  --baseline 0.1 >rd.out 2>rd.err
+rc=$?
+same=0
+for i in 0 1 2 3; do
+  f=$(printf '%06d' $i)
+  "$ROOT/$B/stereo-match" -q -d 32 --backend cpu "recd/left_$f.png" "recd/right_$f.png" m.pfm \
+    --depth m.png --focal 500 --baseline 0.1 2>>rd.err &&
+    "$PY" -c 'import sys, cv2, numpy as np; a, b = (cv2.imread(p, -1) for p in sys.argv[1:]); sys.exit(not (a is not None and b is not None and a.dtype == np.uint16 and np.array_equal(a, b)))' \
+      m.png "recd/depth_$f.png" && same=$((same + 1))
+done
+check "--record-depth: 4 pairs, each depth_NNNNNN.png = stereo-match --depth of the pair" rd.err \
+  [ $rc -eq 0 ] && [ $same -eq 4 ] && [ ! -e recd/depth_000004.png ] && \
+  grep -q '^focal = 500$' recd/replay.ini && grep -q '^baseline = 0.1$' recd/replay.ini
+depth_bad() { # name, expected stderr (exact), args...
+  local name=$1 want=$2; shift 2
+  "$LIVE" --headless --frames 1 "$@" >db.out 2>db.err
+  local rc=$?
+  check "$name: exit 2, one line" db.err [ $rc -eq 2 ] && [ "$(cat db.err)" = "stereo-live: $want" ]
+}
+depth_bad "--record-depth without --record" \
+  "depth: [record] depth records into [record] dir: give --record DIR" --record-depth
+depth_bad "--record-depth without a camera" \
+  "depth: [record] depth needs the camera: [calibration] maps (a calibration) or focal and baseline (--focal PX --baseline M)" \
+  --record recx --record-depth
+depth_bad "--focal without --baseline" \
+  "baseline: give [calibration] focal and baseline together (the camera for depth), or neither" \
+  --focal 500
+depth_bad "--focal -1" "--focal: '-1' is not a number in 0..10000000 (0: not given)" \
+  --focal -1 --baseline 0.1
+depth_bad "--center x" "--center: 'x' is not CX,CY: two numbers in pixels (or empty: the image centre)" \
+  --focal 500 --baseline 0.1 --center x
+[ ! -e recx ] || not_ok "--record-depth without a camera created its folder"
+if [ -x "$HL" ]; then
+  "$HL" --focal 500 --baseline 0.1 >db.out 2>db.err
+  rc=$?
+  check "stereo-live-headless (libc only): --focal refused as not built in, one line" db.err \
+    [ $rc -eq 2 ] && grep -q '^stereo-live-headless: not built in this binary: calibration.focal' db.err
+fi
 
 echo "1..$n"

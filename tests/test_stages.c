@@ -223,6 +223,34 @@ static void test_rectify_random_maps(void **state)
     free(src), free(xy), free(frac), free(dst), free(valid);
 }
 
+/* rectify_rows_interleaved (the PLY's colours): each channel of an RGB image with a padded
+ * pitch is what rectify_rows gives for that channel alone, invalid pixels 0 */
+static void test_rectify_interleaved(void **state)
+{
+    int sw = 41, sh = 29, w = 37, h = 25, ch = 3;
+    size_t pitch = (size_t)sw * ch + 7;
+    uint8_t *src = random_image((int)pitch, sh, 256), *plane = malloc((size_t)sw * sh);
+    int16_t *xy = malloc(4 * w * h);
+    uint16_t *frac = malloc(2 * w * h);
+    for (int i = 0; i < w * h; i++) {
+        xy[2 * i] = (int16_t)rnd_range(-3, sw + 2);
+        xy[2 * i + 1] = (int16_t)rnd_range(-3, sh + 2);
+        frac[i] = (uint16_t)(rnd_range(0, 3) == 0 ? 0 : rnd_range(0, 1023));
+    }
+    stereo_map m = {w, h, sw, sh, xy, frac};
+    uint8_t *rgb = malloc((size_t)w * h * ch), *one = malloc(w * h), *valid = malloc(w * h);
+    rectify_rows_interleaved(&m, src, pitch, ch, rgb, 0, h);
+    for (int k = 0; k < ch; k++) {
+        for (int y = 0; y < sh; y++)
+            for (int x = 0; x < sw; x++)
+                plane[y * sw + x] = src[y * pitch + (size_t)x * ch + k];
+        rectify_rows(&m, plane, sw, one, valid, 0, h);
+        for (int i = 0; i < w * h; i++)
+            assert_int_equal(rgb[(size_t)i * ch + k], one[i]);
+    }
+    free(src), free(plane), free(xy), free(frac), free(rgb), free(one), free(valid);
+}
+
 static void test_rectify_identity_is_exact(void **state)
 {
     int w = 33, h = 19;
@@ -1482,6 +1510,7 @@ int main(void)
         cmocka_unit_test(test_grey_formats),
         cmocka_unit_test(test_rectify_random_maps),
         cmocka_unit_test(test_rectify_identity_is_exact),
+        cmocka_unit_test(test_rectify_interleaved),
         cmocka_unit_test(test_rank_transform_odd_sizes),
         cmocka_unit_test(test_census_transform_odd_sizes),
         cmocka_unit_test(test_cost_volume),

@@ -34,13 +34,15 @@ static const char usage_text[] =
     "\n"
     "Computes the rectification maps of a stereo calibration (OpenCV YAML: M1 D1 M2 D2 R T R1\n"
     "R2 P1 P2 Q, image_width, image_height) the way OpenCV's initUndistortRectifyMap does, and\n"
-    "writes them as a map file for stereo-match --maps. CALIB.yml may also be the pair\n"
+    "writes them as a map file for stereo-match --maps, with the rectified left camera (focal\n"
+    "length, centre, baseline: version 2, for --depth / --ply). CALIB.yml may also be the pair\n"
     "LEFT.yaml,RIGHT.yaml of ROS camera_info files written by a stereo calibration.\n"
     "  --size WxH       output size (default: the calibration's rectified size)\n"
     "  --compare        compare MAPS (e.g. from stereo-calibrate --maps) with the maps computed\n"
     "                   from CALIB.yml; fails when a pixel differs by more than the tolerance\n"
     "  --tolerance N    largest accepted difference in 1/32 px (default 1)\n"
     "  --info           check FILE (map file or calibration) and print what its maps cover\n"
+    "                   and its camera\n"
     "  --version        print the version, git commit and the backends built in\n"
     "MAPS is written to a temporary file beside it and renamed into place; a MAPS that names\n"
     "CALIB, a link, a directory or a device is refused (exit status 2).\n";
@@ -125,12 +127,20 @@ static int info(const char *path)
 {
     char err[512];
     stereo_map m[2];
-    if (calib_load_maps(path, 0, 0, m, err, sizeof err)) {
+    depth_camera cam;
+    int has_cam;
+    if (calib_load_maps_camera(path, 0, 0, m, &cam, &has_cam, err, sizeof err)) {
         fprintf(stderr, "calib-maps: %s\n", err);
         return 1;
     }
     printf("%s: %dx%d maps from %dx%d camera images\n", path, m[0].width, m[0].height,
            m[0].src_width, m[0].src_height);
+    if (has_cam) /* %.17g: every bit of the stored doubles */
+        printf("camera: f %.17g px, centre %.17g,%.17g px, baseline %.17g, doffs %.17g px\n",
+               cam.focal_px, cam.cx, cam.cy, cam.baseline, cam.doffs_px);
+    else
+        printf("camera: none (a version 1 map file, or one written without a calibration: "
+               "depth needs --focal and --baseline)\n");
     int rc = 0;
     for (int k = 0; k < 2; k++) {
         if (rectify_map_check(&m[k], m[k].width, m[k].height, err, sizeof err)) {
@@ -187,13 +197,18 @@ static int write_maps(const char *calib_path, const char *maps_path, int w, int 
         fprintf(stderr, "calib-maps: %s: %s\n", calib_path, err);
         return 1;
     }
-    int rc = mapfile_write(maps_path, m, err, sizeof err);
+    /* the rectified left camera goes into the file (version 2), for depth (hal/depth.h) */
+    depth_camera cam;
+    int rc = calib_camera(&c, &cam, err, sizeof err);
     if (rc)
+        fprintf(stderr, "calib-maps: %s: %s\n", calib_path, err);
+    else if ((rc = mapfile_write_camera(maps_path, m, &cam, err, sizeof err)) != 0)
         fprintf(stderr, "calib-maps: %s\n", err);
     else
         printf("%s: %dx%d maps from %dx%d camera images (baseline %.6g, rectified focal length "
-               "%.2f px)\n", maps_path, m[0].width, m[0].height, m[0].src_width,
-               m[0].src_height, calib_baseline(&c), calib_focal_px(&c));
+               "%.2f px, centre %.2f,%.2f px, doffs %.2f px)\n", maps_path, m[0].width,
+               m[0].height, m[0].src_width, m[0].src_height, cam.baseline, cam.focal_px, cam.cx,
+               cam.cy, cam.doffs_px);
     mapfile_free(m);
     return rc ? 1 : 0;
 }

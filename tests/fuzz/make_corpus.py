@@ -65,6 +65,15 @@ def mapfile(w, h, sw, sh):
     return head + struct.pack("<I", zlib.crc32(head)) + payload
 put("mapfile", "4x3.maps", mapfile(4, 3, 6, 5))
 put("mapfile", "1x1.maps", mapfile(1, 1, 1, 1))
+# version 2: the same layout with the camera block (flag, f cx cy baseline doffs as doubles)
+def mapfile_v2(w, h, sw, sh, camera):
+    v1 = mapfile(w, h, sw, sh)
+    payload = v1[40:]
+    cam = struct.pack("<I5d", 1, *camera) if camera else struct.pack("<I5d", 0, *[0.0] * 5)
+    head = b"STMAPS\r\n" + struct.pack("<6I", 2, 1, w, h, sw, sh) + cam + struct.pack("<I", zlib.crc32(payload))
+    return head + struct.pack("<I", zlib.crc32(head)) + payload
+put("mapfile", "4x3-camera.maps", mapfile_v2(4, 3, 6, 5, (500.0, 1.5, 1.0, 0.12, 0.25)))
+put("mapfile", "2x2-no-camera.maps", mapfile_v2(2, 2, 3, 3, None))
 
 # calibration: a rectified pair from cv2.stereoRectify, as OpenCV YAML and as ROS camera_info
 size = (64, 48)

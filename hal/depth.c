@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* depth.c — see depth.h. */
+#include "depth.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "image_io.h"
+#include "pnm.h"
+
+int depth_camera_check(const depth_camera *cam, const char *what, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (!isfinite(cam->focal_px) || !isfinite(cam->cx) || !isfinite(cam->cy) ||
+        !isfinite(cam->baseline) || !isfinite(cam->doffs_px))
+        why = "a value is not a finite number";
+    else if (!(cam->focal_px > 0))
+        why = "the focal length must be positive";
+    else if (!(cam->baseline > 0))
+        why = "the baseline must be positive";
+    if (why && errlen)
+        snprintf(err, errlen, "%s: %s", what, why);
+    return why ? -1 : 0;
+}
+
+/* q = fb16 / (d16 + 16 doffs), or 0 when the pixel has no depth (the order of depth.h). */
+static double depth_quotient(const depth_camera *cam, int16_t d16, double unit)
+{
+    if (d16 < 0)
+        return 0;
+    double den = d16 + 16.0 * cam->doffs_px; /* 16 * doffs is exact: no rounding to fuse */
+    if (!(den > 0))
+        return 0;
+    double fb16 = cam->focal_px * cam->baseline;
+    fb16 = fb16 * unit;
+    fb16 = fb16 * 16;
+    return fb16 / den;
+}
+
+uint16_t depth_mm(const depth_camera *cam, int16_t d16)
+{
+    double q = depth_quotient(cam, d16, 1000);
+    double mm = floor(q + 0.5);
+    return mm > DEPTH_MM_MAX ? 0 : (uint16_t)mm;
+}
+
+double depth_m(const depth_camera *cam, int16_t d16)
+{
+    double q = depth_quotient(cam, d16, 1);
+    return q > 0 ? q : INFINITY;
+}
+
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) ? dot : "";
+}
+
+int depth_write_image(const char *path, const int16_t *d16, int width, int height,
+                      const depth_camera *cam, char *err, size_t errlen)
+{
+    size_t n = (size_t)width * height;
+    if (!strcasecmp(extension(path), ".pfm")) {
+        fmap m = {width, height, malloc(n * sizeof(float))};
+        if (!m.data) {
+            imgio_error(err, errlen, path, "out of memory");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            m.data[i] = (float)depth_m(cam, d16[i]);
+        int rc = pfm_write(path, &m, err, errlen);
+        free(m.data);
+        return rc;
+    }
+    if (strcasecmp(extension(path), ".png") != 0) {
+        imgio_error(err, errlen, path, "a depth image is .png (16-bit mm) or .pfm (float m)");
+        return -1;
+    }
+    image im;
+    if (image_alloc(&im, width, height, 1, 16) != 0) {
+        imgio_error(err, errlen, path, "out of memory");
+        return -1;
+    }
+    uint16_t *mm = im.data;
+    for (size_t i = 0; i < n; i++)
+        mm[i] = depth_mm(cam, d16[i]);
+    int rc = image_write(path, &im, err, errlen);
+    image_free(&im);
+    return rc;
+}
+
+/* ---- PLY ------------------------------------------------------------------------------------- */
+
+typedef struct {
+    const int16_t *d16;
+    int width, height, channels;
+    const depth_camera *cam;
+    const uint8_t *image;
+    size_t n;
+} ply_job;
+
+static void put_f32le(uint8_t *p, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    p[0] = (uint8_t)u, p[1] = (uint8_t)(u >> 8), p[2] = (uint8_t)(u >> 16), p[3] = (uint8_t)(u >> 24);
+}
+
+enum { PLY_RECORD = 15, PLY_CHUNK = 4096 };
+
+static int write_ply(FILE *f, const char *path, const void *ctx, char *err, size_t errlen)
+{
+    const ply_job *j = ctx;
+    const depth_camera *c = j->cam;
+    fprintf(f, "ply\nformat binary_little_endian 1.0\n"
+               "comment stereo-depth: X Y Z of the rectified left camera (x right, y down, z "
+               "forward), baseline unit\n"
+               "comment f %.17g cx %.17g cy %.17g baseline %.17g doffs %.17g\n"
+               "element vertex %zu\n"
+               "property float x\nproperty float y\nproperty float z\n"
+               "property uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n",
+            c->focal_px, c->cx, c->cy, c->baseline, c->doffs_px, j->n);
+    uint8_t *buf = malloc((size_t)PLY_RECORD * PLY_CHUNK);
+    if (!buf) {
+        imgio_error(err, errlen, path, "out of memory");
+        return -1;
+    }
+    size_t used = 0;
+    for (int y = 0; y < j->height; y++)
+        for (int x = 0; x < j->width; x++) {
+            size_t i = (size_t)y * j->width + x;
+            double z = depth_m(c, j->d16[i]);
+            if (!isfinite(z))
+                continue;
+            uint8_t *r = buf + (size_t)PLY_RECORD * used;
+            put_f32le(r, (float)((x - c->cx) * z / c->focal_px));
+            put_f32le(r + 4, (float)((y - c->cy) * z / c->focal_px));
+            put_f32le(r + 8, (float)z);
+            const uint8_t *px = j->image + i * j->channels;
+            r[12] = px[0];
+            r[13] = px[j->channels == 3 ? 1 : 0];
+            r[14] = px[j->channels == 3 ? 2 : 0];
+            if (++used == PLY_CHUNK) {
+                fwrite(buf, PLY_RECORD, used, f);
+                used = 0;
+            }
+        }
+    fwrite(buf, PLY_RECORD, used, f);
+    free(buf);
+    return 0;
+}
+
+int depth_write_ply(const char *path, const int16_t *d16, int width, int height,
+                    const depth_camera *cam, const uint8_t *color, int channels,
+                    size_t *n_points, char *err, size_t errlen)
+{
+    if (channels != 1 && channels != 3) {
+        imgio_error(err, errlen, path, "the colour image has %d channels (1 or 3)", channels);
+        return -1;
+    }
+    ply_job j = {d16, width, height, channels, cam, color, 0};
+    for (size_t i = 0; i < (size_t)width * height; i++)
+        j.n += isfinite(depth_m(cam, d16[i]));
+    if (n_points)
+        *n_points = j.n;
+    return atomic_write_file(path, write_ply, &j, err, errlen);
+}
