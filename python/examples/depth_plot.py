@@ -45,6 +45,9 @@ def main():
         options[key] = True if key.startswith("no_") else (extra.pop(0) if extra else None)
     images = []
     for path in (args.left, args.right):
+        if not os.path.isfile(path):
+            print(f"{prog}: {path}: no such file", file=sys.stderr)
+            return 1
         im = cv2.imread(path, cv2.IMREAD_UNCHANGED)
         if im is None or im.dtype != np.uint8:
             print(f"{prog}: {path}: cannot read an 8-bit image", file=sys.stderr)
@@ -73,7 +76,7 @@ def main():
         finite = depth[np.isfinite(depth)]
         hi = np.percentile(finite, 95) if finite.size else 1.0
         shown = axes[2].imshow(np.ma.masked_invalid(depth), cmap="turbo_r", vmin=0, vmax=hi)
-        axes[2].set_title("depth Z = f B / d")
+        axes[2].set_title("depth Z = f B / d (the baseline's unit)")
         fig.colorbar(shown, ax=axes[2], shrink=0.8)
     for ax in axes:
         ax.set_axis_off()
