@@ -88,14 +88,20 @@ int stereo_option_set(stereo_options *o, const char *name, const char *v, char *
         return INT(0, 255, &p->p2_adapt);
     if (IS("uniqueness"))
         return INT(0, 99, &p->uniqueness);
-    if (IS("no-subpixel"))
-        return p->subpixel = 0;
-    if (IS("no-lr"))
-        return p->lr_check = 0;
+    if (IS("no-subpixel")) {
+        p->subpixel = 0;
+        return 0;
+    }
+    if (IS("no-lr")) {
+        p->lr_check = 0;
+        return 0;
+    }
     if (IS("lr-tolerance"))
         return INT(0, 255, &p->lr_tolerance);
-    if (IS("no-median"))
-        return p->median = 0;
+    if (IS("no-median")) {
+        p->median = 0;
+        return 0;
+    }
     if (IS("backend"))
         return stereo_backend_from_str(v, &p->backend)
                    ? fail(err, errlen, "--backend: '%s' is not auto, cpu or cuda", v) : 0;
