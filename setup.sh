@@ -9,13 +9,16 @@
 # (or in /usr/local/cuda) the CUDA backend is built too, otherwise the CPU backend only.
 # clang, libclang-rt-14-dev (its sanitizer and libFuzzer runtimes) and llvm (llvm-symbolizer, for
 # readable reports) serve tests/test_tsan.sh and test_fuzz.sh; gcc's ASan/UBSan come with gcc.
+# python3-pytest, -venv and -setuptools serve the Python module's tests (tests/test_python.py:
+# pytest, and pip install ./python into a venv offline); python3-matplotlib its example.
 set -eu
 cd "$(dirname "$0")"
 packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
 python3 python3-numpy python3-opencv valgrind strace
 libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev libyaml-dev
 libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth
-clang libclang-rt-14-dev llvm"
+clang libclang-rt-14-dev llvm
+python3-pytest python3-matplotlib python3-venv python3-setuptools"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -42,6 +42,7 @@
 #include "rectify.h"
 #include "sequence.h"
 #include "stereo.h"
+#include "stereo_options.h"
 #include "synth.h"
 #include "version.h"
 
@@ -152,10 +153,8 @@ static const char usage_text[] =
 enum { RANGE_FIXED, RANGE_AUTO, RANGE_GIVEN };
 
 typedef struct {
-    stereo_params p;
-    int p1_set, p2_set;
-    int np1, np2, nweights;       /* values in the --p1 / --p2 / --path-weights lists */
-    int p1_list[STEREO_MAX_PATHS], p2_list[STEREO_MAX_PATHS], weights[STEREO_MAX_PATHS];
+    stereo_options stage;       /* the matching and backend options (gpu/stereo_options.h) */
+    stereo_params p;            /* stage.p once stereo_options_finish has checked it */
     const char *maps, *color, *right, *confidence, *demo;
     colormap_id cmap;
     int range_mode;             /* RANGE_*: --color-range */
@@ -241,11 +240,11 @@ static int parse_center(const char *s, double c[2])
            parse_real("--center (CY)", comma + 1, -1e6, 1e6, &c[1]) ? -1 : 0;
 }
 
-/* A --p1 / --p2 / --path-weights list; prints the message. */
-static int parse_list(const char *opt, const char *s, int lo, int hi, int *out, int *n)
+/* A matching or backend option (gpu/stereo_options.h); prints the message. */
+static int stage_option(options *o, const char *name, const char *value)
 {
-    char err[256];
-    if (parse_int_list(opt, s, lo, hi, out, STEREO_MAX_PATHS, n, err, sizeof err)) {
+    char err[512];
+    if (stereo_option_set(&o->stage, name, value, err, sizeof err)) {
         fprintf(stderr, "stereo-match: %s (see --help)\n", err);
         return -1;
     }
@@ -310,7 +309,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"focal", required_argument, 0, O_FOCAL}, {"baseline", required_argument, 0, O_BASELINE},
         {"center", required_argument, 0, O_CENTER}, {0, 0, 0, 0}};
     stereo_params *p = &o->p;
-    stereo_params_default(p, 0, 0);
+    stereo_options_init(&o->stage);
     o->cmap = COLORMAP_TURBO;
     o->repeat = 1;
     opterr = 0;
@@ -319,35 +318,26 @@ static int parse_options(int argc, char **argv, options *o)
         const char *a = optarg;
         int bad = 0;
         switch (c) {
-        case 'd': bad = parse_int("--disparities", a, INT_MIN, INT_MAX, &p->num_disparities); break;
-        case O_MIN: bad = parse_int("--min-disparity", a, 0, 2047, &p->min_disparity); break;
-        case O_COST:
-            if (stereo_cost_from_str(a, &p->cost))
-                return usage_error("--cost: '%s' is not one of %s", a, stereo_cost_names());
-            break;
-        case O_METHOD:
-            if (stereo_method_from_str(a, &p->method))
-                return usage_error("--method: '%s' is not one of %s", a, stereo_method_names());
-            break;
-        case O_BLOCK: bad = parse_int("--block", a, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, &p->block); break;
-        case O_WEIGHTS: bad = parse_list("--path-weights", a, 0, 255, o->weights, &o->nweights); break;
-        case O_WINDOW: bad = parse_int("--window", a, 3, 15, &p->rank_window); break;
-        case O_PATHS: bad = parse_int("--paths", a, 4, 8, &p->paths); break;
-        case O_P1: bad = parse_list("--p1", a, 1, 1022, o->p1_list, &o->np1); o->p1_set = 1; break;
-        case O_P2: bad = parse_list("--p2", a, 2, 1023, o->p2_list, &o->np2); o->p2_set = 1; break;
-        case O_P2A: bad = parse_int("--p2-adapt", a, 0, 255, &p->p2_adapt); break;
-        case O_UNIQ: bad = parse_int("--uniqueness", a, 0, 99, &p->uniqueness); break;
-        case O_NOSUB: p->subpixel = 0; break;
-        case O_NOLR: p->lr_check = 0; break;
-        case O_LRTOL: bad = parse_int("--lr-tolerance", a, 0, 255, &p->lr_tolerance); break;
-        case O_NOMED: p->median = 0; break;
+        case 'd': bad = stage_option(o, "disparities", a); break;
+        case O_MIN: bad = stage_option(o, "min-disparity", a); break;
+        case O_COST: bad = stage_option(o, "cost", a); break;
+        case O_METHOD: bad = stage_option(o, "method", a); break;
+        case O_BLOCK: bad = stage_option(o, "block", a); break;
+        case O_WEIGHTS: bad = stage_option(o, "path-weights", a); break;
+        case O_WINDOW: bad = stage_option(o, "window", a); break;
+        case O_PATHS: bad = stage_option(o, "paths", a); break;
+        case O_P1: bad = stage_option(o, "p1", a); break;
+        case O_P2: bad = stage_option(o, "p2", a); break;
+        case O_P2A: bad = stage_option(o, "p2-adapt", a); break;
+        case O_UNIQ: bad = stage_option(o, "uniqueness", a); break;
+        case O_NOSUB: bad = stage_option(o, "no-subpixel", NULL); break;
+        case O_NOLR: bad = stage_option(o, "no-lr", NULL); break;
+        case O_LRTOL: bad = stage_option(o, "lr-tolerance", a); break;
+        case O_NOMED: bad = stage_option(o, "no-median", NULL); break;
         case O_MAPS: o->maps = a; break;
-        case O_BACKEND:
-            if (stereo_backend_from_str(a, &p->backend))
-                return usage_error("--backend: '%s' is not auto, cpu or cuda", a);
-            break;
-        case O_THREADS: bad = parse_int("--threads", a, 0, 256, &p->threads); break;
-        case O_SMS: bad = parse_int("--sms", a, 0, STEREO_MAX_SMS, &p->sms); break;
+        case O_BACKEND: bad = stage_option(o, "backend", a); break;
+        case O_THREADS: bad = stage_option(o, "threads", a); break;
+        case O_SMS: bad = stage_option(o, "sms", a); break;
         case O_COLOR: o->color = a; break;
         case O_CMAP:
             if (colormap_from_str(a, &o->cmap))
@@ -380,56 +370,10 @@ static int parse_options(int argc, char **argv, options *o)
         if (bad)
             return EXIT_USAGE;
     }
-    if (p->paths != 4 && p->paths != 8)
-        return usage_error("--paths: %d is neither 4 nor 8", p->paths);
-    int D = p->num_disparities;
-    char why[80];
-    if (stereo_check_disparities(D, why, sizeof why) != 0)
-        return usage_error("--disparities: %s", why);
-    if (p->min_disparity + D > 2047)
-        return usage_error("--min-disparity: %d plus %d disparities exceeds 2047",
-                           p->min_disparity, D);
-    if (p->rank_window % 2 == 0)
-        return usage_error("--window: %d is not odd in 3..15", p->rank_window);
-    if (p->block % 2 == 0)
-        return usage_error("--block: %d is not odd in %d..%d", p->block, STEREO_BLOCK_MIN,
-                           STEREO_BLOCK_MAX);
-    /* penalties: tuned defaults for the chosen cost unless given; a list gives one per path
-     * (p1 / p2 then take its first value, for the summary) */
-    const struct { const char *opt; int n; } lists[3] = {
-        {"--p1", o->np1}, {"--p2", o->np2}, {"--path-weights", o->nweights}};
-    for (int i = 0; i < 3; i++)
-        if (lists[i].n > 1 && lists[i].n != p->paths)
-            return usage_error("%s: %d values for %d paths (give one value, or one per path in "
-                               "path order: +x, -x, +y, -y%s)", lists[i].opt, lists[i].n,
-                               p->paths, p->paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
-    int p1, p2;
-    stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
-    p->p1 = o->p1_set ? o->p1_list[0] : p1;
-    if (o->np1 > 1)
-        memcpy(p->p1_path, o->p1_list, sizeof o->p1_list);
-    p->p2 = o->p2_set ? o->p2_list[0] : p2 > p->p1 ? p2 : p->p1 + 1;
-    if (o->np2 > 1)
-        memcpy(p->p2_path, o->p2_list, sizeof o->p2_list);
-    if (o->nweights) {
-        int sum = 0;
-        for (int r = 0; r < o->nweights; r++)
-            sum += o->weights[r];
-        if (sum == 0)
-            return usage_error("--path-weights: '%d,...' are all 0 (weights are 0..255, at "
-                               "least one positive)", o->weights[0]);
-        for (int r = 0; r < STEREO_MAX_PATHS; r++)
-            p->path_weight[r] = o->weights[o->nweights > 1 ? r : 0];
-    }
-    for (int r = 0; r < p->paths; r++) {
-        int q1, q2;
-        stereo_path_penalties(p, r, &q1, &q2);
-        if (!o->p2_set && q2 <= q1) /* a default P2 below a given P1 follows it */
-            p->p2_path[r] = q2 = q1 + 1;
-        if (q2 <= q1)
-            return usage_error("--p2: %d must be greater than --p1 %d%s", q2, q1,
-                               o->np1 > 1 || o->np2 > 1 ? " (on each path)" : "");
-    }
+    char err[512];
+    if (stereo_options_finish(&o->stage, err, sizeof err))
+        return usage_error("%s", err);
+    *p = o->stage.p;
     int nargs = argc - optind;
     if (o->demo) {
         if (nargs != 0)
@@ -603,11 +547,11 @@ static int create_stage(options *o, const image *left, const stereo_map *maps,
 {
     char err[512];
     stereo_params *p = &o->p;
-    p->width = maps ? maps[0].width : left->width;
-    p->height = maps ? maps[0].height : left->height;
-    if (p->num_disparities >= p->width)
-        return usage_error("--disparities: %d must be smaller than the image width %d",
-                           p->num_disparities, p->width);
+    o->stage.p = *p; /* --demo sets its own D */
+    if (stereo_options_size(&o->stage, maps ? maps[0].width : left->width,
+                            maps ? maps[0].height : left->height, err, sizeof err))
+        return usage_error("%s", err);
+    *p = o->stage.p;
     stereo_status st = stereo_create(p, maps, stage_out, err, sizeof err);
     if (st != STEREO_OK) {
         fprintf(stderr, "stereo-match: %s%s\n",

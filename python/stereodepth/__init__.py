@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: Apache-2.0
+"""stereodepth: dense stereo disparity from NumPy arrays, over the project's C library.
+
+    import cv2, stereodepth
+    left, right = cv2.imread("left.png"), cv2.imread("right.png")       # BGR uint8
+    d = stereodepth.match(left, right, disparities=64, cost="census")   # float32, NaN = invalid
+    z = stereodepth.depth(d, f=700.0, B=0.12)                           # metres when B is
+
+The options are stereo-match's matching and backend options by the same names, with '_' for
+'-': disparities, min_disparity, cost, window, method, block, paths, p1, p2 (an int, a list of
+one per path, or "24,24,..."), p2_adapt, path_weights, uniqueness, no_subpixel, no_lr,
+lr_tolerance, no_median, backend ("auto", "cpu", "cuda"), threads, sms, and maps (a map file,
+a calibration YAML or "LEFT,RIGHT" camera_info files: the inputs are rectified first). Flags
+take True (False or None: the default). A bad option raises ValueError with stereo-match's
+message; the results equal stereo-match's bit for bit.
+
+The library (libstereodepth.so, python/stereodepth_abi.h) is looked for in this order:
+$STEREODEPTH_LIB, this package's folder (pip install ./python copies it there), then
+build/libstereodepth.so of the checkout this file lies in (PYTHONPATH=python).
+"""
+import ctypes
+import os
+import threading
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["match", "Matcher", "depth", "points", "calibration", "Calibration", "option_names",
+           "backends", "library_path"]
+
+_ABI_VERSION = 1  # python/stereodepth_abi.h SD_ABI_VERSION
+_SD_OK, _SD_EVALUE, _SD_ERUNTIME = 0, 1, 2
+_ERRLEN = 1024
+
+
+def _library_candidates():
+    here = Path(__file__).resolve().parent
+    env = os.environ.get("STEREODEPTH_LIB")
+    if env:
+        return [Path(env)]  # named explicitly: no fallback that would hide a wrong path
+    return [here / "libstereodepth.so", here.parent.parent / "build" / "libstereodepth.so"]
+
+
+def _load():
+    tried = []
+    for path in _library_candidates():
+        if not path.is_file():
+            tried.append(str(path))
+            continue
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise ImportError(f"stereodepth: cannot load {path}: {e}") from None
+        version = lib.sd_abi_version()
+        if version != _ABI_VERSION:
+            raise ImportError(f"stereodepth: {path} has ABI version {version}, this module "
+                              f"needs {_ABI_VERSION}: rebuild it (ninja) or reinstall")
+        return lib, path
+    raise ImportError("stereodepth: libstereodepth.so not found (tried: " + ", ".join(tried) +
+                      "); build it with ninja in the checkout, or set STEREODEPTH_LIB")
+
+
+_lib, _lib_path = _load()
+_c_char_pp = ctypes.POINTER(ctypes.c_char_p)
+_lib.sd_option_names.restype = ctypes.c_char_p
+_lib.sd_option_names.argtypes = []
+_lib.sd_backends.restype = ctypes.c_char_p
+_lib.sd_backends.argtypes = []
+_lib.sd_matcher_create.restype = ctypes.c_int
+_lib.sd_matcher_create.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, _c_char_pp,
+                                   _c_char_pp, ctypes.c_char_p,
+                                   ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p,
+                                   ctypes.c_size_t]
+_lib.sd_matcher_compute.restype = ctypes.c_int
+_lib.sd_matcher_compute.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                    ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                                    ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                    ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+_lib.sd_matcher_shape.restype = ctypes.c_int
+_lib.sd_matcher_shape.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(ctypes.c_int)] * 4
+_lib.sd_matcher_backend.restype = ctypes.c_char_p
+_lib.sd_matcher_backend.argtypes = [ctypes.c_void_p]
+_lib.sd_matcher_note.restype = ctypes.c_char_p
+_lib.sd_matcher_note.argtypes = [ctypes.c_void_p]
+_lib.sd_matcher_destroy.restype = None
+_lib.sd_matcher_destroy.argtypes = [ctypes.c_void_p]
+_lib.sd_calibration.restype = ctypes.c_int
+_lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double * 4),
+                                ctypes.POINTER(ctypes.c_int * 2), ctypes.c_char_p,
+                                ctypes.c_size_t]
+
+# CLI name -> takes a value, from the library's own table (gpu/stereo_options.c)
+_OPTIONS = {}
+for _item in _lib.sd_option_names().decode().split(","):
+    _OPTIONS[_item.rstrip("=")] = _item.endswith("=")
+
+
+def library_path():
+    """The libstereodepth.so this module loaded."""
+    return str(_lib_path)
+
+
+def backends():
+    """The backends built into the library: ["cpu"] or ["cpu", "cuda"]."""
+    return _lib.sd_backends().decode().split(",")
+
+
+def option_names():
+    """The keyword options Matcher and match take (besides maps), in stereo-match --help order."""
+    return [name.replace("-", "_") for name in _OPTIONS]
+
+
+def _raise(code, err):
+    msg = err.value.decode(errors="replace")
+    raise (ValueError if code == _SD_EVALUE else RuntimeError)(msg)
+
+
+def _option_text(cli, value):
+    """A keyword's value as the command-line text stereo-match would get; None: not given."""
+    flag = not _OPTIONS[cli]
+    if flag:
+        if value is True:
+            return None, True
+        if value is False or value is None:
+            return None, False
+        raise ValueError(f"--{cli} takes no value: give {cli.replace('-', '_')}=True "
+                         f"(not {value!r})")
+    if value is None:
+        return None, False
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"--{cli}: needs a value, not {value!r}")
+    if isinstance(value, (list, tuple, np.ndarray)):
+        items = np.asarray(value).ravel().tolist() if isinstance(value, np.ndarray) else value
+        return ",".join(str(v) for v in items), True
+    if isinstance(value, (int, np.integer)):
+        return str(int(value)), True
+    if isinstance(value, (str, float, np.floating)):
+        return str(value), True
+    raise ValueError(f"--{cli}: {value!r} is not a number, a list or a string")
+
+
+def _split_options(options):
+    """(CLI names, values as bytes or None, maps) for the library, in the order given."""
+    names, values, maps = [], [], None
+    for key, value in options.items():
+        if key == "maps":
+            if value is not None:
+                maps = os.fsencode(value) if isinstance(value, os.PathLike) else \
+                    str(value).encode()
+            continue
+        cli = key.replace("_", "-")
+        if cli not in _OPTIONS or "-" in key:
+            raise ValueError(f"unknown option '{key}' (the options are "
+                             f"{', '.join(option_names())} and maps)")
+        text, given = _option_text(cli, value)
+        if given:
+            names.append(cli.encode())
+            values.append(None if text is None else text.encode())
+    return names, values, maps
+
+
+def _image(a, what):
+    """An image as the library takes it: (array, channels), pixels contiguous within rows.
+    Grey HxW (or HxWx1) or BGR HxWx3 uint8, any strides; BGR becomes RGB (a copy)."""
+    if not isinstance(a, np.ndarray):
+        raise ValueError(f"{what}: a NumPy array, not {type(a).__name__}")
+    if a.dtype != np.uint8:
+        raise ValueError(f"{what}: dtype {a.dtype}, expected uint8 (grey HxW or BGR HxWx3)")
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[:, :, 0]
+    if a.ndim == 3 and a.shape[2] == 3:
+        a, channels = a[:, :, ::-1], 3  # OpenCV's BGR to the stage's RGB (stereo.h, grey.h)
+    elif a.ndim == 2:
+        channels = 1
+    else:
+        raise ValueError(f"{what}: shape {a.shape}, expected HxW (grey) or HxWx3 (BGR)")
+    if a.shape[0] < 1 or a.shape[1] < 1:
+        raise ValueError(f"{what}: an empty image ({a.shape[1]}x{a.shape[0]})")
+    rows_ok = a.strides[0] >= a.shape[1] * channels and a.strides[1] == channels and \
+        (channels == 1 or a.strides[2] == 1)
+    if not rows_ok:
+        a = np.ascontiguousarray(a)
+    return a, channels
+
+
+def _size(v, what):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{what}: {v!r} is not an integer")
+    return int(v)
+
+
+class Matcher:
+    """A stage for pairs of width x height images, created once; compute() reuses its buffers.
+
+    Matcher(640, 480, disparities=96, cost="census").compute(left, right) -> float32 HxW
+    disparity in pixels (NaN where invalid); with maps, of the rectified size. close() (or a
+    with block) frees the stage now; a closed Matcher raises ValueError. One compute at a time
+    per Matcher (a lock); the library's own threads do the work (threads option).
+    """
+
+    def __init__(self, width, height, **options):
+        width, height = _size(width, "width"), _size(height, "height")
+        self._lock = threading.Lock()
+        self._handle = None
+        names, values, maps = _split_options(options)
+        n = len(names)
+        c_names = (ctypes.c_char_p * max(n, 1))(*names)
+        c_values = (ctypes.c_char_p * max(n, 1))(*values)
+        handle = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(_ERRLEN)
+        rc = _lib.sd_matcher_create(width, height, n, c_names, c_values, maps,
+                                    ctypes.byref(handle), err, _ERRLEN)
+        if rc != _SD_OK:
+            _raise(rc, err)
+        self._handle = handle.value
+        dims = [ctypes.c_int() for _ in range(4)]
+        _lib.sd_matcher_shape(self._handle, *[ctypes.byref(x) for x in dims])
+        self.input_size = (dims[0].value, dims[1].value)      # width, height of the inputs
+        self.shape = (dims[3].value, dims[2].value)           # rows, columns of the output
+        self.backend = _lib.sd_matcher_backend(self._handle).decode()
+        self.note = _lib.sd_matcher_note(self._handle).decode()  # why auto fell back, or ""
+
+    def compute(self, left, right):
+        """The left disparity of one pair (grey HxW or BGR HxWx3 uint8 arrays, any strides)."""
+        left, lc = _image(left, "left")
+        right, rc_ = _image(right, "right")
+        if left.shape[:2] != right.shape[:2]:
+            raise ValueError(f"left is {left.shape[1]}x{left.shape[0]} but right is "
+                             f"{right.shape[1]}x{right.shape[0]}: the pair must match")
+        out = np.empty(self.shape, np.float32)
+        err = ctypes.create_string_buffer(_ERRLEN)
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("the matcher is closed")
+            rc = _lib.sd_matcher_compute(self._handle, left.ctypes.data, left.strides[0], lc,
+                                         right.ctypes.data, right.strides[0], rc_,
+                                         left.shape[1], left.shape[0], out.ctypes.data,
+                                         out.size, err, _ERRLEN)
+        if rc != _SD_OK:
+            _raise(rc, err)
+        return out
+
+    def close(self):
+        """Frees the stage; later calls raise ValueError. Closing twice is harmless."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before the lock
+            return
+        with lock:
+            if self._handle is not None:
+                _lib.sd_matcher_destroy(self._handle)
+                self._handle = None
+
+    @property
+    def closed(self):
+        return self._handle is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self.closed else f"backend {self.backend}"
+        return f"<stereodepth.Matcher {self.input_size[0]}x{self.input_size[1]}, {state}>"
+
+
+def match(left, right, disparities=64, **options):
+    """The left disparity of one pair: float32 HxW in pixels, NaN where invalid.
+
+    left, right: grey HxW or BGR HxWx3 uint8 arrays of one size (any strides). disparities and
+    the options are stereo-match's (see the module's help); the values equal stereo-match's
+    .pfm output bit for bit (which writes +inf where this gives NaN)."""
+    left_img, _ = _image(left, "left")
+    with Matcher(left_img.shape[1], left_img.shape[0], disparities=disparities,
+                 **options) as m:
+        return m.compute(left, right)
+
+
+Calibration = namedtuple("Calibration", "f B cx cy width height")
+Calibration.__doc__ = """A rectified stereo geometry: f (px), B (baseline, the calibration's
+unit), cx, cy (px, the left rectified principal point), width, height (the rectified size)."""
+
+
+def calibration(path):
+    """The rectified geometry of a calibration, as stereo-match --maps reads it: an OpenCV YAML
+    (stereo-calibrate --out) or "LEFT,RIGHT" ROS camera_info files. f = P1[0][0], B = |T|,
+    cx, cy = P1's principal point. RuntimeError (the reader's message) when it cannot be read."""
+    spec = os.fsencode(path) if isinstance(path, os.PathLike) else str(path).encode()
+    out, size = (ctypes.c_double * 4)(), (ctypes.c_int * 2)()
+    err = ctypes.create_string_buffer(_ERRLEN)
+    rc = _lib.sd_calibration(spec, ctypes.byref(out), ctypes.byref(size), err, _ERRLEN)
+    if rc != _SD_OK:
+        _raise(rc, err)
+    return Calibration(out[0], out[1], out[2], out[3], size[0], size[1])
+
+
+def _geometry(disparity, f, B, cx, cy, calib, need_centre):
+    d = np.asarray(disparity)
+    if d.ndim != 2 or not np.issubdtype(d.dtype, np.floating):
+        raise ValueError(f"disparity: a float HxW array expected, not {d.dtype} {d.shape}")
+    if calib is not None:
+        if any(v is not None for v in (f, B, cx, cy)):
+            raise ValueError("give either calibration or f, B (cx, cy), not both")
+        c = calib if isinstance(calib, Calibration) else calibration(calib)
+        if d.shape != (c.height, c.width):
+            raise ValueError(f"disparity is {d.shape[1]}x{d.shape[0]} but the calibration's "
+                             f"rectified size is {c.width}x{c.height}")
+        f, B, cx, cy = c.f, c.B, c.cx, c.cy
+    vals = {}
+    for k, v in (("f", f), ("B", B)) + ((("cx", cx), ("cy", cy)) if need_centre else ()):
+        try:
+            vals[k] = float(v) if not isinstance(v, (bool, np.bool_)) else None
+        except (TypeError, ValueError):
+            vals[k] = None
+        if vals[k] is None or not np.isfinite(vals[k]):
+            raise ValueError(f"{k}: a finite number is needed (or calibration=PATH), not {v!r}")
+    if not vals["f"] > 0:
+        raise ValueError(f"f: {f!r} must be positive")
+    return d, vals
+
+
+def _depth64(d, g):
+    """f * B / d in float64, NaN where d is NaN or d <= 0."""
+    d64 = d.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = g["f"] * g["B"] / d64
+    z[~(d64 > 0)] = np.nan
+    return z
+
+
+def depth(disparity, f=None, B=None, *, calibration=None):
+    """Depth Z = f * B / d per pixel (computed in float64, returned as float32, in B's unit),
+    NaN where d is NaN or d <= 0 (no match, or a point at infinity).
+
+    f: focal length of the rectified images in px; B: baseline; or calibration: a path (or a
+    Calibration) that gives both (its rectified size must be the disparity's)."""
+    d, g = _geometry(disparity, f, B, None, None, calibration, False)
+    return _depth64(d, g).astype(np.float32)
+
+
+def points(disparity, f=None, B=None, cx=None, cy=None, *, calibration=None):
+    """The 3-D point of every pixel: float32 HxWx3 (X, Y, Z), NaN where d is NaN or d <= 0.
+
+    Z = f * B / d, X = (x - cx) * Z / f, Y = (y - cy) * Z / f with x, y the pixel's column and
+    row (the left rectified camera's frame: X right, Y down, Z forward). f, B, cx, cy, or
+    calibration (a path or a Calibration)."""
+    d, g = _geometry(disparity, f, B, cx, cy, calibration, True)
+    z = _depth64(d, g)
+    h, w = d.shape
+    x = (np.arange(w, dtype=np.float64)[None, :] - g["cx"]) * z / g["f"]
+    y = (np.arange(h, dtype=np.float64)[:, None] - g["cy"]) * z / g["f"]
+    return np.stack([x, y, z], axis=-1).astype(np.float32)

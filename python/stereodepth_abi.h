@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* stereodepth_abi.h — the C interface of build/libstereodepth.so, which the Python module
+ * (python/stereodepth/__init__.py) calls through ctypes. It is the only thing the library
+ * exports (python/stereodepth.map): a small, handle-based interface with plain C types, so that
+ * the Python side needs no compiled extension and no knowledge of stereo_params' layout.
+ *
+ * Every call that can fail returns SD_OK, SD_EVALUE (a bad option, argument or image: the CLI
+ * would exit 2, Python raises ValueError) or SD_ERUNTIME (no CUDA device for backend cuda, out
+ * of memory, a file that cannot be read, a CUDA error: Python raises RuntimeError), with one
+ * line in err — for the options the very line stereo-match prints between "stereo-match: " and
+ * " (see --help)" (gpu/stereo_options.h).
+ *
+ * Lifetimes: sd_matcher_create gives a handle that owns its stage (all buffers allocated there;
+ * sd_matcher_compute allocates nothing) until sd_matcher_destroy. A NULL handle is refused with
+ * SD_EVALUE ("the matcher is closed"); a destroyed handle must not be used again (the Python
+ * Matcher drops its handle on close and refuses calls after it). One call at a time per handle
+ * (the Python Matcher holds a lock); different handles are independent.
+ *
+ * SD_ABI_VERSION changes whenever a signature or meaning here changes; the Python module refuses
+ * a library whose sd_abi_version() differs from the one it was written for.
+ */
+#ifndef STEREODEPTH_ABI_H
+#define STEREODEPTH_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SD_ABI_VERSION 1
+
+enum { SD_OK = 0, SD_EVALUE = 1, SD_ERUNTIME = 2 };
+
+typedef struct sd_matcher sd_matcher;
+
+int sd_abi_version(void);
+
+/* The stage option names, comma-separated in stereo-match --help order, each followed by '='
+ * when it takes a value ("disparities=,min-disparity=,...,no-subpixel,no-lr,..."). */
+const char *sd_option_names(void);
+
+/* The backends built in: "cpu" or "cpu,cuda". */
+const char *sd_backends(void);
+
+/* A matcher for pairs of width x height camera images. names / values: n options by their CLI
+ * names without "--" (values[i] NULL for a flag), applied in order as stereo-match applies its
+ * command line. maps: NULL, or what stereo-match --maps takes (a map file, a calibration YAML,
+ * or "LEFT,RIGHT" camera_info files; the output is then the rectified size). */
+int sd_matcher_create(int width, int height, int n, const char *const *names,
+                      const char *const *values, const char *maps, sd_matcher **out, char *err,
+                      size_t errlen);
+
+/* Matches one pair: 8-bit images of the matcher's input size, each with 1 (grey) or 3 channels
+ * (RGB, in that byte order; the two may differ, as stereo-match's inputs may), pitch bytes
+ * between rows (at least width * channels; pixels contiguous within a row). out: out_w * out_h
+ * floats (sd_matcher_shape), row-major: the left disparity in pixels, NaN where invalid —
+ * exactly the values stereo-match writes to a .pfm (which has +inf there). */
+int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,
+                       int left_channels, const uint8_t *right, size_t right_pitch,
+                       int right_channels, int width, int height, float *out, size_t out_count,
+                       char *err, size_t errlen);
+
+/* Input (camera) size and output (rectified) size. SD_EVALUE on a NULL handle. */
+int sd_matcher_shape(const sd_matcher *m, int *in_w, int *in_h, int *out_w, int *out_h);
+
+/* The backend the stage runs on ("cpu" / "cuda"), and why AUTO fell back ("" if it did not).
+ * "" for a NULL handle. */
+const char *sd_matcher_backend(const sd_matcher *m);
+const char *sd_matcher_note(const sd_matcher *m);
+
+void sd_matcher_destroy(sd_matcher *m);
+
+/* The rectified geometry of a calibration (what stereo-match --maps reads, except map files,
+ * which hold no camera): out[0..3] = f (px, P1[0][0]), B (|T|, the calibration's unit), cx, cy
+ * (px, P1's principal point); size[0..1] = the rectified width, height. */
+int sd_calibration(const char *spec, double out[4], int size[2], char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,472 @@
+# SPDX-License-Identifier: Apache-2.0
+"""pytest tests of the stereodepth module (python/stereodepth) against stereo-match.
+
+Run from the checkout root: tests/run test_python (part of `ninja test`), or directly with
+PYTHONPATH=python /usr/bin/python3 -m pytest python/tests. $STEREO_BUILD (default build) is
+the build folder with stereo-match, stereo-synth and libstereodepth.so; $STEREO_DATA (default
+../shared/data) the shared stereo pairs (the cases on them skip when it is absent).
+
+Equality with the CLI is exact: stereo-match writes a .pfm (float32, +inf invalid), the module
+returns float32 with NaN there; both must hold the same bits everywhere else.
+"""
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("STEREO_BUILD", ROOT / "build"))
+if not BUILD.is_absolute():
+    BUILD = ROOT / BUILD
+DATA = Path(os.environ.get("STEREO_DATA", ROOT.parent / "shared" / "data"))
+if not DATA.is_absolute():
+    DATA = ROOT / DATA
+MATCH, SYNTH = BUILD / "stereo-match", BUILD / "stereo-synth"
+os.environ.setdefault("STEREODEPTH_LIB", str(BUILD / "libstereodepth.so"))
+sys.path.insert(0, str(ROOT / "python"))
+import stereodepth as sd  # noqa: E402
+
+cv2 = pytest.importorskip("cv2")
+
+
+def read_pfm(path):
+    """A grey .pfm (Middlebury: "Pf", W H, negative scale = little-endian, bottom row first)."""
+    with open(path, "rb") as f:
+        assert f.readline().strip() == b"Pf"
+        w, h = map(int, f.readline().split())
+        scale = float(f.readline())
+        data = np.frombuffer(f.read(), dtype="<f4" if scale < 0 else ">f4")
+    return data.reshape(h, w)[::-1].astype(np.float32)
+
+
+def cli(*args, expect=0):
+    r = subprocess.run([str(MATCH), "-q", *map(str, args)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == expect, r.stderr
+    return r
+
+
+def cli_disparity(tmp_path, left, right, *args):
+    out = tmp_path / "cli.pfm"
+    cli(*args, left, right, out)
+    d = read_pfm(out)
+    return np.where(np.isinf(d), np.float32(np.nan), d)
+
+
+def assert_same(a, b):
+    """Same shape, same NaNs, and the same float32 bits elsewhere."""
+    assert a.dtype == np.float32 and b.dtype == np.float32
+    assert a.shape == b.shape
+    assert np.array_equal(np.isnan(a), np.isnan(b)), "the invalid pixels differ"
+    assert np.array_equal(a.view(np.uint32)[~np.isnan(a)], b.view(np.uint32)[~np.isnan(b)])
+
+
+@pytest.fixture(scope="session")
+def scene(tmp_path_factory):
+    """The generated scene, 320x240, RGB PNGs (stereo-synth), read as OpenCV's BGR arrays."""
+    d = tmp_path_factory.mktemp("scene")
+    subprocess.run([str(SYNTH), "--rgb", "--size", "320x240", str(d)], check=True,
+                   capture_output=True)
+    left, right = cv2.imread(str(d / "left.png")), cv2.imread(str(d / "right.png"))
+    assert left.shape == (240, 320, 3) and left.dtype == np.uint8
+    return dict(dir=d, left=left, right=right, lp=d / "left.png", rp=d / "right.png")
+
+
+# (stereo-match arguments, the same as keyword arguments)
+OPTION_SETS = [
+    ([], {}),
+    (["--cost", "census", "--paths", "4", "--no-median"],
+     dict(cost="census", paths=4, no_median=True)),
+    (["--cost", "ad", "--p1", "8,8,4,4,8,8,8,8", "--p2", "90,90,40,40,90,90,90,90",
+      "--p2-adapt", "0", "--uniqueness", "10", "--lr-tolerance", "2", "--min-disparity", "4"],
+     dict(cost="ad", p1=[8, 8, 4, 4, 8, 8, 8, 8], p2=(90, 90, 40, 40, 90, 90, 90, 90),
+          p2_adapt=0, uniqueness=10, lr_tolerance=2, min_disparity=4)),
+    (["--path-weights", "2,1,2,1,1,1,1,1", "--window", "7", "--no-subpixel"],
+     dict(path_weights="2,1,2,1,1,1,1,1", window=7, no_subpixel=True)),
+    (["--method", "bm", "--block", "7", "--no-lr"], dict(method="bm", block=np.int64(7),
+                                                         no_lr=True)),
+    (["--cost", "bt", "--threads", "2"], dict(cost="bt", threads=2)),
+    (["--cost", "mi"], dict(cost="mi")),
+]
+
+
+@pytest.mark.parametrize("args,kwargs", OPTION_SETS, ids=[" ".join(a) or "defaults"
+                                                           for a, _ in OPTION_SETS])
+def test_generated_scene_equals_cli(scene, tmp_path, args, kwargs):
+    ref = cli_disparity(tmp_path, scene["lp"], scene["rp"], "-d", 32, "--backend", "cpu", *args)
+    got = sd.match(scene["left"], scene["right"], disparities=32, backend="cpu", **kwargs)
+    assert_same(got, ref)
+    assert np.isfinite(got).mean() > 0.5  # a real result, not all invalid
+
+
+SHARED_PAIRS = [("middlebury2003/teddy", "im2.png", "im6.png", 64),
+                ("middlebury2001/tsukuba", "scene1.row3.col3.ppm", "scene1.row3.col4.ppm", 16)]
+
+
+@pytest.mark.parametrize("folder,lname,rname,ndisp", SHARED_PAIRS,
+                         ids=[p[0] for p in SHARED_PAIRS])
+def test_shared_pair_equals_cli(tmp_path, folder, lname, rname, ndisp):
+    lp, rp = DATA / folder / lname, DATA / folder / rname
+    if not lp.is_file() or not rp.is_file():
+        pytest.skip(f"{lp} not found (shared data absent)")
+    ref = cli_disparity(tmp_path, lp, rp, "-d", ndisp, "--cost", "census")
+    left, right = cv2.imread(str(lp)), cv2.imread(str(rp))
+    assert_same(sd.match(left, right, disparities=ndisp, cost="census"), ref)
+    # the stage's grey conversion of the colour pair is not OpenCV's: grey inputs give another
+    # result, and the module must not have converted to grey on the way
+    grey = sd.match(cv2.cvtColor(left, cv2.COLOR_BGR2GRAY), cv2.cvtColor(right, cv2.COLOR_BGR2GRAY),
+                    disparities=ndisp, cost="census")
+    assert np.isfinite(grey).mean() > 0.5
+
+
+def test_grey_and_mixed_inputs_equal_cli(scene, tmp_path):
+    gl = cv2.cvtColor(scene["left"], cv2.COLOR_BGR2GRAY)
+    cv2.imwrite(str(tmp_path / "gl.png"), gl)
+    ref = cli_disparity(tmp_path, tmp_path / "gl.png", scene["rp"], "-d", 32)
+    assert_same(sd.match(gl, scene["right"], disparities=32), ref)            # grey + colour
+    assert_same(sd.match(gl[:, :, None], scene["right"], disparities=32), ref)  # HxWx1
+
+
+def test_any_strides(scene):
+    left, right = scene["left"], scene["right"]
+    ref = sd.match(left, right, disparities=32)
+    h, w = left.shape[:2]
+    big = np.zeros((h + 10, w + 30, 3), np.uint8)   # a view with padding (pitch > width * 3)
+    big[5:5 + h, 7:7 + w] = left
+    assert_same(sd.match(big[5:5 + h, 7:7 + w], right, disparities=32), ref)
+    assert_same(sd.match(np.asfortranarray(left), right, disparities=32), ref)
+    flipped = np.ascontiguousarray(left[::-1])[::-1]   # negative row stride
+    assert flipped.strides[0] < 0
+    assert_same(sd.match(flipped, right, disparities=32), ref)
+    bgra = np.dstack([left, np.full((h, w), 255, np.uint8)])   # a BGRA frame's BGR part
+    assert_same(sd.match(bgra[:, :, :3], right, disparities=32), ref)
+    grey = cv2.cvtColor(left, cv2.COLOR_BGR2GRAY)
+    gref = sd.match(grey, cv2.cvtColor(right, cv2.COLOR_BGR2GRAY), disparities=32)
+    wide = np.zeros((h, 2 * w), np.uint8)
+    wide[:, ::2] = grey                                       # pixel stride 2: copied
+    assert_same(sd.match(wide[:, ::2], cv2.cvtColor(right, cv2.COLOR_BGR2GRAY),
+                         disparities=32), gref)
+    # the inputs are left as they were
+    assert np.array_equal(big[5:5 + h, 7:7 + w], left)
+
+
+def test_matcher_reuses_its_stage(scene, tmp_path):
+    left, right = scene["left"], scene["right"]
+    swapped = (right[:, ::-1].copy(), left[:, ::-1].copy())  # another pair of the same size
+    with sd.Matcher(320, 240, disparities=32, cost="census") as m:
+        assert m.shape == (240, 320) and m.input_size == (320, 240) and m.backend == "cpu"
+        a = m.compute(left, right)
+        b = m.compute(*swapped)
+        c = m.compute(left, right)
+    assert m.closed
+    assert_same(a, sd.match(left, right, disparities=32, cost="census"))
+    assert_same(b, sd.match(*swapped, disparities=32, cost="census"))
+    assert_same(a, c)
+    assert not np.array_equal(np.isnan(a), np.isnan(b))  # the second pair really was matched
+    assert not np.shares_memory(a, c)  # each call returns its own array
+
+
+def test_matcher_lock_across_threads(scene):
+    left, right = scene["left"], scene["right"]
+    ref = sd.match(left, right, disparities=32)
+    m = sd.Matcher(320, 240, disparities=32, threads=1)
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(3):
+                results.append(m.compute(left, right))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 9
+    for r in results:
+        assert_same(r, ref)
+    # close while another thread computes: that compute finishes or says closed, no crash
+    t = threading.Thread(target=work)
+    t.start()
+    m.close()
+    t.join()
+    assert all(isinstance(e, ValueError) and "closed" in str(e) for e in errors)
+
+
+def cli_error(*args):
+    """stereo-match's one-line message for bad arguments, without its prefix and suffix."""
+    r = subprocess.run([str(MATCH), *map(str, args)], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    line = r.stderr.strip()
+    assert "\n" not in line
+    assert line.startswith("stereo-match: ")
+    line = line[len("stereo-match: "):]
+    return r.returncode, line[:-len(" (see --help)")] if line.endswith(" (see --help)") else line
+
+
+# (stereo-match arguments, keyword arguments): both refused with the same message
+BAD_OPTIONS = [
+    (["-d", "100"], dict(disparities=100)),
+    (["-d", "512"], dict(disparities=512)),
+    (["-d", "abc"], dict(disparities="abc")),
+    (["-d", "320"], dict(disparities=320)),   # not below the width
+    (["--cost", "sad"], dict(cost="sad")),
+    (["--method", "sgbm"], dict(method="sgbm")),
+    (["--backend", "gpu"], dict(backend="gpu")),
+    (["--paths", "6"], dict(paths=6)),
+    (["--window", "8"], dict(window=8)),
+    (["--block", "33"], dict(block=33)),
+    (["--p1", "0"], dict(p1=0)),
+    (["--p1", "8,8,8"], dict(p1=[8, 8, 8])),
+    (["--p1", "10", "--p2", "10"], dict(p1=10, p2=10)),
+    (["--paths", "4", "--p1", "8,x,8,8"], dict(paths=4, p1="8,x,8,8")),
+    (["--paths", "4", "--p1", "8,8,30,8", "--p2", "90,90,20,90"],
+     dict(paths=4, p1=[8, 8, 30, 8], p2=[90, 90, 20, 90])),
+    (["--path-weights", "0,0,0,0,0,0,0,0"], dict(path_weights=[0] * 8)),
+    (["--path-weights", "40,40,40,40,40,40,40,40"], dict(path_weights=[40] * 8)),
+    (["--min-disparity", "2040"], dict(min_disparity=2040)),
+    (["--uniqueness", "100"], dict(uniqueness=100)),
+    (["--p1", "24.5"], dict(p1=24.5)),
+    (["--threads", "-1"], dict(threads=-1)),
+    (["--backend", "cuda", "--cost", "bt"], dict(backend="cuda", cost="bt")),
+]
+
+
+@pytest.mark.parametrize("args,kwargs", BAD_OPTIONS, ids=[" ".join(a) for a, _ in BAD_OPTIONS])
+def test_bad_options_raise_the_cli_message(scene, tmp_path, args, kwargs):
+    status, message = cli_error(*args, scene["lp"], scene["rp"], tmp_path / "o.pfm")
+    assert status == 2
+    with pytest.raises(ValueError) as e:
+        sd.match(scene["left"], scene["right"], **kwargs)
+    assert str(e.value) == message
+
+
+def test_no_cuda_device_is_a_runtime_error(scene, tmp_path):
+    if "cuda" in sd.backends():
+        pytest.skip("built with CUDA: whether a device is present decides")
+    status, message = cli_error("--backend", "cuda", scene["lp"], scene["rp"],
+                                tmp_path / "o.pfm")
+    assert status == 1
+    with pytest.raises(RuntimeError) as e:
+        sd.Matcher(320, 240, backend="cuda")
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("kwargs,text", [
+    (dict(foo=1), "unknown option 'foo'"),
+    (dict(min_disparity=True), "--min-disparity: needs a value, not True"),
+    (dict(no_lr=3), "--no-lr takes no value"),
+    (dict(no_lr="yes"), "--no-lr takes no value"),
+    (dict(cost=object()), "--cost: <object"),
+    (dict(p2_adapt=[]), "--p2-adapt: '' is not"),
+])
+def test_python_side_option_errors(scene, kwargs, text):
+    with pytest.raises(ValueError) as e:
+        sd.Matcher(320, 240, **kwargs)
+    assert text in str(e.value)
+
+
+def test_flags_false_and_none_are_the_defaults(scene):
+    ref = sd.match(scene["left"], scene["right"], disparities=32)
+    got = sd.match(scene["left"], scene["right"], disparities=32, no_lr=False, no_median=None,
+                   cost=None, maps=None)
+    assert_same(got, ref)
+
+
+@pytest.mark.parametrize("make,text", [
+    (lambda l: l.astype(np.float32), "dtype float32, expected uint8"),
+    (lambda l: l.astype(np.uint16), "dtype uint16"),
+    (lambda l: l[:, :, :2], "shape (240, 320, 2)"),
+    (lambda l: l[None], "shape (1, 240, 320, 3)"),
+    (lambda l: l[:, :, 0].ravel(), "shape (76800,)"),
+    (lambda l: l[:, :0], "an empty image"),
+    (lambda l: l.tolist(), "a NumPy array, not list"),
+    (lambda l: l[:200], "left is 320x200 but right is 320x240"),
+])
+def test_bad_images_raise_value_error(scene, make, text):
+    with pytest.raises(ValueError) as e:
+        sd.match(make(scene["left"]), scene["right"], disparities=32)
+    assert text in str(e.value)
+
+
+def test_matcher_misuse(scene):
+    left, right = scene["left"], scene["right"]
+    with pytest.raises(ValueError, match="images of 320x240 for a matcher of 160x240"):
+        sd.Matcher(160, 240, disparities=32).compute(left, right)
+    for w, h, text in [(0, 240, "each side must be 1..8192"), (320, 9000, "1..8192"),
+                       ("320", 240, "width: '320' is not an integer"),
+                       (True, 240, "width: True is not an integer"),
+                       (320.0, 240, "width: 320.0 is not an integer")]:
+        with pytest.raises(ValueError, match=text.replace(".", r"\.").replace("(", r"\(")):
+            sd.Matcher(w, h)
+    m = sd.Matcher(320, 240, disparities=32)
+    m.close()
+    m.close()   # twice: harmless
+    with pytest.raises(ValueError, match="the matcher is closed"):
+        m.compute(left, right)
+    assert "closed" in repr(m)
+    # the C interface itself refuses a NULL handle instead of crashing
+    err = sd.ctypes.create_string_buffer(256)
+    out = np.empty((240, 320), np.float32)
+    g = np.zeros((240, 320), np.uint8)
+    rc = sd._lib.sd_matcher_compute(None, g.ctypes.data, 320, 1, g.ctypes.data, 320, 1, 320,
+                                    240, out.ctypes.data, out.size, err, 256)
+    assert rc == 1 and err.value == b"the matcher is closed"
+    sd._lib.sd_matcher_destroy(None)
+    assert sd._lib.sd_matcher_backend(None) == b""
+    # and a short pitch or a wrong output size
+    m = sd.Matcher(320, 240, disparities=32)
+    rc = sd._lib.sd_matcher_compute(m._handle, g.ctypes.data, 100, 1, g.ctypes.data, 320, 1,
+                                    320, 240, out.ctypes.data, out.size, err, 256)
+    assert rc == 1 and b"row pitch 100 is below 320" in err.value
+    rc = sd._lib.sd_matcher_compute(m._handle, g.ctypes.data, 320, 1, g.ctypes.data, 320, 1,
+                                    320, 240, out.ctypes.data, out.size - 1, err, 256)
+    assert rc == 1 and b"output of 76799 values" in err.value
+    m.close()
+
+
+def write_calibration(path, size=(320, 240), baseline=0.1):
+    """A small OpenCV stereo calibration (cv2.stereoRectify) as stereo-calibrate writes it."""
+    w, h = size
+    M1 = np.array([[300.0, 0, 158.0], [0, 301.0, 121.0], [0, 0, 1]])
+    M2 = np.array([[302.0, 0, 161.0], [0, 300.0, 119.0], [0, 0, 1]])
+    D1 = np.array([[-0.05, 0.01, 0.0, 0.0, 0.0]])
+    D2 = np.array([[-0.04, 0.01, 0.0, 0.0, 0.0]])
+    R, _ = cv2.Rodrigues(np.array([0.0, 0.01, 0.002]))
+    T = np.array([[-baseline], [0.001], [0.0]])
+    R1, R2, P1, P2, Q, _, _ = cv2.stereoRectify(M1, D1, M2, D2, size, R, T, alpha=0)
+    fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_WRITE)
+    fs.write("image_width", w)
+    fs.write("image_height", h)
+    for k, v in dict(M1=M1, D1=D1, M2=M2, D2=D2, R=R, T=T, R1=R1, R2=R2, P1=P1, P2=P2,
+                     Q=Q).items():
+        fs.write(k, v)
+    fs.release()
+    return dict(P1=P1, T=T)
+
+
+def test_maps_and_calibration_equal_cli(scene, tmp_path):
+    yml = tmp_path / "rig.yml"
+    truth = write_calibration(yml)
+    ref = cli_disparity(tmp_path, scene["lp"], scene["rp"], "-d", 32, "--maps", yml)
+    with sd.Matcher(320, 240, disparities=32, maps=yml) as m:
+        got = m.compute(scene["left"], scene["right"])
+    assert_same(got, ref)
+    c = sd.calibration(yml)
+    P1 = truth["P1"]
+    assert (c.width, c.height) == (320, 240)
+    assert c.f == pytest.approx(P1[0, 0], rel=1e-12)
+    assert (c.cx, c.cy) == (pytest.approx(P1[0, 2], rel=1e-12), pytest.approx(P1[1, 2], rel=1e-12))
+    assert c.B == pytest.approx(np.linalg.norm(truth["T"]), rel=1e-12)
+    with pytest.raises(RuntimeError, match="nothing.yml"):
+        sd.calibration(tmp_path / "nothing.yml")
+    with pytest.raises(RuntimeError, match="nothing.yml"):
+        sd.Matcher(320, 240, maps=str(tmp_path / "nothing.yml"))
+    with pytest.raises(RuntimeError, match="640x480|320x240"):
+        sd.Matcher(640, 480, maps=yml)   # a calibration for another camera size
+
+
+def test_depth_and_points():
+    d = np.array([[10.0, 20.0, np.nan], [0.0, -1.0, 2.5]], np.float32)
+    f, B, cx, cy = 500.0, 0.12, 1.0, 0.5
+    z = sd.depth(d, f, B)
+    assert z.dtype == np.float32 and z.shape == d.shape
+    np.testing.assert_array_equal(z[0, :2], np.float32([6.0, 3.0]))
+    assert z[1, 2] == np.float32(500 * 0.12 / 2.5)
+    assert np.isnan(z[0, 2]) and np.isnan(z[1, 0]) and np.isnan(z[1, 1])  # NaN, 0, negative
+    p = sd.points(d, f, B, cx, cy)
+    assert p.shape == (2, 3, 3) and p.dtype == np.float32
+    for y in range(2):
+        for x in range(3):
+            Z = np.float64(f * B / d[y, x]) if d[y, x] > 0 else np.nan
+            want = [(x - cx) * Z / f, (y - cy) * Z / f, Z]
+            np.testing.assert_array_equal(p[y, x], np.float32(want))
+    for kw, text in [(dict(f=None, B=0.1), "f: a finite number"),
+                     (dict(f=500, B=float("nan")), "B: a finite number"),
+                     (dict(f=-5, B=0.1), "f: -5 must be positive"),
+                     (dict(f="x", B=0.1), "f: a finite number")]:
+        with pytest.raises(ValueError, match=text):
+            sd.depth(d, **kw)
+    with pytest.raises(ValueError, match="cx: a finite number"):
+        sd.points(d, f, B)
+    with pytest.raises(ValueError, match="a float HxW array"):
+        sd.depth(np.zeros((2, 3), np.int16), f, B)
+
+
+def test_depth_from_a_calibration(tmp_path):
+    yml = tmp_path / "rig.yml"
+    write_calibration(yml)
+    c = sd.calibration(yml)
+    d = np.full((240, 320), 8.0, np.float32)
+    d[0, 0] = np.nan
+    assert_same(sd.depth(d, calibration=yml), sd.depth(d, c.f, c.B))
+    assert_same(sd.points(d, calibration=c), sd.points(d, c.f, c.B, c.cx, c.cy))
+    with pytest.raises(ValueError, match="rectified size is 320x240"):
+        sd.depth(d[:100], calibration=yml)
+    with pytest.raises(ValueError, match="not both"):
+        sd.depth(d, f=1.0, calibration=yml)
+
+
+def test_library_lookup(tmp_path):
+    """$STEREODEPTH_LIB wins and, when it names nothing, the import says so (no fallback)."""
+    env = dict(os.environ, STEREODEPTH_LIB=str(tmp_path / "missing.so"),
+               PYTHONPATH=str(ROOT / "python"))
+    r = subprocess.run([sys.executable, "-c", "import stereodepth"], capture_output=True,
+                       text=True, env=env, cwd=tmp_path)
+    assert r.returncode != 0 and "missing.so" in r.stderr and "ImportError" in r.stderr
+    env.pop("STEREODEPTH_LIB")   # then the checkout's build/
+    if not (ROOT / "build" / "libstereodepth.so").is_file():
+        pytest.skip("no build/libstereodepth.so in the checkout (STEREO_BUILD elsewhere)")
+    r = subprocess.run([sys.executable, "-c", "import stereodepth; print(stereodepth.library_path())"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(ROOT / "build" / "libstereodepth.so")
+
+
+def test_pip_install_in_a_venv(scene, tmp_path):
+    """pip install ./python into a fresh venv (offline: Debian's numpy and setuptools through
+    --system-site-packages, --no-build-isolation), then the installed module, away from the
+    checkout, finds its own copy of the library and matches as the checkout's does."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True, timeout=60)
+    py = venv / "bin" / "python"
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-build-isolation",
+                        "--no-index", str(ROOT / "python")], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    np.save(tmp_path / "l.npy", scene["left"])
+    np.save(tmp_path / "r.npy", scene["right"])
+    code = ("import numpy as np, stereodepth as s; print(s.library_path()); "
+            "np.save('d.npy', s.match(np.load('l.npy'), np.load('r.npy'), disparities=32))")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "STEREODEPTH_LIB")}
+    r = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().startswith(str(venv)), r.stdout
+    assert_same(np.load(tmp_path / "d.npy"), sd.match(scene["left"], scene["right"],
+                                                      disparities=32))
+
+
+def test_example_depth_plot(scene, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "plot.png"
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT / "python"))
+    r = subprocess.run([sys.executable, str(ROOT / "python" / "examples" / "depth_plot.py"),
+                        str(scene["lp"]), str(scene["rp"]), str(out), "-d", "32", "--focal",
+                        "300", "--baseline", "0.1"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    img = cv2.imread(str(out))
+    assert img is not None and img.shape[0] > 200 and img.shape[1] > 300
+    assert img.std() > 10   # a figure, not a blank page
+    r = subprocess.run([sys.executable, str(ROOT / "python" / "examples" / "depth_plot.py"),
+                        str(tmp_path / "none.png"), str(scene["rp"]), str(out)],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode != 0 and "none.png" in r.stderr and "Traceback" not in r.stderr
