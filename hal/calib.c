@@ -427,7 +427,8 @@ static int read_rig(const calib_yaml_file *f, calib_rig *g)
         SIDE("rectified_width", &g->rect_width, 0),
         SIDE("rectified_height", &g->rect_height, 0),
         {.key = "focal_px", .type = CALIB_YAML_REAL, .dst = &g->focal, .lo = 0, .required = 1},
-        {.key = "cy", .type = CALIB_YAML_REAL, .dst = &g->cy, .lo = -1e9, .required = 1},
+        {.key = "cy", .type = CALIB_YAML_REAL, .dst = &g->cy, .lo = -HUGE_VAL,
+         .required = 1},
         {.key = "M1", .type = CALIB_YAML_NOTED}, /* a pair calibration */
     };
     for (int k = 0; k < CALIB_RIG_MAX; k++) {
@@ -441,7 +442,7 @@ static int read_rig(const calib_yaml_file *f, calib_rig *g)
         cam[RIG_P] = (calib_yaml_field)MATRIX(names[k * RIG_NKEYS + RIG_P], &g->P[k][0][0], 3, 4);
         cam[RIG_RATIO] = (calib_yaml_field){.key = names[k * RIG_NKEYS + RIG_RATIO],
                                             .type = CALIB_YAML_REAL, .dst = &g->ratio[k],
-                                            .lo = -1e9, .required = 1};
+                                            .lo = -HUGE_VAL, .required = 1};
     }
     int n = TOP + NCAM;
     if (calib_yaml_read(f, t, n))
