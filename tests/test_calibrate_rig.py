@@ -23,8 +23,8 @@ and its C side (hal/calib.c calib_rig_*, through build/calib-maps).
                    residual < 0.5 px, the C maps of the rig file equal to the tool's
   bad inputs       one view, unequal image counts, a view without the board, mixed sizes, the
                    first other view on the wrong side, --reference out of range, options that
-                   --view does not take: one line naming the view or option, exit 1 or 2, no
-                   output left behind
+                   --view does not take, outputs naming an input or each other: one line naming
+                   the view or option, exit 1 or 2, no output left behind
 
 Run by tests/run with /usr/bin/python3. Env: STEREO_BUILD (build), STEREO_DATA (../shared/data).
 """
@@ -288,6 +288,15 @@ def check_c_side(tap, tc, work, res):
     tap.ok(r.returncode == 0 and f"rig of {n} cameras" in r.stdout and len(ratios) == n and
            np.allclose(ratios, res["rig"]["baseline_ratio"], rtol=1e-5, atol=1e-9),
            f"C, {n} cameras: calib-maps --info reads the rig ({ratios})", r.stdout, r.stderr)
+    # a pair map file that would overwrite the rig file: refused before anything is written
+    odd = os.path.join(res["out"], f"x-{res['ref']}-{res['others'][-1]}.yml")
+    shutil.copy(res["yml"], odd)
+    before = sorted(os.listdir(res["out"]))
+    r = run([CALIB_MAPS, odd, os.path.join(res["out"], "x.yml")])
+    tap.ok(r.returncode == 2 and f"MAPS '{odd}' is the same file as RIG" in r.stderr and
+           sorted(os.listdir(res["out"])) == before,
+           f"C, {n} cameras: calib-maps refuses a pair map file named as the rig file (exit "
+           f"{r.returncode}), writes nothing", r.stdout, r.stderr)
     if n > 2:
         r = run([CALIB_MAPS, "--compare", res["pair_files"][0], res["yml"]])
         tap.ok(r.returncode == 1 and f"a rig file of {n} cameras" in r.stderr,
@@ -433,6 +442,16 @@ def check_bad_inputs(tap, work, gen):
                    out)
     expect_failure(tap, "a view given twice", base + views(v[0], v[1], v[0]),
                    "matched by view 0", out)
+    # outputs refused before any work (exit 2): an input image, a pair map file named as --out
+    image = os.path.join(gen, "cam1", "shot03.png")
+    expect_failure(tap, "--out names an input image",
+                   [a if a != os.path.join(out, "rig.yml") else image for a in base] +
+                   views(v[0], v[1]), f"--out '{image}' is the same file as --view 1", out, 2)
+    clash = os.path.join(out, "rig-0-1.maps")
+    expect_failure(tap, "--out names a pair map file of --maps",
+                   [a if a != os.path.join(out, "rig.yml") else clash for a in base] +
+                   views(v[0], v[1]), f"--maps (views 0, 1) '{clash}' is the same file as --out",
+                   out, 2)
 
 
 def main():

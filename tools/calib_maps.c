@@ -200,7 +200,8 @@ static int info(const char *path)
 }
 
 /* A rig file: one pair map file (reference, camera k) per other camera, named as
- * calib_rig_map_path says; every name checked before the first is written. */
+ * calib_rig_map_path says; every name checked (outpath.h) before the first is written, once the
+ * rig file has said how many there are. */
 static int write_rig_maps(const char *rig_path, const char *maps_path, int w, int h)
 {
     char err[2 * 4096 + 256];
@@ -262,21 +263,20 @@ static int write_maps(const char *calib_path, const char *maps_path, int w, int 
              comma ? (int)(comma - calib_path) : 4095, calib_path);
     if (comma)
         snprintf(calib_files[1], sizeof calib_files[1], "%s", comma + 1);
-    if (!comma) {
-        int rig = calib_is_rig(calib_path, err, sizeof err);
-        if (rig < 0) {
-            fprintf(stderr, "calib-maps: %s\n", err);
-            return 1;
-        }
-        if (rig)
-            return write_rig_maps(calib_path, maps_path, w, h);
-    }
     outpath_file out = {"MAPS", maps_path};
     outpath_file in[2] = {{"CALIB", calib_files[0]}, {"CALIB", calib_files[1]}};
     if (outpath_check(&out, 1, in, 2, err, sizeof err)) {
         fprintf(stderr, "calib-maps: %s\n", err);
         return EXIT_USAGE;
     }
+    /* a rig file: MAPS (checked above like any output) names the pair map files */
+    int rig = comma ? 0 : calib_is_rig(calib_path, err, sizeof err);
+    if (rig < 0) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    if (rig)
+        return write_rig_maps(calib_path, maps_path, w, h);
     if (calib_read(calib_path, &c, err, sizeof err)) {
         fprintf(stderr, "calib-maps: %s\n", err);
         return 1;
