@@ -72,6 +72,7 @@ static int read_opencv(const calib_yaml_file *f, stereo_calib *c)
         SIDE("rectified_height", &c->rect_height, 0),
         {.key = "rms", .type = CALIB_YAML_REAL, .dst = &c->rms, .lo = 0},
         {.key = "camera_matrix", .type = CALIB_YAML_NOTED}, /* a ROS file given alone */
+        {.key = "rig_cameras", .type = CALIB_YAML_NOTED},   /* a rig file (N cameras) */
     };
     int n = (int)(sizeof t / sizeof t[0]);
     if (calib_yaml_read(f, t, n))
@@ -79,6 +80,10 @@ static int read_opencv(const calib_yaml_file *f, stereo_calib *c)
     if (!calib_yaml_find(t, n, "M1")->present && calib_yaml_find(t, n, "camera_matrix")->present)
         return calib_yaml_fail(f, 0, NULL, "one camera's ROS camera_info, not a stereo "
                                "calibration: give both cameras' files as LEFT,RIGHT");
+    if (!calib_yaml_find(t, n, "M1")->present && calib_yaml_find(t, n, "rig_cameras")->present)
+        return calib_yaml_fail(f, 0, NULL, "a rig file (stereo-calibrate --view), not a "
+                               "two-camera calibration: calib-maps writes its maps, one pair map "
+                               "file per view");
     if (calib_yaml_require(f, t, n))
         return -1;
     for (int k = 0; k < 2; k++)
@@ -354,6 +359,178 @@ int calib_read(const char *spec, stereo_calib *out, char *err, size_t errlen)
                 : calib_read_yaml(spec, out, err, errlen);
 }
 
+/* ---- the rig file (N cameras, tools/stereo-calibrate --view) --------------------------------- */
+
+#define RIG_PX_TOL 0.01     /* px: each P's fx, fy, cy against the common focal_px, cy */
+#define RIG_ROT_TOL 1e-6    /* camK_R: |R R^T - I| per element (the tool writes 16 digits) */
+#define RIG_RATIO_TOL 1e-6  /* ratio against P[0][3] / P_first[0][3]; reference 0, first 1 */
+
+/* The per-camera keys, in the order of a camera's table entries. */
+enum { RIG_M, RIG_D, RIG_R, RIG_P, RIG_RATIO, RIG_NKEYS };
+static const char *const rig_key_names[RIG_NKEYS] = {"M", "D", "R", "P", "baseline_ratio"};
+
+static int rotation_error(const double r[3][3], double *worst)
+{
+    *worst = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double d = r[i][0] * r[j][0] + r[i][1] * r[j][1] + r[i][2] * r[j][2] - (i == j);
+            *worst = fabs(d) > *worst ? fabs(d) : *worst;
+        }
+    double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
+                 r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
+                 r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+    return *worst <= RIG_ROT_TOL && det > 0;
+}
+
+/* One camera's consistency with the common frame (after the table read it). */
+static int check_rig_camera(const calib_yaml_file *f, const calib_yaml_field *cam, int k,
+                            const calib_rig *g, double tx_first)
+{
+    const calib_yaml_field *m = &cam[RIG_M], *r = &cam[RIG_R], *p = &cam[RIG_P],
+                           *ratio = &cam[RIG_RATIO];
+    if (!(g->M[k][0][0] > 0 && g->M[k][1][1] > 0))
+        return calib_yaml_fail(f, m->line, m->key, "focal lengths must be positive (%g, %g)",
+                               g->M[k][0][0], g->M[k][1][1]);
+    double worst;
+    if (!rotation_error(g->R[k], &worst))
+        return calib_yaml_fail(f, r->line, r->key, "not a rotation (R R^T differs from I by %g, "
+                               "or the determinant is negative)", worst);
+    const double(*P)[4] = g->P[k];
+    if (fabs(P[0][0] - g->focal) > RIG_PX_TOL || fabs(P[1][1] - g->focal) > RIG_PX_TOL ||
+        fabs(P[1][2] - g->cy) > RIG_PX_TOL || P[0][1] != 0 || P[1][0] != 0 || P[1][3] != 0 ||
+        P[2][0] != 0 || P[2][1] != 0 || P[2][2] != 1 || P[2][3] != 0)
+        return calib_yaml_fail(f, p->line, p->key, "not a projection of the common rectified "
+                               "frame: expected [f 0 cx -f*B; 0 f cy 0; 0 0 1 0] with f = "
+                               "focal_px %g and cy %g, got f %g / %g, cy %g", g->focal, g->cy,
+                               P[0][0], P[1][1], P[1][2]);
+    double want = k == g->reference ? 0 : P[0][3] / tx_first;
+    if (!(fabs(g->ratio[k] - want) <= RIG_RATIO_TOL * (1 + fabs(want))))
+        return calib_yaml_fail(f, ratio->line, ratio->key, "%.9g, but the projections give %.9g "
+                               "(cam%d_P[0][3] / cam%d_P[0][3]%s)", g->ratio[k], want, k,
+                               g->first, k == g->reference ? "; the reference's is 0" : "");
+    return 0;
+}
+
+static int read_rig(const calib_yaml_file *f, calib_rig *g)
+{
+    enum { TOP = 9, NCAM = CALIB_RIG_MAX * RIG_NKEYS };
+    char names[NCAM][24];
+    double dist[CALIB_RIG_MAX][OPENCV_MAX_DIST];
+    calib_yaml_field t[TOP + NCAM] = {
+        {.key = "rig_cameras", .type = CALIB_YAML_INT, .dst = &g->ncams, .lo = 2,
+         .hi = CALIB_RIG_MAX, .required = 1},
+        {.key = "reference", .type = CALIB_YAML_INT, .dst = &g->reference, .lo = 0,
+         .hi = CALIB_RIG_MAX - 1, .required = 1},
+        SIDE("image_width", &g->image_width, 1),
+        SIDE("image_height", &g->image_height, 1),
+        SIDE("rectified_width", &g->rect_width, 0),
+        SIDE("rectified_height", &g->rect_height, 0),
+        {.key = "focal_px", .type = CALIB_YAML_REAL, .dst = &g->focal, .lo = 0, .required = 1},
+        {.key = "cy", .type = CALIB_YAML_REAL, .dst = &g->cy, .lo = -HUGE_VAL,
+         .required = 1},
+        {.key = "M1", .type = CALIB_YAML_NOTED}, /* a pair calibration */
+    };
+    for (int k = 0; k < CALIB_RIG_MAX; k++) {
+        calib_yaml_field *cam = &t[TOP + k * RIG_NKEYS];
+        for (int j = 0; j < RIG_NKEYS; j++)
+            snprintf(names[k * RIG_NKEYS + j], sizeof names[0], "cam%d_%s", k, rig_key_names[j]);
+        cam[RIG_M] = (calib_yaml_field)MATRIX(names[k * RIG_NKEYS + RIG_M], &g->M[k][0][0], 3, 3);
+        cam[RIG_D] = (calib_yaml_field)VECTOR(names[k * RIG_NKEYS + RIG_D], dist[k],
+                                              OPENCV_MAX_DIST);
+        cam[RIG_R] = (calib_yaml_field)MATRIX(names[k * RIG_NKEYS + RIG_R], &g->R[k][0][0], 3, 3);
+        cam[RIG_P] = (calib_yaml_field)MATRIX(names[k * RIG_NKEYS + RIG_P], &g->P[k][0][0], 3, 4);
+        cam[RIG_RATIO] = (calib_yaml_field){.key = names[k * RIG_NKEYS + RIG_RATIO],
+                                            .type = CALIB_YAML_REAL, .dst = &g->ratio[k],
+                                            .lo = -HUGE_VAL, .required = 1};
+    }
+    int n = TOP + NCAM;
+    if (calib_yaml_read(f, t, n))
+        return -1;
+    const calib_yaml_field *cams = calib_yaml_find(t, n, "rig_cameras");
+    if (!cams->present && calib_yaml_find(t, n, "M1")->present)
+        return calib_yaml_fail(f, 0, NULL, "a two-camera calibration (M1 ... Q), not a rig file "
+                               "(rig_cameras: N)");
+    /* the cameras the file has: required up to rig_cameras, refused beyond it */
+    int ncams = cams->present ? g->ncams : 0;
+    for (int k = 0; k < CALIB_RIG_MAX; k++)
+        for (int j = 0; j < RIG_NKEYS; j++) {
+            calib_yaml_field *fd = &t[TOP + k * RIG_NKEYS + j];
+            fd->required = k < ncams;
+            if (cams->present && k >= ncams && fd->present)
+                return calib_yaml_fail(f, fd->line, fd->key, "the rig has %d cameras "
+                                       "(rig_cameras, line %d): cam0 .. cam%d", ncams,
+                                       cams->line, ncams - 1);
+        }
+    if (calib_yaml_require(f, t, n))
+        return -1;
+    const calib_yaml_field *ref = calib_yaml_find(t, n, "reference");
+    if (g->reference >= g->ncams)
+        return calib_yaml_fail(f, ref->line, ref->key, "%d is not a camera of the rig (0 .. %d)",
+                               g->reference, g->ncams - 1);
+    int rw = calib_yaml_find(t, n, "rectified_width")->present;
+    if (rw != calib_yaml_find(t, n, "rectified_height")->present)
+        return calib_yaml_fail(f, 0, NULL, "rectified_width and rectified_height must be given "
+                               "together");
+    if (!rw) {
+        g->rect_width = g->image_width;
+        g->rect_height = g->image_height;
+    }
+    const calib_yaml_field *focal = calib_yaml_find(t, n, "focal_px");
+    if (!(g->focal > 0))
+        return calib_yaml_fail(f, focal->line, focal->key, "must be positive");
+    g->first = g->reference == 0 ? 1 : 0;
+    g->cx = g->P[g->first][0][2];
+    double tx_first = g->P[g->first][0][3];
+    if (!(tx_first < 0)) {
+        const calib_yaml_field *p = &t[TOP + g->first * RIG_NKEYS + RIG_P];
+        return calib_yaml_fail(f, p->line, p->key, "P[0][3] = %g: the first camera after the "
+                               "reference must lie to its right (P[0][3] = -f * B < 0)", tx_first);
+    }
+    for (int k = 0; k < g->ncams; k++) {
+        const calib_yaml_field *cam = &t[TOP + k * RIG_NKEYS];
+        if (opencv_distortion(f, &cam[RIG_D], dist[k], g->D[k], &g->ndist[k]) ||
+            check_rig_camera(f, cam, k, g, tx_first))
+            return -1;
+    }
+    return 0;
+}
+
+int calib_rig_read(const char *path, calib_rig *out, char *err, size_t errlen)
+{
+    calib_yaml_file f = {path ? path : "(null)", "a rig file (stereo-calibrate --view)",
+                         CALIB_YAML_OPENCV | CALIB_YAML_UNKNOWN_KEYS_OK, err, errlen};
+    memset(out, 0, sizeof *out);
+    int rc = read_rig(&f, out);
+    if (rc != 0)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int calib_is_rig(const char *path, char *err, size_t errlen)
+{
+    calib_yaml_file f = {path ? path : "(null)", "an OpenCV calibration YAML",
+                         CALIB_YAML_OPENCV | CALIB_YAML_UNKNOWN_KEYS_OK, err, errlen};
+    calib_yaml_field t[] = {{.key = "rig_cameras", .type = CALIB_YAML_NOTED}};
+    if (calib_yaml_read(&f, t, 1))
+        return -1;
+    return t[0].present;
+}
+
+int calib_rig_map_path(const char *maps, int reference, int k, char *out, size_t n)
+{
+    /* the extension as Python's os.path.splitext: the last '.' of the file name, not counting
+     * the name's leading dots */
+    const char *base = strrchr(maps, '/');
+    base = base ? base + 1 : maps;
+    while (*base == '.')
+        base++;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot ? (size_t)(dot - maps) : strlen(maps);
+    int len = snprintf(out, n, "%.*s-%d-%d%s", (int)stem, maps, reference, k, dot ? dot : "");
+    return len < 0 || (size_t)len >= n ? -1 : 0;
+}
+
 /* ---- maps ------------------------------------------------------------------------------------ */
 
 /* 3x3 inverse by the adjugate; -1 when singular (or nearly). */
@@ -400,12 +577,12 @@ static int16_t int_part(long fixed)
     return (int16_t)(i < INT16_MIN ? INT16_MIN : i > INT16_MAX ? INT16_MAX : i);
 }
 
-/* The map of camera k (calib.h gives the formula: OpenCV's initUndistortRectifyMap). */
-static void compute_map(const stereo_calib *c, int k, const double ir[9], int16_t *xy,
-                        uint16_t *frac, int out_w, int out_h)
+/* The map of one camera with matrix M and distortion D (calib.h gives the formula: OpenCV's
+ * initUndistortRectifyMap); ir = inv(P[:, 0:3] * R). */
+static void compute_map(const double M[3][3], const double D[CALIB_MAX_DIST], const double ir[9],
+                        int16_t *xy, uint16_t *frac, int out_w, int out_h)
 {
-    const double *D = c->D[k];
-    double fx = c->M[k][0][0], fy = c->M[k][1][1], cx = c->M[k][0][2], cy = c->M[k][1][2];
+    double fx = M[0][0], fy = M[1][1], cx = M[0][2], cy = M[1][2];
     double k1 = D[0], k2 = D[1], p1 = D[2], p2 = D[3], k3 = D[4], k4 = D[5], k5 = D[6],
            k6 = D[7];
     for (int v = 0; v < out_h; v++) {
@@ -427,46 +604,74 @@ static void compute_map(const stereo_calib *c, int k, const double ir[9], int16_
     }
 }
 
+/* The output size asked for (0x0: the calibration's rectified size rw x rh), checked. */
+static int output_size(int *out_w, int *out_h, int rw, int rh, const char *name, char *err,
+                       size_t errlen)
+{
+    if (*out_w == 0 && *out_h == 0) {
+        *out_w = rw;
+        *out_h = rh;
+    }
+    if (*out_w < 1 || *out_h < 1) {
+        imgio_error(err, errlen, name, "output size %dx%d is out of range", *out_w, *out_h);
+        return -1;
+    }
+    return image_check_side(name, *out_w, *out_h, err, errlen);
+}
+
+/* inv(P[:, 0:3] * R): rectified pixel -> camera ray; -1 naming which (e.g. "P1 * R1") when
+ * singular. */
+static int rectified_to_ray(const double P[3][4], const double R[3][3], double ir[9],
+                            const char *which, const char *name, char *err, size_t errlen)
+{
+    double a[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            a[i][j] = P[i][0] * R[0][j] + P[i][1] * R[1][j] + P[i][2] * R[2][j];
+    if (invert3(a, ir)) {
+        imgio_error(err, errlen, name, "%s is singular: not a rectification", which);
+        return -1;
+    }
+    return 0;
+}
+
+/* Allocates *m for an out_w x out_h map of src_w x src_h images and computes it. */
+static int camera_map(const double M[3][3], const double D[CALIB_MAX_DIST], const double ir[9],
+                      int src_w, int src_h, int out_w, int out_h, stereo_map *m,
+                      const char *name, char *err, size_t errlen)
+{
+    size_t n = (size_t)out_w * out_h;
+    int16_t *xy = malloc(4 * n);
+    uint16_t *frac = malloc(2 * n);
+    *m = (stereo_map){out_w, out_h, src_w, src_h, xy, frac};
+    if (!xy || !frac) {
+        free(xy);
+        free(frac);
+        memset(m, 0, sizeof *m);
+        imgio_error(err, errlen, name, "out of memory for %dx%d maps", out_w, out_h);
+        return -1;
+    }
+    compute_map(M, D, ir, xy, frac, out_w, out_h);
+    return 0;
+}
+
 /* calib_compute_maps, with the name errors start with (the calibration file when known). */
 static int compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map maps[2],
                         const char *name, char *err, size_t errlen)
 {
     memset(maps, 0, 2 * sizeof *maps);
-    if (out_w == 0 && out_h == 0) {
-        out_w = c->rect_width;
-        out_h = c->rect_height;
-    }
-    if (out_w < 1 || out_h < 1) {
-        imgio_error(err, errlen, name, "output size %dx%d is out of range", out_w, out_h);
-        return -1;
-    }
-    if (image_check_side(name, out_w, out_h, err, errlen) != 0)
+    if (output_size(&out_w, &out_h, c->rect_width, c->rect_height, name, err, errlen))
         return -1;
     double ir[2][9];
-    for (int k = 0; k < 2; k++) {
-        double a[3][3]; /* P_k[:, 0:3] * R_k: rectified pixel <- camera ray */
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                a[i][j] = c->P[k][i][0] * c->Rrect[k][0][j] + c->P[k][i][1] * c->Rrect[k][1][j] +
-                          c->P[k][i][2] * c->Rrect[k][2][j];
-        if (invert3(a, ir[k])) {
-            imgio_error(err, errlen, name, "P%d * R%d is singular: not a rectification",
-                        k + 1, k + 1);
-            return -1;
-        }
-    }
-    size_t n = (size_t)out_w * out_h;
-    for (int k = 0; k < 2; k++) {
-        int16_t *xy = malloc(4 * n);
-        uint16_t *frac = malloc(2 * n);
-        maps[k] = (stereo_map){out_w, out_h, c->image_width, c->image_height, xy, frac};
-        if (!xy || !frac) {
+    if (rectified_to_ray(c->P[0], c->Rrect[0], ir[0], "P1 * R1", name, err, errlen) ||
+        rectified_to_ray(c->P[1], c->Rrect[1], ir[1], "P2 * R2", name, err, errlen))
+        return -1;
+    for (int k = 0; k < 2; k++)
+        if (camera_map(c->M[k], c->D[k], ir[k], c->image_width, c->image_height, out_w, out_h,
+                       &maps[k], name, err, errlen)) {
             mapfile_free(maps);
-            imgio_error(err, errlen, name, "out of memory for %dx%d maps", out_w, out_h);
             return -1;
         }
-        compute_map(c, k, ir[k], xy, frac, out_w, out_h);
-    }
     return 0;
 }
 
@@ -474,6 +679,55 @@ int calib_compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map m
                        char *err, size_t errlen)
 {
     return compute_maps(c, out_w, out_h, maps, "calibration", err, errlen);
+}
+
+void calib_rig_free_maps(stereo_map maps[CALIB_RIG_MAX])
+{
+    for (int k = 0; k < CALIB_RIG_MAX; k += 2)
+        mapfile_free(&maps[k]);
+}
+
+static int rig_compute_maps(const calib_rig *g, int out_w, int out_h,
+                            stereo_map maps[CALIB_RIG_MAX], const char *name, char *err,
+                            size_t errlen)
+{
+    memset(maps, 0, CALIB_RIG_MAX * sizeof *maps);
+    if (output_size(&out_w, &out_h, g->rect_width, g->rect_height, name, err, errlen))
+        return -1;
+    for (int k = 0; k < g->ncams; k++) {
+        char which[40];
+        double ir[9];
+        snprintf(which, sizeof which, "cam%d_P * cam%d_R", k, k);
+        if (rectified_to_ray(g->P[k], g->R[k], ir, which, name, err, errlen) ||
+            camera_map(g->M[k], g->D[k], ir, g->image_width, g->image_height, out_w, out_h,
+                       &maps[k], name, err, errlen)) {
+            calib_rig_free_maps(maps);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int calib_rig_compute_maps(const calib_rig *g, int out_w, int out_h,
+                           stereo_map maps[CALIB_RIG_MAX], char *err, size_t errlen)
+{
+    return rig_compute_maps(g, out_w, out_h, maps, "rig", err, errlen);
+}
+
+int calib_rig_load(const char *path, int cam_w, int cam_h, calib_rig *rig,
+                   stereo_map maps[CALIB_RIG_MAX], char *err, size_t errlen)
+{
+    memset(maps, 0, CALIB_RIG_MAX * sizeof *maps);
+    if (calib_rig_read(path, rig, err, errlen) ||
+        rig_compute_maps(rig, 0, 0, maps, path, err, errlen))
+        return -1;
+    if (cam_w > 0 && (rig->image_width != cam_w || rig->image_height != cam_h)) {
+        imgio_error(err, errlen, path, "maps are for %dx%d camera images, but the images are %dx%d",
+                    rig->image_width, rig->image_height, cam_w, cam_h);
+        calib_rig_free_maps(maps);
+        return -1;
+    }
+    return 0;
 }
 
 /* When cam_w > 0 the maps must be for cam_w x cam_h camera images (else they are freed). */
@@ -550,6 +804,25 @@ int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map ma
         if (mapfile_read_camera(path, maps, cam, has_camera, err, errlen))
             return -1;
     } else if (got >= 5 && memcmp(head, "%YAML", 5) == 0) {
+        int rig = calib_is_rig(path, err, errlen);
+        if (rig < 0)
+            return -1;
+        if (rig) { /* two cameras: the reference (left) and the other one (right) */
+            calib_rig g;
+            stereo_map all[CALIB_RIG_MAX];
+            if (calib_rig_load(path, 0, 0, &g, all, err, errlen))
+                return -1;
+            if (g.ncams > 2) {
+                calib_rig_free_maps(all);
+                imgio_error(err, errlen, path, "a rig file of %d cameras: two views' maps are in "
+                            "the pair map files that stereo-calibrate --maps MAPS or calib-maps "
+                            "RIG MAPS write (MAPS-R-K)", g.ncams);
+                return -1;
+            }
+            maps[0] = all[g.reference];
+            maps[1] = all[g.first];
+            return check_source_size(path, cam_w, cam_h, maps, err, errlen);
+        }
         stereo_calib c;
         if (calib_read_yaml(path, &c, err, errlen) ||
             give_camera(path, &c, cam, has_camera, err, errlen))

@@ -114,6 +114,69 @@ int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map ma
  * depth_camera_check (e.g. a zero baseline). */
 int calib_camera(const stereo_calib *c, depth_camera *cam, char *err, size_t errlen);
 
+/* ---- rig files: N cameras rectified to one common plane (stereo-calibrate --view) -------------
+ *
+ * An OpenCV FileStorage YAML ("%YAML:1.0", read by hal/calib_yaml.h as the pair YAML is; format
+ * in docs/calibration.md). Required: rig_cameras (2 .. CALIB_RIG_MAX), reference (0 ..
+ * rig_cameras - 1), image_width, image_height, focal_px and cy (common to every camera), and per
+ * camera K = 0 .. rig_cameras - 1: camK_M (3x3), camK_D (4, 5 or 8 coefficients, as D1),
+ * camK_R (3x3 rectifying rotation: camera K -> the common rectified frame), camK_P (3x4: [f 0 cx
+ * -f*B_K; 0 f cy 0; 0 0 1 0], B_K the signed position of camera K along the rig relative to the
+ * reference) and camK_baseline_ratio (B_K / B_first, the first other camera being camera 0, or 1
+ * when the reference is 0: its ratio is 1, the reference's 0; what stereo-match --baselines
+ * takes). Optional: rectified_width, rectified_height (default the image size); other keys (cx,
+ * camK_position, camK_off_line, camK_pose_R, camK_pose_T, camK_rms, ...) are ignored. Refused,
+ * with "<path>: line N: <key>: ...": a camK_ key of a camera K >= rig_cameras, a missing key of
+ * a camera below it, a reference outside the rig, a camK_R that is not a rotation, a camK_P whose
+ * f or cy differ from focal_px, cy (more than 0.01 px) or that is not of the form above, a ratio
+ * that disagrees with the projections (P[0][3] / P_first[0][3]), a first other camera that is
+ * not to the right of the reference (P[0][3] >= 0: negative disparities). Each camera's map is
+ * computed as calib_compute_maps computes one (the same formula, exactly), so a two-camera rig
+ * file with the numbers of a pair YAML (M1 D1 R1 P1 = cam0, M2 D2 R2 P2 = cam1) gives its maps
+ * bit for bit. calib_load_maps takes a two-camera rig file (maps: reference, other camera); for
+ * more, the pair map files (calib_rig_map_path) hold two cameras' maps each. */
+
+#define CALIB_RIG_MAX 8
+
+typedef struct {
+    int ncams, reference;
+    int first;                     /* the first other camera: ratio 1, to the right */
+    int image_width, image_height; /* camera images (all the same size) */
+    int rect_width, rect_height;   /* rectified output */
+    double focal, cx, cy;          /* the common camera matrix (cx: the first other camera's) */
+    double M[CALIB_RIG_MAX][3][3];
+    double D[CALIB_RIG_MAX][CALIB_MAX_DIST];
+    int ndist[CALIB_RIG_MAX];
+    double R[CALIB_RIG_MAX][3][3]; /* rectifying rotations */
+    double P[CALIB_RIG_MAX][3][4]; /* projections in the common rectified frame */
+    double ratio[CALIB_RIG_MAX];   /* baseline ratios: reference 0, first other camera 1 */
+} calib_rig;
+
+/* Reads a rig file. 0, or -1 with "<path>: ..." in err; *out is then zeroed. */
+int calib_rig_read(const char *path, calib_rig *out, char *err, size_t errlen);
+
+/* 1 when path is a YAML with the key rig_cameras (a rig file, to be read by calib_rig_read), 0
+ * when it has none, -1 with err when it is no readable calibration YAML. */
+int calib_is_rig(const char *path, char *err, size_t errlen);
+
+/* Every camera's map (maps[0 .. ncams - 1]) for an out_w x out_h output (0x0: the rectified
+ * size). Release with calib_rig_free_maps. 0, or -1 with err (nothing then allocated). */
+int calib_rig_compute_maps(const calib_rig *rig, int out_w, int out_h,
+                           stereo_map maps[CALIB_RIG_MAX], char *err, size_t errlen);
+
+/* calib_rig_read + calib_rig_compute_maps at the rectified size; when cam_w > 0 the rig must be
+ * for cam_w x cam_h camera images. 0, or -1 with err (nothing then allocated). */
+int calib_rig_load(const char *path, int cam_w, int cam_h, calib_rig *rig,
+                   stereo_map maps[CALIB_RIG_MAX], char *err, size_t errlen);
+
+/* Frees all CALIB_RIG_MAX maps (zeroed entries are fine). */
+void calib_rig_free_maps(stereo_map maps[CALIB_RIG_MAX]);
+
+/* The pair map file of (reference, camera k) for the map file name maps, as stereo-calibrate
+ * --view --maps names it: "-R-K" before the extension ("rig.maps" -> "rig-0-2.maps", "rig" ->
+ * "rig-0-2"). 0, or -1 when it does not fit in n bytes. */
+int calib_rig_map_path(const char *maps, int reference, int k, char *out, size_t n);
+
 /* Distance between the camera centres, |T|, in the calibration's unit (stereo-calibrate: m). */
 double calib_baseline(const stereo_calib *c);
 

@@ -351,8 +351,11 @@ static int read_scalar_field(reader *r, calib_yaml_field *fd)
             return -1;
         if (!plain)
             return fail(r, line, "'%.40s' is quoted: numbers are written without quotes", s);
-        if (parse_real(s, &x) || x < fd->lo)
+        if (parse_real(s, &x) || x < fd->lo) {
+            if (isinf(fd->lo)) /* no lower bound */
+                return fail(r, line, "'%.40s' is not a finite number", s);
             return fail(r, line, "'%.40s' is not a number >= %g", s, fd->lo);
+        }
         *(double *)fd->dst = x;
         return 0;
     default: /* CALIB_YAML_STRING */

@@ -43,7 +43,7 @@ typedef enum {
                           an ignored key's) */
     CALIB_YAML_INT,    /* int, in [lo, hi] */
     CALIB_YAML_SIDE,   /* int, an image side: 1 .. STEREO_MAX_SIDE */
-    CALIB_YAML_REAL,   /* double, finite and >= lo */
+    CALIB_YAML_REAL,   /* double, finite and >= lo (lo = -HUGE_VAL: any finite number) */
     CALIB_YAML_STRING, /* char[cap], any scalar style, not empty */
     CALIB_YAML_MATRIX, /* double[cap] row by row; rows x cols when those are > 0 */
 } calib_yaml_type;

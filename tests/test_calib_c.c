@@ -3,8 +3,11 @@
  * refused with "<path>: line N: <key>: ..." and every truncation refused) and the maps computed
  * in C (exact on cases with a known answer: identity, half-pixel and tie shifts, negative
  * positions; against a separately written reference on a distorted, rotated, rational model;
- * the same maps from the YAML and from a map file). The comparison with OpenCV itself is in
- * tests/test_calibrate.py. */
+ * the same maps from the YAML and from a map file); rig files of N cameras (calib_rig_*: values,
+ * each camera's map equal to the pair maps of the same numbers, a two-camera rig through
+ * calib_load_maps, every bad input and truncation refused with "<path>: line N: <key>: ...", the
+ * pair map file names). The comparison with OpenCV itself is in tests/test_calibrate.py and
+ * tests/test_calibrate_rig.py. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -537,6 +540,363 @@ static void test_load_maps(void **state)
     mapfile_free(a);
 }
 
+/* ---- rig files (N cameras) ------------------------------------------------------------------ */
+
+/* A 3-camera rig as stereo-calibrate --view writes it (cx, camK_images and camK_rms ignored):
+ * cam0 and cam1 hold base_yaml's M1 D1 R1 P1 and M2 D2 R2 P2, cam2 is turned about y
+ * (cos 0.96, sin 0.28: exact in decimal), has the rational model and sits twice as far. The
+ * last value is cam2's ratio, so that a file cut anywhere before its end misses a key. */
+static const char rig_yaml[] =
+    "%YAML:1.0\n"
+    "---\n"
+    "rig_cameras: 3\n"
+    "reference: 0\n"
+    "image_width: 64\n"
+    "image_height: 48\n"
+    "rectified_width: 60\n"
+    "rectified_height: 40\n"
+    "focal_px: 4.8e+01\n"
+    "cx: 3.0e+01\n"
+    "cy: 2.0e+01\n"
+    "cam0_images: \"cam0/*.png\"\n"
+    "cam0_M: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 3\n"
+    "   dt: d\n"
+    "   data: [ 5.0000000000000000e+01, 0., 3.2000000000000000e+01, 0.,\n"
+    "       5.1000000000000000e+01, 2.4000000000000000e+01, 0., 0., 1. ]\n"
+    "cam0_D: !!opencv-matrix\n"
+    "   rows: 1\n"
+    "   cols: 5\n"
+    "   dt: d\n"
+    "   data: [ -1.0000000000000001e-01, 2.0000000000000000e-02,\n"
+    "       1.0000000000000000e-03, -2.0000000000000000e-03, 5.0e-03 ]\n"
+    "cam0_R: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 3\n"
+    "   dt: d\n"
+    "   data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]\n"
+    "cam0_P: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 4\n"
+    "   dt: d\n"
+    "   data: [ 4.8e+01, 0., 3.0e+01, 0., 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\n"
+    "cam0_baseline_ratio: 0.\n"
+    "cam0_rms: 1.0e-01\n"
+    "cam1_M: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 3\n"
+    "   dt: d\n"
+    "   data: [ 5.2e+01, 0., 3.1e+01, 0., 5.2e+01, 2.5e+01, 0., 0., 1. ]\n"
+    "cam1_D: !!opencv-matrix\n"
+    "   rows: 1\n"
+    "   cols: 5\n"
+    "   dt: d\n"
+    "   data: [ -8.0e-02, 1.0e-02, 0., 0., 0. ]\n"
+    "cam1_R: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 3\n"
+    "   dt: d\n"
+    "   data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]\n"
+    "cam1_P: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 4\n"
+    "   dt: d\n"
+    "   data: [ 4.8e+01, 0., 3.0e+01, -2.88e+00, 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\n"
+    "cam1_baseline_ratio: 1.\n"
+    "cam2_M: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 3\n"
+    "   dt: d\n"
+    "   data: [ 4.9e+01, 0., 3.3e+01, 0., 5.0e+01, 2.3e+01, 0., 0., 1. ]\n"
+    "cam2_D: !!opencv-matrix\n"
+    "   rows: 1\n"
+    "   cols: 8\n"
+    "   dt: d\n"
+    "   data: [ -1.2e-01, 4.0e-02, 5.0e-04, -2.5e-04, 1.0e-03, 1.0e-02, -4.0e-03, 2.0e-03 ]\n"
+    "cam2_R: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 3\n"
+    "   dt: d\n"
+    "   data: [ 9.6e-01, 0., 2.8e-01, 0., 1., 0., -2.8e-01, 0., 9.6e-01 ]\n"
+    "cam2_P: !!opencv-matrix\n"
+    "   rows: 3\n"
+    "   cols: 4\n"
+    "   dt: d\n"
+    "   data: [ 4.8e+01, 0., 3.0e+01, -5.76e+00, 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\n"
+    "cam2_baseline_ratio: 2.\n";
+
+/* text with the first occurrence of `from` replaced by `to`; *line: the line of `from` */
+static char *text_with(const char *text, const char *from, const char *to, int *line)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t pre = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memcpy(s, text, pre);
+    strcpy(s + pre, to);
+    strcat(s, at + strlen(from));
+    if (line) {
+        *line = 1;
+        for (const char *p = text; p < at; p++)
+            *line += *p == '\n';
+    }
+    return s;
+}
+
+static void test_rig_read(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], err[512];
+    write_text(tmp_path(path, "rig3.yml"), rig_yaml, strlen(rig_yaml));
+    calib_rig g;
+    assert_int_equal(calib_rig_read(path, &g, err, sizeof err), 0);
+    assert_int_equal(g.ncams, 3);
+    assert_int_equal(g.reference, 0);
+    assert_int_equal(g.first, 1);
+    assert_true(g.image_width == 64 && g.image_height == 48 && g.rect_width == 60 &&
+                g.rect_height == 40);
+    assert_true(g.focal == 48 && g.cy == 20 && g.cx == 30);
+    assert_true(g.M[0][0][0] == 50 && g.M[1][1][2] == 25 && g.M[2][0][2] == 33);
+    assert_true(g.ndist[0] == 5 && g.ndist[1] == 5 && g.ndist[2] == 8);
+    assert_true(g.D[0][4] == 5.0e-03 && g.D[2][7] == 2.0e-03 && g.D[1][5] == 0);
+    assert_true(g.R[2][0][2] == 0.28 && g.R[2][2][0] == -0.28 && g.R[0][1][1] == 1);
+    assert_true(g.P[1][0][3] == -2.88 && g.P[2][0][3] == -5.76);
+    assert_true(g.ratio[0] == 0 && g.ratio[1] == 1 && g.ratio[2] == 2);
+
+    /* camera 1 the reference: camera 0 is then the first other one (ratio 1, to its right),
+     * camera 2 on the other side (ratio -1) */
+    static const char *const edits[][2] = {
+        {"reference: 0\n", "reference: 1\n"},
+        {"3.0e+01, 0., 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\ncam0_baseline_ratio: 0.",
+         "3.0e+01, -2.88e+00, 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\n"
+         "cam0_baseline_ratio: 1."},
+        {"-2.88e+00, 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\ncam1_baseline_ratio: 1.",
+         "0., 0., 4.8e+01, 2.0e+01, 0., 0., 0., 1., 0. ]\ncam1_baseline_ratio: 0."},
+        {"-5.76e+00", "2.88e+00"},
+        {"cam2_baseline_ratio: 2.", "cam2_baseline_ratio: -1."},
+    };
+    char *s = strdup(rig_yaml);
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        char *t = text_with(s, edits[k][0], edits[k][1], NULL);
+        free(s);
+        s = t;
+    }
+    write_text(path, s, strlen(s));
+    free(s);
+    assert_int_equal(calib_rig_read(path, &g, err, sizeof err), 0);
+    assert_true(g.reference == 1 && g.first == 0);
+    assert_true(g.ratio[0] == 1 && g.ratio[1] == 0 && g.ratio[2] == -1);
+    /* the loader fails cleanly on a missing file */
+    assert_int_equal(calib_rig_read(tmp_path(path, "none.yml"), &g, err, sizeof err), -1);
+    assert_non_null(strstr(err, "none.yml: cannot open"));
+}
+
+/* Each camera's map is the one calib_compute_maps gives for the same numbers: a two-camera rig
+ * file gives a pair YAML's maps, and every camera of a larger rig is computed the same way. */
+static void test_rig_maps(void **state)
+{
+    (void)state;
+    char path[PATH_MAX], pair[PATH_MAX], err[512];
+    write_text(tmp_path(path, "rig3.yml"), rig_yaml, strlen(rig_yaml));
+    calib_rig g;
+    stereo_map rm[CALIB_RIG_MAX];
+    assert_int_equal(calib_rig_load(path, 64, 48, &g, rm, err, sizeof err), 0);
+    for (int k = 0; k < 3; k++)
+        assert_true(rm[k].width == 60 && rm[k].height == 40 && rm[k].src_width == 64 &&
+                    rm[k].src_height == 48);
+    assert_null(rm[3].xy);
+    /* cam0, cam1 against base_yaml (the same numbers) through calib_load_maps */
+    write_text(tmp_path(pair, "pair.yml"), base_yaml, strlen(base_yaml));
+    stereo_map pm[2];
+    assert_int_equal(calib_load_maps(pair, 64, 48, pm, err, sizeof err), 0);
+    for (int k = 0; k < 2; k++) {
+        assert_memory_equal(rm[k].xy, pm[k].xy, 4 * 60 * 40);
+        assert_memory_equal(rm[k].frac, pm[k].frac, 2 * 60 * 40);
+    }
+    mapfile_free(pm);
+    /* cam2 (rotated, rational) against calib_compute_maps of a pair holding its numbers */
+    stereo_calib c;
+    assert_int_equal(calib_read_yaml(pair, &c, err, sizeof err), 0);
+    memcpy(c.M[1], g.M[2], sizeof c.M[1]);
+    memcpy(c.D[1], g.D[2], sizeof c.D[1]);
+    memcpy(c.Rrect[1], g.R[2], sizeof c.Rrect[1]);
+    memcpy(c.P[1], g.P[2], sizeof c.P[1]);
+    assert_int_equal(calib_compute_maps(&c, 0, 0, pm, err, sizeof err), 0);
+    assert_memory_equal(rm[2].xy, pm[1].xy, 4 * 60 * 40);
+    assert_memory_equal(rm[2].frac, pm[1].frac, 2 * 60 * 40);
+    mapfile_free(pm);
+    /* the rotation matters: cam2's map is not cam1's */
+    assert_true(memcmp(rm[1].xy, rm[2].xy, 4 * 60 * 40) != 0);
+    /* another output size */
+    stereo_map small[CALIB_RIG_MAX];
+    assert_int_equal(calib_rig_compute_maps(&g, 16, 12, small, err, sizeof err), 0);
+    assert_true(small[2].width == 16 && small[2].height == 12);
+    calib_rig_free_maps(small);
+    calib_rig_free_maps(rm);
+
+    /* a two-camera rig: calib_load_maps gives its maps (reference left), equal to the pair's */
+    char *s = text_with(rig_yaml, "rig_cameras: 3\n", "rig_cameras: 2\n", NULL);
+    *strstr(s, "cam2_M:") = '\0';
+    write_text(tmp_path(path, "rig2.yml"), s, strlen(s));
+    free(s);
+    stereo_map two[2];
+    assert_int_equal(calib_load_maps(path, 64, 48, two, err, sizeof err), 0);
+    assert_int_equal(calib_load_maps(pair, 64, 48, pm, err, sizeof err), 0);
+    for (int k = 0; k < 2; k++) {
+        assert_memory_equal(two[k].xy, pm[k].xy, 4 * 60 * 40);
+        assert_memory_equal(two[k].frac, pm[k].frac, 2 * 60 * 40);
+    }
+    mapfile_free(two);
+    mapfile_free(pm);
+    assert_int_equal(calib_load_maps(path, 640, 480, two, err, sizeof err), -1);
+    assert_non_null(strstr(err, "rig2.yml: maps are for 64x48 camera images"));
+    /* three cameras where two maps are wanted: refused, pointing at the pair map files */
+    write_text(tmp_path(path, "rig3.yml"), rig_yaml, strlen(rig_yaml));
+    assert_int_equal(calib_load_maps(path, 0, 0, two, err, sizeof err), -1);
+    assert_non_null(strstr(err, "rig3.yml: a rig file of 3 cameras"));
+    assert_null(two[0].xy);
+    /* a rig file is not a pair calibration, nor a pair calibration a rig file */
+    assert_int_equal(calib_read_yaml(path, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "rig3.yml: a rig file (stereo-calibrate --view)"));
+    assert_int_equal(calib_rig_read(pair, &g, err, sizeof err), -1);
+    assert_non_null(strstr(err, "pair.yml: a two-camera calibration (M1 ... Q), not a rig"));
+}
+
+static void test_rig_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *from, *to, *expect;
+        int has_line, line_offset;
+    } cases[] = {
+        /* the number of cameras against the keys */
+        {"rig_cameras: 3\n", "rig_cameras: 2\n", "cam2_M: the rig has 2 cameras (rig_cameras, "
+         "line 3): cam0 .. cam1", 0, 0},
+        {"rig_cameras: 3\n", "rig_cameras: 4\n", "missing key 'cam3_M'", 0, 0},
+        {"rig_cameras: 3\n", "rig_cameras: 1\n", "rig_cameras: '1' is not an integer in", 1, 0},
+        {"rig_cameras: 3\n", "rig_cameras: 9\n", "rig_cameras: '9' is not an integer in", 1, 0},
+        {"rig_cameras: 3\n", "", "missing key 'rig_cameras'", 0, 0},
+        {"reference: 0\n", "reference: 3\n", "reference: 3 is not a camera of the rig (0 .. 2)",
+         1, 0},
+        /* missing keys */
+        {"cam2_P: !!opencv-matrix", "cam2_Q: !!opencv-matrix", "missing key 'cam2_P'", 0, 0},
+        {"cam1_baseline_ratio: 1.\n", "", "missing key 'cam1_baseline_ratio'", 0, 0},
+        {"focal_px: 4.8e+01\n", "", "missing key 'focal_px'", 0, 0},
+        /* bad matrices */
+        {"cam1_R: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n"
+         "   data: [ 1., 0., 0., 0., 1., 0., 0., 0., 1. ]",
+         "cam1_R: !!opencv-matrix\n   rows: 3\n   cols: 2\n   dt: d\n"
+         "   data: [ 1., 0., 0., 1., 0., 0. ]", "cam1_R: 3x2 matrix, expected 3x3", 1, 0},
+        {"   data: [ 9.6e-01, 0., 2.8e-01,", "   data: [ 9.7e-01, 0., 2.8e-01,",
+         "cam2_R: not a rotation", 1, -4},
+        {"   data: [ 9.6e-01, 0., 2.8e-01, 0., 1., 0., -2.8e-01, 0., 9.6e-01 ]",
+         "   data: [ 9.6e-01, 0., 2.8e-01, 0., -1., 0., -2.8e-01, 0., 9.6e-01 ]",
+         "cam2_R: not a rotation", 1, -4},
+        {"5.2e+01, 0., 3.1e+01", "-5.2e+01, 0., 3.1e+01", "cam1_M: focal lengths must be positive",
+         1, -4},
+        {"   data: [ -8.0e-02, 1.0e-02, 0., 0., 0. ]", "   data: [ -8.0e-02, 1.0e-02, 0., 0., 0., 0. ]",
+         "cam1_D: data has 6 numbers, but rows x cols = 1x5", 1, -4},
+        {"   data: [ 4.8e+01, 0., 3.0e+01, -5.76e+00, 0., 4.8e+01,",
+         "   data: [ 4.9e+01, 0., 3.0e+01, -5.76e+00, 0., 4.9e+01,",
+         "cam2_P: not a projection of the common rectified frame", 1, -4},
+        {"-5.76e+00, 0., 4.8e+01, 2.0e+01, 0.", "-5.76e+00, 0., 4.8e+01, 2.1e+01, 0.",
+         "cam2_P: not a projection of the common rectified frame", 1, -4},
+        {"-5.76e+00, 0., 4.8e+01, 2.0e+01, 0.", "-5.76e+00, 0., 4.8e+01, 2.0e+01, 1.",
+         "cam2_P: not a projection", 1, -4},
+        /* ratios against the projections, sides */
+        {"cam2_baseline_ratio: 2.", "cam2_baseline_ratio: 2.1",
+         "cam2_baseline_ratio: 2.1, but the projections give 2", 1, 0},
+        {"cam0_baseline_ratio: 0.", "cam0_baseline_ratio: 1.", "the reference's is 0", 1, 0},
+        {"3.0e+01, -2.88e+00, 0.", "3.0e+01, 2.88e+00, 0.",
+         "cam1_P: P[0][3] = 2.88: the first camera after the reference must lie to its right", 1,
+         -4},
+        {"focal_px: 4.8e+01\n", "focal_px: 0\n", "focal_px: must be positive", 1, 0},
+        {"cy: 2.0e+01\n", "cy: .nan\n", "cy: '.nan' is not a finite number", 1, 0},
+        {"cam0_images: \"cam0/*.png\"\n", "cam0_images: \"cam0/*.png\n",
+         "cam0_images: unterminated string", 1, 0},
+    };
+    char path[PATH_MAX];
+    tmp_path(path, "bad-rig.yml");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int line;
+        char *s = text_with(rig_yaml, cases[k].from, cases[k].to, &line);
+        write_text(path, s, strlen(s));
+        free(s);
+        calib_rig g;
+        char err[512] = "", want[PATH_MAX + 32];
+        int rc = calib_rig_read(path, &g, err, sizeof err);
+        if (rc != -1 || !strstr(err, cases[k].expect))
+            fail_msg("case %zu (%s): rc %d, message \"%s\", expected \"%s\"", k, cases[k].to, rc,
+                     err, cases[k].expect);
+        snprintf(want, sizeof want, "%s: ", path);
+        if (strncmp(err, want, strlen(want)) != 0)
+            fail_msg("case %zu: message \"%s\" does not start with the path", k, err);
+        snprintf(want, sizeof want, "%s: line %d: ", path, line + cases[k].line_offset);
+        if (cases[k].has_line && strncmp(err, want, strlen(want)) != 0)
+            fail_msg("case %zu: message \"%s\" does not start with \"%s\"", k, err, want);
+        assert_int_equal(g.ncams, 0); /* nothing half-read is handed out */
+        /* the loader gives the reader's message and no maps */
+        stereo_map m[CALIB_RIG_MAX];
+        char err2[512] = "";
+        assert_int_equal(calib_rig_load(path, 0, 0, &g, m, err2, sizeof err2), -1);
+        assert_string_equal(err, err2);
+        assert_null(m[0].xy);
+    }
+    /* the N-mismatch case names the key's line */
+    int line;
+    char *s = text_with(rig_yaml, "rig_cameras: 3\n", "rig_cameras: 2\n", NULL);
+    free(text_with(rig_yaml, "cam2_M:", "cam2_M:", &line));
+    write_text(path, s, strlen(s));
+    free(s);
+    calib_rig g;
+    char err[512], want[PATH_MAX + 64];
+    assert_int_equal(calib_rig_read(path, &g, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: line %d: cam2_M: the rig has 2 cameras", path, line);
+    assert_non_null(strstr(err, want));
+}
+
+/* A rig file cut anywhere before its last value is refused, with the path first. */
+static void test_rig_truncated(void **state)
+{
+    (void)state;
+    char path[PATH_MAX];
+    tmp_path(path, "cut-rig.yml");
+    size_t limit = strlen(rig_yaml) - strlen("2.\n");
+    for (size_t n = 0; n < limit; n++) {
+        calib_rig g;
+        char err[512] = "";
+        write_text(path, rig_yaml, n);
+        if (calib_rig_read(path, &g, err, sizeof err) != -1)
+            fail_msg("a rig file cut to %zu bytes was accepted", n);
+        if (strncmp(err, path, strlen(path)) != 0)
+            fail_msg("cut to %zu: message \"%s\" does not name the file", n, err);
+    }
+}
+
+static void test_rig_map_path(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *maps, *want;
+    } cases[] = {
+        {"rig.maps", "rig-0-2.maps"},         {"out/rig.maps", "out/rig-0-2.maps"},
+        {"rig", "rig-0-2"},                   {"a.d/rig", "a.d/rig-0-2"},
+        {"a/b.c.maps", "a/b.c-0-2.maps"},     {".maps", ".maps-0-2"},
+        {"dir/..maps", "dir/..maps-0-2"},     {"x/.hidden.bin", "x/.hidden-0-2.bin"},
+    };
+    char out[64];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(calib_rig_map_path(cases[k].maps, 0, 2, out, sizeof out), 0);
+        assert_string_equal(out, cases[k].want);
+    }
+    assert_int_equal(calib_rig_map_path("rig.maps", 1, 7, out, sizeof out), 0);
+    assert_string_equal(out, "rig-1-7.maps");
+    assert_int_equal(calib_rig_map_path("rig.maps", 0, 2, out, 12), -1); /* 13 bytes needed */
+    assert_int_equal(calib_rig_map_path("rig.maps", 0, 2, out, 13), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -557,6 +917,9 @@ int main(void)
         cmocka_unit_test(test_maps_identity), cmocka_unit_test(test_maps_shifts),
         cmocka_unit_test(test_maps_reference), cmocka_unit_test(test_maps_far_away),
         cmocka_unit_test(test_load_maps),
+        cmocka_unit_test(test_rig_read),      cmocka_unit_test(test_rig_maps),
+        cmocka_unit_test(test_rig_errors),    cmocka_unit_test(test_rig_truncated),
+        cmocka_unit_test(test_rig_map_path),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,7 +6,10 @@
  *   calib-maps --compare MAPS CALIB.yml [--tolerance N]
  *                                                     compare a map file with CALIB.yml's maps
  *   calib-maps --info FILE                            check a map file or calibration, describe it
- * CALIB.yml may be "LEFT.yaml,RIGHT.yaml": the two ROS camera_info files of a stereo calibration.
+ * CALIB.yml may be "LEFT.yaml,RIGHT.yaml": the two ROS camera_info files of a stereo calibration,
+ * or a rig file of N cameras (stereo-calibrate --view): MAPS then names the pair map files, one
+ * per camera other than the reference R, MAPS with "-R-K" before its extension (rig.maps ->
+ * rig-0-1.maps, rig-0-2.maps, ...), each holding the maps of cameras R (left) and K (right).
  *
  * Exit status: 0 success, 1 bad input (one line naming the file) or maps that differ by more
  * than the tolerance, 2 bad usage (MAPS naming CALIB, a link, a directory or a device, or in a
@@ -36,7 +39,10 @@ static const char usage_text[] =
     "R2 P1 P2 Q, image_width, image_height) the way OpenCV's initUndistortRectifyMap does, and\n"
     "writes them as a map file for stereo-match --maps, with the rectified left camera (focal\n"
     "length, centre, baseline: version 2, for --depth / --ply). CALIB.yml may also be the pair\n"
-    "LEFT.yaml,RIGHT.yaml of ROS camera_info files written by a stereo calibration.\n"
+    "LEFT.yaml,RIGHT.yaml of ROS camera_info files written by a stereo calibration, or a\n"
+    "rig file of N cameras (stereo-calibrate --view): then one pair map file per camera K\n"
+    "other than the reference R, named MAPS with -R-K before the extension (rig.maps ->\n"
+    "rig-0-1.maps, ...), holding the maps of cameras R (left) and K (right).\n"
     "  --size WxH       output size (default: the calibration's rectified size)\n"
     "  --compare        compare MAPS (e.g. from stereo-calibrate --maps) with the maps computed\n"
     "                   from CALIB.yml; fails when a pixel differs by more than the tolerance\n"
@@ -123,10 +129,43 @@ static int compare(const char *maps_path, const char *calib_path, int tolerance)
     return rc;
 }
 
+/* --info of a rig file: each camera's map. */
+static int rig_info(const char *path)
+{
+    char err[512];
+    calib_rig g;
+    stereo_map m[CALIB_RIG_MAX];
+    if (calib_rig_load(path, 0, 0, &g, m, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    printf("%s: rig of %d cameras, reference %d, %dx%d maps from %dx%d camera images, focal "
+           "length %.2f px, cx %.2f, cy %.2f\n", path, g.ncams, g.reference, m[0].width,
+           m[0].height, m[0].src_width, m[0].src_height, g.focal, g.cx, g.cy);
+    int rc = 0;
+    for (int k = 0; k < g.ncams; k++) {
+        if (rectify_map_check(&m[k], m[k].width, m[k].height, err, sizeof err)) {
+            fprintf(stderr, "calib-maps: %s: camera %d map: %s\n", path, k, err);
+            rc = 1;
+            break;
+        }
+        size_t n = (size_t)m[k].width * m[k].height, valid = 0;
+        for (size_t i = 0; i < n; i++)
+            valid += inside(&m[k], i);
+        printf("camera %d: baseline ratio %.6g, %zu of %zu pixels sample inside the image "
+               "(%.1f %%)\n", k, g.ratio[k], valid, n, 100.0 * valid / n);
+    }
+    calib_rig_free_maps(m);
+    return rc;
+}
+
 static int info(const char *path)
 {
     char err[512];
     stereo_map m[2];
+    int rig = strchr(path, ',') ? 0 : calib_is_rig(path, err, sizeof err);
+    if (rig > 0)
+        return rig_info(path);
     depth_camera cam;
     int has_cam;
     if (calib_load_maps_camera(path, 0, 0, m, &cam, &has_cam, err, sizeof err)) {
@@ -170,6 +209,66 @@ static int info(const char *path)
     return rc;
 }
 
+/* A rig file: one pair map file (reference, camera k) per other camera, named as
+ * calib_rig_map_path says; every name checked (outpath.h) before the first is written, once the
+ * rig file has said how many there are. */
+static int write_rig_maps(const char *rig_path, const char *maps_path, int w, int h)
+{
+    char err[2 * 4096 + 256];
+    calib_rig g;
+    stereo_map m[CALIB_RIG_MAX];
+    if (calib_rig_read(rig_path, &g, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    char names[CALIB_RIG_MAX][4096];
+    outpath_file out[CALIB_RIG_MAX];
+    int nout = 0;
+    for (int k = 0; k < g.ncams; k++) {
+        if (k == g.reference)
+            continue;
+        if (calib_rig_map_path(maps_path, g.reference, k, names[nout], sizeof names[0]))
+            return usage_error("MAPS '%s' is too long", maps_path);
+        out[nout] = (outpath_file){"MAPS", names[nout]};
+        nout++;
+    }
+    outpath_file in = {"RIG", rig_path};
+    if (outpath_check(out, nout, &in, 1, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (calib_rig_compute_maps(&g, w, h, m, err, sizeof err)) {
+        fprintf(stderr, "calib-maps: %s: %s\n", rig_path, err);
+        return 1;
+    }
+    int rc = 0;
+    for (int i = 0, k = 0; k < g.ncams && rc == 0; k++) {
+        if (k == g.reference)
+            continue;
+        stereo_map pair[2] = {m[g.reference], m[k]};
+        /* the pair's rectified left camera (depth.h) where camera k is right of the reference
+         * (positive disparities): B from the projections, P[0][3] = -f B */
+        const int r = g.reference;
+        depth_camera cam = {g.P[r][0][0], g.P[r][0][2], g.P[r][1][2],
+                            (g.P[r][0][3] - g.P[k][0][3]) / g.P[k][0][0],
+                            g.P[k][0][2] - g.P[r][0][2]};
+        const int with_cam = cam.baseline > 0 && depth_camera_check(&cam, "", NULL, 0) == 0;
+        rc = with_cam ? mapfile_write_camera(names[i], pair, &cam, err, sizeof err)
+                      : mapfile_write(names[i], pair, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "calib-maps: %s\n", err);
+        else
+            printf("%s: %dx%d maps of cameras %d (reference) and %d from %dx%d camera images "
+                   "(baseline ratio %.6g, rectified focal length %.2f px; %s)\n", names[i],
+                   m[k].width, m[k].height, g.reference, k, m[k].src_width, m[k].src_height,
+                   g.ratio[k], g.focal,
+                   with_cam ? "with the camera for depth" : "left of the reference: no camera");
+        i++;
+    }
+    calib_rig_free_maps(m);
+    return rc ? 1 : 0;
+}
+
 static int write_maps(const char *calib_path, const char *maps_path, int w, int h)
 {
     char err[2 * 4096 + 256];
@@ -189,6 +288,14 @@ static int write_maps(const char *calib_path, const char *maps_path, int w, int 
         fprintf(stderr, "calib-maps: %s\n", err);
         return EXIT_USAGE;
     }
+    /* a rig file: MAPS (checked above like any output) names the pair map files */
+    int rig = comma ? 0 : calib_is_rig(calib_path, err, sizeof err);
+    if (rig < 0) {
+        fprintf(stderr, "calib-maps: %s\n", err);
+        return 1;
+    }
+    if (rig)
+        return write_rig_maps(calib_path, maps_path, w, h);
     if (calib_read(calib_path, &c, err, sizeof err)) {
         fprintf(stderr, "calib-maps: %s\n", err);
         return 1;

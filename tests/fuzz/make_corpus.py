@@ -97,6 +97,17 @@ yaml += "rms: 0.25\n# a comment\n"
 put("calib_yaml", "rig.yml", yaml.encode())
 put("calib_yaml", "rational.yml", yaml.replace("D1:", "X1:").replace("rms: 0.25", "rectified_width: 32\nrectified_height: 24").encode()
     + mat("D1", np.array([-0.1, 0.02, 0, 0, 0, 0.001, 0, 0]), True).encode())
+# a rig file of 3 cameras (stereo-calibrate --view): the pair as cameras 0 and 1, a third twice
+# as far along the baseline
+P3 = P2.copy()
+P3[0, 3] *= 2
+rig3 = "%%YAML:1.0\n---\nrig_cameras: 3\nreference: 0\nimage_width: %d\nimage_height: %d\n" % size
+rig3 += "focal_px: %.10g\ncy: %.10g\n" % (P1[0, 0], P1[1, 2])
+for k, (m, d, r, p, ratio) in enumerate(((M[0], D[0], R1, P1, 0), (M[1], D[1], R2, P2, 1),
+                                         (M[1], D[1], R2, P3, 2))):
+    rig3 += "".join(mat("cam%d_%s" % (k, key), v, True) for key, v in (("M", m), ("D", d), ("R", r), ("P", p)))
+    rig3 += "cam%d_baseline_ratio: %d\n" % (k, ratio)
+put("calib_yaml", "rig3.yml", rig3.encode())
 
 def camera_info(k, model="plumb_bob", dist=None):
     d = D[k] if dist is None else dist
