@@ -199,18 +199,25 @@ void sd_matcher_destroy(sd_matcher *m)
     free(m);
 }
 
-int sd_calibration(const char *spec, double out[4], int size[2], char *err, size_t errlen)
+int sd_calibration(const char *spec, double out[5], int size[2], char *err, size_t errlen)
 {
     if (!spec || !out || !size)
         return fail(SD_EVALUE, err, errlen, "sd_calibration: a NULL argument");
-    stereo_calib c;
-    if (calib_read(spec, &c, err, errlen))
+    stereo_map maps[2];
+    depth_camera cam;
+    int has_camera = 0;
+    if (calib_load_maps_camera(spec, 0, 0, maps, &cam, &has_camera, err, errlen))
         return SD_ERUNTIME;
-    out[0] = calib_focal_px(&c);
-    out[1] = calib_baseline(&c);
-    out[2] = c.P[0][0][2];
-    out[3] = c.P[0][1][2];
-    size[0] = c.rect_width;
-    size[1] = c.rect_height;
+    size[0] = maps[0].width;
+    size[1] = maps[0].height;
+    mapfile_free(maps);
+    if (!has_camera)
+        return fail(SD_ERUNTIME, err, errlen,
+                    "%s: a map file without the camera (version 1): give f and B instead", spec);
+    out[0] = cam.focal_px;
+    out[1] = cam.baseline;
+    out[2] = cam.cx;
+    out[3] = cam.cy;
+    out[4] = cam.doffs_px;
     return SD_OK;
 }

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SD_ABI_VERSION 1
+#define SD_ABI_VERSION 2
 
 enum { SD_OK = 0, SD_EVALUE = 1, SD_ERUNTIME = 2 };
 
@@ -68,9 +68,11 @@ const char *sd_matcher_note(const sd_matcher *m);
 
 void sd_matcher_destroy(sd_matcher *m);
 
-/* The rectified geometry of a calibration (what stereo-match --maps reads, except map files,
- * which hold no camera): out[0..3] = f (px, P1[0][0]), B (|T|, the calibration's unit), cx, cy
- * (px, P1's principal point); size[0..1] = the rectified width, height. */
-int sd_calibration(const char *spec, double out[4], int size[2], char *err, size_t errlen);
+/* The rectified left camera of a calibration, as stereo-match --maps reads it for --depth and
+ * --ply (hal/depth.h, calib_load_maps_camera): a calibration YAML, a camera_info pair or a
+ * version 2 map file that carries the camera. out[0..4] = f (px), B (the calibration's unit),
+ * cx, cy (px), doffs (px: the right principal point's x minus the left's); size[0..1] = the
+ * rectified width, height. A version 1 map file (no camera) is a runtime error saying so. */
+int sd_calibration(const char *spec, double out[5], int size[2], char *err, size_t errlen);
 
 #endif

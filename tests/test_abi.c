@@ -195,7 +195,7 @@ static void test_misuse(void **state)
                                         sizeof err), SD_OK);
     sd_matcher_destroy(m);
     /* calibrations */
-    double geo[4];
+    double geo[5];
     int size[2];
     assert_int_equal(sd_calibration("/nonexistent.yml", geo, size, err, sizeof err), SD_ERUNTIME);
     assert_non_null(strstr(err, "/nonexistent.yml"));

@@ -29,7 +29,7 @@ import numpy as np
 __all__ = ["match", "Matcher", "depth", "points", "calibration", "Calibration", "option_names",
            "backends", "library_path"]
 
-_ABI_VERSION = 1  # python/stereodepth_abi.h SD_ABI_VERSION
+_ABI_VERSION = 2  # python/stereodepth_abi.h SD_ABI_VERSION
 _SD_OK, _SD_EVALUE, _SD_ERUNTIME = 0, 1, 2
 _ERRLEN = 1024
 
@@ -86,7 +86,7 @@ _lib.sd_matcher_note.argtypes = [ctypes.c_void_p]
 _lib.sd_matcher_destroy.restype = None
 _lib.sd_matcher_destroy.argtypes = [ctypes.c_void_p]
 _lib.sd_calibration.restype = ctypes.c_int
-_lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double * 4),
+_lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double * 5),
                                 ctypes.POINTER(ctypes.c_int * 2), ctypes.c_char_p,
                                 ctypes.c_size_t]
 
@@ -281,22 +281,26 @@ def match(left, right, disparities=64, **options):
         return m.compute(left, right)
 
 
-Calibration = namedtuple("Calibration", "f B cx cy width height")
+Calibration = namedtuple("Calibration", "f B cx cy width height doffs", defaults=(0.0,))
 Calibration.__doc__ = """A rectified stereo geometry: f (px), B (baseline, the calibration's
-unit), cx, cy (px, the left rectified principal point), width, height (the rectified size)."""
+unit), cx, cy (px, the left rectified principal point), width, height (the rectified size),
+doffs (px: the right principal point's x minus the left's; 0 for OpenCV's default
+rectification). Depth is f B / (d + doffs), as hal/depth.h and stereo-match --depth."""
 
 
 def calibration(path):
-    """The rectified geometry of a calibration, as stereo-match --maps reads it: an OpenCV YAML
-    (stereo-calibrate --out) or "LEFT,RIGHT" ROS camera_info files. f = P1[0][0], B = |T|,
-    cx, cy = P1's principal point. RuntimeError (the reader's message) when it cannot be read."""
+    """The rectified left camera of a calibration, as stereo-match --maps reads it for --depth:
+    an OpenCV YAML (stereo-calibrate --out), "LEFT,RIGHT" ROS camera_info files, or a map file
+    of version 2 (stereo-calibrate --maps, calib-maps). f = P1[0][0], B = |T|, cx, cy = P1's
+    principal point, doffs = P2's cx - P1's. RuntimeError (the reader's message) when it cannot
+    be read or has no camera (a version 1 map file)."""
     spec = os.fsencode(path) if isinstance(path, os.PathLike) else str(path).encode()
-    out, size = (ctypes.c_double * 4)(), (ctypes.c_int * 2)()
+    out, size = (ctypes.c_double * 5)(), (ctypes.c_int * 2)()
     err = ctypes.create_string_buffer(_ERRLEN)
     rc = _lib.sd_calibration(spec, ctypes.byref(out), ctypes.byref(size), err, _ERRLEN)
     if rc != _SD_OK:
         _raise(rc, err)
-    return Calibration(out[0], out[1], out[2], out[3], size[0], size[1])
+    return Calibration(out[0], out[1], out[2], out[3], size[0], size[1], out[4])
 
 
 def _geometry(disparity, f, B, cx, cy, calib, need_centre):
@@ -311,7 +315,10 @@ def _geometry(disparity, f, B, cx, cy, calib, need_centre):
             raise ValueError(f"disparity is {d.shape[1]}x{d.shape[0]} but the calibration's "
                              f"rectified size is {c.width}x{c.height}")
         f, B, cx, cy = c.f, c.B, c.cx, c.cy
-    vals = {}
+        doffs = c.doffs
+    else:
+        doffs = 0.0
+    vals = {"doffs": float(doffs)}
     for k, v in (("f", f), ("B", B)) + ((("cx", cx), ("cy", cy)) if need_centre else ()):
         try:
             vals[k] = float(v) if not isinstance(v, (bool, np.bool_)) else None
@@ -325,8 +332,8 @@ def _geometry(disparity, f, B, cx, cy, calib, need_centre):
 
 
 def _depth64(d, g):
-    """f * B / d in float64, NaN where d is NaN or d <= 0."""
-    d64 = d.astype(np.float64)
+    """f * B / (d + doffs) in float64, NaN where d is NaN or d + doffs <= 0."""
+    d64 = d.astype(np.float64) + g["doffs"]
     with np.errstate(divide="ignore", invalid="ignore"):
         z = g["f"] * g["B"] / d64
     z[~(d64 > 0)] = np.nan
@@ -334,8 +341,9 @@ def _depth64(d, g):
 
 
 def depth(disparity, f=None, B=None, *, calibration=None):
-    """Depth Z = f * B / d per pixel (computed in float64, returned as float32, in B's unit),
-    NaN where d is NaN or d <= 0 (no match, or a point at infinity).
+    """Depth Z = f * B / (d + doffs) per pixel (computed in float64, returned as float32, in B's
+    unit; doffs from a calibration, else 0), NaN where d is NaN or d + doffs <= 0 (no match, or a
+    point at infinity).
 
     f: focal length of the rectified images in px; B: baseline; or calibration: a path (or a
     Calibration) that gives both (its rectified size must be the disparity's)."""
@@ -344,9 +352,10 @@ def depth(disparity, f=None, B=None, *, calibration=None):
 
 
 def points(disparity, f=None, B=None, cx=None, cy=None, *, calibration=None):
-    """The 3-D point of every pixel: float32 HxWx3 (X, Y, Z), NaN where d is NaN or d <= 0.
+    """The 3-D point of every pixel: float32 HxWx3 (X, Y, Z), NaN where d is NaN or
+    d + doffs <= 0.
 
-    Z = f * B / d, X = (x - cx) * Z / f, Y = (y - cy) * Z / f with x, y the pixel's column and
+    Z = f * B / (d + doffs), X = (x - cx) * Z / f, Y = (y - cy) * Z / f with x, y the pixel's column and
     row (the left rectified camera's frame: X right, Y down, Z forward). f, B, cx, cy, or
     calibration (a path or a Calibration)."""
     d, g = _geometry(disparity, f, B, cx, cy, calibration, True)

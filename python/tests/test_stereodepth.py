@@ -10,6 +10,7 @@ Equality with the CLI is exact: stereo-match writes a .pfm (float32, +inf invali
 returns float32 with NaN there; both must hold the same bits everywhere else.
 """
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -331,7 +332,7 @@ def test_matcher_misuse(scene):
     m.close()
 
 
-def write_calibration(path, size=(320, 240), baseline=0.1):
+def write_calibration(path, size=(320, 240), baseline=0.1, zero_disparity=True):
     """A small OpenCV stereo calibration (cv2.stereoRectify) as stereo-calibrate writes it."""
     w, h = size
     M1 = np.array([[300.0, 0, 158.0], [0, 301.0, 121.0], [0, 0, 1]])
@@ -340,7 +341,9 @@ def write_calibration(path, size=(320, 240), baseline=0.1):
     D2 = np.array([[-0.04, 0.01, 0.0, 0.0, 0.0]])
     R, _ = cv2.Rodrigues(np.array([0.0, 0.01, 0.002]))
     T = np.array([[-baseline], [0.001], [0.0]])
-    R1, R2, P1, P2, Q, _, _ = cv2.stereoRectify(M1, D1, M2, D2, size, R, T, alpha=0)
+    R1, R2, P1, P2, Q, _, _ = cv2.stereoRectify(
+        M1, D1, M2, D2, size, R, T, alpha=0,
+        flags=cv2.CALIB_ZERO_DISPARITY if zero_disparity else 0)
     fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_WRITE)
     fs.write("image_width", w)
     fs.write("image_height", h)
@@ -411,6 +414,34 @@ def test_depth_from_a_calibration(tmp_path):
         sd.depth(d[:100], calibration=yml)
     with pytest.raises(ValueError, match="not both"):
         sd.depth(d, f=1.0, calibration=yml)
+
+
+def test_depth_as_the_cli_writes_it(scene, tmp_path):
+    """calibration() reads what --maps reads for --depth (a YAML, a version 2 map file with the
+    camera) and depth() follows the same rule f B / (d + doffs): equal to stereo-match --depth
+    .pfm within float32 rounding; a map file without the camera is refused by name."""
+    yml = tmp_path / "rig.yml"
+    write_calibration(yml, zero_disparity=False)
+    maps = tmp_path / "rig.maps"
+    r = subprocess.run([str(BUILD / "calib-maps"), str(yml), str(maps)], capture_output=True)
+    assert r.returncode == 0, r.stderr
+    a, b = sd.calibration(yml), sd.calibration(maps)
+    assert a == b
+    assert a.doffs != 0  # stereoRectify without CALIB_ZERO_DISPARITY: the principal points differ
+    out, dout = tmp_path / "d.pfm", tmp_path / "z.pfm"
+    cli("-d", 32, "--maps", maps, "--depth", dout, scene["lp"], scene["rp"], out)
+    d = read_pfm(out)
+    d = np.where(np.isinf(d), np.float32(np.nan), d)
+    z_cli = read_pfm(dout)
+    z = sd.depth(d, calibration=maps)
+    assert np.array_equal(np.isnan(z), np.isinf(z_cli) | np.isnan(d))
+    ok = ~np.isnan(z)
+    assert ok.sum() > 1000
+    np.testing.assert_allclose(z[ok], z_cli[ok], rtol=2e-7)
+    bare = tmp_path / "bare.maps"
+    shutil.copy(ROOT / "tests/fuzz/corpus/mapfile/seed-2x2-no-camera.maps", bare)
+    with pytest.raises(RuntimeError, match="without the camera"):
+        sd.calibration(bare)
 
 
 def test_library_lookup(tmp_path):
