@@ -100,6 +100,47 @@ STEREO_HD int stereo_bt_cost(int il, int lo_l, int hi_l, int ir, int lo_r, int h
     return v < cap ? v : cap;
 }
 
+/* ---- 4. multi-baseline matching: sampling a view at a fractional position (multiview.h) -----
+ * View i's candidate for reference pixel x at disparity d lies at x - b_i d, with
+ * b_i = bq / 16 (stereo.h, STEREO_BASELINE_SCALE). Split bq * d = 16 o + f with o = floor(bq d /
+ * 16) and f = 0..15, so the position is x - o - f/16: between the pixels x - o and x - o - 1. */
+STEREO_HD void stereo_view_offset(int bq, int d, int *o, int *f)
+{
+    int t = bq * d;
+    int q = t >= 0 ? t / 16 : -((-t + 15) / 16); /* floor(t / 16) without a shift of a negative */
+    *o = q;
+    *f = t - 16 * q;
+}
+
+/* The cost at the fractional position: the two pixel costs c0 = C(x, x - o) and
+ * c1 = C(x, x - o - 1) interpolated linearly with the weight f / 16 on c1, rounded half up:
+ *   C = ((16 - f) c0 + f c1 + 8) >> 4      (c1 unused when f = 0; C <= max(c0, c1))
+ * Interpolating the cost, not the image or its transform, works for every cost alike (a census
+ * bit string has no in-between) and keeps C within the cost's range. */
+STEREO_HD int stereo_view_cost_lerp(int c0, int c1, int f)
+{
+    return ((16 - f) * c0 + f * c1 + 8) >> 4;
+}
+
+/* The mean of n view costs (their sum) rounded half up, in the cost's own range; max_cost when
+ * no view sees the position (n = 0), as a two-view disparity outside the right image. */
+STEREO_HD int stereo_view_mean(int sum, int n, int max_cost)
+{
+    return n > 0 ? (sum + n / 2) / n : max_cost;
+}
+
+/* The combined cost from the sums and counts of the views with b > 0 (pos) and b < 0 (neg):
+ * sides = 0 (STEREO_COMBINE_SUM): the mean over all; sides = 1 (STEREO_COMBINE_SIDES):
+ * min(mean(pos), mean(neg)) over the sides that see the position (one side alone: its mean). */
+STEREO_HD int stereo_view_combine(int sum_pos, int n_pos, int sum_neg, int n_neg, int sides,
+                                  int max_cost)
+{
+    if (!sides || n_pos == 0 || n_neg == 0)
+        return stereo_view_mean(sum_pos + sum_neg, n_pos + n_neg, max_cost);
+    int a = stereo_view_mean(sum_pos, n_pos, max_cost), b = stereo_view_mean(sum_neg, n_neg, max_cost);
+    return a < b ? a : b;
+}
+
 /* ---- 5. SGM: the intensity-adaptive second penalty ----------------------------------------
  * Along a path, a large intensity step between consecutive pixels suggests a depth edge, where a
  * disparity jump should be cheaper (Hirschmueller 2008, sec. 3.3 suggests P2 inversely
