@@ -1104,11 +1104,11 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
                     "a submitted frame is still in flight: call stereo_wait first");
     const stereo_image *list[STEREO_MAX_VIEWS];
     for (int v = 0; v < nv; v++) {
-        char name[32];
+        char name[32]; /* check_image adds " image" */
         if (v == 0)
-            snprintf(name, sizeof name, "reference image");
+            snprintf(name, sizeof name, "reference");
         else
-            snprintf(name, sizeof name, "view %d image", v);
+            snprintf(name, sizeof name, "view %d", v);
         stereo_status st = check_image(s, &images[v], name);
         if (st != STEREO_OK)
             return st;
