@@ -105,9 +105,10 @@ static const char usage_text[] =
     "                         VIEW1, the candidate in view i lies at x - Bi d (its cost\n"
     "                         interpolated between two pixels). N = 1 is the pair. A single\n"
     "                         REF (no sequences), no --maps, not mi; CPU backend only so far\n"
-    "      --combine RULE     with --baselines: how the views' costs make one: sum (default:\n"
-    "                         the mean over the views that see the position) or sides (the\n"
-    "                         better of the views left and right of REF, against occlusion)\n"
+    "      --combine RULE     with --baselines: how the views' costs make one: sides (default:\n"
+    "                         the mean over the views, or the views on one side of REF alone\n"
+    "                         where the other side looks occluded around the pixel) or sum\n"
+    "                         (the mean over the views that see the position)\n"
     "      --maps FILE        rectify both inputs first: a map file or a calibration YAML\n"
     "                         (stereo-calibrate --maps / --out, or OpenCV's M1 D1 ... Q keys),\n"
     "                         or LEFT,RIGHT: the ROS camera_info files of a stereo calibration\n"
@@ -385,7 +386,7 @@ static int parse_options(int argc, char **argv, options *o)
         }
         case O_COMBINE:
             if (stereo_combine_from_str(a, &p->combine))
-                return usage_error("--combine: '%s' is neither sum nor sides", a);
+                return usage_error("--combine: '%s' is neither sides nor sum", a);
             o->combine_set = 1;
             break;
         case 'q': o->quiet = 1; break;

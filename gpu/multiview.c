@@ -34,11 +34,12 @@ static inline int pair_cost(stereo_cost cost, int cap, const row_pair *r, int x,
     }
 }
 
-void mview_cost_rows(const mview_config *m, uint8_t *cost, int y0, int y1)
+void mview_cost_rows(const mview_config *m, uint8_t *cost, uint8_t *pos, uint8_t *neg, int y0,
+                     int y1)
 {
     const sgm_config *c = m->sgm;
     const int w = c->width, D = c->ndisp, nv = m->views, cap = c->max_cost;
-    const int sides = m->combine == STEREO_COMBINE_SIDES, bt = m->cost == STEREO_COST_BT;
+    const int bt = m->cost == STEREO_COST_BT;
     /* the sampling rule's split of bq_v d per view and disparity: it does not depend on x */
     int off[STEREO_MAX_VIEWS][D], frac[STEREO_MAX_VIEWS][D];
     for (int v = 1; v < nv; v++)
@@ -78,12 +79,46 @@ void mview_cost_rows(const mview_config *m, uint8_t *cost, int y0, int y1)
                     cnt[side][k]++;
                 }
             }
-            uint8_t *cp = cost + (row + x) * D;
+            const size_t i = (row + x) * D;
             for (int k = 0; k < D; k++)
-                cp[k] = (uint8_t)stereo_view_combine(sum[0][k], cnt[0][k], sum[1][k], cnt[1][k],
-                                                     sides, cap);
+                cost[i + k] = (uint8_t)stereo_view_mean(sum[0][k] + sum[1][k],
+                                                        cnt[0][k] + cnt[1][k], cap);
+            if (pos)
+                for (int k = 0; k < D; k++) {
+                    pos[i + k] = cnt[0][k] ? (uint8_t)stereo_view_mean(sum[0][k], cnt[0][k], cap)
+                                           : STEREO_VIEW_UNSEEN;
+                    neg[i + k] = cnt[1][k] ? (uint8_t)stereo_view_mean(sum[1][k], cnt[1][k], cap)
+                                           : STEREO_VIEW_UNSEEN;
+                }
         }
     }
+}
+
+void mview_select_rows(const mview_config *m, const uint8_t *pos, const uint8_t *neg,
+                       uint8_t *cost, int y0, int y1)
+{
+    const sgm_config *c = m->sgm;
+    const int w = c->width, h = c->height, D = c->ndisp, cap = c->max_cost;
+    const int R = STEREO_VIEW_BOX_RADIUS;
+    int bp[D], bn[D];
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < w; x++) {
+            memset(bp, 0, sizeof bp);
+            memset(bn, 0, sizeof bn);
+            for (int yy = y - R > 0 ? y - R : 0; yy <= y + R && yy < h; yy++)
+                for (int xx = x - R > 0 ? x - R : 0; xx <= x + R && xx < w; xx++) {
+                    const uint8_t *p = pos + ((size_t)yy * w + xx) * D;
+                    const uint8_t *q = neg + ((size_t)yy * w + xx) * D;
+                    for (int k = 0; k < D; k++) {
+                        bp[k] += p[k] == STEREO_VIEW_UNSEEN ? cap : p[k];
+                        bn[k] += q[k] == STEREO_VIEW_UNSEEN ? cap : q[k];
+                    }
+                }
+            const size_t i = ((size_t)y * w + x) * D;
+            for (int k = 0; k < D; k++)
+                cost[i + k] = (uint8_t)stereo_view_select(cost[i + k], pos[i + k], neg[i + k],
+                                                          bp[k], bn[k]);
+        }
 }
 
 /* ---- the baseline list (stereo.h) -------------------------------------------------------- */
@@ -142,7 +177,7 @@ const char *stereo_baseline_str(int baseline, char *buf, size_t len)
     return buf;
 }
 
-static const char *const combine_names[] = {"sum", "sides"}; /* stereo_combine order */
+static const char *const combine_names[] = {"sides", "sum"}; /* stereo_combine order */
 
 const char *stereo_combine_to_str(stereo_combine c)
 {

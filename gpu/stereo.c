@@ -196,7 +196,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->mi_restart = 50;
     p->views = 2;
     p->baseline[1] = STEREO_BASELINE_SCALE;
-    p->combine = STEREO_COMBINE_SUM;
+    p->combine = STEREO_COMBINE_SIDES;
 }
 
 void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
@@ -242,8 +242,8 @@ static stereo_status views_check(const stereo_params *p, char *err, size_t errle
                     STEREO_MAX_VIEWS);
     if (p->views <= 2)
         return STEREO_OK;
-    if ((unsigned)p->combine > STEREO_COMBINE_SIDES)
-        return fail(err, errlen, E, "combine: %d is neither sum nor sides", (int)p->combine);
+    if ((unsigned)p->combine > STEREO_COMBINE_SUM)
+        return fail(err, errlen, E, "combine: %d is neither sides nor sum", (int)p->combine);
     if (p->cost == STEREO_COST_MI)
         return fail(err, errlen, E, "cost mi: not with more than two views yet (its table is "
                     "learnt from one pair)");
@@ -657,6 +657,8 @@ static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * 
 static uint64_t units_cost(const stereo_params *p) { return 4 * units_vol(p); }
 static uint64_t units_sweep_row(const stereo_params *p) { return 3 * units_vol(p); }
 static uint64_t units_wta(const stereo_params *p) { return units_vol(p) * (p->lr_check ? 8 : 4); }
+/* more views, the sides rule's second pass: two 5 x 5 box sums per voxel */
+static uint64_t units_select(const stereo_params *p) { return 4 * units_vol(p); }
 /* one of bm's two box-sum passes (running sums: cheaper per voxel than a sweep's row) */
 static uint64_t units_block(const stereo_params *p) { return units_vol(p); }
 
@@ -669,7 +671,9 @@ static uint64_t units_frame(const stereo_stage *s, int input_h)
     uint64_t grey = (s->have_maps ? (uint64_t)s->maps[0].src_width : w) * (uint64_t)input_h *
                     UNITS_GREY;
     uint64_t aggregate = p->method == STEREO_METHOD_BM ? units_block(p) : units_sweep_row(p);
-    return grey + nv * per_side + h * ((nv - 1) * units_cost(p) + 2 * aggregate + units_wta(p)) +
+    uint64_t select = nv > 2 && p->combine == STEREO_COMBINE_SIDES ? units_select(p) : 0;
+    return grey + nv * per_side +
+           h * ((nv - 1) * units_cost(p) + select + 2 * aggregate + units_wta(p)) +
            w * h * ((p->median ? (p->lr_check ? 2 : 1) * UNITS_MEDIAN : 0) + UNITS_FINISH);
 }
 
@@ -716,15 +720,38 @@ static void job_transform(void *ctx, int y0, int y1)
                               y1);
 }
 
+static mview_config mview_of(stereo_stage *s, job *j)
+{
+    return (mview_config){&j->sgm, s->p.cost, s->p.views, s->p.baseline, s->p.combine,
+                          (const uint8_t *const *)s->rank, (const uint64_t *const *)s->census,
+                          (const uint8_t *const *)s->grey};
+}
+
+/* The sides rule's two side means live in the bytes of S[1] (two bytes per voxel), which nothing
+ * reads before the backward sweep writes it. */
+static uint8_t *side_means(stereo_stage *s, int neg)
+{
+    size_t vol = (size_t)s->p.width * s->p.height * s->p.num_disparities;
+    return (uint8_t *)s->S[1] + (neg ? vol : 0);
+}
+
+static void job_side_select(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    mview_config m = mview_of(s, j);
+    mview_select_rows(&m, side_means(s, 0), side_means(s, 1), s->cost, y0, y1);
+}
+
 static void job_cost(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
     if (view_count(&s->p) > 2) { /* full size only: more views exclude mi and its levels */
-        mview_config m = {&j->sgm, s->p.cost, s->p.views, s->p.baseline, s->p.combine,
-                          (const uint8_t *const *)s->rank, (const uint64_t *const *)s->census,
-                          (const uint8_t *const *)s->grey};
-        mview_cost_rows(&m, s->cost, y0, y1);
+        mview_config m = mview_of(s, j);
+        int sides = s->p.combine == STEREO_COMBINE_SIDES;
+        mview_cost_rows(&m, s->cost, sides ? side_means(s, 0) : NULL,
+                        sides ? side_means(s, 1) : NULL, y0, y1);
         return;
     }
     switch (s->p.cost) {
@@ -816,7 +843,9 @@ static void cpu_match(stereo_stage *s, job *j)
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
     /* 4. matching cost volume */
-    run_rows(s, j, h, job_cost, c * units_cost(p));
+    run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+    if (view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
+        run_rows(s, j, h, job_side_select, c * units_select(p));
     if (j->bm) {
         /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
         run_rows(s, j, h, job_block_vertical, c * units_block(p));

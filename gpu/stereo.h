@@ -82,12 +82,12 @@ typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 }
 #define STEREO_MAX_VIEWS 8
 #define STEREO_BASELINE_SCALE 16
 #define STEREO_BASELINE_MAX 8     /* |b_i| <= 8 */
-/* How the per-view costs of (x, d) become one (multiview.h): sum (default), the mean over every
- * view that sees the position; sides, the better of the mean over the views with b > 0 and the
- * mean over those with b < 0 (a point hidden from the views on one side of the reference is
- * usually seen by those on the other). Sum is the default because it scored better on every
- * scene measured, occlusion bands included (docs/results.md, multi-baseline matching). */
-typedef enum { STEREO_COMBINE_SUM = 0, STEREO_COMBINE_SIDES = 1 } stereo_combine;
+/* How the per-view costs of (x, d) become one (multiview.h): sides (default), the mean over every
+ * view that sees the position, except where the views on one side of the reference look
+ * occluded over a 5 x 5 window: then the other side's mean alone; sum, that mean everywhere.
+ * Sides is the default: it beat the pair on every scene measured (tsukuba and two generated
+ * ones), sum did not on tsukuba (docs/results.md, multi-baseline matching). */
+typedef enum { STEREO_COMBINE_SIDES = 0, STEREO_COMBINE_SUM = 1 } stereo_combine;
 
 typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
@@ -144,7 +144,7 @@ typedef struct {
      * baseline[0] = 0 (the reference), baseline[1] = 16 (b_1 = 1), the others non-zero, distinct,
      * |b_i| <= STEREO_BASELINE_MAX. Read only with views > 2. */
     int baseline[STEREO_MAX_VIEWS];
-    stereo_combine combine;   /* views > 2: sum (default) or sides */
+    stereo_combine combine;   /* views > 2: sides (default) or sum */
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
@@ -171,7 +171,7 @@ typedef struct stereo_stage stereo_stage;
 /* Defaults: rank 9x9, SGM with 8 paths, P1 = 24, P2 = 128 for every path with adaptive P2
  * (T = 16), path weights 1, LR check (1 px), median, subpixel, D = 64, no uniqueness test, no
  * confidence; block 9 for method bm; mi_warm 0, mi_restart 50; views 2 (the pair), baseline[1]
- * = 16, combine sum. */
+ * = 16, combine sides. */
 void stereo_params_default(stereo_params *p, int width, int height);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */

@@ -123,22 +123,33 @@ STEREO_HD int stereo_view_cost_lerp(int c0, int c1, int f)
 }
 
 /* The mean of n view costs (their sum) rounded half up, in the cost's own range; max_cost when
- * no view sees the position (n = 0), as a two-view disparity outside the right image. */
+ * no view sees the position (n = 0), as a two-view disparity outside the right image. This is
+ * the sum rule's cost, and the sides rule's where it does not pick a side. */
 STEREO_HD int stereo_view_mean(int sum, int n, int max_cost)
 {
     return n > 0 ? (sum + n / 2) / n : max_cost;
 }
 
-/* The combined cost from the sums and counts of the views with b > 0 (pos) and b < 0 (neg):
- * sides = 0 (STEREO_COMBINE_SUM): the mean over all; sides = 1 (STEREO_COMBINE_SIDES):
- * min(mean(pos), mean(neg)) over the sides that see the position (one side alone: its mean). */
-STEREO_HD int stereo_view_combine(int sum_pos, int n_pos, int sum_neg, int n_neg, int sides,
-                                  int max_cost)
+/* The sides rule (multiview.h): a side's mean is STEREO_VIEW_UNSEEN where none of its views sees
+ * (x, d); its box sum adds the means over the (2R+1)^2 window around x (R =
+ * STEREO_VIEW_BOX_RADIUS, the part inside the image, an unseen mean counting as max_cost). */
+#define STEREO_VIEW_UNSEEN 255
+#define STEREO_VIEW_BOX_RADIUS 2
+#define STEREO_VIEW_SIDE_RATIO 2
+
+/* all: the mean over every view (stereo_view_mean); p, q: the means of the views with b > 0 and
+ * b < 0; bp, bq: their box sums. When both sides see (x, d) and one side's box sum is more than
+ * STEREO_VIEW_SIDE_RATIO times the other's, that side is taken for occluded: the other side's
+ * mean alone. Otherwise all. */
+STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq)
 {
-    if (!sides || n_pos == 0 || n_neg == 0)
-        return stereo_view_mean(sum_pos + sum_neg, n_pos + n_neg, max_cost);
-    int a = stereo_view_mean(sum_pos, n_pos, max_cost), b = stereo_view_mean(sum_neg, n_neg, max_cost);
-    return a < b ? a : b;
+    if (p == STEREO_VIEW_UNSEEN || q == STEREO_VIEW_UNSEEN)
+        return all;
+    if (bp > STEREO_VIEW_SIDE_RATIO * bq)
+        return q;
+    if (bq > STEREO_VIEW_SIDE_RATIO * bp)
+        return p;
+    return all;
 }
 
 /* ---- 5. SGM: the intensity-adaptive second penalty ----------------------------------------

@@ -68,7 +68,7 @@ static void test_formula_view_offset(void **state)
         }
 }
 
-static void test_formula_view_lerp_and_combine(void **state)
+static void test_formula_view_lerp_mean_select(void **state)
 {
     (void)state;
     assert_int_equal(stereo_view_cost_lerp(10, 99, 0), 10);   /* f = 0: c1 unused */
@@ -84,16 +84,23 @@ static void test_formula_view_lerp_and_combine(void **state)
                 int v = stereo_view_cost_lerp(c0, c1, f);
                 assert_true(v >= (c0 < c1 ? c0 : c1) && v <= (c0 > c1 ? c0 : c1));
             }
-    /* sum (0): the rounded mean over both sides; sides (1): the better side's mean */
-    assert_int_equal(stereo_view_combine(10, 1, 20, 1, 0, 80), 15);
-    assert_int_equal(stereo_view_combine(10, 1, 21, 1, 0, 80), 16); /* 15.5: half up */
-    assert_int_equal(stereo_view_combine(10, 1, 21, 1, 1, 80), 10);
-    assert_int_equal(stereo_view_combine(50, 2, 21, 1, 1, 80), 21);
-    assert_int_equal(stereo_view_combine(50, 2, 21, 1, 0, 80), 24); /* 71 / 3 = 23.67 */
-    assert_int_equal(stereo_view_combine(30, 2, 0, 0, 1, 80), 15);  /* one side: its mean */
-    assert_int_equal(stereo_view_combine(0, 0, 7, 1, 1, 80), 7);
-    assert_int_equal(stereo_view_combine(0, 0, 0, 0, 0, 80), 80);   /* unseen: max_cost */
-    assert_int_equal(stereo_view_combine(0, 0, 0, 0, 1, 62), 62);
+    /* the mean: rounded half up; max_cost when no view sees the position */
+    assert_int_equal(stereo_view_mean(30, 2, 80), 15);
+    assert_int_equal(stereo_view_mean(31, 2, 80), 16);   /* 15.5: half up */
+    assert_int_equal(stereo_view_mean(71, 3, 80), 24);   /* 23.67 */
+    assert_int_equal(stereo_view_mean(70, 3, 80), 23);   /* 23.33 */
+    assert_int_equal(stereo_view_mean(0, 0, 62), 62);
+    /* the sides rule: all, p, q, box sums */
+    const int U = STEREO_VIEW_UNSEEN;
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 100), 20); /* alike: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 200), 20); /* exactly 2x: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 201), 10); /* q's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 201, 100), 30); /* p's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 1), 10);
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 0), 20);
+    assert_int_equal(stereo_view_select(17, U, 17, 900, 10), 17);   /* one side unseen: all */
+    assert_int_equal(stereo_view_select(17, 17, U, 10, 900), 17);
+    assert_int_equal(stereo_view_select(80, U, U, 0, 0), 80);
 }
 
 /* ---- the cost volume against multiview.h, restated ------------------------------------------- */
@@ -140,9 +147,18 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
     sgm_config c = {.width = W, .height = H, .dmin = dmin, .ndisp = D, .max_cost = cap};
     mview_config m = {&c, cost, NV, baseline, combine, (const uint8_t *const *)vals,
                       (const uint64_t *const *)bits, (const uint8_t *const *)grey};
-    uint8_t *got = malloc((size_t)W * H * D);
-    memset(got, 0xee, (size_t)W * H * D);
-    mview_cost_rows(&m, got, 0, H);
+    size_t vol = (size_t)W * H * D;
+    uint8_t *got = malloc(vol), *pos = malloc(vol), *neg = malloc(vol);
+    int *all = malloc(vol * sizeof(int)), *side[2] = {malloc(vol * sizeof(int)),
+                                                      malloc(vol * sizeof(int))};
+    memset(got, 0xee, vol);
+    if (combine == STEREO_COMBINE_SIDES) {
+        mview_cost_rows(&m, got, pos, neg, 0, H);
+        mview_select_rows(&m, pos, neg, got, 0, H);
+    } else {
+        mview_cost_rows(&m, got, NULL, NULL, 0, H);
+    }
+    /* the views' means per voxel: all, and each side's (-1: the side does not see it) */
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             for (int k = 0; k < D; k++) {
@@ -150,8 +166,8 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
                 for (int v = 1; v < NV; v++) {
                     /* the position in 16ths; the pixel at or left of it, and the weight of the
                      * one right of it */
-                    int pos = 16 * x - baseline[v] * d;
-                    int xl = pos >= 0 ? pos / 16 : -((-pos + 15) / 16), fr = pos - 16 * xl;
+                    int at = 16 * x - baseline[v] * d;
+                    int xl = at >= 0 ? at / 16 : -((-at + 15) / 16), fr = at - 16 * xl;
                     if (xl < 0 || (fr ? xl + 1 : xl) >= W)
                         continue;
                     size_t r = (size_t)y * W;
@@ -164,24 +180,42 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
                                                  xl + 1);
                         cv = (fr * cr + (16 - fr) * cl + 8) / 16;
                     }
-                    int side = baseline[v] < 0;
-                    sum[side] += cv;
-                    n[side]++;
+                    int sd = baseline[v] < 0;
+                    sum[sd] += cv;
+                    n[sd]++;
                 }
-                int all = n[0] + n[1] ? (sum[0] + sum[1] + (n[0] + n[1]) / 2) / (n[0] + n[1]) : cap;
-                int want = all;
-                if (combine == STEREO_COMBINE_SIDES && n[0] && n[1]) {
-                    int a = (sum[0] + n[0] / 2) / n[0], b = (sum[1] + n[1] / 2) / n[1];
-                    want = a < b ? a : b;
-                }
-                int have = got[((size_t)y * W + x) * D + k];
-                if (have != want)
-                    fail_msg("%s %s: x %d y %d d %d: %d, expected %d", stereo_cost_to_str(cost),
-                             stereo_combine_to_str(combine), x, y, d, have, want);
+                size_t i = ((size_t)y * W + x) * D + k;
+                all[i] = n[0] + n[1] ? (sum[0] + sum[1] + (n[0] + n[1]) / 2) / (n[0] + n[1]) : cap;
+                for (int sd = 0; sd < 2; sd++)
+                    side[sd][i] = n[sd] ? (sum[sd] + n[sd] / 2) / n[sd] : -1;
             }
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int k = 0; k < D; k++) {
+                size_t i = ((size_t)y * W + x) * D + k;
+                int want = all[i];
+                if (combine == STEREO_COMBINE_SIDES && side[0][i] >= 0 && side[1][i] >= 0) {
+                    /* box sums over the 5 x 5 window inside the image, unseen = cap */
+                    long box[2] = {0, 0};
+                    for (int yy = y - 2; yy <= y + 2; yy++)
+                        for (int xx = x - 2; xx <= x + 2; xx++)
+                            if (yy >= 0 && yy < H && xx >= 0 && xx < W)
+                                for (int sd = 0; sd < 2; sd++) {
+                                    int v = side[sd][((size_t)yy * W + xx) * D + k];
+                                    box[sd] += v < 0 ? cap : v;
+                                }
+                    if (box[1] > 2 * box[0])
+                        want = side[0][i];
+                    else if (box[0] > 2 * box[1])
+                        want = side[1][i];
+                }
+                if (got[i] != want)
+                    fail_msg("%s %s: x %d y %d d %d: %d, expected %d", stereo_cost_to_str(cost),
+                             stereo_combine_to_str(combine), x, y, dmin + k, got[i], want);
+            }
+    free(got), free(pos), free(neg), free(all), free(side[0]), free(side[1]);
     for (int v = 0; v < NV; v++)
         free(vals[v]), free(grey[v]), free(bits[v]);
-    free(got);
 }
 
 static void test_cost_volume_matches_definition(void **state)
@@ -417,7 +451,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formula_view_offset),
-        cmocka_unit_test(test_formula_view_lerp_and_combine),
+        cmocka_unit_test(test_formula_view_lerp_mean_select),
         cmocka_unit_test(test_cost_volume_matches_definition),
         cmocka_unit_test(test_stage_views_find_the_shift),
         cmocka_unit_test(test_stage_two_views_equal_the_pair),
