@@ -672,6 +672,17 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
 else
   skip "multi-baseline matching" "stereo-synth --views failed"
 fi
+# stereo-synth --views: each bad value named, exit 2, nothing written
+for bad in "0|view 2|left view" "1.5,1|view 3|right view" "2,-1,2|view 4|repeats view 2" \
+           "5|view 2|outside" "2,x|view 3|not a number" "2,3,4,-1,-2,-3,-4|more than 6|--views"; do
+  IFS='|' read -r val w1 w2 <<<"$bad"
+  rm -rf "$W/sv"
+  "$SY" --size 64x48 --views "$val" "$W/sv" >"$W/so" 2>"$W/se"
+  rc=$?
+  check "stereo-synth --views $val: exit 2, names '$w1' ($w2), writes nothing" \
+    eval '[ "$rc" -eq 2 ] && [ "$(stderr_lines)" -eq 1 ] && grep -qF -- "$w1" "$W/se" \
+          && grep -qF -- "$w2" "$W/se" && [ ! -e "$W/sv" ] || { echo "exit $rc"; cat "$W/se"; false; }'
+done
 
 # ---- valgrind ------------------------------------------------------------------------------
 VG=(valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q)
