@@ -452,7 +452,7 @@ static int parse_options(int argc, char **argv, options *o)
     if (o->nviews > 0 && (rc_views = parse_views(o, argc, argv)) != 0)
         return rc_views;
     if (o->combine_set && o->nviews < 2)
-        return usage_error("--combine needs --baselines with two views or more");
+        return usage_error("--combine needs --baselines with two views or more besides REF");
     if (o->demo) {
         if (nargs != 0)
             return usage_error("--demo takes no LEFT RIGHT OUTPUT arguments ('%s')", argv[optind]);

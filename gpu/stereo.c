@@ -419,8 +419,9 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
         mi = MI_TABLE_SIZE + MI_SCRATCH_BYTES + 2 * (uint64_t)l1.w * l1.h /* pyramid */ +
              2 * n /* init */;
     }
-    return (uint64_t)view_count(p) * per_view + vol /* cost */ + 2 * 2 * vol /* S, one per sweep */ + 2 * sweep +
-           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0) + mi;
+    return (uint64_t)view_count(p) * per_view + vol /* cost */ +
+           2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
+           (p->confidence ? n : 0) + mi;
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
