@@ -85,8 +85,9 @@ typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 }
 /* How the per-view costs of (x, d) become one (multiview.h): sides (default), the mean over every
  * view that sees the position, except where the views on one side of the reference look
  * occluded over a 5 x 5 window: then the other side's mean alone; sum, that mean everywhere.
- * Sides is the default: it beat the pair on every scene measured (tsukuba and two generated
- * ones), sum did not on tsukuba (docs/results.md, multi-baseline matching). */
+ * Sides is the default: with the default cost (rank) it beat the pair on every scene measured
+ * (tsukuba and two generated ones), sum did not on tsukuba (docs/results.md, multi-baseline
+ * matching, also for the other costs). */
 typedef enum { STEREO_COMBINE_SIDES = 0, STEREO_COMBINE_SUM = 1 } stereo_combine;
 
 typedef struct {
