@@ -5,6 +5,7 @@
  *   stereo-match [options] 'left_%04d.png' 'right_%04d.png' 'out_%04d.png'   a sequence
  *   stereo-match [options] LEFTDIR RIGHTDIR OUTDIR                            a sequence
  *   stereo-match --demo DIR        generated scene: match it and score against its ground truth
+ *   stereo-match --baselines 1,B2,...,BN REF VIEW1 ... VIEWN OUTPUT   multi-baseline matching
  *
  * A sequence runs through one stage, created for the first pair (every pair must have its
  * size); hal/sequence.h lists and pairs the files. Progress goes to stderr only (stdout keeps
@@ -53,6 +54,7 @@ static const char usage_text[] =
     "       stereo-match [options] 'left_%04d.png' 'right_%04d.png' 'out_%04d.png'\n"
     "       stereo-match [options] LEFTDIR RIGHTDIR OUTDIR\n"
     "       stereo-match --demo DIR [options]\n"
+    "       stereo-match [options] --baselines 1,B2,...,BN REF VIEW1 ... VIEWN OUTPUT\n"
     "\n"
     "Computes the disparity of LEFT (reference view) against RIGHT with semi-global matching.\n"
     "LEFT/RIGHT: PNG, JPEG, PGM/PPM (grey or colour). OUTPUT: .pfm (float disparity, +inf =\n"
@@ -98,6 +100,17 @@ static const char usage_text[] =
     "      --no-lr            no left-right consistency check\n"
     "      --lr-tolerance N   LR check tolerance in pixels (default 1)\n"
     "      --no-median        no 3x3 median\n"
+    "      --baselines 1,B2,...,BN  multi-baseline matching: REF and N views rectified to one\n"
+    "                         image plane with collinear centres; Bi is view i's baseline\n"
+    "                         relative to VIEW1's (negative: the other side of REF; whole\n"
+    "                         16ths, |Bi| <= 8, no 0, none twice); the disparity is against\n"
+    "                         VIEW1, the candidate in view i lies at x - Bi d (its cost\n"
+    "                         interpolated between two pixels). N = 1 is the pair. A single\n"
+    "                         REF (no sequences), no --maps, not mi; CPU backend only so far\n"
+    "      --combine RULE     with --baselines: how the views' costs make one: sides (default:\n"
+    "                         the mean over the views, or the views on one side of REF alone\n"
+    "                         where the other side looks occluded around the pixel) or sum\n"
+    "                         (the mean over the views that see the position)\n"
     "      --maps FILE        rectify both inputs first: a map file or a calibration YAML\n"
     "                         (stereo-calibrate --maps / --out, or OpenCV's M1 D1 ... Q keys),\n"
     "                         or LEFT,RIGHT: the ROS camera_info files of a stereo calibration\n"
@@ -173,6 +186,10 @@ typedef struct {
     const image *left_in;         /* the pair's left input (colour of the points) */
     const stereo_map *maps_in;    /* its rectification (NULL: none) */
     size_t ply_points;            /* points in the last --ply file */
+    /* --baselines: nviews other views (1 = the pair), view_path[1..nviews] (view_path[0] =
+     * left_path); combine_set: --combine was given */
+    int nviews, combine_set;
+    const char *view_path[STEREO_MAX_VIEWS];
 } options;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -209,7 +226,7 @@ static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(pat
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
        O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
        O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS, O_CRANGE, O_LEGEND, O_PROGRESS,
-       O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER };
+       O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES, O_COMBINE };
 
 /* A real number option: the whole string, finite, in [lo, hi]; prints the message. */
 static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
@@ -284,6 +301,57 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* --baselines with the positional arguments REF VIEW1 ... VIEWN OUTPUT: the count, the
+ * values the stage needs (b_1 = 1, no 0, none twice), each error naming the view and its
+ * file. N = 1 leaves the pair to the usual path. */
+static int parse_views(options *o, int argc, char **argv)
+{
+    stereo_params *p = &o->p;
+    int n = o->nviews, nargs = argc - optind;
+    if (o->demo)
+        return usage_error("--baselines: not with --demo (it renders a pair)");
+    if (nargs != n + 2)
+        return usage_error("--baselines: %d ratio%s for %d view%s (%d arguments: expected REF, "
+                           "one view per ratio, OUTPUT)", n, n == 1 ? "" : "s",
+                           nargs > 2 ? nargs - 2 : 0, nargs - 2 == 1 ? "" : "s", nargs);
+    const char *const *views = (const char *const *)argv + optind + 1; /* views[i - 1] */
+    char b[24];
+    if (p->baseline[1] != STEREO_BASELINE_SCALE)
+        return usage_error("--baselines: view 1 (%s) has %s, must be 1: the disparity is "
+                           "measured against view 1", views[0],
+                           stereo_baseline_str(p->baseline[1], b, sizeof b));
+    for (int i = 2; i <= n; i++) {
+        if (p->baseline[i] == 0)
+            return usage_error("--baselines: view %d (%s) has 0: a view at the reference's "
+                               "centre (baselines are non-zero)", i, views[i - 1]);
+        for (int j = 1; j < i; j++)
+            if (p->baseline[j] == p->baseline[i])
+                return usage_error("--baselines: view %d (%s) has %s, as view %d (%s): each "
+                                   "view needs its own baseline", i, views[i - 1],
+                                   stereo_baseline_str(p->baseline[i], b, sizeof b), j,
+                                   views[j - 1]);
+    }
+    if (n == 1)
+        return 0; /* the pair, as without --baselines */
+    p->views = n + 1;
+    o->left_path = argv[optind];
+    for (int i = 0; i <= n; i++)
+        o->view_path[i] = argv[optind + i];
+    o->right_path = o->view_path[1];
+    o->out_path = argv[optind + n + 1];
+    for (int i = 0; i <= n; i++)
+        if (seq_is_pattern(o->view_path[i]) || is_dir(o->view_path[i]))
+            return usage_error("--baselines: %s %s is a %s: more than two views take single "
+                               "images (no sequences yet)", i ? "view" : "REF", o->view_path[i],
+                               is_dir(o->view_path[i]) ? "folder" : "frame-number pattern");
+    if (o->maps)
+        return usage_error("--maps: not with --baselines yet (give views rectified to one "
+                           "image plane)");
+    if (!disparity_ext_ok(o->out_path))
+        return usage_error("%s: output must end in .pfm or .png", o->out_path);
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -307,8 +375,11 @@ static int parse_options(int argc, char **argv, options *o)
         {"path-weights", required_argument, 0, O_WEIGHTS},
         {"depth", required_argument, 0, O_DEPTH}, {"ply", required_argument, 0, O_PLY},
         {"focal", required_argument, 0, O_FOCAL}, {"baseline", required_argument, 0, O_BASELINE},
-        {"center", required_argument, 0, O_CENTER}, {0, 0, 0, 0}};
+        {"center", required_argument, 0, O_CENTER},
+        {"baselines", required_argument, 0, O_BASELINES},
+        {"combine", required_argument, 0, O_COMBINE}, {0, 0, 0, 0}};
     stereo_params *p = &o->p;
+    int rc_views;
     stereo_options_init(&o->stage);
     o->cmap = COLORMAP_TURBO;
     o->repeat = 1;
@@ -361,6 +432,17 @@ static int parse_options(int argc, char **argv, options *o)
             o->baseline_set = 1;
             break;
         case O_CENTER: bad = parse_center(a, o->center); o->center_set = 1; break;
+        case O_BASELINES: {
+            char why[160];
+            if (stereo_baselines_from_str(a, o->stage.p.baseline, &o->nviews, why, sizeof why))
+                return usage_error("--baselines '%s': %s", a, why);
+            break;
+        }
+        case O_COMBINE:
+            if (stereo_combine_from_str(a, &o->stage.p.combine))
+                return usage_error("--combine: '%s' is neither sides nor sum", a);
+            o->combine_set = 1;
+            break;
         case 'q': o->quiet = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case O_VERSION: version_print("stereo-match"); exit(0);
@@ -375,13 +457,20 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("%s", err);
     *p = o->stage.p;
     int nargs = argc - optind;
+    if (o->nviews > 0 && (rc_views = parse_views(o, argc, argv)) != 0)
+        return rc_views;
+    if (o->combine_set && o->nviews < 2)
+        return usage_error("--combine needs --baselines with two views or more besides REF");
     if (o->demo) {
         if (nargs != 0)
             return usage_error("--demo takes no LEFT RIGHT OUTPUT arguments ('%s')", argv[optind]);
+    } else if (o->nviews > 1) {
+        /* the views and the output were taken by parse_views */
     } else {
         if (nargs != 3)
-            return usage_error("expected LEFT RIGHT OUTPUT, got %d argument%s", nargs,
-                               nargs == 1 ? "" : "s");
+            return usage_error("expected LEFT RIGHT OUTPUT, got %d argument%s%s", nargs,
+                               nargs == 1 ? "" : "s",
+                               nargs > 3 ? " (more views need --baselines)" : "");
         o->left_path = argv[optind];
         o->right_path = argv[optind + 1];
         o->out_path = argv[optind + 2];
@@ -623,10 +712,23 @@ static void *progress_thread(void *arg)
 /* Runs the pair o->repeat times; the median time in *median_ms. A thread reports the progress
  * (CPU backend, stderr a terminal or --progress, not --quiet); it only reads the stage's
  * counter, so the stage runs as without it. */
+static int process_views(options *o, stereo_stage *s, const image *images, int n,
+                         double *median_ms);
+
 static int process_pair(options *o, stereo_stage *s, const image *left, const image *right,
                         double *median_ms)
 {
-    stereo_image l = as_stage_image(left), r = as_stage_image(right);
+    const image pair[2] = {*left, *right};
+    return process_views(o, s, pair, 2, median_ms);
+}
+
+/* Runs the n images (the pair, or REF and the --baselines views) o->repeat times. */
+static int process_views(options *o, stereo_stage *s, const image *images, int n,
+                         double *median_ms)
+{
+    stereo_image in[STEREO_MAX_VIEWS];
+    for (int i = 0; i < n; i++)
+        in[i] = as_stage_image(&images[i]);
     double *t = malloc(sizeof(double) * (size_t)o->repeat);
     if (!t) {
         fprintf(stderr, "stereo-match: out of memory\n");
@@ -649,7 +751,7 @@ static int process_pair(options *o, stereo_stage *s, const image *left, const im
         w.run = i;
         pthread_mutex_unlock(&w.lock);
         double t0 = now_ms();
-        st = stereo_process(s, &l, &r);
+        st = n == 2 ? stereo_process(s, &in[0], &in[1]) : stereo_process_views(s, in, n);
         t[i] = now_ms() - t0;
     }
     if (watching) {
@@ -806,15 +908,27 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
         snprintf(method, sizeof method, "bm %dx%d", p->block, p->block);
     else
         snprintf(method, sizeof method, "%d paths", p->paths);
+    char views[160] = "";
+    if (p->views > 2) {
+        int len = snprintf(views, sizeof views, ", %d views (baselines", p->views);
+        for (int i = 1; i < p->views && len > 0 && (size_t)len < sizeof views; i++) {
+            char b[24];
+            len += snprintf(views + len, sizeof views - (size_t)len, "%s%s", i > 1 ? "," : " ",
+                            stereo_baseline_str(p->baseline[i], b, sizeof b));
+        }
+        if (len > 0 && (size_t)len < sizeof views)
+            snprintf(views + len, sizeof views - (size_t)len, "; %s)",
+                     stereo_combine_to_str(p->combine));
+    }
     char range[96] = "";
     if (o->color && o->range_mode != RANGE_FIXED)
         snprintf(range, sizeof range, ", colour range %.4g..%.4g px (%s)",
                  o->range_used.lo / (double)STEREO_SUBPIXEL_SCALE,
                  o->range_used.hi / (double)STEREO_SUBPIXEL_SCALE,
                  o->range_mode == RANGE_AUTO ? "auto: 1st-99th percentile" : "given");
-    printf("%dx%d D=%d dmin=%d %s %s, backend %s%s: %.1f ms%s, %.1f%% valid%s\n", p->width,
+    printf("%dx%d D=%d dmin=%d %s %s%s, backend %s%s: %.1f ms%s, %.1f%% valid%s\n", p->width,
            p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), method,
-           stereo_backend_to_str(stereo_active_backend(s)), green, ms,
+           views, stereo_backend_to_str(stereo_active_backend(s)), green, ms,
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n, range);
     stereo_mi_info mi;
     if (stereo_mi_status(s, &mi) == 0) /* the last run's split (gpu/mi.h) */
@@ -843,7 +957,7 @@ static int split_maps(const char *opt, char maps[2][4096])
  * printing why, else 0. extra: the --demo files (or NULL). */
 static int check_outputs(const options *o, const outpath_file *extra, int n_extra)
 {
-    outpath_file out[12], in[4];
+    outpath_file out[12], in[4 + STEREO_MAX_VIEWS];
     int n_out = 0, n_in = 0;
     for (int i = 0; i < n_extra; i++)
         out[n_out++] = extra[i];
@@ -855,6 +969,8 @@ static int check_outputs(const options *o, const outpath_file *extra, int n_extr
     out[n_out++] = (outpath_file){"--ply", o->ply};
     in[n_in++] = (outpath_file){"input LEFT", o->left_path};
     in[n_in++] = (outpath_file){"input RIGHT", o->right_path};
+    for (int i = 2; i <= o->nviews && o->p.views > 2; i++)
+        in[n_in++] = (outpath_file){"input view", o->view_path[i]};
     char maps[2][4096];
     if (split_maps(o->maps, maps)) {
         in[n_in++] = (outpath_file){"--maps", maps[0]};
@@ -866,6 +982,46 @@ static int check_outputs(const options *o, const outpath_file *extra, int n_extr
         return EXIT_USAGE;
     }
     return 0;
+}
+
+/* REF and the --baselines views (more than two images): one set, one output. */
+static int run_views(options *o)
+{
+    char err[512];
+    const int n = o->p.views;
+    image im[STEREO_MAX_VIEWS] = {{0}};
+    stereo_stage *s = NULL;
+    int rc = check_outputs(o, NULL, 0);
+    if (rc)
+        return rc;
+    rc = 1;
+    for (int i = 0; i < n; i++) {
+        if (image_read8(o->view_path[i], &im[i], err, sizeof err)) {
+            fprintf(stderr, "stereo-match: %s\n", err);
+            goto done;
+        }
+        if (im[i].width != im[0].width || im[i].height != im[0].height) {
+            fprintf(stderr, "stereo-match: view %d %s is %dx%d but REF %s is %dx%d: every view "
+                    "must have the reference's size\n", i, o->view_path[i], im[i].width,
+                    im[i].height, o->view_path[0], im[0].width, im[0].height);
+            goto done;
+        }
+    }
+    double ms;
+    rc = create_stage(o, &im[0], NULL, &s);
+    if (!rc)
+        rc = process_views(o, s, im, n, &ms);
+    if (rc)
+        goto done;
+    const char *paths[OUT_COUNT] = {o->out_path, o->right, o->color, o->confidence};
+    rc = write_outputs(o, s, paths);
+    if (!rc)
+        print_summary(o, s, ms);
+done:
+    stereo_destroy(s);
+    for (int i = 0; i < n; i++)
+        image_free(&im[i]);
+    return rc;
 }
 
 static int run_files(options *o)
@@ -1190,5 +1346,6 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;
-    return o.demo ? run_demo(&o) : o.sequence ? run_sequence(&o) : run_files(&o);
+    return o.demo ? run_demo(&o) : o.sequence ? run_sequence(&o)
+                                  : o.p.views > 2 ? run_views(&o) : run_files(&o);
 }

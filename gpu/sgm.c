@@ -52,8 +52,8 @@ STEREO_HOT void sgm_cost_ad_rows(const sgm_config *c, const uint8_t *grey_l, con
     }
 }
 
-/* lo / hi of stereo_bt_range for every pixel of a row */
-static void bt_row_range(const uint8_t *row, int w, uint8_t *lo, uint8_t *hi)
+/* lo / hi of stereo_bt_range for every pixel of a row (sgm.h) */
+void sgm_bt_row_range(const uint8_t *row, int w, uint8_t *lo, uint8_t *hi)
 {
     for (int x = 0; x < w; x++) {
         int l, h;
@@ -70,8 +70,8 @@ STEREO_HOT void sgm_cost_bt_rows(const sgm_config *c, const uint8_t *grey_l, con
     uint8_t lo_l[w], hi_l[w], lo_r[w], hi_r[w];
     for (int y = y0; y < y1; y++) {
         const uint8_t *gl = grey_l + (size_t)y * w, *gr = grey_r + (size_t)y * w;
-        bt_row_range(gl, w, lo_l, hi_l);
-        bt_row_range(gr, w, lo_r, hi_r);
+        sgm_bt_row_range(gl, w, lo_l, hi_l);
+        sgm_bt_row_range(gr, w, lo_r, hi_r);
         for (int x = 0; x < w; x++) {
             uint8_t *cp = cost + ((size_t)y * w + x) * D;
             int inside = inside_count(c, x), il = gl[x], ll = lo_l[x], hl = hi_l[x];

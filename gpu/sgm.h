@@ -65,6 +65,9 @@ void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_
                         uint8_t *cost, int y0, int y1);
 void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
                           uint8_t *cost, int y0, int y1);
+/* bt: lo[x], hi[x] = stereo_bt_range of row[x] and its neighbours, the border pixel standing in
+ * for a missing neighbour (also for the multi-view cost, multiview.h) */
+void sgm_bt_row_range(const uint8_t *row, int w, uint8_t *lo, uint8_t *hi);
 /* mi: table[i * 256 + k] (65536 entries, each <= c->max_cost) on the grey images */
 void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
                          const uint8_t *table, uint8_t *cost, int y0, int y1);

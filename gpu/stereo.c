@@ -19,6 +19,7 @@
 #include "disparity.h"
 #include "grey.h"
 #include "mi.h"
+#include "multiview.h"
 #include "parallel.h"
 #include "rectify.h"
 #include "sgm.h"
@@ -35,10 +36,11 @@ struct stereo_stage {
     /* CPU backend */
     parallel_pool *pool;
     uint8_t *raw[2];        /* grey at camera size (only with maps) */
-    uint8_t *grey[2];       /* grey at stage size (rectified) */
+    uint8_t *grey[STEREO_MAX_VIEWS];    /* grey at stage size (rectified); [0] reference
+                                           (left), [1] right (view 1), [2..] more views */
     uint8_t *valid[2];      /* rectification validity (only with maps) */
-    uint8_t *rank[2];       /* rank transform, or */
-    uint64_t *census[2];    /* census transform */
+    uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
+    uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
     uint8_t *cost;          /* w * h * D */
     uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
     void *sweep_scratch[2];
@@ -192,6 +194,9 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->block = 9;
     p->mi_warm = 0;
     p->mi_restart = 50;
+    p->views = 2;
+    p->baseline[1] = STEREO_BASELINE_SCALE;
+    p->combine = STEREO_COMBINE_SIDES;
 }
 
 void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
@@ -223,6 +228,46 @@ int stereo_check_disparities(int D, char *why, size_t whylen)
     else
         return 0;
     return -1;
+}
+
+/* The number of images the stage matches: params.views, where 0 means the pair. */
+static int view_count(const stereo_params *p) { return p->views > 2 ? p->views : 2; }
+
+/* The multi-view parameters (stereo.h); the pair (views 0 or 2) reads none of them. */
+static stereo_status views_check(const stereo_params *p, char *err, size_t errlen)
+{
+    const stereo_status E = STEREO_ERR_PARAM;
+    if (p->views < 0 || p->views == 1 || p->views > STEREO_MAX_VIEWS)
+        return fail(err, errlen, E, "views: %d is outside 2..%d (0 = 2, the pair)", p->views,
+                    STEREO_MAX_VIEWS);
+    if (p->views <= 2)
+        return STEREO_OK;
+    if ((unsigned)p->combine > STEREO_COMBINE_SUM)
+        return fail(err, errlen, E, "combine: %d is neither sides nor sum", (int)p->combine);
+    if (p->cost == STEREO_COST_MI)
+        return fail(err, errlen, E, "cost mi: not with more than two views yet (its table is "
+                    "learnt from one pair)");
+    if (p->baseline[0] != 0)
+        return fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
+                    p->baseline[0]);
+    if (p->baseline[1] != STEREO_BASELINE_SCALE)
+        return fail(err, errlen, E, "baseline of view 1: %d/%d, must be 1 (the disparity is "
+                    "measured against view 1)", p->baseline[1], STEREO_BASELINE_SCALE);
+    const int bmax = STEREO_BASELINE_MAX * STEREO_BASELINE_SCALE;
+    for (int i = 2; i < p->views; i++) {
+        int b = p->baseline[i];
+        if (b == 0)
+            return fail(err, errlen, E, "baseline of view %d: 0 (a view at the reference's "
+                        "centre sees nothing new)", i);
+        if (b < -bmax || b > bmax)
+            return fail(err, errlen, E, "baseline of view %d: %d/%d is outside -%d..%d", i, b,
+                        STEREO_BASELINE_SCALE, STEREO_BASELINE_MAX, STEREO_BASELINE_MAX);
+        for (int j = 1; j < i; j++)
+            if (p->baseline[j] == b)
+                return fail(err, errlen, E, "baseline of view %d: %d/%d repeats view %d's", i, b,
+                            STEREO_BASELINE_SCALE, j);
+    }
+    return STEREO_OK;
 }
 
 stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen)
@@ -308,7 +353,7 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
     if (p->mi_restart < 0 || p->mi_restart > 100)
         return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
-    return STEREO_OK;
+    return views_check(p, err, errlen);
 }
 
 /* What the CUDA stage does not do yet: 0, or -1 with "cost bt: not in the CUDA stage yet".
@@ -319,6 +364,9 @@ static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
 {
     if (p->cost == STEREO_COST_MI)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
+    else if (view_count(p) > 2)
+        snprintf(why, whylen, "%d views: more than two are not in the CUDA stage yet",
+                 view_count(p));
     else
         return 0;
     return -1;
@@ -364,8 +412,9 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
         mi = MI_TABLE_SIZE + MI_SCRATCH_BYTES + 2 * (uint64_t)l1.w * l1.h /* pyramid */ +
              2 * n /* init */;
     }
-    return 2 * per_view + vol /* cost */ + 2 * 2 * vol /* S, one per sweep */ + 2 * sweep +
-           3 * 2 * n /* disp, disp_right, tmp */ + (p->confidence ? n : 0) + mi;
+    return (uint64_t)view_count(p) * per_view + vol /* cost */ +
+           2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
+           (p->confidence ? n : 0) + mi;
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
@@ -392,8 +441,8 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     if (parallel_create(p->threads, &s->pool) != 0)
         return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
     int ok = 1;
-    for (int i = 0; i < 2; i++) {
-        if (s->have_maps) {
+    for (int i = 0; i < view_count(p); i++) {
+        if (s->have_maps) { /* two views (stereo_create) */
             ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
             ok &= !!(s->valid[i] = malloc(n));
         }
@@ -439,6 +488,10 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     stereo_status st = stereo_params_check(p, err, errlen);
     if (st != STEREO_OK)
         return st;
+    if (maps && view_count(p) > 2)
+        return fail(err, errlen, STEREO_ERR_PARAM,
+                    "maps: not with %d views yet (give views rectified to one image plane)",
+                    view_count(p));
     if (maps) {
         char why[160];
         for (int i = 0; i < 2; i++)
@@ -529,11 +582,13 @@ void stereo_destroy(stereo_stage *s)
         free((void *)s->maps[i].xy);
         free((void *)s->maps[i].frac);
         free(s->raw[i]);
-        free(s->grey[i]);
         free(s->valid[i]);
+        free(s->mi_pyr[i]);
+    }
+    for (int i = 0; i < STEREO_MAX_VIEWS; i++) {
+        free(s->grey[i]);
         free(s->rank[i]);
         free(s->census[i]);
-        free(s->mi_pyr[i]);
     }
     free(s->mi_table);
     free(s->mi_scratch);
@@ -566,7 +621,7 @@ void stereo_destroy(stereo_stage *s)
 typedef struct {
     stereo_stage *s;
     const stereo_image *img;
-    int side;                 /* 0 left, 1 right */
+    int side;                 /* 0 left, 1 right (more views: the view's index) */
     sgm_config sgm;
     block_config block;
     wta_config wta;
@@ -596,18 +651,23 @@ static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * 
 static uint64_t units_cost(const stereo_params *p) { return 4 * units_vol(p); }
 static uint64_t units_sweep_row(const stereo_params *p) { return 3 * units_vol(p); }
 static uint64_t units_wta(const stereo_params *p) { return units_vol(p) * (p->lr_check ? 8 : 4); }
+/* more views, the sides rule's second pass: two 5 x 5 box sums per voxel */
+static uint64_t units_select(const stereo_params *p) { return 4 * units_vol(p); }
 /* one of bm's two box-sum passes (running sums: cheaper per voxel than a sweep's row) */
 static uint64_t units_block(const stereo_params *p) { return units_vol(p); }
 
-static uint64_t units_frame(const stereo_stage *s, int left_h, int right_h)
+/* input_h: the heights of the input images together (every view's) */
+static uint64_t units_frame(const stereo_stage *s, int input_h)
 {
     const stereo_params *p = &s->p;
-    uint64_t w = (uint64_t)p->width, h = (uint64_t)p->height;
+    uint64_t w = (uint64_t)p->width, h = (uint64_t)p->height, nv = (uint64_t)view_count(p);
     uint64_t per_side = w * h * (UNITS_TRANSFORM + (s->have_maps ? UNITS_RECTIFY : 0));
-    uint64_t grey = (s->have_maps ? (uint64_t)s->maps[0].src_width : w) *
-                    (uint64_t)(left_h + right_h) * UNITS_GREY;
+    uint64_t grey = (s->have_maps ? (uint64_t)s->maps[0].src_width : w) * (uint64_t)input_h *
+                    UNITS_GREY;
     uint64_t aggregate = p->method == STEREO_METHOD_BM ? units_block(p) : units_sweep_row(p);
-    return grey + 2 * per_side + h * (units_cost(p) + 2 * aggregate + units_wta(p)) +
+    uint64_t select = nv > 2 && p->combine == STEREO_COMBINE_SIDES ? units_select(p) : 0;
+    return grey + nv * per_side +
+           h * ((nv - 1) * units_cost(p) + select + 2 * aggregate + units_wta(p)) +
            w * h * ((p->median ? (p->lr_check ? 2 : 1) * UNITS_MEDIAN : 0) + UNITS_FINISH);
 }
 
@@ -654,10 +714,40 @@ static void job_transform(void *ctx, int y0, int y1)
                               y1);
 }
 
+static mview_config mview_of(stereo_stage *s, job *j)
+{
+    return (mview_config){&j->sgm, s->p.cost, s->p.views, s->p.baseline, s->p.combine,
+                          (const uint8_t *const *)s->rank, (const uint64_t *const *)s->census,
+                          (const uint8_t *const *)s->grey};
+}
+
+/* The sides rule's two side means live in the bytes of S[1] (two bytes per voxel), which nothing
+ * reads before the backward sweep writes it. */
+static uint8_t *side_means(stereo_stage *s, int neg)
+{
+    size_t vol = (size_t)s->p.width * s->p.height * s->p.num_disparities;
+    return (uint8_t *)s->S[1] + (neg ? vol : 0);
+}
+
+static void job_side_select(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    mview_config m = mview_of(s, j);
+    mview_select_rows(&m, side_means(s, 0), side_means(s, 1), s->cost, y0, y1);
+}
+
 static void job_cost(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
+    if (view_count(&s->p) > 2) { /* full size only: more views exclude mi and its levels */
+        mview_config m = mview_of(s, j);
+        int sides = s->p.combine == STEREO_COMBINE_SIDES;
+        mview_cost_rows(&m, s->cost, sides ? side_means(s, 0) : NULL,
+                        sides ? side_means(s, 1) : NULL, y0, y1);
+        return;
+    }
     switch (s->p.cost) {
     case STEREO_COST_RANK: sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1); break;
     case STEREO_COST_CENSUS:
@@ -747,7 +837,9 @@ static void cpu_match(stereo_stage *s, job *j)
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
     /* 4. matching cost volume */
-    run_rows(s, j, h, job_cost, c * units_cost(p));
+    run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+    if (view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
+        run_rows(s, j, h, job_side_select, c * units_select(p));
     if (j->bm) {
         /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
         run_rows(s, j, h, job_block_vertical, c * units_block(p));
@@ -871,7 +963,8 @@ static void cpu_mi_prepare(stereo_stage *s, job *j)
     mi->table_ms = now_ms() - t1;
 }
 
-static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
+/* images[0..view_count) : the reference (left), view 1 (right), more views */
+static void cpu_process(stereo_stage *s, const stereo_image *const *images)
 {
     const stereo_params *p = &s->p;
     int h = p->height;
@@ -903,11 +996,14 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
     __atomic_store_n(&s->units_done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->sweep_rows[0], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->sweep_rows[1], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->units_total, units_frame(s, left->height, right->height),
-                     __ATOMIC_RELAXED);
+    const int nv = view_count(p);
+    int input_h = 0;
+    for (int v = 0; v < nv; v++)
+        input_h += images[v]->height;
+    __atomic_store_n(&s->units_total, units_frame(s, input_h), __ATOMIC_RELAXED);
 
-    for (j.side = 0; j.side < 2; j.side++) {
-        j.img = j.side ? right : left;
+    for (j.side = 0; j.side < nv; j.side++) {
+        j.img = images[j.side];
         /* 1. grey */
         run_rows(s, &j, j.img->height, job_grey, (uint64_t)j.img->width * UNITS_GREY);
         /* 2. rectification by the maps */
@@ -919,7 +1015,7 @@ static void cpu_process(stereo_stage *s, const stereo_image *left, const stereo_
     /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
     if (p->cost == STEREO_COST_MI)
         cpu_mi_prepare(s, &j);
-    /* 4.-8. matching at full size */
+    /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
 
     if (p->cost == STEREO_COST_MI) {
@@ -991,16 +1087,57 @@ static stereo_status check_pair(stereo_stage *s, const stereo_image *left,
     return STEREO_OK;
 }
 
+/* A stage for more than two views takes them through stereo_process_views only. */
+static stereo_status check_two_views(stereo_stage *s, const char *call)
+{
+    if (view_count(&s->p) > 2)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "%s: this stage matches %d views: use stereo_process_views", call,
+                    view_count(&s->p));
+    return STEREO_OK;
+}
+
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
 {
-    stereo_status st = check_pair(s, left, right);
+    stereo_status st = check_two_views(s, "stereo_process");
+    if (st == STEREO_OK)
+        st = check_pair(s, left, right);
     if (st != STEREO_OK)
         return st;
     if (s->active == STEREO_BACKEND_CUDA)
         return stage_cuda_process(s->cuda, left, right, s->disp,
                                   s->p.lr_check ? s->disp_right : NULL, s->conf, s->grey[0],
                                   s->grey[1], s->err, sizeof s->err);
-    cpu_process(s, left, right);
+    const stereo_image *images[2] = {left, right};
+    cpu_process(s, images);
+    return STEREO_OK;
+}
+
+stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, int n)
+{
+    const int nv = view_count(&s->p);
+    if (!images || n != nv)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "stereo_process_views: %d images for a stage of %d views (the reference "
+                    "and %d more)", images ? n : 0, nv, nv - 1);
+    if (nv == 2)
+        return stereo_process(s, &images[0], &images[1]);
+    if (s->in_flight)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "a submitted frame is still in flight: call stereo_wait first");
+    const stereo_image *list[STEREO_MAX_VIEWS];
+    for (int v = 0; v < nv; v++) {
+        char name[32]; /* check_image adds " image" */
+        if (v == 0)
+            snprintf(name, sizeof name, "reference");
+        else
+            snprintf(name, sizeof name, "view %d", v);
+        stereo_status st = check_image(s, &images[v], name);
+        if (st != STEREO_OK)
+            return st;
+        list[v] = &images[v];
+    }
+    cpu_process(s, list); /* more than two views: the CPU backend (cuda_unsupported) */
     return STEREO_OK;
 }
 
@@ -1076,7 +1213,9 @@ static stereo_status cpu_slots(stereo_stage *s)
 stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const stereo_image *right,
                             int colormap)
 {
-    stereo_status st = check_pair(s, left, right);
+    stereo_status st = check_two_views(s, "stereo_submit");
+    if (st == STEREO_OK)
+        st = check_pair(s, left, right);
     if (st != STEREO_OK)
         return st;
     if ((unsigned)colormap >= COLORMAP_COUNT)
@@ -1089,7 +1228,8 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
     }
     if ((st = cpu_slots(s)) != STEREO_OK)
         return st;
-    cpu_process(s, left, right);
+    const stereo_image *images[2] = {left, right};
+    cpu_process(s, images);
     size_t n = (size_t)s->p.width * s->p.height;
     int k = s->next_slot;
     memcpy(s->slot[k].disp, s->disp, n * 2);

@@ -73,6 +73,23 @@ typedef enum { STEREO_METHOD_SGM = 0, STEREO_METHOD_BM = 1 } stereo_method;
 typedef enum { STEREO_BACKEND_AUTO = 0, STEREO_BACKEND_CPU = 1, STEREO_BACKEND_CUDA = 2 } stereo_backend;
 typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 } stereo_pixfmt;
 
+/* Multi-baseline matching (multiview.h has the cost rule): the reference view and up to
+ * STEREO_MAX_VIEWS - 1 other views, rectified to one image plane with collinear centres. View i
+ * sits at the signed baseline ratio b_i relative to view 1 (b_1 = 1; negative: on the other side
+ * of the reference), held exactly as b_i * STEREO_BASELINE_SCALE, an integer (16ths, so 0.5,
+ * 1.25 or -1.5 are exact). The disparity d is measured against view 1: reference pixel x has its
+ * candidate in view i at x - b_i d. */
+#define STEREO_MAX_VIEWS 8
+#define STEREO_BASELINE_SCALE 16
+#define STEREO_BASELINE_MAX 8     /* |b_i| <= 8 */
+/* How the per-view costs of (x, d) become one (multiview.h): sides (default), the mean over every
+ * view that sees the position, except where the views on one side of the reference look
+ * occluded over a 5 x 5 window: then the other side's mean alone; sum, that mean everywhere.
+ * Sides is the default: with the default cost (rank) it beat the pair on every scene measured
+ * (tsukuba and two generated ones), sum did not on tsukuba (docs/results.md, multi-baseline
+ * matching, also for the other costs). */
+typedef enum { STEREO_COMBINE_SIDES = 0, STEREO_COMBINE_SUM = 1 } stereo_combine;
+
 typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
     int min_disparity;        /* dmin >= 0 */
@@ -120,6 +137,15 @@ typedef struct {
                                  whose valid fraction fell below mi_restart % of the valid
                                  fraction of the last hierarchy frame (a scene cut, a camera
                                  swap: the table no longer fits the pair) */
+    /* Multi-baseline matching (above; stereo_process_views): the number of images, 2 (default;
+     * 0 counts as 2: the pair, stereo_process) .. STEREO_MAX_VIEWS. With more than 2: CPU
+     * backend only so far (AUTO falls back, CUDA refuses), no maps, no cost mi. */
+    int views;
+    /* baseline[i] = b_i * STEREO_BASELINE_SCALE of view i (images[i] of stereo_process_views):
+     * baseline[0] = 0 (the reference), baseline[1] = 16 (b_1 = 1), the others non-zero, distinct,
+     * |b_i| <= STEREO_BASELINE_MAX. Read only with views > 2. */
+    int baseline[STEREO_MAX_VIEWS];
+    stereo_combine combine;   /* views > 2: sides (default) or sum */
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
@@ -145,7 +171,8 @@ typedef struct stereo_stage stereo_stage;
 
 /* Defaults: rank 9x9, SGM with 8 paths, P1 = 24, P2 = 128 for every path with adaptive P2
  * (T = 16), path weights 1, LR check (1 px), median, subpixel, D = 64, no uniqueness test, no
- * confidence; block 9 for method bm; mi_warm 0, mi_restart 50. */
+ * confidence; block 9 for method bm; mi_warm 0, mi_restart 50; views 2 (the pair), baseline[1]
+ * = 16, combine sides. */
 void stereo_params_default(stereo_params *p, int width, int height);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
@@ -170,8 +197,10 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
 
 /* Bytes the CPU backend allocates for p (maps may be NULL): 5 per pixel and disparity (the uint8
  * cost volume and the two sweeps' uint16 S volumes; 5 MB per megapixel and disparity, 640 MB
- * for 1280x960 at D 128), plus about 10 per pixel (grey, rank or census, disparities) and, with
- * maps, the source images and the maps' copies. */
+ * for 1280x960 at D 128), plus about 10 per pixel (grey, rank or census, disparities; the grey
+ * and transform once per view with more views) and, with maps, the source images and the maps'
+ * copies. More views need no more volume: the sides rule keeps its two side means in S[1]'s
+ * bytes until the backward sweep. */
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2]);
 
 /* Creates a stage (allocates every buffer now; processing a frame allocates nothing).
@@ -185,8 +214,16 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
 void stereo_destroy(stereo_stage *s);
 
 /* Runs the pipeline on one pair. Without maps the images must be width x height; with maps they
- * must be the maps' source size. Blocks until the result is ready (CPU backend). */
+ * must be the maps' source size. Blocks until the result is ready (CPU backend). A stage made
+ * for more than two views refuses it (stereo_process_views). */
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right);
+
+/* Runs the pipeline on n = params.views images (2 when views is 0): images[0] the reference,
+ * images[i] the view at baseline[i]; every image width x height. n = 2 is stereo_process. The
+ * results are those of the reference view; the right disparity and the LR check are against
+ * view 1 (the diagonal search over the combined S, disparity.h), stereo_rectified(s, 1) is
+ * view 1. */
+stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, int n);
 
 /* How far the stereo_process running now (in another thread) has got, in per mille (0..1000)
  * of its frame, for a progress display; 1000 once it is done. The CPU backend's workers count
@@ -275,6 +312,18 @@ typedef struct {
 } stereo_mi_info;
 /* 0 and *out filled on a stage with cost mi that has processed a frame, else -1. */
 int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out);
+
+/* Parses a list of baseline ratios, "1,2,-1" or "1,0.5,-1.25" (decimals that are whole 16ths),
+ * into baseline[1..n] in 16ths (baseline[0] = 0, the reference): n = the count given, 1 ..
+ * STEREO_MAX_VIEWS - 1. 0, or -1 with why: "value 3 ('0.3'): not a whole number of 16ths",
+ * naming the view by its position (view 1 is the first value). Checks the count and the format;
+ * stereo_params_check checks the values. */
+int stereo_baselines_from_str(const char *s, int baseline[STEREO_MAX_VIEWS], int *n, char *why,
+                              size_t whylen);
+/* baseline (16ths) as a short decimal, "-1.25", into buf (>= 16 bytes). */
+const char *stereo_baseline_str(int baseline, char *buf, size_t len);
+const char *stereo_combine_to_str(stereo_combine c);
+int stereo_combine_from_str(const char *s, stereo_combine *out);  /* 0 on success */
 
 /* Bytes per pixel of a pixel format: 1 (GREY8), 2 (YUYV), 3 (RGB24). */
 int stereo_pixfmt_bytes(stereo_pixfmt f);

@@ -100,6 +100,58 @@ STEREO_HD int stereo_bt_cost(int il, int lo_l, int hi_l, int ir, int lo_r, int h
     return v < cap ? v : cap;
 }
 
+/* ---- 4. multi-baseline matching: sampling a view at a fractional position (multiview.h) -----
+ * View i's candidate for reference pixel x at disparity d lies at x - b_i d, with
+ * b_i = bq / 16 (stereo.h, STEREO_BASELINE_SCALE). Split bq * d = 16 o + f with o = floor(bq d /
+ * 16) and f = 0..15, so the position is x - o - f/16: between the pixels x - o and x - o - 1. */
+STEREO_HD void stereo_view_offset(int bq, int d, int *o, int *f)
+{
+    int t = bq * d;
+    int q = t >= 0 ? t / 16 : -((-t + 15) / 16); /* floor(t / 16) without a shift of a negative */
+    *o = q;
+    *f = t - 16 * q;
+}
+
+/* The cost at the fractional position: the two pixel costs c0 = C(x, x - o) and
+ * c1 = C(x, x - o - 1) interpolated linearly with the weight f / 16 on c1, rounded half up:
+ *   C = ((16 - f) c0 + f c1 + 8) >> 4      (c1 unused when f = 0; C <= max(c0, c1))
+ * Interpolating the cost, not the image or its transform, works for every cost alike (a census
+ * bit string has no in-between) and keeps C within the cost's range. */
+STEREO_HD int stereo_view_cost_lerp(int c0, int c1, int f)
+{
+    return ((16 - f) * c0 + f * c1 + 8) >> 4;
+}
+
+/* The mean of n view costs (their sum) rounded half up, in the cost's own range; max_cost when
+ * no view sees the position (n = 0), as a two-view disparity outside the right image. This is
+ * the sum rule's cost, and the sides rule's where it does not pick a side. */
+STEREO_HD int stereo_view_mean(int sum, int n, int max_cost)
+{
+    return n > 0 ? (sum + n / 2) / n : max_cost;
+}
+
+/* The sides rule (multiview.h): a side's mean is STEREO_VIEW_UNSEEN where none of its views sees
+ * (x, d); its box sum adds the means over the (2R+1)^2 window around x (R =
+ * STEREO_VIEW_BOX_RADIUS, the part inside the image, an unseen mean counting as max_cost). */
+#define STEREO_VIEW_UNSEEN 255
+#define STEREO_VIEW_BOX_RADIUS 2
+#define STEREO_VIEW_SIDE_RATIO 2
+
+/* all: the mean over every view (stereo_view_mean); p, q: the means of the views with b > 0 and
+ * b < 0; bp, bq: their box sums. When both sides see (x, d) and one side's box sum is more than
+ * STEREO_VIEW_SIDE_RATIO times the other's, that side is taken for occluded: the other side's
+ * mean alone. Otherwise all. */
+STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq)
+{
+    if (p == STEREO_VIEW_UNSEEN || q == STEREO_VIEW_UNSEEN)
+        return all;
+    if (bp > STEREO_VIEW_SIDE_RATIO * bq)
+        return q;
+    if (bq > STEREO_VIEW_SIDE_RATIO * bp)
+        return p;
+    return all;
+}
+
 /* ---- 5. SGM: the intensity-adaptive second penalty ----------------------------------------
  * Along a path, a large intensity step between consecutive pixels suggests a depth edge, where a
  * disparity jump should be cheaper (Hirschmueller 2008, sec. 3.3 suggests P2 inversely

@@ -5,7 +5,9 @@
  *   1. paint_owners: for each of SUB sample rows inside the pixel row, paint the index of the
  *      surface every sample point sees (far to near, so the nearest wins) into s->owner. A
  *      surface's footprint is an interval of u on each row; in the right view a sample at x'
- *      belongs to surface S when u_S(x') = (x' + b*v + c) / (1 - a) lies in that interval.
+ *      belongs to surface S when u_S(x') = (x' + b*v + c) / (1 - a) lies in that interval. A
+ *      view at baseline ratio B (synth_render_view; the right view is B = 1) sees x' = u - B d:
+ *      u_S(x') = (x' + B b v + B c) / (1 - B a), the same code with B folded in (set_baseline).
  *   2. pixel value: if all SUB x SUB samples see one surface (almost every pixel), the exact
  *      mean of its texture over the pixel's footprint; otherwise the same per run of equal
  *      samples within each sample row, weighted by the run's area (coverage).
@@ -100,6 +102,9 @@ typedef struct {
     double r;              /* disc radius */
     double a, b, c;        /* d(u, v) = a*u + b*v + c, left coordinates */
     double inv_1ma;        /* 1 / (1 - a): 1.0 exactly for fronto-parallel surfaces */
+    double vb, vinv;       /* the non-left view being rendered: its baseline ratio B and
+                              1 / (1 - B a) (B = 1: inv_1ma itself, so the right view keeps its
+                              bits) */
     double amp_x, amp_y, omega_x, omega_y;
     double mx, my;         /* displacement at the current time */
     float tint[3];
@@ -308,7 +313,21 @@ static double box_mean(const texture *tx, double s0, double s1, double t0, doubl
 static double disparity_at(const surface *sf, double u, double v) { return sf->a * u + sf->b * v + sf->c; }
 
 /* The surface point seen at right-image x' on row v: solve u - d(u, v) = x' for u. */
-static double right_to_u(const surface *sf, double xr, double v) { return (xr + sf->b * v + sf->c) * sf->inv_1ma; }
+static double right_to_u(const surface *sf, double xr, double v)
+{
+    return (xr + sf->vb * sf->b * v + sf->vb * sf->c) * sf->vinv;
+}
+
+/* The non-left view that right_to_u and first_sample describe: baseline ratio bl (1: the right
+ * view; with bl = 1 every product with vb is exact, so the right view's bits do not change). */
+static void set_baseline(synth *s, double bl)
+{
+    for (int L = 0; L < N_SURFACES; L++) {
+        surface *sf = &s->surf[L];
+        sf->vb = bl;
+        sf->vinv = bl == 1.0 ? sf->inv_1ma : 1.0 / (1.0 - bl * sf->a);
+    }
+}
 
 /* The surface's footprint on row v (left coordinates, at the current time): [*ua, *ub).
  * Returns 0 when the row misses it. */
@@ -354,7 +373,8 @@ static double sample_u(const surface *sf, int view, int k, double v)
  * corrected with the exact predicate, so painted ranges agree bit for bit with contains(). */
 static int first_sample(const surface *sf, int view, double v, double bound, int n)
 {
-    double x = view == VIEW_LEFT ? bound : bound * (1.0 - sf->a) - sf->b * v - sf->c;
+    double x = view == VIEW_LEFT ? bound
+                                 : bound * (1.0 - sf->vb * sf->a) - sf->vb * sf->b * v - sf->vb * sf->c;
     double e = ceil(x * SUB - 0.5);
     int k = e < 0 ? 0 : e > n ? n : (int)e;
     while (k > 0 && sample_u(sf, view, k - 1, v) >= bound)
@@ -551,11 +571,13 @@ int synth_create(const synth_params *p, synth **out, char *err, size_t errlen)
     for (int L = 0; L < N_SURFACES; L++) {
         surface *sf = &s->surf[L];
         surface_setup(sf, &scene_spec[L], W, H, s->D);
-        /* The texture tile covers the footprint at rest; the background's also covers what the
-         * right view sees past the left image's right edge (u up to W + max d < W + D). */
+        /* The texture tile covers the footprint at rest; the background's also covers what a
+         * view at baseline ratio B sees past the left image's edges (u = x' + B d with d < D:
+         * up to W + B D, down to B D for B < 0), for every |B| <= SYNTH_MAX_BASELINE. A texel
+         * depends on its lattice position only, so the larger tile changes no pixel. */
         double u0, v0, u1, v1;
         if (sf->shape == SHAPE_PLANE)
-            u0 = 0, v0 = 0, u1 = W + s->D, v1 = H;
+            u0 = -SYNTH_MAX_BASELINE * s->D, v0 = 0, u1 = W + SYNTH_MAX_BASELINE * s->D, v1 = H;
         else if (sf->shape == SHAPE_DISC)
             u0 = sf->x0 - sf->r, v0 = sf->y0 - sf->r, u1 = sf->x0 + sf->r, v1 = sf->y0 + sf->r;
         else
@@ -563,6 +585,7 @@ int synth_create(const synth_params *p, synth **out, char *err, size_t errlen)
         if (texture_build(&sf->tex, hash3(L, 0x73757266, p->seed), u0, v0, u1, v1) != 0)
             goto nomem;
     }
+    set_baseline(s, 1.0);
     *out = s;
     return 0;
 nomem:
@@ -583,6 +606,7 @@ int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int ch
     if (!isfinite(t))
         return fail(err, errlen, "t: not a finite number");
     set_time(s, t);
+    set_baseline(s, 1.0);
     for (int view = VIEW_LEFT; view <= VIEW_RIGHT; view++) {
         uint8_t *dst = view == VIEW_LEFT ? left : right;
         for (int y = 0; y < s->p.height; y++) {
@@ -590,6 +614,32 @@ int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int ch
             render_row(s, view, y, channels == 1 ? row : NULL, channels == 3 ? row : NULL, NULL);
         }
     }
+    return 0;
+}
+
+int synth_render_view(synth *s, double t, double baseline, uint8_t *out, int channels,
+                      size_t pitch, char *err, size_t errlen)
+{
+    if (!s || !out)
+        return fail(err, errlen, "render_view: NULL handle or buffer");
+    if (channels != 1 && channels != 3)
+        return fail(err, errlen, "channels: %d (1 = grey or 3 = RGB)", channels);
+    if (pitch < (size_t)s->p.width * (size_t)channels)
+        return fail(err, errlen, "pitch: %zu is less than width * channels = %zu", pitch,
+                    (size_t)s->p.width * (size_t)channels);
+    if (!isfinite(t))
+        return fail(err, errlen, "t: not a finite number");
+    if (!(fabs(baseline) <= SYNTH_MAX_BASELINE))
+        return fail(err, errlen, "baseline: %g is outside -%d..%d", baseline, SYNTH_MAX_BASELINE,
+                    SYNTH_MAX_BASELINE);
+    set_time(s, t);
+    int view = baseline == 0.0 ? VIEW_LEFT : VIEW_RIGHT;
+    set_baseline(s, view == VIEW_LEFT ? 1.0 : baseline);
+    for (int y = 0; y < s->p.height; y++) {
+        uint8_t *row = out + (size_t)y * pitch;
+        render_row(s, view, y, channels == 1 ? row : NULL, channels == 3 ? row : NULL, NULL);
+    }
+    set_baseline(s, 1.0);
     return 0;
 }
 
@@ -678,6 +728,7 @@ int synth_render(const synth_params *p, synth_scene *out, char *err, size_t errl
     out->gt_left.width = out->gt_right.width = W;
     out->gt_left.height = out->gt_right.height = H;
     set_time(s, p->t);
+    set_baseline(s, 1.0);
 
     /* Ground truth at pixel centres, both views, and the right view's pixels. */
     float *gl = out->gt_left.data, *gr = out->gt_right.data;

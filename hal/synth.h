@@ -53,6 +53,7 @@ extern "C" {
 #define SYNTH_MIN_SIZE 32     /* width and height at least this */
 #define SYNTH_MAX_SIZE 4096   /* width and height at most this */
 #define SYNTH_MIN_DISPARITY 8 /* smallest D that keeps the surfaces' depth order strict */
+#define SYNTH_MAX_BASELINE 4  /* synth_render_view: baseline ratios in -4..4 */
 
 typedef struct {
     int width, height;  /* SYNTH_MIN_SIZE..SYNTH_MAX_SIZE */
@@ -104,6 +105,16 @@ void synth_destroy(synth *s);
  * 3 = RGB. Same pixels as synth_render at that t. */
 int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int channels,
                        size_t pitch, char *err, size_t errlen);
+
+/* More views of the same scene (multi-baseline matching, stereo.h): the view whose camera sits
+ * at baseline ratio `baseline` times the left-right baseline along the same line, rectified to
+ * the same image plane: the point the left view sees at x with disparity d is at
+ * x - baseline * d there (0: the left view, 1: the right view, bit for bit as
+ * synth_render_views; negative: left of the left camera). |baseline| <= SYNTH_MAX_BASELINE.
+ * Same pixel model (exact texture means, 4x4 coverage at surface boundaries); the ground truth
+ * of the left view (gt_left of synth_render) holds for every view: d is against the right view. */
+int synth_render_view(synth *s, double t, double baseline, uint8_t *out, int channels,
+                      size_t pitch, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

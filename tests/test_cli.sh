@@ -616,6 +616,73 @@ rc=$?
 check "stereo-eval: missing GT file -> non-zero, names it" \
   eval '[ "$rc" -ne 0 ] && [ "$(stderr_lines)" -eq 1 ] && grep -qF "$IN/nogt.pfm" "$W/se"'
 
+# ---- multi-baseline matching: --baselines REF VIEW1 ... VIEWN OUTPUT -------------------------
+if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
+  V2=$W/mv/view2.png V3=$W/mv/view3.png
+  rm -rf "$OD" && mkdir "$OD"
+  check "--baselines 1,2,-1 with 4 images: exit 0, a 96x64 .pfm, the views in the summary" \
+    eval 'ok_run --backend cpu --baselines 1,2,-1 "$L" "$R" "$V2" "$V3" "$OD/m.pfm" \
+          && pfm_ok "$OD/m.pfm" 96 64 && grep -qF "4 views (baselines 1,2,-1; sides)" "$W/so"'
+  check "--combine sum: exit 0, named in the summary" \
+    eval 'ok_run --backend cpu --combine sum --baselines 1,-1 "$L" "$R" "$V3" "$OD/s.pfm" \
+          && pfm_ok "$OD/s.pfm" 96 64 && grep -qF "3 views (baselines 1,-1; sum)" "$W/so"'
+  check "--baselines 1 with two images is the pair: the same bytes as without" \
+    eval 'ok_run --backend cpu -q --baselines 1 "$L" "$R" "$OD/b1.pfm" \
+          && ok_run --backend cpu -q "$L" "$R" "$OD/b0.pfm" && cmp -s "$OD/b1.pfm" "$OD/b0.pfm"'
+  expect_fail 2 "--baselines|2 ratios for 1 view" "--baselines: more ratios than views" \
+    --baselines 1,2 "$L" "$R" "$O"
+  expect_fail 2 "--baselines|2 ratios for 3 views" "--baselines: fewer ratios than views" \
+    --baselines 1,2 "$L" "$R" "$V2" "$V3" "$O"
+  expect_fail 2 "--baselines|view 1|$R|must be 1" "--baselines: b_1 other than 1, naming view 1" \
+    --baselines 2,1 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|view 2|$V2|0" "--baselines: a zero baseline, naming the view" \
+    --baselines 1,0 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|view 3|$V3|view 2" "--baselines: a repeated baseline, naming both views" \
+    --baselines 1,2,2 "$L" "$R" "$V2" "$V3" "$O"
+  expect_fail 2 "--baselines|value 2|16" "--baselines: a ratio that is no whole number of 16ths" \
+    --baselines 1,0.3 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|value 2|outside" "--baselines: a ratio beyond 8" \
+    --baselines 1,9 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|more than 7" "--baselines: more than 7 views" \
+    --baselines 1,2,3,4,5,6,7,-1 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--maps|--baselines" "--baselines with --maps: refused" \
+    --maps "$IN/none.maps" --baselines 1,2 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|left_%04d.png|pattern" "--baselines with a frame-number pattern" \
+    --baselines 1,2 "$W/left_%04d.png" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|$IN/dir.png|folder" "--baselines with a folder view" \
+    --baselines 1,2 "$L" "$R" "$IN/dir.png" "$O"
+  expect_fail 2 "--combine" "--combine without --baselines" --combine sides "$L" "$R" "$O"
+  expect_fail 2 "--combine|best" "--combine with an unknown rule" \
+    --combine best --baselines 1,2 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--baselines|--demo" "--baselines with --demo" --baselines 1,2 --demo "$W/d2"
+  expect_fail 2 "cost mi" "--baselines with --cost mi: refused by name" \
+    --backend cpu --cost mi --baselines 1,2 "$L" "$R" "$V2" "$O"
+  expect_fail 2 "3 views|CUDA|--backend cpu" "--backend cuda with three views: refused by name" \
+    --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$O"
+  expect_fail 1 "view 2|$R80|REF|$L" "--baselines: a view of another size, naming it" \
+    --backend cpu --baselines 1,2 "$L" "$R" "$R80" "$O"
+  expect_fail 1 "$IN/nope.png" "--baselines: a missing view file, naming it" \
+    --backend cpu --baselines 1,2 "$L" "$R" "$IN/nope.png" "$O"
+  expect_fail 2 "input view|$V2" "--baselines: the output names an input view" \
+    --backend cpu --baselines 1,2,-1 "$L" "$R" "$V2" "$V3" "$V2"
+  check "--baselines: the input view is untouched" eval 'png_ok "$V2" 96 64 8 0'
+  expect_fail 2 "more views need --baselines" "four arguments without --baselines" \
+    "$L" "$R" "$V2" "$O"
+else
+  skip "multi-baseline matching" "stereo-synth --views failed"
+fi
+# stereo-synth --views: each bad value named, exit 2, nothing written
+for bad in "0|view 2|left view" "1.5,1|view 3|right view" "2,-1,2|view 4|repeats view 2" \
+           "5|view 2|outside" "2,x|view 3|not a number" "2,3,4,-1,-2,-3,-4|more than 6|--views"; do
+  IFS='|' read -r val w1 w2 <<<"$bad"
+  rm -rf "$W/sv"
+  "$SY" --size 64x48 --views "$val" "$W/sv" >"$W/so" 2>"$W/se"
+  rc=$?
+  check "stereo-synth --views $val: exit 2, names '$w1' ($w2), writes nothing" \
+    eval '[ "$rc" -eq 2 ] && [ "$(stderr_lines)" -eq 1 ] && grep -qF -- "$w1" "$W/se" \
+          && grep -qF -- "$w2" "$W/se" && [ ! -e "$W/sv" ] || { echo "exit $rc"; cat "$W/se"; false; }'
+done
+
 # ---- valgrind ------------------------------------------------------------------------------
 VG=(valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q)
 if [ -n "${STEREO_SANITIZER:-}" ]; then

@@ -395,6 +395,66 @@ static void expect_error(synth_params p, const char *field)
     assert_int_equal(synth_max_disparity(&p), -1);
 }
 
+/* ---- (8) more views (synth_render_view): 0 and 1 are the left and right views bit for bit; at
+ * other baselines an integer surface point x of the left view is at x - b d exactly ----------- */
+static void test_more_views(void **state)
+{
+    (void)state;
+    const int w = 333, h = 217;
+    synth_scene sc = render(w, h, 0.7, 1, 0);
+    synth_params p = {.width = w, .height = h, .seed = 1, .edge_radius = 0};
+    synth *s;
+    char err[256];
+    assert_int_equal(synth_create(&p, &s, err, sizeof err), 0);
+    uint8_t *v = malloc((size_t)w * h * 3);
+    assert_non_null(v);
+    assert_int_equal(synth_render_view(s, 0.7, 0, v, 1, (size_t)w, err, sizeof err), 0);
+    assert_memory_equal(v, sc.left_grey.data, (size_t)w * h);
+    assert_int_equal(synth_render_view(s, 0.7, 1, v, 1, (size_t)w, err, sizeof err), 0);
+    assert_memory_equal(v, sc.right_grey.data, (size_t)w * h);
+    assert_int_equal(synth_render_view(s, 0.7, 1, v, 3, (size_t)w * 3, err, sizeof err), 0);
+    assert_memory_equal(v, sc.right_rgb.data, (size_t)w * h * 3);
+    static const double baselines[] = {2, -1, -2.5, 0.5};
+    for (size_t i = 0; i < sizeof baselines / sizeof baselines[0]; i++) {
+        double b = baselines[i];
+        assert_int_equal(synth_render_view(s, 0.7, b, v, 1, (size_t)w, err, sizeof err), 0);
+        long checked = 0, same = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                if (!clean(&sc, x, y) || !on_integer_surface(&sc, x, y))
+                    continue;
+                double xv = x - b * gt(&sc.gt_left, x, y);
+                if (xv != floor(xv) || xv < 0 || xv >= w)
+                    continue;
+                checked++;
+                same += at(&sc.left_grey, x, y, 0) == v[(size_t)y * w + (int)xv];
+            }
+        print_message("# baseline %g: %ld of %ld integer-surface pixels equal at x - b d\n", b,
+                      same, checked);
+        /* the rest: points hidden from that view (the occlusions grow with |b|) */
+        assert_true(checked > (long)w * h / 20);
+        assert_true(same > checked * 9 / 10);
+    }
+    /* the wrong side: the same comparison at x + b d finds almost nothing */
+    assert_int_equal(synth_render_view(s, 0.7, 2, v, 1, (size_t)w, err, sizeof err), 0);
+    long checked = 0, same = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int xv = x + 2 * (int)gt(&sc.gt_left, x, y);
+            if (clean(&sc, x, y) && on_integer_surface(&sc, x, y) && xv < w)
+                checked++, same += at(&sc.left_grey, x, y, 0) == v[(size_t)y * w + xv];
+        }
+    assert_true(same < checked / 10);
+    err[0] = 0;
+    assert_int_equal(synth_render_view(s, 0, SYNTH_MAX_BASELINE + 0.5, v, 1, (size_t)w, err,
+                                       sizeof err), -1);
+    assert_non_null(strstr(err, "baseline"));
+    assert_int_equal(synth_render_view(s, 0, 1, v, 2, (size_t)w, err, sizeof err), -1);
+    free(v);
+    synth_destroy(s);
+    synth_free(&sc);
+}
+
 static void test_bad_params(void **state)
 {
     (void)state;
@@ -453,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_time_and_determinism),
         cmocka_unit_test(test_texture_contrast),
         cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_more_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
 /* stereo_synth.c — writes the generated stereo scene (hal/synth.h) with its ground truth.
  *
  *   stereo-synth [--size WxH] [--t SECONDS] [--seed N] [--max-disp N] [--edge-radius N]
- *                [--grey|--rgb] OUTDIR
+ *                [--views B2,...] [--grey|--rgb] OUTDIR
  *
  * Exit status: 0 success, 1 output error (OUTDIR cannot be created, a write fails), 2 usage
  * error (also a file of OUTDIR that is a link, a directory or a device, or an OUTDIR that cannot
@@ -30,6 +30,7 @@ static const char usage_text[] =
     "  disp_left.pfm, disp_right.pfm  ground-truth disparity of each view (float, px)\n"
     "  nonocc.png                   255 = left pixel visible in both views, 0 = occluded\n"
     "  near_edge.png                255 = within --edge-radius px of a depth edge\n"
+    "  view2.png, view3.png, ...    with --views: more views of the scene\n"
     "A left pixel (x, y) with disparity d matches the right pixel (x - d, y).\n"
     "\n"
     "  --size WxH        image size (default 640x480; each side 32..4096)\n"
@@ -38,7 +39,13 @@ static const char usage_text[] =
     "  --max-disp N      disparity of the nearest object; all disparities lie in [N/6, N]\n"
     "                    (default: a multiple of 12 near width/12, 48 at 640 wide)\n"
     "  --edge-radius N   near_edge radius in px, 0..64 (default 2)\n"
-    "  --grey, --rgb     colour of left.png/right.png (default grey)\n"
+    "  --views B2,...    more views on the line of the two cameras, at baseline ratio Bi\n"
+    "                    relative to the left-right baseline (left.png is 0, right.png 1;\n"
+    "                    negative: left of the left camera; |Bi| <= 4, no 0 or 1, none twice;\n"
+    "                    at most 6): view i is viewI.png, where the left pixel x with\n"
+    "                    disparity d is seen at x - Bi d (disp_left.pfm holds for each view).\n"
+    "                    For stereo-match --baselines 1,B2,... left.png right.png view2.png ...\n"
+    "  --grey, --rgb     colour of left.png/right.png and the views (default grey)\n"
     "  --help            print this help\n"
     "  --version         print the version, git commit and the backends built in\n"
     "\n"
@@ -84,6 +91,49 @@ static int parse_size(const char *opt, const char *s, int *w, int *h)
     return 0;
 }
 
+#define MAX_EXTRA_VIEWS 6
+
+/* --views: up to MAX_EXTRA_VIEWS ratios, each finite, non-zero, not 1, |B| <= SYNTH_MAX_BASELINE,
+ * none twice; each error names the value by its position (view 2 is the first). */
+static int parse_views(const char *opt, const char *s, double *views, int *n)
+{
+    const char *p = s;
+    *n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double b = strtod(p, &end);
+        int view = *n + 2;
+        if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || !isfinite(b)) {
+            fprintf(stderr, PROG ": %s: view %d: not a number in \"%s\" (see --help)\n", opt,
+                    view, s);
+            return -1;
+        }
+        if (*n == MAX_EXTRA_VIEWS) {
+            fprintf(stderr, PROG ": %s: more than %d views in \"%s\" (see --help)\n", opt,
+                    MAX_EXTRA_VIEWS, s);
+            return -1;
+        }
+        if (b == 0 || b == 1 || fabs(b) > SYNTH_MAX_BASELINE) {
+            fprintf(stderr, PROG ": %s: view %d: %g is %s (see --help)\n", opt, view, b,
+                    b == 0 ? "the left view's own position"
+                    : b == 1 ? "the right view's position (right.png)"
+                             : "outside -4..4");
+            return -1;
+        }
+        for (int i = 0; i < *n; i++)
+            if (views[i] == b) {
+                fprintf(stderr, PROG ": %s: view %d: %g repeats view %d (see --help)\n", opt,
+                        view, b, i + 2);
+                return -1;
+            }
+        views[(*n)++] = b;
+        if (*end == '\0')
+            return 0;
+        p = end + 1;
+    }
+}
+
 /* mkdir -p: creates each missing component of path. */
 static int make_dirs(const char *path)
 {
@@ -119,7 +169,8 @@ int main(int argc, char **argv)
 {
     synth_params p = {.width = 640, .height = 480, .t = 0, .seed = 1, .max_disparity = 0,
                       .edge_radius = 2};
-    int rgb = 0;
+    int rgb = 0, nviews = 0;
+    double views[MAX_EXTRA_VIEWS];
     const char *outdir = NULL;
 
     for (int i = 1; i < argc; i++) {
@@ -150,7 +201,8 @@ int main(int argc, char **argv)
             memcpy(opt, a, n);
             opt[n] = '\0';
             int known = !strcmp(opt, "--size") || !strcmp(opt, "--t") || !strcmp(opt, "--seed") ||
-                        !strcmp(opt, "--max-disp") || !strcmp(opt, "--edge-radius");
+                        !strcmp(opt, "--max-disp") || !strcmp(opt, "--edge-radius") ||
+                        !strcmp(opt, "--views");
             if (!known) {
                 fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", a);
                 return EXIT_USAGE;
@@ -179,6 +231,9 @@ int main(int argc, char **argv)
                 if (parse_int(opt, val, 0, UINT_MAX > LONG_MAX ? LONG_MAX : (long)UINT_MAX, &v) != 0)
                     return EXIT_USAGE;
                 p.seed = (unsigned)v;
+            } else if (!strcmp(opt, "--views")) {
+                if (parse_views(opt, val, views, &nviews) != 0)
+                    return EXIT_USAGE;
             } else if (!strcmp(opt, "--max-disp")) {
                 if (parse_int(opt, val, SYNTH_MIN_DISPARITY, SYNTH_MAX_SIZE / 2, &v) != 0)
                     return EXIT_USAGE;
@@ -215,7 +270,8 @@ int main(int argc, char **argv)
         return EXIT_OUTPUT;
     static const char *const names[] = {"left.png", "right.png", "disp_left.pfm",
                                         "disp_right.pfm", "nonocc.png", "near_edge.png"};
-    enum { N_FILES = sizeof names / sizeof names[0] };
+    enum { N_SCENE = sizeof names / sizeof names[0], N_FILES = N_SCENE + MAX_EXTRA_VIEWS };
+    const int n_files = N_SCENE + nviews;
     size_t plen = strlen(outdir) + 32;
     char *paths = malloc(N_FILES * plen), errpath[2 * PATH_MAX + 256];
     if (!paths) {
@@ -225,11 +281,14 @@ int main(int argc, char **argv)
     /* before the rendering: no file of OUTDIR may be a link, a directory or a device, and
      * OUTDIR must take new files (outpath.h) */
     outpath_file out[N_FILES];
-    for (int i = 0; i < N_FILES; i++) {
-        snprintf(paths + i * plen, plen, "%s/%s", outdir, names[i]);
+    for (int i = 0; i < n_files; i++) {
+        if (i < N_SCENE)
+            snprintf(paths + i * plen, plen, "%s/%s", outdir, names[i]);
+        else
+            snprintf(paths + i * plen, plen, "%s/view%d.png", outdir, i - N_SCENE + 2);
         out[i] = (outpath_file){"OUTDIR", paths + i * plen};
     }
-    int refused = outpath_check(out, N_FILES, NULL, 0, errpath, sizeof errpath);
+    int refused = outpath_check(out, n_files, NULL, 0, errpath, sizeof errpath);
     free(paths);
     if (refused) {
         fprintf(stderr, PROG ": %s\n", errpath);
@@ -268,6 +327,27 @@ int main(int argc, char **argv)
             fprintf(stderr, PROG ": %s\n", err);
             status = EXIT_OUTPUT;
         }
+    }
+    /* the more views: each rendered into one image and written before the next */
+    if (status == 0 && nviews > 0) {
+        synth *h = NULL;
+        image im = {0};
+        if (synth_create(&p, &h, err, sizeof err) != 0 ||
+            image_alloc(&im, p.width, p.height, rgb ? 3 : 1, 8) != 0) {
+            fprintf(stderr, PROG ": %s\n", h ? "out of memory" : err);
+            status = EXIT_OUTPUT;
+        }
+        for (int i = 0; i < nviews && status == 0; i++) {
+            snprintf(path, plen, "%s/view%d.png", outdir, i + 2);
+            if (synth_render_view(h, p.t, views[i], im.data, rgb ? 3 : 1,
+                                  (size_t)p.width * (rgb ? 3 : 1), err, sizeof err) != 0 ||
+                image_write(path, &im, err, sizeof err) != 0) {
+                fprintf(stderr, PROG ": %s\n", err);
+                status = EXIT_OUTPUT;
+            }
+        }
+        image_free(&im);
+        synth_destroy(h);
     }
     if (status == 0)
         printf("%s: %dx%d t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir, p.width,

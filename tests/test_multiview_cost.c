@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_multiview_cost.c — multi-baseline matching (gpu/multiview.h): the sampling rule and the
+ * combination formulas of stereo_math.h against hand-computed values and their definitions, the
+ * combined cost volume against a naive restatement of multiview.h (positions in 16ths of a pixel,
+ * plain loops), and the stage with more than two views: exact disparities on a shifted texture,
+ * two views through stereo_process_views equal to stereo_process, and every refusal naming what
+ * is wrong.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "multiview.h"
+#include "sgm.h"
+#include "stereo.h"
+#include "stereo_math.h"
+
+/* ---- deterministic random numbers (xorshift) ------------------------------------------------- */
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/* ---- the formulas ------------------------------------------------------------------------------ */
+
+static void test_formula_view_offset(void **state)
+{
+    (void)state;
+    /* b = bq / 16, position x - b d = x - o - f / 16 */
+    static const int cases[][4] = {
+        /* bq, d, o, f */
+        {16, 7, 7, 0},     /* b = 1: the two-view candidate */
+        {32, 7, 14, 0},    /* b = 2 */
+        {-16, 7, -7, 0},   /* b = -1: x + 7 */
+        {24, 3, 4, 8},     /* b = 1.5: 4.5 */
+        {-24, 3, -5, 8},   /* b = -1.5: -4.5 = -5 + 0.5 */
+        {20, 5, 6, 4},     /* b = 1.25: 6.25 */
+        {-20, 5, -7, 12},  /* b = -1.25: -6.25 = -7 + 0.75 */
+        {8, 1, 0, 8},      /* b = 0.5 at d = 1 */
+        {-8, 1, -1, 8},
+        {24, 0, 0, 0},
+        {128, 2047, 16376, 0}, /* the largest |b| and d */
+        {-127, 2047, -16249, 15},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int o, f;
+        stereo_view_offset(cases[i][0], cases[i][1], &o, &f);
+        if (o != cases[i][2] || f != cases[i][3])
+            fail_msg("bq %d d %d: o %d f %d, expected %d %d", cases[i][0], cases[i][1], o, f,
+                     cases[i][2], cases[i][3]);
+    }
+    /* the definition: bq d = 16 o + f with 0 <= f < 16 */
+    for (int bq = -128; bq <= 128; bq++)
+        for (int d = 0; d < 300; d += 7) {
+            int o, f;
+            stereo_view_offset(bq, d, &o, &f);
+            assert_int_equal(16 * o + f, bq * d);
+            assert_true(f >= 0 && f < 16);
+        }
+}
+
+static void test_formula_view_lerp_mean_select(void **state)
+{
+    (void)state;
+    assert_int_equal(stereo_view_cost_lerp(10, 99, 0), 10);   /* f = 0: c1 unused */
+    assert_int_equal(stereo_view_cost_lerp(10, 30, 8), 20);
+    assert_int_equal(stereo_view_cost_lerp(10, 31, 8), 21);   /* 20.5: half up */
+    assert_int_equal(stereo_view_cost_lerp(0, 80, 4), 20);
+    assert_int_equal(stereo_view_cost_lerp(80, 0, 15), 5);
+    assert_int_equal(stereo_view_cost_lerp(3, 4, 1), 3);      /* 3.0625 */
+    /* between its ends for every pair and weight */
+    for (int c0 = 0; c0 <= 80; c0 += 5)
+        for (int c1 = 0; c1 <= 80; c1 += 3)
+            for (int f = 0; f < 16; f++) {
+                int v = stereo_view_cost_lerp(c0, c1, f);
+                assert_true(v >= (c0 < c1 ? c0 : c1) && v <= (c0 > c1 ? c0 : c1));
+            }
+    /* the mean: rounded half up; max_cost when no view sees the position */
+    assert_int_equal(stereo_view_mean(30, 2, 80), 15);
+    assert_int_equal(stereo_view_mean(31, 2, 80), 16);   /* 15.5: half up */
+    assert_int_equal(stereo_view_mean(71, 3, 80), 24);   /* 23.67 */
+    assert_int_equal(stereo_view_mean(70, 3, 80), 23);   /* 23.33 */
+    assert_int_equal(stereo_view_mean(0, 0, 62), 62);
+    /* the sides rule: all, p, q, box sums */
+    const int U = STEREO_VIEW_UNSEEN;
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 100), 20); /* alike: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 200), 20); /* exactly 2x: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 201), 10); /* q's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 201, 100), 30); /* p's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 1), 10);
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 0), 20);
+    assert_int_equal(stereo_view_select(17, U, 17, 900, 10), 17);   /* one side unseen: all */
+    assert_int_equal(stereo_view_select(17, 17, U, 10, 900), 17);
+    assert_int_equal(stereo_view_select(80, U, U, 0, 0), 80);
+}
+
+/* ---- the cost volume against multiview.h, restated ------------------------------------------- */
+
+static int naive_pair_cost(stereo_cost cost, int cap, const uint8_t *v0, const uint8_t *vi,
+                           const uint64_t *c0, const uint64_t *ci, const uint8_t *g0,
+                           const uint8_t *gi, int w, int x, int xv)
+{
+    switch (cost) {
+    case STEREO_COST_CENSUS: return __builtin_popcountll(c0[x] ^ ci[xv]);
+    case STEREO_COST_AD: {
+        int d = abs(g0[x] - gi[xv]);
+        return d < cap ? d : cap;
+    }
+    case STEREO_COST_BT: {
+        /* Birchfield-Tomasi as sgm.h defines it, with the half-pixel values written out */
+        int l0, h0, li, hi;
+        stereo_bt_range(g0[x > 0 ? x - 1 : x], g0[x], g0[x + 1 < w ? x + 1 : x], &l0, &h0);
+        stereo_bt_range(gi[xv > 0 ? xv - 1 : xv], gi[xv], gi[xv + 1 < w ? xv + 1 : xv], &li, &hi);
+        return stereo_bt_cost(g0[x], l0, h0, gi[xv], li, hi, cap);
+    }
+    default: return abs(v0[x] - vi[xv]);
+    }
+}
+
+static void check_volume(stereo_cost cost, stereo_combine combine)
+{
+    enum { W = 37, H = 4, NV = 5 };
+    const int dmin = 2, D = 16;
+    const int baseline[NV] = {0, 16, 24, -20, -40}; /* b = 1, 1.5, -1.25, -2.5 */
+    int cap = cost == STEREO_COST_RANK ? 80 : cost == STEREO_COST_CENSUS ? 62 : 63;
+    uint8_t *vals[NV], *grey[NV];
+    uint64_t *bits[NV];
+    for (int v = 0; v < NV; v++) {
+        vals[v] = malloc(W * H);
+        grey[v] = malloc(W * H);
+        bits[v] = malloc(W * H * sizeof(uint64_t));
+        for (int i = 0; i < W * H; i++) {
+            vals[v][i] = (uint8_t)(rnd() % 81);
+            grey[v][i] = (uint8_t)rnd();
+            bits[v][i] = ((uint64_t)rnd() << 32 | rnd()) & ((1ull << 62) - 1);
+        }
+    }
+    sgm_config c = {.width = W, .height = H, .dmin = dmin, .ndisp = D, .max_cost = cap};
+    mview_config m = {&c, cost, NV, baseline, combine, (const uint8_t *const *)vals,
+                      (const uint64_t *const *)bits, (const uint8_t *const *)grey};
+    size_t vol = (size_t)W * H * D;
+    uint8_t *got = malloc(vol), *pos = malloc(vol), *neg = malloc(vol);
+    int *all = malloc(vol * sizeof(int)), *side[2] = {malloc(vol * sizeof(int)),
+                                                      malloc(vol * sizeof(int))};
+    memset(got, 0xee, vol);
+    if (combine == STEREO_COMBINE_SIDES) {
+        mview_cost_rows(&m, got, pos, neg, 0, H);
+        mview_select_rows(&m, pos, neg, got, 0, H);
+    } else {
+        mview_cost_rows(&m, got, NULL, NULL, 0, H);
+    }
+    /* the views' means per voxel: all, and each side's (-1: the side does not see it) */
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int k = 0; k < D; k++) {
+                int d = dmin + k, sum[2] = {0, 0}, n[2] = {0, 0};
+                for (int v = 1; v < NV; v++) {
+                    /* the position in 16ths; the pixel at or left of it, and the weight of the
+                     * one right of it */
+                    int at = 16 * x - baseline[v] * d;
+                    int xl = at >= 0 ? at / 16 : -((-at + 15) / 16), fr = at - 16 * xl;
+                    if (xl < 0 || (fr ? xl + 1 : xl) >= W)
+                        continue;
+                    size_t r = (size_t)y * W;
+                    int cl = naive_pair_cost(cost, cap, vals[0] + r, vals[v] + r, bits[0] + r,
+                                             bits[v] + r, grey[0] + r, grey[v] + r, W, x, xl);
+                    int cv = cl;
+                    if (fr) {
+                        int cr = naive_pair_cost(cost, cap, vals[0] + r, vals[v] + r, bits[0] + r,
+                                                 bits[v] + r, grey[0] + r, grey[v] + r, W, x,
+                                                 xl + 1);
+                        cv = (fr * cr + (16 - fr) * cl + 8) / 16;
+                    }
+                    int sd = baseline[v] < 0;
+                    sum[sd] += cv;
+                    n[sd]++;
+                }
+                size_t i = ((size_t)y * W + x) * D + k;
+                all[i] = n[0] + n[1] ? (sum[0] + sum[1] + (n[0] + n[1]) / 2) / (n[0] + n[1]) : cap;
+                for (int sd = 0; sd < 2; sd++)
+                    side[sd][i] = n[sd] ? (sum[sd] + n[sd] / 2) / n[sd] : -1;
+            }
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int k = 0; k < D; k++) {
+                size_t i = ((size_t)y * W + x) * D + k;
+                int want = all[i];
+                if (combine == STEREO_COMBINE_SIDES && side[0][i] >= 0 && side[1][i] >= 0) {
+                    /* box sums over the 5 x 5 window inside the image, unseen = cap */
+                    long box[2] = {0, 0};
+                    for (int yy = y - 2; yy <= y + 2; yy++)
+                        for (int xx = x - 2; xx <= x + 2; xx++)
+                            if (yy >= 0 && yy < H && xx >= 0 && xx < W)
+                                for (int sd = 0; sd < 2; sd++) {
+                                    int v = side[sd][((size_t)yy * W + xx) * D + k];
+                                    box[sd] += v < 0 ? cap : v;
+                                }
+                    if (box[1] > 2 * box[0])
+                        want = side[0][i];
+                    else if (box[0] > 2 * box[1])
+                        want = side[1][i];
+                }
+                if (got[i] != want)
+                    fail_msg("%s %s: x %d y %d d %d: %d, expected %d", stereo_cost_to_str(cost),
+                             stereo_combine_to_str(combine), x, y, dmin + k, got[i], want);
+            }
+    free(got), free(pos), free(neg), free(all), free(side[0]), free(side[1]);
+    for (int v = 0; v < NV; v++)
+        free(vals[v]), free(grey[v]), free(bits[v]);
+}
+
+static void test_cost_volume_matches_definition(void **state)
+{
+    (void)state;
+    const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
+                                 STEREO_COST_BT};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        check_volume(costs[i], STEREO_COMBINE_SUM);
+        check_volume(costs[i], STEREO_COMBINE_SIDES);
+    }
+}
+
+/* ---- the stage -------------------------------------------------------------------------------- */
+
+/* A random texture seen from views at integer shifts: the view at baseline b shows
+ * texture(x + 40 + b d) at x, so reference pixel x (texture(x + 40)) is at x - b d there: every
+ * reference pixel far enough from the sides has disparity d in every view. */
+static uint8_t *shifted_view(const uint8_t *tex, int tw, int w, int h, int shift)
+{
+    uint8_t *im = malloc((size_t)w * h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            im[(size_t)y * w + x] = tex[(size_t)y * tw + x + 40 + shift];
+    return im;
+}
+
+static void test_stage_views_find_the_shift(void **state)
+{
+    (void)state;
+    enum { W = 96, H = 40, TW = W + 80, NV = 4 };
+    const int d = 5, bq[NV] = {0, 16, 32, -16};
+    uint8_t *tex = malloc((size_t)TW * H);
+    for (int i = 0; i < TW * H; i++)
+        tex[i] = (uint8_t)rnd();
+    stereo_params p;
+    stereo_params_default(&p, W, H);
+    p.num_disparities = 16;
+    p.subpixel = 0;
+    p.backend = STEREO_BACKEND_CPU;
+    p.views = NV;
+    memcpy(p.baseline, bq, sizeof bq);
+    uint8_t *im[NV];
+    stereo_image in[NV];
+    for (int v = 0; v < NV; v++) {
+        im[v] = shifted_view(tex, TW, W, H, bq[v] * d / 16);
+        in[v] = (stereo_image){im[v], W, H, W, STEREO_PIX_GREY8};
+    }
+    for (int rule = 0; rule < 2; rule++) {
+        p.combine = (stereo_combine)rule;
+        stereo_stage *s;
+        char err[256];
+        assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process_views(s, in, NV), STEREO_OK);
+        const int16_t *disp = stereo_disparity(s);
+        int exact = 0, n = 0;
+        for (int y = 6; y < H - 6; y++)
+            for (int x = 24; x < W - 24; x++, n++)
+                exact += disp[y * W + x] == d * STEREO_SUBPIXEL_SCALE;
+        print_message("%s: %d of %d interior pixels at d = %d\n",
+                      stereo_combine_to_str(p.combine), exact, n, d);
+        assert_int_equal(exact, n);
+        stereo_destroy(s);
+    }
+    for (int v = 0; v < NV; v++)
+        free(im[v]);
+    free(tex);
+}
+
+static void test_stage_two_views_equal_the_pair(void **state)
+{
+    (void)state;
+    enum { W = 71, H = 23 };
+    uint8_t *l = malloc(W * H), *r = malloc(W * H);
+    for (int i = 0; i < W * H; i++)
+        l[i] = (uint8_t)rnd(), r[i] = (uint8_t)rnd();
+    const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_BT};
+    for (size_t c = 0; c < 3; c++) {
+        stereo_params p;
+        stereo_params_default(&p, W, H);
+        p.num_disparities = 16;
+        p.backend = STEREO_BACKEND_CPU;
+        p.cost = costs[c];
+        stereo_stage *a, *b;
+        char err[256];
+        assert_int_equal(stereo_create(&p, NULL, &a, err, sizeof err), STEREO_OK);
+        p.views = 0; /* 0 counts as the pair */
+        assert_int_equal(stereo_create(&p, NULL, &b, err, sizeof err), STEREO_OK);
+        stereo_image in[2] = {{l, W, H, W, STEREO_PIX_GREY8}, {r, W, H, W, STEREO_PIX_GREY8}};
+        assert_int_equal(stereo_process(a, &in[0], &in[1]), STEREO_OK);
+        assert_int_equal(stereo_process_views(b, in, 2), STEREO_OK);
+        assert_memory_equal(stereo_disparity(a), stereo_disparity(b), (size_t)W * H * 2);
+        assert_memory_equal(stereo_disparity_right(a), stereo_disparity_right(b),
+                            (size_t)W * H * 2);
+        stereo_destroy(a);
+        stereo_destroy(b);
+    }
+    free(l), free(r);
+}
+
+static void expect_refused(stereo_params p, const char *word)
+{
+    stereo_stage *s = (stereo_stage *)1;
+    char err[256] = "";
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_ERR_PARAM);
+    assert_null(s);
+    if (!strstr(err, word))
+        fail_msg("message '%s' does not name '%s'", err, word);
+}
+
+static void test_views_params_refused(void **state)
+{
+    (void)state;
+    stereo_params p, q;
+    stereo_params_default(&p, 80, 30);
+    p.num_disparities = 16;
+    p.backend = STEREO_BACKEND_CPU;
+    p.views = 4;
+    p.baseline[2] = 32, p.baseline[3] = -16;
+    q = p, q.views = 1, expect_refused(q, "views");
+    q = p, q.views = STEREO_MAX_VIEWS + 1, expect_refused(q, "views");
+    q = p, q.views = -1, expect_refused(q, "views");
+    q = p, q.baseline[1] = 32, expect_refused(q, "view 1");
+    q = p, q.baseline[0] = 8, expect_refused(q, "view 0");
+    q = p, q.baseline[3] = 0, expect_refused(q, "view 3");
+    q = p, q.baseline[3] = 32, expect_refused(q, "repeats view 2");
+    q = p, q.baseline[3] = 16, expect_refused(q, "repeats view 1");
+    q = p, q.baseline[2] = 129, expect_refused(q, "view 2");
+    q = p, q.baseline[2] = -129, expect_refused(q, "view 2");
+    q = p, q.combine = (stereo_combine)2, expect_refused(q, "combine");
+    q = p, q.cost = STEREO_COST_MI, expect_refused(q, "mi");
+    /* the pair reads none of them */
+    stereo_stage *s;
+    char err[256];
+    q = p, q.views = 2, q.baseline[1] = 0, q.baseline[3] = 0;
+    assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
+    stereo_destroy(s);
+    /* maps: not with more views yet */
+    static int16_t xy[80 * 30 * 2];
+    static uint16_t frac[80 * 30];
+    stereo_map maps[2] = {{80, 30, 80, 30, xy, frac}, {80, 30, 80, 30, xy, frac}};
+    s = (stereo_stage *)1;
+    assert_int_equal(stereo_create(&p, maps, &s, err, sizeof err), STEREO_ERR_PARAM);
+    assert_null(s);
+    assert_non_null(strstr(err, "maps"));
+    /* CUDA refuses more than two views by name; AUTO falls back to the CPU saying why */
+    q = p, q.backend = STEREO_BACKEND_CUDA;
+    expect_refused(q, "4 views");
+    q = p, q.backend = STEREO_BACKEND_AUTO;
+    assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
+    assert_int_equal(stereo_active_backend(s), STEREO_BACKEND_CPU);
+    assert_non_null(strstr(stereo_backend_note(s), "4 views"));
+    stereo_destroy(s);
+}
+
+static void test_views_process_refusals(void **state)
+{
+    (void)state;
+    enum { W = 80, H = 30 };
+    static uint8_t pix[4][W * H], small[(W - 2) * H];
+    stereo_params p;
+    stereo_params_default(&p, W, H);
+    p.num_disparities = 16;
+    p.backend = STEREO_BACKEND_CPU;
+    p.views = 4;
+    p.baseline[2] = 32, p.baseline[3] = -16;
+    stereo_stage *s;
+    char err[256];
+    assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
+    stereo_image in[4];
+    for (int v = 0; v < 4; v++)
+        in[v] = (stereo_image){pix[v], W, H, W, STEREO_PIX_GREY8};
+    assert_int_equal(stereo_process(s, &in[0], &in[1]), STEREO_ERR_PARAM);
+    assert_non_null(strstr(stereo_error(s), "stereo_process_views"));
+    assert_int_equal(stereo_submit(s, &in[0], &in[1], 0), STEREO_ERR_PARAM);
+    assert_non_null(strstr(stereo_error(s), "stereo_process_views"));
+    assert_int_equal(stereo_process_views(s, in, 3), STEREO_ERR_PARAM);
+    assert_non_null(strstr(stereo_error(s), "3 images for a stage of 4 views"));
+    stereo_image bad = {small, W - 2, H, W - 2, STEREO_PIX_GREY8};
+    stereo_image with_bad[4] = {in[0], in[1], bad, in[3]};
+    assert_int_equal(stereo_process_views(s, with_bad, 4), STEREO_ERR_PARAM);
+    if (!strstr(stereo_error(s), "view 2 image: size 78x30"))
+        fail_msg("'%s' does not name view 2 and its size", stereo_error(s));
+    with_bad[2] = in[2], with_bad[0] = bad;
+    assert_int_equal(stereo_process_views(s, with_bad, 4), STEREO_ERR_PARAM);
+    assert_non_null(strstr(stereo_error(s), "reference image"));
+    assert_int_equal(stereo_process_views(s, in, 4), STEREO_OK);
+    stereo_destroy(s);
+}
+
+static void test_baselines_from_str(void **state)
+{
+    (void)state;
+    int b[STEREO_MAX_VIEWS], n;
+    char why[160];
+    assert_int_equal(stereo_baselines_from_str("1,2,-1", b, &n, why, sizeof why), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(b[0], 0), assert_int_equal(b[1], 16), assert_int_equal(b[2], 32);
+    assert_int_equal(b[3], -16);
+    assert_int_equal(stereo_baselines_from_str("1,0.5,-1.25,8", b, &n, why, sizeof why), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(b[2], 8), assert_int_equal(b[3], -20), assert_int_equal(b[4], 128);
+    assert_int_equal(stereo_baselines_from_str("1", b, &n, why, sizeof why), 0);
+    assert_int_equal(n, 1);
+    static const char *const bad[][2] = {
+        {"1,0.3", "value 2 ('0.3'): not a whole number of 1/16"},
+        {"1,,2", "value 2"},
+        {"", "value 1"},
+        {"1,2,", "value 3"},
+        {"1,x", "value 2 ('x'): not a number"},
+        {"1,9", "value 2 ('9'): outside -8..8"},
+        {"1,nan", "value 2"},
+        {"1,2,3,4,5,6,7,-1", "more than 7 values"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = 0;
+        assert_int_equal(stereo_baselines_from_str(bad[i][0], b, &n, why, sizeof why), -1);
+        if (!strstr(why, bad[i][1]))
+            fail_msg("'%s': '%s' does not say '%s'", bad[i][0], why, bad[i][1]);
+    }
+    char buf[24];
+    assert_string_equal(stereo_baseline_str(-20, buf, sizeof buf), "-1.25");
+    assert_string_equal(stereo_baseline_str(32, buf, sizeof buf), "2");
+    stereo_combine c;
+    assert_int_equal(stereo_combine_from_str("sides", &c), 0);
+    assert_int_equal(c, STEREO_COMBINE_SIDES);
+    assert_int_equal(stereo_combine_from_str("sum", &c), 0);
+    assert_int_equal(c, STEREO_COMBINE_SUM);
+    assert_int_equal(stereo_combine_from_str("best", &c), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_formula_view_offset),
+        cmocka_unit_test(test_formula_view_lerp_mean_select),
+        cmocka_unit_test(test_cost_volume_matches_definition),
+        cmocka_unit_test(test_stage_views_find_the_shift),
+        cmocka_unit_test(test_stage_two_views_equal_the_pair),
+        cmocka_unit_test(test_views_params_refused),
+        cmocka_unit_test(test_views_process_refusals),
+        cmocka_unit_test(test_baselines_from_str),
+    };
+    return cmocka_run_group_tests_name("multiview_cost", tests, NULL, NULL);
+}
