@@ -132,6 +132,8 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
 
 void frame_source_info_get(const frame_source *s, frame_source_info *out) { *out = s->info; }
 
+const char *frame_source_kind(const frame_source *s) { return s->ops->name; }
+
 frame_status frame_source_read(frame_source *s, uint8_t *left_buf, uint8_t *right_buf,
                                frame_pair *out, int timeout_ms)
 {

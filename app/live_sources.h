@@ -73,6 +73,9 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
                                size_t errlen);
 void frame_source_info_get(const frame_source *s, frame_source_info *out);
 
+/* The backend's name: "synth", "files", "v4l2", "sbs" or "gst". */
+const char *frame_source_kind(const frame_source *s);
+
 /* synth only, after open and before the first read: renders `frames` pairs of the animation
  * now (scene times 0, 1/fps, 2/fps, ...; 1/30 s apart when unpaced) and from then on delivers
  * them in a loop, each a copy out of memory, so that the renderer does not limit the rate

@@ -240,8 +240,10 @@ int source_plan_make(const char *input, const char *left, const char *right, sou
         return fail(err, errlen, "%s: '%s' is an image sequence, the other side is a stream; "
                     "give both as image sequences or both as streams", seq[0] ? "left" : "right",
                     u[seq[0] ? 0 : 1].text);
-    if (strcmp(u[0].text, u[1].text) == 0)
-        return fail(err, errlen, "right: '%s' is also the left source", u[1].text);
+    /* one camera cannot be both sides (two pipelines of one description are two streams) */
+    if (u[0].kind == u[1].kind && (u[0].kind == URI_CSI || u[0].kind == URI_V4L2) &&
+        u[0].sensor_id == u[1].sensor_id && strcmp(u[0].target, u[1].target) == 0)
+        return fail(err, errlen, "right: '%s' is also the left camera", u[1].text);
     out->kind = PLAN_GST_PAIR;
     return 0;
 }
