@@ -104,8 +104,7 @@ int source_uri_parse(const char *text, source_uri *out, char *err, size_t errlen
                     SOURCE_URI_MAX - 1);
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
-            return fail(err, errlen, "'%.40s': contains a control character (byte %zu)", text,
-                        i + 1);
+            return fail(err, errlen, "the URI contains a control character (byte %zu)", i + 1);
     memcpy(out->text, text, len + 1);
     if (text[0] == '/') { /* a bare device path */
         if (strncmp(text, "/dev/", 5) != 0)
