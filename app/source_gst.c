@@ -28,6 +28,8 @@
  * (files), on the CLOCK_MONOTONIC time line the rest of the app uses. The two sides of a pair
  * are therefore comparable and are paired as the V4L2 cameras are (frame_pairing.h): within
  * [camera] max_skew_ms, or half the frame period of the caps (20 ms if they give no rate).
+ * A camera's pair carries that time (the left frame's) as its timestamp; a file's pair the time
+ * it was read, as the image files source does, since files are decoded ahead of the clock.
  *
  * Ends and errors. Every wait is bounded: the first frame at open (GST_OPEN_TIMEOUT_MS), each
  * pull (the read's timeout), a running stream without frames (GST_STALL_MS). A pipeline that
@@ -473,7 +475,9 @@ static frame_status take(frame_source *s, int k, GstSample *smp, uint8_t *l, uin
         if (mag > g->max_skew_ns)
             g->max_skew_ns = mag;
     }
-    out->timestamp_ns = ts;
+    /* a camera's frame: when it was captured; a file's: when it was read, as the image files
+     * source says (its own time line runs ahead of the clock: decoded as fast as it is read) */
+    out->timestamp_ns = g->camera ? ts : source_now_ns();
     out->scene_t = 0;
     out->index = g->index++;
     g->pairs++;
