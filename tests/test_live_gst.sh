@@ -17,9 +17,11 @@
 #      hint; a pipeline that never delivers: refused after the bounded wait, nothing hangs
 #   6. EOS mid-run (num-buffers): the camera is lost ("lost (end of stream)" naming the URI) and
 #      reconnected, the run goes on to its frame count; an error mid-stream (a corrupt PNG in
-#      the sequence): lost with GStreamer's own message, reconnected
+#      the sequence): lost with GStreamer's own message, reconnected; SIGINT while streaming:
+#      exit 0 within 3 s
 #   7. configuration: [source] left/right/input in a file; type beside them in one file refused
-#      at its line; the libc-only build refuses gst:// ("not built in this binary", exit 2)
+#      at its line; --left without --right; the libc-only build refuses gst:// ("not built in
+#      this binary", exit 2)
 # Skips visibly when the app is built without GStreamer or gst-launch-1.0 / a plugin is missing.
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 25 s on 2 cores.
 set -u
@@ -51,7 +53,7 @@ gst_stats() {
 }
 count() { grep -c "$2" "$1"; }
 
-TOTAL=18
+TOTAL=20
 if ! timeout 60 "$LIVE" --headless --frames 1 --input 'gst://videotestsrc ! video/x-raw,width=64,height=48' \
      >probe.out 2>probe.err; then
   if grep -q 'not built in this binary' probe.err; then
@@ -187,6 +189,20 @@ else
   skip "an error mid-stream" "no PNG images (python3-opencv)"
 fi
 
+# SIGINT while two pipelines stream: a clean stop (pipelines set to NULL) within 3 s
+timeout 60 "$LIVE" --headless --left "gst://videotestsrc is-live=true ! $V" \
+  --right "gst://videotestsrc is-live=true ! $V" >int.out 2>int.err &
+pid=$!
+sleep 2
+kill -INT "$pid"
+stopped=1
+for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || { stopped=0; break; }; sleep 0.1; done
+[ "$stopped" = 0 ] || kill -KILL "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+check "SIGINT while two pipelines stream: exit 0 within 3 s, the summary names the pairs" int.err \
+  test "$stopped" = 0 -a "$rc" = 0 -a "$(count int.err 'stereo-live: gst: [0-9]* pairs')" = 1
+
 # 7. configuration files and the libc-only build
 printf '[source]\ninput = gst://videotestsrc is-live=true ! video/x-raw,width=128,height=48\n[run]\nframes = 3\n[display]\nheadless = true\n[stereo]\ndisparities = 16\n' >in.ini
 timeout 60 "$LIVE" --config in.ini --stats-json in.json >in.out 2>in.err
@@ -199,6 +215,10 @@ rc=$?
 check "[source] type and left in one file: exit 2, FILE:LINE of left" both.err \
   test "$rc" = 2 -a "$(count both.err '')" = 1 -a \
   "$(count both.err 'both.ini:3: left: the source is already named on line 2')" = 1
+timeout 60 "$LIVE" --headless --left 'gst://videotestsrc' >alone.out 2>alone.err
+rc=$?
+check "--left without --right: exit 2, one line saying what is missing" alone.err \
+  test "$rc" = 2 -a "$(count alone.err '')" = 1 -a "$(count alone.err 'right: missing; give left and right')" = 1
 if [ -x "$HL" ]; then
   timeout 60 "$HL" --frames 3 --input gst://videotestsrc >hl.out 2>hl.err
   rc=$?
