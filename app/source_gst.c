@@ -517,6 +517,8 @@ static frame_status gst_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair
             frame_status st = take(s, k, smp, l, r, out);
             if (st != FRAME_TIMEOUT)
                 return st;
+            if (source_now_ns() >= deadline) /* frames that do not pair: still bounded */
+                return FRAME_TIMEOUT;
             continue;
         }
         if (gst_app_sink_is_eos(g->st[k].sink)) {
