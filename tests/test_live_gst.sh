@@ -14,16 +14,17 @@
 #   4. one side-by-side stream (--input gst://...): split into halves of 320 of a 640 frame
 #   5. a broken pipeline (gst://nosuchelement): refused at once, exit 1, one line with the URI
 #      and GStreamer's "no element"; caps the app cannot take: GStreamer's not-negotiated and the
-#      hint; a pipeline that never delivers: refused after the bounded wait, nothing hangs
+#      hint; rtsp:// without a server: refused with rtspsrc's error; a pipeline that never
+#      delivers: refused after the bounded wait, nothing hangs
 #   6. EOS mid-run (num-buffers): the camera is lost ("lost (end of stream)" naming the URI) and
 #      reconnected, the run goes on to its frame count; an error mid-stream (a corrupt PNG in
-#      the sequence): lost with GStreamer's own message, reconnected; SIGINT while streaming:
-#      exit 0 within 3 s
+#      the sequence): lost with GStreamer's own message, reconnected; no definite leak under
+#      valgrind through losses and reconnects; SIGINT while streaming: exit 0 within 3 s
 #   7. configuration: [source] left/right/input in a file; type beside them in one file refused
 #      at its line; --left without --right; the libc-only build refuses gst:// ("not built in
 #      this binary", exit 2)
 # Skips visibly when the app is built without GStreamer or gst-launch-1.0 / a plugin is missing.
-# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 25 s on 2 cores.
+# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 60 s on 2 cores.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
@@ -53,7 +54,7 @@ gst_stats() {
 }
 count() { grep -c "$2" "$1"; }
 
-TOTAL=20
+TOTAL=22
 if ! timeout 60 "$LIVE" --headless --frames 1 --input 'gst://videotestsrc ! video/x-raw,width=64,height=48' \
      >probe.out 2>probe.err; then
   if grep -q 'not built in this binary' probe.err; then
@@ -159,6 +160,13 @@ rc=$?
 check "caps the app cannot take (I420): exit 1, not-negotiated and the videoconvert hint" neg.err \
   test "$rc" = 1 -a "$(count neg.err 'left gst://videotestsrc ! video/x-raw,format=I420: .*not-negotiated.*videoconvert')" = 1
 t0=$SECONDS
+timeout 60 "$LIVE" --headless --frames 5 --left rtsp://127.0.0.1:1/left --right rtsp://127.0.0.1:1/right \
+  >rtsp.out 2>rtsp.err
+rc=$?
+check "rtsp:// without a server (127.0.0.1:1): exit 1 within 10 s, one line with the URI and rtspsrc's error" \
+  rtsp.err test "$rc" = 1 -a "$(count rtsp.err '')" = 1 -a $((SECONDS - t0)) -le 10 -a \
+  "$(count rtsp.err '^stereo-live: left rtsp://127.0.0.1:1/left: rtspsrc0: ')" = 1
+t0=$SECONDS
 timeout 30 "$LIVE" --headless --frames 5 --input 'gst://videotestsrc is-live=true ! valve drop=true' \
   >mute.out 2>mute.err
 rc=$?
@@ -187,6 +195,20 @@ if [ -f L_0000.png ]; then
     "$(count err.err "$E: reconnected")" -ge 1
 else
   skip "an error mid-stream" "no PNG images (python3-opencv)"
+fi
+
+# leaks: valgrind through two losses and reconnects (GStreamer's own reachable memory aside)
+if command -v valgrind >/dev/null; then
+  Q='video/x-raw,width=64,height=48,framerate=30/1'
+  timeout 300 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+    "$LIVE" --headless --frames 25 --set stereo.disparities=16 \
+    --left "gst://videotestsrc is-live=true num-buffers=10 ! $Q" \
+    --right "gst://videotestsrc is-live=true ! $Q" >vg.out 2>vg.err
+  rc=$?
+  check "valgrind: no definite leak through EOS, loss and reconnect (exit $rc)" vg.err \
+    test "$rc" = 0 -a "$(count vg.err 'definitely lost')" = 0 -a "$(count vg.err 'reconnected')" -ge 1
+else
+  skip "valgrind: no definite leak" "valgrind is not installed"
 fi
 
 # SIGINT while two pipelines stream: a clean stop (pipelines set to NULL) within 3 s
