@@ -11,6 +11,10 @@
 # readable reports) serve tests/test_tsan.sh and test_fuzz.sh; gcc's ASan/UBSan come with gcc.
 # python3-pytest, -venv and -setuptools serve the Python module's tests (tests/test_python.py:
 # pytest, and pip install ./python into a venv offline); python3-matplotlib its example.
+# The GStreamer packages serve stereo-live's gst://, file:// video, rtsp:// and csi:// sources
+# (app/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
+# decodebin and videoconvert from -base; rtspsrc, jpegenc/jpegdec, avimux and pngdec from -good)
+# and tests/test_live_gst.sh, which encodes its test video with gst-launch-1.0 (-tools).
 set -eu
 cd "$(dirname "$0")"
 packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
@@ -18,7 +22,9 @@ python3 python3-numpy python3-opencv valgrind strace
 libv4l-dev qemu-system-x86 busybox-static cpio libinih-dev libyaml-dev
 libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth
 clang libclang-rt-14-dev llvm
-python3-pytest python3-matplotlib python3-venv python3-setuptools"
+python3-pytest python3-matplotlib python3-venv python3-setuptools
+libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
+gstreamer1.0-plugins-good gstreamer1.0-tools"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -132,6 +132,7 @@ typedef enum {
     K_CALIB,   /* a path, or LEFT,RIGHT (two camera_info files, hal/calib.h); may be empty */
     K_REAL,    /* double: 0 (not given) or a finite number in (0, hi] */
     K_CENTER,  /* "" or "CX,CY": two finite numbers within +-1e6 (live_config_center) */
+    K_URI,     /* a source URI (hal/source_uri.h), checked by source_uri_parse; may be empty */
 } key_kind;
 
 typedef struct {
@@ -146,6 +147,9 @@ typedef struct {
 #define F(field) offsetof(live_config, field)
 static const key_def keys[] = {
     {"source", "type", K_ENUM, 0, 0, F(source), parse_source, "synth, v4l2, sbs, files"},
+    {"source", "left", K_URI, 0, 0, F(source_left), 0, 0},
+    {"source", "right", K_URI, 0, 0, F(source_right), 0, 0},
+    {"source", "input", K_URI, 0, 0, F(source_input), 0, 0},
 
     {"camera", "left", K_PATH, 1, 0, F(left_device), 0, 0},
     {"camera", "right", K_PATH, 1, 0, F(right_device), 0, 0},
@@ -433,7 +437,7 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
     char *field = (char *)c + k->offset;
     long x = 0;
     int b = 0;
-    char why[80];
+    char why[80], why2[SOURCE_URI_MAX + 200];
     switch (k->kind) {
     case K_INT:
     case K_D:
@@ -532,7 +536,21 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
         memcpy(field, value, strlen(value) + 1);
         break;
     }
+    case K_URI: {
+        source_uri u;
+        if (*value && source_uri_parse(value, &u, why2, sizeof why2) != 0)
+            return failf(err, errlen, "%s: %s", k->key, why2);
+        memcpy(field, value, strlen(value) + 1);
+        /* one way to name the source at a time: the last given wins (config.h) */
+        if (k->offset == offsetof(live_config, source_input))
+            c->source_left[0] = c->source_right[0] = '\0';
+        else
+            c->source_input[0] = '\0';
+        break;
     }
+    }
+    if (k->offset == offsetof(live_config, source))
+        c->source_left[0] = c->source_right[0] = c->source_input[0] = '\0';
     if (k->offset == offsetof(live_config, stereo.p1))
         c->p1_given = 1;
     if (k->offset == offsetof(live_config, stereo.p2))
@@ -666,8 +684,11 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
     if (!known_section(section) || strcmp(section, "controls") == 0)
         return -1;
     fprintf(f, "[%s]\n", section);
+    int uris = c->source_left[0] || c->source_right[0] || c->source_input[0];
     for (int i = 0; i < NKEYS; i++) {
         const key_def *k = &keys[i];
+        if (uris && k->offset == offsetof(live_config, source))
+            continue; /* the URIs name the source; type would be a second way (and empty them) */
         if (strcmp(k->section, section) != 0)
             continue;
         const char *field = (const char *)c + k->offset;
@@ -722,6 +743,7 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
         case K_PATTERN:
         case K_CALIB:
         case K_CENTER:
+        case K_URI:
             /* what the reader would take for something else: a line break, a comment, blanks
              * at the ends (stripped) */
             if (strpbrk(field, "\r\n") || strstr(field, " ;") || strstr(field, "\t;") ||
@@ -768,7 +790,30 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
     /* the size of each view the matcher sees (the maps may change it; the app checks the
      * stage's parameters again once it knows) */
     int w, h;
-    switch (c->source) {
+    source_plan plan;
+    int uris = c->source_left[0] || c->source_right[0] || c->source_input[0];
+    if (uris && source_plan_make(c->source_input, c->source_left, c->source_right, &plan, err,
+                                 errlen) != 0)
+        return -1;
+    if (uris) {
+        switch (plan.kind) {
+        case PLAN_SYNTH:
+            w = plan.uri[0].width >= 0 ? plan.uri[0].width : c->synth_width;
+            h = plan.uri[0].height >= 0 ? plan.uri[0].height : c->synth_height;
+            break;
+        case PLAN_SBS:
+            if (c->width % 2)
+                return failf(err, errlen, "width: %d: a side-by-side frame has an even width "
+                             "(two views side by side)", c->width);
+            w = c->width / 2, h = c->height;
+            break;
+        case PLAN_V4L2_PAIR:
+            w = c->width, h = c->height;
+            break;
+        default: /* image files and GStreamer: known from the first frame only */
+            w = 4096, h = 1;
+        }
+    } else switch (c->source) {
     case SOURCE_SYNTH:
         w = c->synth_width, h = c->synth_height;
         break;
@@ -841,6 +886,49 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
     return 0;
 }
 
+/* A source_uri made from an older [camera] / [files] key (not parsed: such paths need no
+ * scheme). */
+static void legacy_uri(source_uri *u, source_uri_kind kind, const char *path)
+{
+    memset(u, 0, sizeof *u);
+    u->kind = kind;
+    u->width = u->height = u->fps = -1;
+    snprintf(u->text, sizeof u->text, "%s", path);
+    snprintf(u->target, sizeof u->target, "%s", path);
+    u->is_pattern = kind == URI_FILE;
+}
+
+int live_config_plan(const live_config *c, source_plan *plan, char *err, size_t errlen)
+{
+    if (c->source_left[0] || c->source_right[0] || c->source_input[0])
+        return source_plan_make(c->source_input, c->source_left, c->source_right, plan, err,
+                                errlen);
+    memset(plan, 0, sizeof *plan);
+    plan->from_type = 1;
+    switch (c->source) {
+    case SOURCE_SYNTH:
+        plan->kind = PLAN_SYNTH, plan->nuri = 1;
+        legacy_uri(&plan->uri[0], URI_SYNTH, "synth://");
+        plan->uri[0].is_pattern = 0;
+        return 0;
+    case SOURCE_V4L2:
+        plan->kind = PLAN_V4L2_PAIR, plan->nuri = 2;
+        legacy_uri(&plan->uri[0], URI_V4L2, c->left_device);
+        legacy_uri(&plan->uri[1], URI_V4L2, c->right_device);
+        return 0;
+    case SOURCE_SBS:
+        plan->kind = PLAN_SBS, plan->nuri = 1;
+        legacy_uri(&plan->uri[0], URI_V4L2, c->sbs_device);
+        return 0;
+    case SOURCE_FILES:
+        plan->kind = PLAN_FILES, plan->nuri = 2;
+        legacy_uri(&plan->uri[0], URI_FILE, c->left_pattern);
+        legacy_uri(&plan->uri[1], URI_FILE, c->right_pattern);
+        return 0;
+    }
+    return failf(err, errlen, "type: %d is not a source", (int)c->source);
+}
+
 /* ---- the file ----------------------------------------------------------------------------- */
 
 /* What a configuration may be: a few KB of short lines. The file is read through these bounds,
@@ -857,6 +945,7 @@ typedef struct {
     int err_line;           /* first error we found ourselves (0: none), -1: read error */
     char msg[400];          /* its message, without "FILE:LINE: " */
     int key_line[NKEYS];    /* line each key was set on in this file (repeats are errors) */
+    int source_way_line[3]; /* line of [source] type / input / left or right (non-empty) */
     int ncontrols;          /* controls set in this file, with their lines */
     char control_name[CAPTURE_MAX_CONTROLS][sizeof(((capture_control *)0)->name)];
     int control_line[CAPTURE_MAX_CONTROLS];
@@ -979,6 +1068,17 @@ static int on_key(void *user, const char *section, const char *name, const char 
             return load_fail(st, "%s: repeated (first set on line %d)", name, st->key_line[i]);
         if (i >= 0)
             st->key_line[i] = st->lineno;
+        /* one way to name the source in a file: type, left + right, or input (an empty URI
+         * names nothing: live_config_write_section writes them so) */
+        if (i >= 0 && strcmp(section, "source") == 0 && (strcmp(name, "type") == 0 || *value)) {
+            int way = strcmp(name, "type") == 0 ? 0 : strcmp(name, "input") == 0 ? 1 : 2;
+            for (int o = 0; o < 3; o++)
+                if (o != way && st->source_way_line[o])
+                    return load_fail(st, "%s: the source is already named on line %d; give "
+                                     "type (the older way), left and right, or input: one of "
+                                     "them", name, st->source_way_line[o]);
+            st->source_way_line[way] = st->lineno;
+        }
     }
     char why[sizeof st->msg];
     if (live_config_set(&st->cfg, section, name, value, why, sizeof why))

@@ -8,7 +8,10 @@
  * checks ("--KEY: what is wrong").
  *
  * Sections and keys (the header of each field names its key):
- *   [source]       type = synth | v4l2 | sbs | files
+ *   [source]       left, right (two URIs: one per camera) or input (one side-by-side stream):
+ *                  v4l2:///dev/video0, csi://0, rtsp://..., file://PATH, gst://PIPELINE, synth://
+ *                  (hal/source_uri.h); or, the older way, type = synth | v4l2 | sbs | files with
+ *                  the devices in [camera] and the patterns in [files]
  *   [camera]       left, right (v4l2: device paths), device (sbs: one side-by-side camera),
  *                  width, height, fps, format = auto|yuyv|grey|rgb24, buffers, max_skew_ms
  *   [controls]     any V4L2 control by name = integer (e.g. auto_exposure = 1, gain = 10)
@@ -39,6 +42,7 @@
 
 #include "capture.h"
 #include "colormap.h"
+#include "source_uri.h"
 #include "stereo.h"
 
 #define CONFIG_PATH_MAX 512
@@ -50,6 +54,11 @@ typedef enum { VIEW_DISPARITY = 0, VIEW_LEFT, VIEW_PAIR, VIEW_DEPTH } live_view;
 typedef struct {
     /* [source] type */
     live_source source;
+    /* [source] left, right, input: URIs (hal/source_uri.h); when any is set it names the source
+     * and type is not used. Setting type empties them; setting input empties left and right,
+     * and left or right empties input (the last given wins: a file, then the command line). */
+    char source_left[CONFIG_PATH_MAX], source_right[CONFIG_PATH_MAX];
+    char source_input[CONFIG_PATH_MAX];
     /* [camera] */
     char left_device[CONFIG_PATH_MAX], right_device[CONFIG_PATH_MAX]; /* left, right */
     char sbs_device[CONFIG_PATH_MAX];                                 /* device */
@@ -134,6 +143,12 @@ int live_config_origin(const live_config *c, const char *section, const char *ke
  * back (live_config_load) to the same values. 0, or -1 for an unknown section or a value that
  * cannot be written as one line (a path with a newline or a misplaced comment). */
 int live_config_write_section(FILE *f, const live_config *c, const char *section);
+
+/* Which backend reads the configured source, and its URIs: from [source] left/right/input when
+ * set, else from type with the [camera] / [files] keys (v4l2 -> left/right v4l2 devices, sbs ->
+ * input v4l2 device, files -> left/right image sequences, synth -> input synth://; plan->
+ * from_type is then 1). 0, or -1 with "KEY: what is wrong". */
+int live_config_plan(const live_config *c, source_plan *plan, char *err, size_t errlen);
 
 const char *live_source_to_str(live_source s);
 const char *live_view_to_str(live_view v);

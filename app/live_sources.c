@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* live_sources.c — the live app's frame sources (synth, files, v4l2 pair, side-by-side camera)
- * behind the interface in live_sources.h, and the pair recorder.
+/* live_sources.c — the live app's frame source interface (live_sources.h): the plan of which
+ * backend reads the configured source (live_config_plan), the dispatch through the backend's
+ * table (app/source_backend.h; one file per backend, app/source_*.c), the helpers the backends
+ * share, and the pair recorder.
  *
- * Each source is a section below with the same three static functions (name_open, name_read,
- * name_close) and is reached through a small table; the shared part only dispatches.
- *
- * Built with LIVE_LIBC_ONLY=1 (build/gpu/stereo-live-headless: CUDA and libc only) the files
- * source and the recorder (libpng, libturbojpeg) and the cameras (libv4l2) are left out: their
- * open functions say "not built in this binary" instead.
+ * Built with LIVE_LIBC_ONLY=1 (build/gpu/stereo-live-headless: CUDA and libc only) only the
+ * generated scene is linked: the files source and the recorder (libpng, libturbojpeg), the
+ * cameras (libv4l2) and GStreamer are left out and refused with "not built in this binary".
+ * Without STEREO_HAVE_GST (./configure found no GStreamer development files, or --no-gst) the
+ * GStreamer backend is refused the same way.
  */
 #include "live_sources.h"
 
@@ -23,16 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
 #include "image_io.h"
 #include "outpath.h"
-#include "synth.h"
-#include "v4l2_camera.h"
+#include "source_backend.h"
 
-/* A lost side-by-side camera is reopened this often (the pair backend's rate, capture.h). */
-#define SBS_RETRY_MS 1000
-
-static int64_t monotonic_ns(void)
+int64_t source_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -47,300 +43,13 @@ void say(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-typedef struct {
-    frame_status (*read)(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out, int timeout);
-    void (*close)(frame_source *s);
-} source_ops;
-
-struct frame_source {
-    const source_ops *ops;
-    frame_source_info info;
-    char message[512];
-    /* synth */
-    synth *scene;
-    int64_t t0_ns;
-    long count;
-    uint8_t *ring;             /* frame_source_prerender: ring_n pairs (left, right), or NULL */
-    int ring_n;
-    double ring_period;        /* scene time between two ring frames, s */
-    /* files */
-    char pattern[2][CONFIG_PATH_MAX];
-    long first, next;
-    int loop, channels;
-    /* v4l2 pair (zero copy: see the v4l2 section) */
-    capture *cap;
-    capture_io io;             /* asked for (STEREO_V4L2_IO); AUTO unless set */
-    int io_settled;            /* the cameras got the lent frames, or heard there are none */
-    pthread_mutex_t zc_lock;   /* guards lent, out, back: frame_source_release comes from the
-                                  pipeline's other threads */
-    uint8_t *lent[2][CAPTURE_MAX_BUFFERS]; /* the pool's frames lent to the source, per camera */
-    int nlent, lent_new;       /* lent_new: not given to the cameras yet */
-    size_t lent_bytes;
-    struct {
-        const uint8_t *data[2];   /* the delivered images (the key frame_source_release finds) */
-        capture_pair pair;        /* their USERPTR frames (a copied side's buffer is -1) */
-    } out[2 * CAPTURE_MAX_BUFFERS];
-    int nout;
-    capture_pair back[2 * CAPTURE_MAX_BUFFERS]; /* released, queued again at the next read */
-    int nback;
-    uint64_t frames_zero_copy, frames_copied;
-    /* sbs */
-    capture_config cam_cfg;    /* outlives the camera (v4l2_camera.h keeps a pointer) */
-    char device[CONFIG_PATH_MAX];
-    v4l2_camera *cam;
-    int64_t retry_at_ns;       /* lost: the next reopen attempt */
-    uint64_t cam_errors, cam_frames, cam_losses, cam_reconnects;
-};
-
-/* ---- synth: the generated scene, rendered straight into the stage's frames ----------------- */
-
-static frame_status synth_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
-                               int timeout)
-{
-    int w = s->info.width, h = s->info.height;
-    int64_t now = monotonic_ns();
-    if (s->count == 0)
-        s->t0_ns = now;
-    double t;
-    if (s->ring) { /* pre-rendered: a copy, the scene time of the ring frame */
-        size_t n = (size_t)w * h;
-        long i = s->count % s->ring_n;
-        memcpy(l, s->ring + 2 * n * (size_t)i, n);
-        memcpy(r, s->ring + 2 * n * (size_t)i + n, n);
-        t = (double)i * s->ring_period;
-    } else {
-        t = (double)(now - s->t0_ns) * 1e-9;
-        if (synth_render_views(s->scene, t, l, r, 1, (size_t)w, s->message,
-                               sizeof s->message) != 0)
-            return FRAME_ERROR;
-    }
-    out->left = (stereo_image){l, w, h, (size_t)w, STEREO_PIX_GREY8};
-    out->right = (stereo_image){r, w, h, (size_t)w, STEREO_PIX_GREY8};
-    out->timestamp_ns = now;
-    out->scene_t = t;
-    out->index = s->count++;
-    return FRAME_OK;
-}
-
-static void synth_close(frame_source *s)
-{
-    synth_destroy(s->scene);
-    free(s->ring);
-}
-
-static const source_ops synth_ops = {synth_read, synth_close};
-
-int frame_source_prerender(frame_source *s, int frames, char *err, size_t errlen)
-{
-    if (s->ops != &synth_ops) {
-        say(err, errlen, "--synth-prerender: only the generated scene (source synth) is rendered");
-        return -1;
-    }
-    size_t n = (size_t)s->info.width * s->info.height;
-    if (frames < 1 || (size_t)frames > SIZE_MAX / (2 * n)) {
-        say(err, errlen, "--synth-prerender: %d frames: at least 1", frames);
-        return -1;
-    }
-    uint8_t *ring = malloc(2 * n * (size_t)frames);
-    if (!ring) {
-        say(err, errlen, "--synth-prerender: %d frames of %dx%d: out of memory (%.0f MB)", frames,
-            s->info.width, s->info.height, 2.0 * n * frames / 1e6);
-        return -1;
-    }
-    /* the animation at the source's rate (30 frames per second of scene time when unpaced) */
-    double period = 1.0 / (s->info.fps > 0 ? s->info.fps : 30.0);
-    for (int i = 0; i < frames; i++)
-        if (synth_render_views(s->scene, i * period, ring + 2 * n * (size_t)i,
-                               ring + 2 * n * (size_t)i + n, 1, (size_t)s->info.width, err,
-                               errlen) != 0) {
-            free(ring);
-            return -1;
-        }
-    free(s->ring);
-    s->ring = ring;
-    s->ring_n = frames;
-    s->ring_period = period;
-    return 0;
-}
-
-static frame_status synth_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    synth_params p = {.width = cfg->synth_width, .height = cfg->synth_height, .seed = 1};
-    if (synth_create(&p, &s->scene, err, errlen) != 0)
-        return FRAME_ERROR;
-    s->ops = &synth_ops;
-    /* paced, it is live (the stage gets the newest pair, older ones are dropped); unpaced
-     * (fps 0) it is delivered on demand, as fast files are: nothing dropped, nothing wasted */
-    s->info = (frame_source_info){cfg->synth_width, cfg->synth_height,
-                                  (size_t)cfg->synth_width * cfg->synth_height,
-                                  cfg->synth_fps > 0, cfg->synth_fps, 1};
-    return FRAME_OK;
-}
-
-/* ---- files: two printf-patterned image sequences -------------------------------------------- */
-#if !LIVE_LIBC_ONLY
-
-static void file_path(const frame_source *s, int side, long index, char *buf, size_t len)
-{
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(buf, len, s->pattern[side], (int)index); /* checked by live_config_check_pattern */
-#pragma GCC diagnostic pop
-}
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Reads one side into buf; the image must have the size and channels of the first one. */
-static frame_status files_read_side(frame_source *s, int side, long index, uint8_t *buf)
-{
-    char path[PATH_MAX + CONFIG_PATH_MAX];
-    image im = {0};
-    file_path(s, side, index, path, sizeof path);
-    if (image_read8(path, &im, s->message, sizeof s->message) != 0)
-        return FRAME_ERROR;
-    if (im.width != s->info.width || im.height != s->info.height || im.channels != s->channels) {
-        say(s->message, sizeof s->message, "%s: %dx%d with %d channel(s), the sequence is %dx%d "
-            "with %d", path, im.width, im.height, im.channels, s->info.width, s->info.height,
-            s->channels);
-        image_free(&im);
-        return FRAME_ERROR;
-    }
-    memcpy(buf, im.data, (size_t)im.width * im.height * im.channels);
-    image_free(&im);
-    return FRAME_OK;
-}
-
-static frame_status files_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
-                               int timeout)
-{
-    char path[PATH_MAX + CONFIG_PATH_MAX];
-    file_path(s, 0, s->next, path, sizeof path);
-    if (!file_exists(path)) {
-        if (!s->loop || s->next == s->first)
-            return FRAME_END;
-        s->next = s->first; /* loop */
-    }
-    frame_status st;
-    if ((st = files_read_side(s, 0, s->next, l)) != FRAME_OK ||
-        (st = files_read_side(s, 1, s->next, r)) != FRAME_OK)
-        return st;
-    int w = s->info.width, h = s->info.height;
-    stereo_pixfmt f = s->channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8;
-    out->left = (stereo_image){l, w, h, (size_t)w * s->channels, f};
-    out->right = (stereo_image){r, w, h, (size_t)w * s->channels, f};
-    out->timestamp_ns = monotonic_ns();
-    out->scene_t = 0;
-    out->index = s->next++;
-    return FRAME_OK;
-}
-
-static void files_close(frame_source *s) { (void)s; }
-
-static const source_ops files_ops = {files_read, files_close};
-
-static frame_status files_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    const char *pat[2] = {cfg->left_pattern, cfg->right_pattern};
-    for (int i = 0; i < 2; i++) {
-        char why[256];
-        if (!pat[i][0]) {
-            say(err, errlen, "files: %s pattern is empty (e.g. %s_%%04d.png)",
-                i ? "right" : "left", i ? "right" : "left");
-            return FRAME_ERROR;
-        }
-        if (live_config_check_pattern(i ? "right" : "left", pat[i], why, sizeof why)) {
-            say(err, errlen, "files: %s", why);
-            return FRAME_ERROR;
-        }
-        snprintf(s->pattern[i], sizeof s->pattern[i], "%s", pat[i]);
-    }
-    /* sequences start at 0 or 1 */
-    char path[PATH_MAX + CONFIG_PATH_MAX];
-    s->first = -1;
-    for (long k = 0; k <= 1 && s->first < 0; k++) {
-        file_path(s, 0, k, path, sizeof path);
-        if (file_exists(path))
-            s->first = k;
-    }
-    if (s->first < 0) {
-        file_path(s, 0, 0, path, sizeof path);
-        say(err, errlen, "files: no left image: neither %s nor the one numbered 1 exists", path);
-        return FRAME_ERROR;
-    }
-    image im = {0};
-    file_path(s, 0, s->first, path, sizeof path);
-    if (image_read8(path, &im, err, errlen) != 0)
-        return FRAME_ERROR;
-    s->channels = im.channels;
-    s->info = (frame_source_info){im.width, im.height,
-                                  (size_t)im.width * im.height * im.channels, 0, cfg->files_fps, 0};
-    image_free(&im);
-    s->next = s->first;
-    s->loop = cfg->files_loop;
-    s->ops = &files_ops;
-    return FRAME_OK;
-}
-#else /* LIVE_LIBC_ONLY */
-static frame_status files_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    (void)cfg, (void)s;
-    say(err, errlen, "not built in this binary: source files (image files need libpng and "
-        "libturbojpeg; build/stereo-live has them)");
-    return FRAME_ERROR;
-}
-#endif
-
-#if !LIVE_LIBC_ONLY
-/* ---- v4l2: a camera pair through capture.h --------------------------------------------------
- *
- * Zero copy (capture.h: USERPTR). The pipeline lends the source every frame of its pool
- * (frame_source_lend, after stereo_frame_alloc) and the next read gives them to the cameras
- * that can stream into them (capture_give_buffers; slot k's left frame is left buffer k): a
- * USERPTR camera then writes each frame straight into a pool frame and the stage reads it there.
- * Who owns a lent frame when:
- *   queued      the driver's, from capture_give_buffers or a capture_release until it is
- *               dequeued; it may write into it at any time, so the frame must be out of every
- *               pipeline slot: it is (see delivered), and it is therefore never attached to the
- *               stage's CUDA stream while queued (stereo.h attaches frames only from submit to
- *               wait, and only the frames of a slot the stage holds);
- *   waiting     dequeued, waiting in the capture's pairing for its partner; a frame that gets
- *               none is queued again at once, inside capture_next;
- *   delivered   in the frame_pair a read returned, i.e. in a pipeline slot (ready queue, stage,
- *               published, display, writer) until the slot goes back to the free list; the
- *               pipeline then calls frame_source_release for the slot's pair;
- *   released    listed in back[] (frame_source_release runs on the pipeline's threads under
- *               its lock, while the capture handle belongs to the capture thread), queued again
- *               at the start of the next read: within READ_TIMEOUT_MS, usually a frame period.
- * So the frames the pipeline passes to a read (l, r) are not written for a USERPTR camera: lent
- * frames float between slots. An MMAP camera (the fallback) keeps the old path: its frame is
- * copied once into l or r (its own slot's frames, never given to the driver) and its driver
- * buffer goes back at once. frame_source_reclaim, before the pool frees the frames (or moves to
- * a new stage), takes every lent frame back: capture_take_back_buffers stops the USERPTR
- * cameras, the driver lets go of every buffer, and the next lend starts them again.
- *
- * Falling back to mmap + one copy, logged once per camera ("<role> camera <path>: zero-copy
- * (USERPTR)" / "...: mmap + copy: <reason>"): libv4l2 converts the format (MJPEG), the driver
- * refuses USERPTR or the memory, STEREO_V4L2_IO=mmap, or the pipeline lends no frames. A
- * camera's mode is decided once, at its first buffers (a reconnect keeps it). Any alignment
- * the driver takes will do: the CUDA backend's frames are managed memory on a Jetson and pinned
- * host memory on a discrete GPU (both page-aligned); the CPU backend's come from malloc (16-byte aligned: glibc maps large blocks
- * at a page + 16), which vb2's vmalloc drivers (UVC webcams, vivid) take as they are; drivers
- * that need physically contiguous or aligned memory refuse it at VIDIOC_QBUF and that camera
- * falls back. info.frame_bytes is at least each driver's sizeimage, rounded up to whole pages.
- */
-
-static void log_line(void *user, const char *line)
+void source_log(void *user, const char *line)
 {
     (void)user;
     fprintf(stderr, "stereo-live: %s\n", line);
 }
 
-/* Copies a frame's rows (the driver's pitch) into a tightly packed buffer. */
-static stereo_image pack_rows(const uint8_t *src, size_t src_pitch, int width, int height,
+stereo_image source_pack_rows(const uint8_t *src, size_t src_pitch, int width, int height,
                               stereo_pixfmt f, uint8_t *dst)
 {
     size_t row = (size_t)width * stereo_pixfmt_bytes(f);
@@ -349,429 +58,70 @@ static stereo_image pack_rows(const uint8_t *src, size_t src_pitch, int width, i
     return (stereo_image){dst, width, height, row, f};
 }
 
-#define ZC_MAX (2 * CAPTURE_MAX_BUFFERS) /* delivered + released pairs with lent frames */
-
-static const source_ops v4l2_ops;
-
-/* The capture thread's part of the hand-over: queues the released frames again and gives the
- * cameras newly lent frames (or, the first time, says there are none). 0, or -1 with err. */
-static int v4l2_settle(frame_source *s, char *err, size_t errlen)
-{
-    capture_pair back[ZC_MAX];
-    void *lent[2][CAPTURE_MAX_BUFFERS];
-    size_t bytes = 0;
-    int nlent = 0;
-    pthread_mutex_lock(&s->zc_lock);
-    int nback = s->nback, fresh = s->lent_new;
-    memcpy(back, s->back, (size_t)nback * sizeof back[0]);
-    s->nback = s->lent_new = 0;
-    if (fresh) {
-        nlent = s->nlent;
-        bytes = s->lent_bytes;
-        for (int k = 0; k < 2; k++)
-            for (int i = 0; i < nlent; i++)
-                lent[k][i] = s->lent[k][i];
-    }
-    pthread_mutex_unlock(&s->zc_lock);
-    for (int i = 0; i < nback; i++)
-        capture_release(s->cap, &back[i]);
-    if (s->io == CAPTURE_IO_MMAP || (s->io_settled && !fresh))
-        return 0;
-    if (nlent < CAPTURE_MIN_BUFFERS) { /* none (a caller without the lend hook), or too few */
-        if (s->io == CAPTURE_IO_USERPTR) {
-            say(err, errlen, "STEREO_V4L2_IO=userptr: %d frames lent to capture into (at least "
-                "%d needed)", nlent, CAPTURE_MIN_BUFFERS);
-            return -1;
-        }
-        log_line(NULL, nlent ? "v4l2: too few frames lent to capture into (the cameras copy)"
-                             : "v4l2: no frames lent to capture into (the cameras copy)");
-        nlent = 0;
-    }
-    for (int k = 0; k < 2; k++)
-        if (capture_give_buffers(s->cap, k, nlent ? lent[k] : NULL, nlent, bytes, err, errlen) !=
-            CAPTURE_OK)
-            return -1;
-    s->io_settled = 1;
-    return 0;
-}
-
-/* Gives one side of a pair back to its camera at once (a copied MMAP frame). */
-static void release_side(frame_source *s, capture_pair *p, int k)
-{
-    capture_pair one;
-    memset(&one, 0, sizeof one);
-    one.left.buffer = one.right.buffer = -1;
-    capture_frame *f = k ? &p->right : &p->left;
-    *(k ? &one.right : &one.left) = *f;
-    capture_release(s->cap, &one);
-    f->buffer = -1;
-}
-
-static frame_status v4l2_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
-                              int timeout)
-{
-    char err[512];
-    if (v4l2_settle(s, err, sizeof err) != 0) {
-        say(s->message, sizeof s->message, "%s", err);
-        return FRAME_ERROR;
-    }
-    capture_pair p;
-    capture_status st = capture_next(s->cap, &p, timeout);
-    snprintf(s->message, sizeof s->message, "%s", capture_message(s->cap));
-    if (st == CAPTURE_TIMEOUT)
-        return FRAME_TIMEOUT;
-    if (st == CAPTURE_LOST)
-        return FRAME_LOST;
-    if (st != CAPTURE_OK)
-        return FRAME_ERROR;
-    /* USERPTR: the stage reads the frame where the driver wrote it; MMAP: one copy into the
-     * slot's own frame, and the driver's buffer goes straight back (see above) */
-    capture_frame *f[2] = {&p.left, &p.right};
-    uint8_t *dst[2] = {l, r};
-    stereo_image im[2];
-    int lent = 0;
-    for (int k = 0; k < 2; k++)
-        if (f[k]->io == CAPTURE_IO_USERPTR) {
-            im[k] = capture_frame_image(f[k]);
-            lent = 1;
-            s->frames_zero_copy++;
-        } else {
-            im[k] = pack_rows(f[k]->data, f[k]->pitch, f[k]->width, f[k]->height, f[k]->format,
-                              dst[k]);
-            s->frames_copied++;
-            release_side(s, &p, k);
-        }
-    out->left = im[0];
-    out->right = im[1];
-    out->timestamp_ns = p.left.timestamp_ns;
-    out->scene_t = 0;
-    out->index = p.left.sequence;
-    if (lent) { /* delivered until frame_source_release */
-        pthread_mutex_lock(&s->zc_lock);
-        int room = s->nout + s->nback < ZC_MAX; /* always: each entry holds a lent frame */
-        if (room) {
-            s->out[s->nout].data[0] = im[0].data;
-            s->out[s->nout].data[1] = im[1].data;
-            s->out[s->nout].pair = p;
-            s->nout++;
-        }
-        pthread_mutex_unlock(&s->zc_lock);
-        if (!room) {
-            capture_release(s->cap, &p);
-            say(s->message, sizeof s->message, "v4l2: more than %d pairs held", ZC_MAX);
-            return FRAME_ERROR;
-        }
-    }
-    return FRAME_OK;
-}
-
-void frame_source_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes)
-{
-    if (!s || s->ops != &v4l2_ops || s->io == CAPTURE_IO_MMAP || !left || !right)
-        return;
-    pthread_mutex_lock(&s->zc_lock);
-    if (s->nlent < CAPTURE_MAX_BUFFERS) {
-        s->lent[0][s->nlent] = left;
-        s->lent[1][s->nlent] = right;
-        s->lent_bytes = s->nlent == 0 || bytes < s->lent_bytes ? bytes : s->lent_bytes;
-        s->nlent++;
-        s->lent_new = 1;
-    }
-    pthread_mutex_unlock(&s->zc_lock);
-}
-
-void frame_source_release(frame_source *s, const frame_pair *p)
-{
-    if (!s || s->ops != &v4l2_ops || !p || !p->left.data)
-        return;
-    pthread_mutex_lock(&s->zc_lock);
-    for (int i = 0; i < s->nout; i++)
-        if (s->out[i].data[0] == p->left.data && s->out[i].data[1] == p->right.data) {
-            s->back[s->nback++] = s->out[i].pair;
-            s->out[i] = s->out[--s->nout];
-            break;
-        }
-    pthread_mutex_unlock(&s->zc_lock);
-}
-
-void frame_source_reclaim(frame_source *s)
-{
-    if (!s || s->ops != &v4l2_ops)
-        return;
-    pthread_mutex_lock(&s->zc_lock);
-    s->nlent = s->lent_new = s->nout = s->nback = 0;
-    pthread_mutex_unlock(&s->zc_lock);
-    capture_take_back_buffers(s->cap); /* the driver holds none of them afterwards */
-}
-
-static void v4l2_close(frame_source *s)
-{
-    capture_close(s->cap);
-    pthread_mutex_destroy(&s->zc_lock);
-}
-
-static const source_ops v4l2_ops = {v4l2_read, v4l2_close};
-
-static void camera_config(const live_config *cfg, capture_config *cc)
-{
-    memset(cc, 0, sizeof *cc);
-    cc->backend = CAPTURE_V4L2_PAIR;
-    cc->width = cfg->width;
-    cc->height = cfg->height;
-    cc->fps = cfg->fps;
-    cc->format = cfg->format;
-    cc->buffers = cfg->buffers;
-    cc->max_skew_ns = (int64_t)cfg->max_skew_ms * 1000000;
-    cc->ncontrols = cfg->ncontrols;
-    memcpy(cc->controls, cfg->controls, sizeof cc->controls);
-    cc->log = log_line;
-}
-
-/* After a camera failed to open: 1 if its device path (camera.KEY) does not exist, and then, when
- * the configuration file set it, err is rewritten with the file's line: "FILE:LINE: camera.KEY =
- * PATH: no such device; ...". The shipped example's placeholder (config/two-usb-cameras.ini:
- * .../usb-REPLACE_WITH_...) asks for the line to be edited; another path asks whether the camera
- * is connected. A path from the command line keeps the camera's own message. 0: the path exists
- * (err as the camera left it). */
-static int camera_path_missing(const live_config *cfg, const char *key, const char *path,
-                               char *err, size_t errlen)
-{
-    struct stat sb;
-    char origin[CONFIG_PATH_MAX + 16];
-    if (stat(path, &sb) == 0 || errno != ENOENT)
-        return 0;
-    if (!live_config_origin(cfg, "camera", key, origin, sizeof origin))
-        return 1;
-    if (strstr(path, "REPLACE"))
-        say(err, errlen, "%s: camera.%s = %s: no such device; edit this line to name your camera "
-            "(see `ls /dev/v4l/by-id/`)", origin, key, path);
-    else
-        say(err, errlen, "%s: camera.%s = %s: no such device: is the camera connected? "
-            "(`ls /dev/v4l/by-id/` lists the cameras)", origin, key, path);
-    return 1;
-}
-
-static frame_status v4l2_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    capture_config cc;
-    camera_config(cfg, &cc);
-    cc.device[0] = cfg->left_device;
-    cc.device[1] = cfg->right_device;
-    /* STEREO_V4L2_IO=auto|mmap|userptr (docs/jetson.md, "Memory"); auto when unset */
-    const char *env = getenv("STEREO_V4L2_IO");
-    int io = env && env[0] ? capture_io_from_str(env) : CAPTURE_IO_AUTO;
-    if (io < 0) {
-        say(err, errlen, "STEREO_V4L2_IO=%s: not auto, mmap or userptr", env);
-        return FRAME_ERROR;
-    }
-    cc.io = s->io = (capture_io)io;
-    if (capture_open(&cc, &s->cap, err, errlen) != CAPTURE_OK) {
-        if (!camera_path_missing(cfg, "left", cfg->left_device, err, errlen))
-            camera_path_missing(cfg, "right", cfg->right_device, err, errlen);
-        return FRAME_ERROR;
-    }
-    if (pthread_mutex_init(&s->zc_lock, NULL) != 0) {
-        capture_close(s->cap);
-        s->cap = NULL;
-        say(err, errlen, "v4l2: cannot create a mutex");
-        return FRAME_ERROR;
-    }
-    s->ops = &v4l2_ops;
-    for (int k = 0; io == CAPTURE_IO_MMAP && k < 2; k++)
-        fprintf(stderr, "stereo-live: %s camera %s: mmap + copy: STEREO_V4L2_IO=mmap\n",
-                k ? "right" : "left", k ? cfg->right_device : cfg->left_device);
-    /* room for the widest format (RGB24) and for what each driver writes (sizeimage, the
-     * USERPTR frames' least length), in whole pages */
-    size_t bytes = (size_t)cfg->width * cfg->height * 3;
-    for (int k = 0; k < 2; k++)
-        if (capture_buffer_bytes(s->cap, k) > bytes)
-            bytes = capture_buffer_bytes(s->cap, k);
-    long page = sysconf(_SC_PAGESIZE);
-    if (page > 0)
-        bytes = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
-    s->info = (frame_source_info){cfg->width, cfg->height, bytes, 1, 0, 0};
-    return FRAME_OK;
-}
-
-/* ---- sbs: one side-by-side camera (left half | right half), split here ---------------------- */
-
-static frame_status sbs_start(frame_source *s, char *err, size_t errlen)
-{
-    /* mmap + one copy: the halves are split into two frames (see sbs_read) */
-    if (v4l2_camera_open(&s->cam_cfg, 0, CAPTURE_IO_MMAP, &s->cam, err, errlen) != CAPTURE_OK)
-        return FRAME_ERROR;
-    if (v4l2_camera_start(s->cam, err, errlen) != CAPTURE_OK) {
-        v4l2_camera_close(s->cam);
-        s->cam = NULL;
-        return FRAME_ERROR;
-    }
-    return FRAME_OK;
-}
-
-static void sbs_stop(frame_source *s)
-{
-    v4l2_camera_stop(s->cam);
-    v4l2_camera_close(s->cam);
-    s->cam = NULL;
-}
-
-static void sbs_lose(frame_source *s, const char *reason)
-{
-    sbs_stop(s);
-    s->cam_losses++;
-    s->retry_at_ns = monotonic_ns() + SBS_RETRY_MS * 1000000LL;
-    say(s->message, sizeof s->message, "sbs camera %s: lost (%s), retrying every %d s", s->device,
-        reason, SBS_RETRY_MS / 1000);
-    log_line(NULL, s->message);
-}
-
-static frame_status sbs_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
-                             int timeout)
-{
-    char err[512];
-    if (!s->cam) { /* lost: reopen by path once the retry time has come */
-        int64_t wait_ms = (s->retry_at_ns - monotonic_ns()) / 1000000;
-        if (wait_ms > 0) {
-            if (wait_ms > timeout)
-                wait_ms = timeout;
-            struct timespec ts = {wait_ms / 1000, (wait_ms % 1000) * 1000000};
-            nanosleep(&ts, NULL);
-            return FRAME_LOST;
-        }
-        if (sbs_start(s, err, sizeof err) != FRAME_OK) {
-            s->retry_at_ns = monotonic_ns() + SBS_RETRY_MS * 1000000LL;
-            return FRAME_LOST;
-        }
-        s->cam_reconnects++;
-        log_line(NULL, "sbs camera reconnected");
-        s->message[0] = 0;
-    }
-    struct pollfd pfd = {.fd = v4l2_camera_fd(s->cam), .events = POLLIN};
-    int n = poll(&pfd, 1, timeout);
-    if (n < 0 && errno != EINTR) {
-        sbs_lose(s, strerror(errno));
-        return FRAME_LOST;
-    }
-    if (n <= 0)
-        return FRAME_TIMEOUT;
-    capture_frame f;
-    int got = v4l2_camera_dequeue(s->cam, &f, &s->cam_errors, err, sizeof err);
-    if (got < 0) {
-        sbs_lose(s, errno == ENODEV ? "unplugged" : err);
-        return FRAME_LOST;
-    }
-    if (got == 0) {
-        if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) {
-            sbs_lose(s, "the device reported an error");
-            return FRAME_LOST;
-        }
-        return FRAME_TIMEOUT;
-    }
-    /* split: each half into its own frame (the stage reads a frame in place only from the start
-     * of its allocation) */
-    int half = f.width / 2;
-    out->left = pack_rows(f.data, f.pitch, half, f.height, f.format, l);
-    out->right = pack_rows(f.data + (size_t)half * stereo_pixfmt_bytes(f.format), f.pitch, half,
-                           f.height, f.format, r);
-    out->timestamp_ns = f.timestamp_ns;
-    out->scene_t = 0;
-    out->index = f.sequence;
-    s->cam_frames++;
-    if (v4l2_camera_requeue(s->cam, f.buffer) != 0)
-        sbs_lose(s, "cannot give a buffer back to the driver");
-    return FRAME_OK;
-}
-
-static void sbs_close(frame_source *s)
-{
-    if (s->cam)
-        sbs_stop(s);
-}
-
-static const source_ops sbs_ops = {sbs_read, sbs_close};
-
-static frame_status sbs_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    /* YUYV pairs pixels: each half must start on a pixel pair */
-    if (cfg->width % 4 != 0) {
-        say(err, errlen, "sbs: camera width %d must be a multiple of 4 (two halves of whole "
-            "pixel pairs)", cfg->width);
-        return FRAME_ERROR;
-    }
-    snprintf(s->device, sizeof s->device, "%s", cfg->sbs_device);
-    camera_config(cfg, &s->cam_cfg);
-    s->cam_cfg.device[0] = s->device;
-    if (s->cam_cfg.buffers == 0)
-        s->cam_cfg.buffers = CAPTURE_MIN_BUFFERS;
-    s->cam_cfg.retry_ms = SBS_RETRY_MS;
-    char why[512];
-    if (sbs_start(s, why, sizeof why) != FRAME_OK) {
-        say(err, errlen, "sbs: %s", why);
-        camera_path_missing(cfg, "device", cfg->sbs_device, err, errlen);
-        return FRAME_ERROR;
-    }
-    s->ops = &sbs_ops;
-    fprintf(stderr, "stereo-live: sbs camera %s: mmap + copy: the side-by-side frame is split "
-            "into two images\n", s->device);
-    s->info = (frame_source_info){cfg->width / 2, cfg->height,
-                                  (size_t)(cfg->width / 2) * cfg->height * 3, 1, 0, 0};
-    return FRAME_OK;
-}
-
-#else /* LIVE_LIBC_ONLY: no cameras in this binary */
-static const source_ops sbs_ops = {NULL, NULL}; /* never opened (frame_source_stats_line) */
-
-static frame_status camera_not_built(const char *source, char *err, size_t errlen)
-{
-    say(err, errlen, "not built in this binary: source %s (cameras need libv4l2; "
-        "build/stereo-live has them)", source);
-    return FRAME_ERROR;
-}
-
-static frame_status v4l2_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    (void)cfg, (void)s;
-    return camera_not_built("v4l2", err, errlen);
-}
-
-static frame_status sbs_open(const live_config *cfg, frame_source *s, char *err, size_t errlen)
-{
-    (void)cfg, (void)s;
-    return camera_not_built("sbs", err, errlen);
-}
-
-/* no camera: nothing is ever lent */
-void frame_source_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes)
-{
-    (void)s, (void)left, (void)right, (void)bytes;
-}
-
-void frame_source_release(frame_source *s, const frame_pair *p) { (void)s, (void)p; }
-
-void frame_source_reclaim(frame_source *s) { (void)s; }
-#endif
-
 /* ---- the interface -------------------------------------------------------------------------- */
+
+/* The backend of each plan kind; NULL where this binary has none, with why. */
+static const source_ops *backend_of(source_plan_kind kind, const char **why)
+{
+    *why = NULL;
+    switch (kind) {
+    case PLAN_SYNTH:
+        return &source_synth_ops;
+#if LIVE_LIBC_ONLY
+    case PLAN_FILES:
+        *why = "image files need libpng and libturbojpeg";
+        return NULL;
+    case PLAN_V4L2_PAIR:
+    case PLAN_SBS:
+        *why = "cameras need libv4l2";
+        return NULL;
+    case PLAN_GST_ONE:
+    case PLAN_GST_PAIR:
+        *why = "GStreamer sources need libgstreamer1.0";
+        return NULL;
+#else
+    case PLAN_FILES:
+        return &source_files_ops;
+    case PLAN_V4L2_PAIR:
+        return &source_v4l2_ops;
+    case PLAN_SBS:
+        return &source_sbs_ops;
+    case PLAN_GST_ONE:
+    case PLAN_GST_PAIR:
+#if STEREO_HAVE_GST
+        return &source_gst_ops;
+#else
+        *why = "GStreamer sources need libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev "
+               "when ./configure runs (setup.sh installs them)";
+        return NULL;
+#endif
+#endif
+    }
+    *why = "unknown source";
+    return NULL;
+}
 
 frame_status frame_source_open(const live_config *cfg, frame_source **out, char *err,
                                size_t errlen)
 {
     *out = NULL;
+    source_plan plan;
+    if (live_config_plan(cfg, &plan, err, errlen) != 0)
+        return FRAME_ERROR;
+    const char *why;
+    const source_ops *ops = backend_of(plan.kind, &why);
+    if (!ops) {
+        say(err, errlen, "not built in this binary: source %s (%s; build/stereo-live has it)",
+            plan.uri[0].text, why);
+        return FRAME_ERROR;
+    }
     frame_source *s = calloc(1, sizeof *s);
     if (!s) {
         say(err, errlen, "source: out of memory");
         return FRAME_ERROR;
     }
-    frame_status st;
-    switch (cfg->source) {
-    case SOURCE_SYNTH: st = synth_open(cfg, s, err, errlen); break;
-    case SOURCE_FILES: st = files_open(cfg, s, err, errlen); break;
-    case SOURCE_V4L2: st = v4l2_open(cfg, s, err, errlen); break;
-    case SOURCE_SBS: st = sbs_open(cfg, s, err, errlen); break;
-    default:
-        say(err, errlen, "source: unknown type %d", (int)cfg->source);
-        st = FRAME_ERROR;
-    }
+    s->ops = ops;
+    frame_status st = ops->open(s, cfg, &plan, err, errlen);
     if (st != FRAME_OK) {
         free(s);
         return st;
@@ -781,6 +131,8 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
 }
 
 void frame_source_info_get(const frame_source *s, frame_source_info *out) { *out = s->info; }
+
+const char *frame_source_kind(const frame_source *s) { return s->ops->name; }
 
 frame_status frame_source_read(frame_source *s, uint8_t *left_buf, uint8_t *right_buf,
                                frame_pair *out, int timeout_ms)
@@ -793,27 +145,28 @@ const char *frame_source_message(const frame_source *s) { return s->message; }
 
 void frame_source_stats_line(const frame_source *s, char *buf, size_t len)
 {
-    if (s->cap) {
-        capture_stats cs;
-        capture_stats_get(s->cap, &cs);
-        say(buf, len, "cameras: %llu pairs, skew %.1f ms (max %.1f), %llu+%llu unpaired, "
-            "%llu stale, %llu+%llu errors, %llu+%llu losses", (unsigned long long)cs.pairs,
-            cs.skew_ns / 1e6, cs.max_skew_ns / 1e6,
-            (unsigned long long)cs.unpaired[0], (unsigned long long)cs.unpaired[1],
-            (unsigned long long)cs.stale_pairs, (unsigned long long)cs.errors[0],
-            (unsigned long long)cs.errors[1], (unsigned long long)cs.losses[0],
-            (unsigned long long)cs.losses[1]);
-        size_t n = strlen(buf);
-        if (n < len) /* frames the stage read where the driver wrote them / copied once */
-            say(buf + n, len - n, ", frames %llu zero-copy %llu copied",
-                (unsigned long long)s->frames_zero_copy, (unsigned long long)s->frames_copied);
-    } else if (s->ops == &sbs_ops) {
-        say(buf, len, "sbs camera: %llu frames, %llu errors, %llu losses, %llu reconnects",
-            (unsigned long long)s->cam_frames, (unsigned long long)s->cam_errors,
-            (unsigned long long)s->cam_losses, (unsigned long long)s->cam_reconnects);
-    } else if (len) {
+    if (s->ops->stats_line)
+        s->ops->stats_line(s, buf, len);
+    else if (len)
         buf[0] = 0;
-    }
+}
+
+void frame_source_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes)
+{
+    if (s && s->ops->lend)
+        s->ops->lend(s, left, right, bytes);
+}
+
+void frame_source_release(frame_source *s, const frame_pair *p)
+{
+    if (s && p && s->ops->release)
+        s->ops->release(s, p);
+}
+
+void frame_source_reclaim(frame_source *s)
+{
+    if (s && s->ops->reclaim)
+        s->ops->reclaim(s);
 }
 
 void frame_source_close(frame_source *s)

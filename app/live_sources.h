@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* live_sources.h — where the live app's frame pairs come from, and where recordings go.
  *
- * One small interface over four sources, chosen by live_config.source:
+ * One small interface over the sources that live_config_plan (config.h) makes of [source]
+ * left/right/input URIs (hal/source_uri.h) or the older [source] type; one backend per file
+ * (app/source_backend.h):
  *   synth  the generated scene (hal/synth.h), animated: the scene time is the time since open
  *   files  two printf-patterned image sequences (left_%04d.png, ...), optionally looped
  *   v4l2   two cameras through hal/capture.h (pairing, lost-camera retries and messages there)
  *   sbs    one side-by-side camera (left half | right half) through hal/v4l2_camera.h, split here
+ *   gst    GStreamer pipelines (gst://, csi://, rtsp://, file:// videos): one side-by-side stream
+ *          split, or two paired by timestamp; lost and reconnected as a camera (source_gst.c)
  *
  * The source writes each pair into two caller buffers (the stage's frames, stereo_frame_alloc):
  * synth renders straight into them; files decodes and copies; a camera's driver buffer is copied
@@ -30,7 +34,8 @@
  * Library code never exits: failures come back as a status with a one-line message.
  *
  * Built with LIVE_LIBC_ONLY=1 (build/gpu/stereo-live-headless) only the synth source is there:
- * the others, and pair_recorder_open, fail with "not built in this binary: ...".
+ * the others, and pair_recorder_open, fail with "not built in this binary: ..."; so does gst
+ * in a build configured without GStreamer.
  */
 #ifndef STEREO_APP_LIVE_SOURCES_H
 #define STEREO_APP_LIVE_SOURCES_H
@@ -73,7 +78,10 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
                                size_t errlen);
 void frame_source_info_get(const frame_source *s, frame_source_info *out);
 
-/* synth only, after open and before the first read: renders `frames` pairs of the animation
+/* The backend's name: "synth", "files", "v4l2", "sbs" or "gst". */
+const char *frame_source_kind(const frame_source *s);
+
+/* synth only (input synth://), after open and before the first read: renders `frames` pairs of the animation
  * now (scene times 0, 1/fps, 2/fps, ...; 1/30 s apart when unpaced) and from then on delivers
  * them in a loop, each a copy out of memory, so that the renderer does not limit the rate
  * (throughput measurements: stereo-live --synth-prerender K). 0, or -1 with err. */

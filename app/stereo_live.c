@@ -80,6 +80,9 @@ static const char usage_text[] =
     "screenshots, calibration maps and configuration files are not built in this binary\n"
     "(build/stereo-live has them).\n"
     "\n"
+    "  --input synth://       the generated scene (synth://?width=W&height=H&fps=F); the\n"
+    "                         cameras, files and GStreamer URIs of stereo-live are not built\n"
+    "                         in this binary\n"
     "  --frames N             stop after N processed pairs (0 = until SIGINT / SIGTERM)\n"
     "  --headless             accepted (this binary has no window)\n"
     "  --backend B            auto (default) | cpu | cuda\n"
@@ -90,11 +93,20 @@ static const char usage_text[] =
 #else
     "usage: stereo-live [options]\n"
     "\n"
-    "Live stereo depth: frame pairs from the generated scene (default), two V4L2 cameras, one\n"
-    "side-by-side camera or image files, through the stereo stage, shown colour-mapped.\n"
+    "Live stereo depth: frame pairs from the generated scene (default), two cameras or streams\n"
+    "(V4L2, CSI, RTSP, video files, any GStreamer pipeline), one side-by-side stream or image\n"
+    "files, through the stereo stage, shown colour-mapped.\n"
     "\n"
     "  --config FILE          settings (INI, see config/); options below override it\n"
-    "  --source S             synth (default) | v4l2 | sbs | files\n"
+    "  --left URI --right URI two cameras or streams, one per side; URI is one of\n"
+    "                         v4l2:///dev/video0 (or /dev/video0), csi://0 (Jetson),\n"
+    "                         rtsp://HOST/PATH, file://VIDEO or file://left_%04d.png (an\n"
+    "                         image sequence), gst://PIPELINE (the app appends its caps\n"
+    "                         and appsink)\n"
+    "  --input URI            one side-by-side stream (left view in the left half), or\n"
+    "                         synth:// (the generated scene: synth://?width=W&height=H&fps=F)\n"
+    "  --source S             the older way: synth (default) | v4l2 | sbs | files, with the\n"
+    "                         devices in [camera] and the patterns in [files]\n"
     "  --frames N             stop after N processed pairs (0 = until closed; the files\n"
     "                         source also stops at its last pair unless files.loop = true)\n"
     "  --headless             no window: statistics once a second\n"
@@ -177,7 +189,8 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
            O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
-           O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER };
+           O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
+           O_INPUT };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -198,6 +211,9 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {"list-cameras", no_argument, NULL, O_LIST_CAMERAS},
+        {"left", required_argument, NULL, O_LEFT},
+        {"right", required_argument, NULL, O_RIGHT},
+        {"input", required_argument, NULL, O_INPUT},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -214,6 +230,8 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_FOCAL, "calibration", "focal", NULL},
         {O_BASELINE, "calibration", "baseline", NULL},
         {O_CENTER, "calibration", "center", NULL},
+        {O_LEFT, "source", "left", NULL},       {O_RIGHT, "source", "right", NULL},
+        {O_INPUT, "source", "input", NULL},
     };
     int c;
     const char *other = NULL;   /* the name of an option given beside --list-cameras */
@@ -315,12 +333,20 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
 static int check_built_in(const live_config *cfg)
 {
     const char *what = NULL, *why = NULL;
-    char src[64];
-    if (cfg->source != SOURCE_SYNTH) {
-        snprintf(src, sizeof src, "source %s", live_source_to_str(cfg->source));
+    char src[CONFIG_PATH_MAX + 16], err[CONFIG_PATH_MAX + 256];
+    source_plan plan;
+    if (live_config_plan(cfg, &plan, err, sizeof err) != 0) {
+        report("%s", err);
+        return -1;
+    }
+    if (plan.kind != PLAN_SYNTH) {
+        snprintf(src, sizeof src, "source %s", plan.from_type ? live_source_to_str(cfg->source)
+                                                               : plan.uri[0].text);
         what = src;
-        why = cfg->source == SOURCE_FILES ? "image files need libpng and libturbojpeg"
-                                          : "cameras need libv4l2";
+        why = plan.kind == PLAN_FILES ? "image files need libpng and libturbojpeg"
+              : plan.kind == PLAN_GST_ONE || plan.kind == PLAN_GST_PAIR
+                  ? "GStreamer sources need libgstreamer1.0"
+                  : "cameras need libv4l2";
     } else if (cfg->record_dir[0]) {
         what = "--record / record.dir", why = "recording writes PNG files: libpng";
     } else if (cfg->screenshot[0]) {
@@ -373,8 +399,10 @@ static int check_outputs(const live_config *cfg, const app_options *o)
         return -1;
     }
     /* recording into the folder a files source reads would replace the frames being replayed */
-    if (have_rec && cfg->source == SOURCE_FILES) {
-        const char *pattern[2] = {cfg->left_pattern, cfg->right_pattern};
+    source_plan plan;
+    if (have_rec && live_config_plan(cfg, &plan, err, sizeof err) == 0 &&
+        plan.kind == PLAN_FILES) {
+        const char *pattern[2] = {plan.uri[0].target, plan.uri[1].target};
         for (int i = 0; i < 2; i++) {
             char dir[CONFIG_PATH_MAX];
             const char *slash = strrchr(pattern[i], '/');
@@ -382,8 +410,8 @@ static int check_outputs(const live_config *cfg, const app_options *o)
                      : (int)(slash - pattern[i]), !slash ? "." : pattern[i]);
             if (stat(dir, &src) == 0 && src.st_dev == rec.st_dev && src.st_ino == rec.st_ino) {
                 report("--record / record.dir '%s' is the folder the files source reads "
-                       "(files.%s '%s'); record into another folder", cfg->record_dir,
-                       i ? "right" : "left", pattern[i]);
+                       "(%s.%s '%s'); record into another folder", cfg->record_dir,
+                       plan.from_type ? "files" : "source", i ? "right" : "left", pattern[i]);
                 return -1;
             }
         }
@@ -425,9 +453,14 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
         report("%s", err);
         return -1;
     }
-    if (o->prerender && cfg->source != SOURCE_SYNTH) {
+    source_plan plan;
+    if (live_config_plan(cfg, &plan, err, sizeof err) != 0) {
+        report("%s", err);
+        return -1;
+    }
+    if (o->prerender && plan.kind != PLAN_SYNTH) {
         report("--synth-prerender: only for the generated scene (source synth), not %s",
-               live_source_to_str(cfg->source));
+               plan.from_type ? live_source_to_str(cfg->source) : plan.uri[0].text);
         return -1;
     }
     return check_outputs(cfg, o);
@@ -1461,7 +1494,7 @@ static int write_summary_json(FILE *f, const char *path, const void *ctx, char *
     fprintf(f, ",\n  \"backends\": ");
     json_string(f, version_backends());
     fprintf(f, ",\n  \"source\": \"%s\",\n  \"backend\": \"%s\",\n  \"sms\": %d,\n",
-            live_source_to_str(a->cfg.source), live_pipeline_backend(a->pipe),
+            frame_source_kind(a->src), live_pipeline_backend(a->pipe),
             live_pipeline_sms(a->pipe));
     fprintf(f, "  \"width\": %d,\n  \"height\": %d,\n  \"disparities\": %d,\n  \"paths\": %d,\n"
                "  \"cost\": \"%s\",\n  \"synth_prerender\": %d,\n",
@@ -1691,14 +1724,14 @@ int main(int argc, char **argv)
             }
         }
     }
-    report("%s source, %dx%d, D %d, %s backend%s, %s%s; %s", live_source_to_str(a.cfg.source),
+    report("%s source, %dx%d, D %d, %s backend%s, %s%s; %s", frame_source_kind(a.src),
           a.params.width, a.params.height, a.params.num_disparities,
           live_pipeline_backend(a.pipe), green_note(&a, green, sizeof green),
           windowed ? "window: " : "headless", windowed ? d.renderer : "",
           version_line(PROGRAM, version, sizeof version));
 #else
     report("%s source, %dx%d, D %d, %s backend%s, headless (CUDA and libc only build); %s",
-           live_source_to_str(a.cfg.source), a.params.width, a.params.height,
+           frame_source_kind(a.src), a.params.width, a.params.height,
            a.params.num_disparities, live_pipeline_backend(a.pipe),
            green_note(&a, green, sizeof green), version_line(PROGRAM, version, sizeof version));
 #endif

@@ -164,6 +164,9 @@ static const struct {
     const char *bad[16]; /* NULL-terminated */
 } bad_values[] = {
     {"source", "type", {"", "camera", "SYNTH", "synth2", "v4l2 sbs", "1"}},
+    {"source", "left", {"video0", "v4l2://dev/video0", "csi://x", "gst://", "http://x/y"}},
+    {"source", "right", {"/home/r.mp4", "rtsp://", "gst://videotestsrc !"}},
+    {"source", "input", {"synth://?w=1", "file://", "synth://x", "csi://16"}},
     {"camera", "left", {"", "\"/dev/video0\"", "/dev/video0 # the left one", "/dev/vi\001deo"}},
     {"camera", "right", {"", "'/dev/video1'", "/dev/video1\t# right"}},
     {"camera", "device", {"", "\"/dev/video0\""}},
@@ -630,6 +633,12 @@ static void test_examples(void **state)
     assert_int_equal(c.height, 720);
     assert_non_null(strstr(c.sbs_device, "/dev/v4l/by-id/"));
 
+    load_example("jetson-csi.ini", &c);
+    assert_string_equal(c.source_left, "csi://0");
+    assert_string_equal(c.source_right, "csi://1");
+    assert_int_equal(c.format, CAPTURE_FORMAT_GREY);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+
     load_example("file-replay.ini", &c);
     assert_int_equal(c.source, SOURCE_FILES);
     assert_non_null(strstr(c.left_pattern, "left_%04d.png"));
@@ -846,6 +855,60 @@ static void test_costs_methods_and_path_lists(void **state)
     assert_int_equal(live_config_set(&c, "stereo", "p2", "100,100,100,100,60,60,60,60", err, sizeof err), 0);
     assert_int_equal(c.stereo.p2_path[5], 60);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+}
+
+/* [source] left/right/input: URIs checked as they are set, one way to name the source per file,
+ * the last given wins across layers, and live_config_plan (URIs, or the older type keys). */
+static void test_source_uris(void **state)
+{
+    (void)state;
+    live_config c;
+    source_plan p;
+    load_ok("[source]\nleft = v4l2:///dev/video0\nright = /dev/video2\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    assert_int_equal(live_config_plan(&c, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, PLAN_V4L2_PAIR);
+    assert_int_equal(p.from_type, 0);
+    assert_string_equal(p.uri[1].target, "/dev/video2");
+    load_ok("[source]\ninput = gst://videotestsrc is-live=true\n", &c);
+    assert_int_equal(live_config_plan(&c, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, PLAN_GST_ONE);
+    load_ok("[source]\ninput = synth://?width=320&height=200\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    assert_int_equal(live_config_plan(&c, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, PLAN_SYNTH);
+    assert_int_equal(p.uri[0].width, 320);
+    /* bad URIs and two ways in one file: FILE:LINE: KEY */
+    expect_load_error("[source]\nleft = v4l2://dev/video0\n", 2, "left");
+    expect_in(err, "three slashes", "v4l2 without an absolute path");
+    expect_load_error("[source]\ninput = nosuch://x\n", 2, "input");
+    expect_load_error("[source]\ntype = v4l2\nleft = /dev/video0\n", 3, "left");
+    expect_in(err, "already named on line 2", "type, then left");
+    expect_load_error("[source]\ninput = synth://\ntype = synth\n", 3, "type");
+    expect_load_error("[source]\nright = /dev/video2\ninput = /dev/video0\n", 3, "input");
+    /* left without right: the cross-check says what is missing */
+    load_ok("[source]\nleft = /dev/video0\n", &c);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "right: missing", "left alone");
+    /* later layers: type empties the URIs, input empties left/right and the other way round */
+    load_ok("[source]\nleft = /dev/video0\nright = /dev/video2\n", &c);
+    assert_int_equal(live_config_set(&c, "source", "input", "synth://", err, sizeof err), 0);
+    assert_string_equal(c.source_left, "");
+    assert_int_equal(live_config_plan(&c, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, PLAN_SYNTH);
+    assert_int_equal(live_config_set(&c, "source", "type", "files", err, sizeof err), 0);
+    assert_string_equal(c.source_input, "");
+    assert_int_equal(live_config_set(&c, "files", "left", "l_%04d.png", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "files", "right", "r_%04d.png", err, sizeof err), 0);
+    assert_int_equal(live_config_plan(&c, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, PLAN_FILES);
+    assert_int_equal(p.from_type, 1);
+    assert_string_equal(p.uri[0].target, "l_%04d.png");
+    /* the older keys: sbs is one V4L2 stream, v4l2 the pair */
+    load_ok("[source]\ntype = sbs\n[camera]\ndevice = /dev/video7\n", &c);
+    assert_int_equal(live_config_plan(&c, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, PLAN_SBS);
+    assert_string_equal(p.uri[0].target, "/dev/video7");
 }
 
 static void test_check_cross_field(void **state)
@@ -1263,6 +1326,7 @@ int main(void)
         cmocka_unit_test(test_penalties_in_file),
         cmocka_unit_test(test_costs_methods_and_path_lists),
         cmocka_unit_test(test_check_cross_field),
+        cmocka_unit_test(test_source_uris),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_write_section_round_trip),
         cmocka_unit_test(test_origin),

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* source_files.c — two printf-patterned image sequences (left_%04d.png, ...) as a frame source
+ * (left/right file://PATTERN, or the older [source] type = files with [files] left/right),
+ * optionally looped ([files] loop), paced by the caller at [files] fps. */
+#include "source_backend.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image_io.h"
+
+typedef struct {
+    char pattern[2][CONFIG_PATH_MAX];
+    long first, next;
+    int loop, channels;
+} files_source;
+
+static void file_path(const files_source *f, int side, long index, char *buf, size_t len)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(buf, len, f->pattern[side], (int)index); /* checked by live_config_check_pattern */
+#pragma GCC diagnostic pop
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Reads one side into buf; the image must have the size and channels of the first one. */
+static frame_status files_read_side(frame_source *s, int side, long index, uint8_t *buf)
+{
+    files_source *f = s->state;
+    char path[PATH_MAX + CONFIG_PATH_MAX];
+    image im = {0};
+    file_path(f, side, index, path, sizeof path);
+    if (image_read8(path, &im, s->message, sizeof s->message) != 0)
+        return FRAME_ERROR;
+    if (im.width != s->info.width || im.height != s->info.height || im.channels != f->channels) {
+        say(s->message, sizeof s->message, "%s: %dx%d with %d channel(s), the sequence is %dx%d "
+            "with %d", path, im.width, im.height, im.channels, s->info.width, s->info.height,
+            f->channels);
+        image_free(&im);
+        return FRAME_ERROR;
+    }
+    memcpy(buf, im.data, (size_t)im.width * im.height * im.channels);
+    image_free(&im);
+    return FRAME_OK;
+}
+
+static frame_status files_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+                               int timeout)
+{
+    files_source *f = s->state;
+    char path[PATH_MAX + CONFIG_PATH_MAX];
+    file_path(f, 0, f->next, path, sizeof path);
+    if (!file_exists(path)) {
+        if (!f->loop || f->next == f->first)
+            return FRAME_END;
+        f->next = f->first; /* loop */
+    }
+    frame_status st;
+    if ((st = files_read_side(s, 0, f->next, l)) != FRAME_OK ||
+        (st = files_read_side(s, 1, f->next, r)) != FRAME_OK)
+        return st;
+    int w = s->info.width, h = s->info.height;
+    stereo_pixfmt fmt = f->channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8;
+    out->left = (stereo_image){l, w, h, (size_t)w * f->channels, fmt};
+    out->right = (stereo_image){r, w, h, (size_t)w * f->channels, fmt};
+    out->timestamp_ns = source_now_ns();
+    out->scene_t = 0;
+    out->index = f->next++;
+    return FRAME_OK;
+}
+
+static void files_close(frame_source *s) { free(s->state); }
+
+static frame_status files_open(frame_source *s, const live_config *cfg, const source_plan *plan,
+                               char *err, size_t errlen)
+{
+    files_source *f = calloc(1, sizeof *f);
+    if (!f) {
+        say(err, errlen, "files: out of memory");
+        return FRAME_ERROR;
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *pat = plan->uri[i].target;
+        char why[256];
+        if (!pat[0]) {
+            say(err, errlen, "files: %s pattern is empty (e.g. %s_%%04d.png)",
+                i ? "right" : "left", i ? "right" : "left");
+            goto fail;
+        }
+        if (live_config_check_pattern(i ? "right" : "left", pat, why, sizeof why)) {
+            say(err, errlen, "files: %s", why);
+            goto fail;
+        }
+        snprintf(f->pattern[i], sizeof f->pattern[i], "%s", pat);
+    }
+    /* sequences start at 0 or 1 */
+    char path[PATH_MAX + CONFIG_PATH_MAX];
+    f->first = -1;
+    for (long k = 0; k <= 1 && f->first < 0; k++) {
+        file_path(f, 0, k, path, sizeof path);
+        if (file_exists(path))
+            f->first = k;
+    }
+    if (f->first < 0) {
+        file_path(f, 0, 0, path, sizeof path);
+        say(err, errlen, "files: no left image: neither %s nor the one numbered 1 exists", path);
+        goto fail;
+    }
+    image im = {0};
+    file_path(f, 0, f->first, path, sizeof path);
+    if (image_read8(path, &im, err, errlen) != 0)
+        goto fail;
+    f->channels = im.channels;
+    s->info = (frame_source_info){im.width, im.height,
+                                  (size_t)im.width * im.height * im.channels, 0, cfg->files_fps, 0};
+    image_free(&im);
+    f->next = f->first;
+    f->loop = cfg->files_loop;
+    s->state = f;
+    return FRAME_OK;
+fail:
+    free(f);
+    return FRAME_ERROR;
+}
+
+const source_ops source_files_ops = {
+    .name = "files", .open = files_open, .read = files_read, .close = files_close,
+};
