@@ -152,3 +152,35 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
     k_block_horizontal<<<hgrid, BLOCK_THREADS, 0, stream>>>(V, S, w, h, D, r, b->shift, hc);
     return cudaGetLastError();
 }
+
+/* The two-view cost volume C (sgm.h's layout) of one cost kind, as block_cost computes it: the
+ * input of the volume walk (SGM_VOLUME), which the stage uses for the costs whose own walk is
+ * slower (stage_cuda.cu). One block per pixel, each thread four consecutive disparities (one
+ * 32-bit store; D is a multiple of 16). */
+template <int KIND>
+static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out)
+{
+    const int x = blockIdx.x, y = blockIdx.y, k = 4 * threadIdx.x;
+    const size_t row = (size_t)y * a.width;
+    uint32_t c4 = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        c4 |= (uint32_t)block_cost<KIND>(a, row, x, k + i) << (8 * i);
+    *(uint32_t *)(out + (row + x) * a.ndisp + k) = c4;
+}
+
+cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, cudaStream_t stream)
+{
+    if (!a || !out || a->width < 1 || a->height < 1 || a->ndisp < 16 || a->ndisp % 16 ||
+        a->ndisp > 256 || cost_kind < 0 || cost_kind > 3 || a->height > 65535)
+        return cudaErrorInvalidValue;
+    dim3 grid((unsigned)a->width, (unsigned)a->height);
+    const unsigned threads = (unsigned)a->ndisp / 4;
+    switch (cost_kind) {
+    case 0: k_cost_volume<0><<<grid, threads, 0, stream>>>(*a, out); break;
+    case 1: k_cost_volume<1><<<grid, threads, 0, stream>>>(*a, out); break;
+    case 2: k_cost_volume<2><<<grid, threads, 0, stream>>>(*a, out); break;
+    default: k_cost_volume<3><<<grid, threads, 0, stream>>>(*a, out); break;
+    }
+    return cudaGetLastError();
+}

@@ -79,6 +79,9 @@ typedef struct {
     int dir_weight[8];                   /* each direction's weight w_r in S (sgm.h), 0..255 */
     int weighted;                        /* 1 when some w_r != 1: the sum multiplies (a pass
                                             that assumes S < 2048 is not used) */
+    const uint8_t *cost_vol;             /* NULL, or the complete cost volume (w * h * D, sgm.h)
+                                            that the walk reads instead of computing costs
+                                            (the volume build, SGM_VOLUME in sgm_walk.cuh) */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -92,6 +95,7 @@ cudaError_t launch_sgm_dir_rank(const sgm_args *a, int dir, int mode, cudaStream
 cudaError_t launch_sgm_dir_census(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 cudaError_t launch_sgm_dir_table(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 cudaError_t launch_sgm_dir_bt(const sgm_args *a, int dir, int mode, cudaStream_t stream);
+cudaError_t launch_sgm_dir_volume(const sgm_args *a, int dir, int mode, cudaStream_t stream);
 
 /* sgm_dirs.cu — the per-direction design, used when every L fits a byte (max_cost +
  * max(P2, P1 + 1) <= 255, sgm_fits_bytes) and paths * vol bytes fit: every direction's walk
@@ -107,6 +111,7 @@ cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stre
 cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_table(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_dirs_bt(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_dirs_volume(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 /* The same winner-takes-all (left and right disparity, confidence) on a complete 16-bit S volume
  * in a->S[0] (w * h * D, S(x, y, k) at (y * w + x) * D + k): block matching's box sums. */
@@ -144,5 +149,8 @@ typedef struct {
 } block_args;
 cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V, uint16_t *S,
                              cudaStream_t stream);
+/* The two-view cost volume C (w * h * D bytes, sgm.h) of cost_kind (as block_args), for the
+ * volume walk (sgm_args.cost_vol). */
+cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, cudaStream_t stream);
 
 #endif

@@ -41,7 +41,9 @@
 #ifndef SGM_CENSUS
 #error "compile sgm.cu with -DSGM_CENSUS=0 (rank) or -DSGM_CENSUS=1 (census): see build.ninja"
 #endif
-#if SGM_CENSUS && SGM_BT
+#if SGM_VOLUME
+#define SGM_LAUNCH_DIR launch_sgm_dir_volume
+#elif SGM_CENSUS && SGM_BT
 #define SGM_LAUNCH_DIR launch_sgm_dir_bt
 #elif SGM_CENSUS
 #define SGM_LAUNCH_DIR launch_sgm_dir_census
@@ -90,10 +92,11 @@ cudaError_t SGM_LAUNCH_DIR(const sgm_args *a, int dir, int mode, cudaStream_t st
     SGM_DISPATCH(launch_kg, a, dir, mode, stream);
 }
 
-#if !SGM_CENSUS && !SGM_TABLE
+#if !SGM_CENSUS && !SGM_TABLE && !SGM_VOLUME
 static cudaError_t launch_dir(const sgm_args *a, int dir, int mode, cudaStream_t stream)
 {
-    return a->cost == STEREO_COST_CENSUS ? launch_sgm_dir_census(a, dir, mode, stream)
+    return a->cost_vol                   ? launch_sgm_dir_volume(a, dir, mode, stream)
+           : a->cost == STEREO_COST_CENSUS ? launch_sgm_dir_census(a, dir, mode, stream)
            : a->cost == STEREO_COST_BT   ? launch_sgm_dir_bt(a, dir, mode, stream)
            : a->cost_table               ? launch_sgm_dir_table(a, dir, mode, stream)
                                          : launch_sgm_dir_rank(a, dir, mode, stream);
@@ -132,4 +135,4 @@ cudaError_t launch_sgm_final(const sgm_args *a, cudaStream_t stream)
 {
     return launch_dir(a, 1, MODE_FINAL, stream);
 }
-#endif /* !SGM_CENSUS && !SGM_TABLE */
+#endif /* !SGM_CENSUS && !SGM_TABLE && !SGM_VOLUME */

@@ -104,7 +104,7 @@ static __global__ void __launch_bounds__(AGG_BLOCK) k_dirs(sgm_args a, dir_block
     dir_walker<K, G, CENSUS>::run(a, dir, line, threadIdx.x & (G - 1), jump_table, rank < nlines);
 }
 
-#if !SGM_CENSUS && !SGM_TABLE
+#if !SGM_CENSUS && !SGM_TABLE && !SGM_VOLUME
 /* One pixel's input of the sum + winner-takes-all pass. NP > 0: the NP directions' byte volumes
  * (L8), summed (times the path weights when a.weighted); NP = 0: a complete 16-bit S volume in
  * S[0] (block matching's box sums, launch_wta_volume), taken as it is. */
@@ -389,7 +389,7 @@ static __global__ void __launch_bounds__(WTA_BLOCK) k_wta_pk(sgm_args a)
         write_right_row(a, rk, y);
 }
 
-#endif /* !SGM_CENSUS && !SGM_TABLE */
+#endif /* !SGM_CENSUS && !SGM_TABLE && !SGM_VOLUME */
 
 template <int K, int G>
 static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t stream)
@@ -412,7 +412,9 @@ static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t str
     return cudaGetLastError();
 }
 
-#if SGM_CENSUS && SGM_BT
+#if SGM_VOLUME
+cudaError_t launch_sgm_dirs_volume(const sgm_args *a, int paths, cudaStream_t stream)
+#elif SGM_CENSUS && SGM_BT
 cudaError_t launch_sgm_dirs_bt(const sgm_args *a, int paths, cudaStream_t stream)
 #elif SGM_CENSUS
 cudaError_t launch_sgm_dirs_census(const sgm_args *a, int paths, cudaStream_t stream)
@@ -450,12 +452,13 @@ cudaError_t launch_sgm_dirs_rank(const sgm_args *a, int paths, cudaStream_t stre
     SGM_DISPATCH(launch_dirs_kg, a, paths, stream);
 }
 
-#if !SGM_CENSUS && !SGM_TABLE
+#if !SGM_CENSUS && !SGM_TABLE && !SGM_VOLUME
 cudaError_t launch_sgm_dirs(const sgm_args *a, int paths, cudaStream_t stream)
 {
     if (paths != 4 && paths != 8)
         return cudaErrorInvalidValue;
-    return a->cost == STEREO_COST_CENSUS ? launch_sgm_dirs_census(a, paths, stream)
+    return a->cost_vol                   ? launch_sgm_dirs_volume(a, paths, stream)
+           : a->cost == STEREO_COST_CENSUS ? launch_sgm_dirs_census(a, paths, stream)
            : a->cost == STEREO_COST_BT   ? launch_sgm_dirs_bt(a, paths, stream)
            : a->cost_table               ? launch_sgm_dirs_table(a, paths, stream)
                                          : launch_sgm_dirs_rank(a, paths, stream);
@@ -526,4 +529,4 @@ cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream)
     }
     SGM_DISPATCH(launch_wta_kg, a, paths, stream);
 }
-#endif /* !SGM_CENSUS && !SGM_TABLE */
+#endif /* !SGM_CENSUS && !SGM_TABLE && !SGM_VOLUME */

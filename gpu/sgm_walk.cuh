@@ -104,6 +104,15 @@ static __device__ __forceinline__ void store_words(uint16_t *p, const uint32_t (
     }
 }
 
+/* The volume build (-DSGM_VOLUME=1, with SGM_CENSUS=0 and SGM_TABLE=0): the walk reads each
+ * pixel's D costs from a complete cost volume (sgm_args.cost_vol, sgm.h's layout) computed
+ * before the aggregation, instead of computing them from the transforms: for costs that need
+ * more than one pair of pixels (multi-view matching, multiview.h). The volume holds max_cost
+ * wherever the cost says so, so the walk applies no edge rule of its own. */
+#ifndef SGM_VOLUME
+#define SGM_VOLUME 0
+#endif
+
 /* ---- what one step needs from memory, loaded PF steps ahead ------------------------------ */
 template <int K, bool CENSUS, int NB>
 struct step_inputs {
@@ -114,6 +123,8 @@ struct step_inputs {
     uint64_t cr[CENSUS ? K : 1];
     uint64_t cl;
     uint32_t rr[CENSUS ? 1 : R];                  /* right rank bytes, aligned words */
+    uint32_t cv[SGM_VOLUME ? (K % 4 == 0 ? K / 4 : K / 2) : 1]; /* the volume build: the lane's
+                                                     K cost bytes (4 per word; K % 4 == 2: 2) */
     int shift;                                    /* K % 4 == 0: the byte_perm selector of
                                                      the window's first reversed quad; else
                                                      8 * (window start & 3) */
@@ -155,6 +166,26 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
 #pragma unroll
         for (int i = 0; i < K; i++)
             in.cr[i] = xr0 - i >= 0 ? __ldg(cr - i) : 0;
+    } else if (SGM_VOLUME) {
+        /* K bytes at a multiple of K in the pixel's D (a multiple of 16): aligned to K's
+         * largest power-of-two factor up to 16 */
+        const uint8_t *c = a.cost_vol + p * (size_t)a.ndisp + k0;
+        if (K % 16 == 0) {
+#pragma unroll
+            for (int i = 0; i < K / 16; i++) {
+                const uint4 v = __ldg((const uint4 *)c + i);
+                in.cv[SGM_VOLUME ? 4 * i : 0] = v.x, in.cv[SGM_VOLUME ? 4 * i + 1 : 0] = v.y;
+                in.cv[SGM_VOLUME ? 4 * i + 2 : 0] = v.z, in.cv[SGM_VOLUME ? 4 * i + 3 : 0] = v.w;
+            }
+        } else if (K % 4 == 0) {
+#pragma unroll
+            for (int i = 0; i < K / 4; i++)
+                in.cv[SGM_VOLUME ? i : 0] = __ldg((const uint32_t *)c + i);
+        } else {
+#pragma unroll
+            for (int i = 0; i < K / 2; i++)
+                in.cv[SGM_VOLUME ? i : 0] = __ldg((const unsigned short *)c + i);
+        }
     } else {
         in.rl = __ldg(a.rank_l + p);
         const uint8_t *lo = rb.rank + p;
@@ -213,6 +244,13 @@ template <int K, bool CENSUS, int NB>
 static __device__ __forceinline__ void step_costs(const sgm_args &a, const step_inputs<K, CENSUS, NB> &in,
                                                   int xr0, uint32_t (&cost)[K / 2])
 {
+    if (SGM_VOLUME && !CENSUS) { /* the lane's cost bytes as pairs (C(k0 + 2j), C(k0 + 2j + 1)) */
+#pragma unroll
+        for (int j = 0; j < K / 2; j++)
+            cost[j] = K % 4 == 0 ? __byte_perm(in.cv[SGM_VOLUME ? j / 2 : 0], 0, j % 2 ? 0x4342 : 0x4140)
+                                 : __byte_perm(in.cv[SGM_VOLUME ? j : 0], 0, 0x4140);
+        return;
+    }
     if (CENSUS) {
 #pragma unroll
         for (int j = 0; j < K / 2; j++)
@@ -772,6 +810,13 @@ static __device__ __forceinline__ void step_costs_il(const sgm_args &a,
                                                      int xr0, uint32_t (&cost)[K / 2])
 {
     constexpr int W = K / 2;
+    if (SGM_VOLUME && !CENSUS) { /* word j = (byte j, byte j + W) of the lane's cost bytes */
+#pragma unroll
+        for (int j = 0; j < W; j++)
+            cost[j] = __byte_perm(in.cv[SGM_VOLUME ? j / 4 : 0], in.cv[SGM_VOLUME ? (j + W) / 4 : 0],
+                                  (uint32_t)((j % 4) | (4 + (j + W) % 4) << 8)) & 0x00ff00ffu;
+        return;
+    }
     if (CENSUS) {
 #pragma unroll
         for (int j = 0; j < W; j++)

@@ -57,6 +57,11 @@ static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD; }
 /* The costs the walk evaluates on 64-bit words per pixel (the census path, sgm_walk.cuh
  * word_cost): census, and bt's packed I, lo, hi (launch_bt_words). */
 static int cost_uses_words(stereo_cost c) { return c == STEREO_COST_CENSUS || c == STEREO_COST_BT; }
+/* The cost kinds of block.cu (block_args.cost_kind): 0 rank, 1 census, 2 table, 3 bt words. */
+static int cost_kind(stereo_cost c)
+{
+    return c == STEREO_COST_CENSUS ? 1 : c == STEREO_COST_BT ? 3 : cost_uses_table(c) ? 2 : 0;
+}
 
 #define MAX_PROFILE 16
 
@@ -79,6 +84,8 @@ struct stage_cuda {
     int agg_dirs;
     int bm;                        /* method bm: the box sums in S[0], their vertical pass in
                                       S[1] (block.h, launch_block_sum), no aggregation */
+    uint8_t *cost_vol;             /* STEREO_CUDA_COST_VOLUME=1 (tests): the cost volume,
+                                      computed first and read by the volume walk */
     int sms;                       /* the SMs the stage runs on (sgm_args.sms): its green
                                       context's, else the device's */
     uint8_t *L8;                        /* paths volumes of w * h * D bytes */
@@ -360,13 +367,14 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.dir_weight[r] = r < p->paths ? p->path_weight[r] : 0;
         a.weighted |= r < p->paths && p->path_weight[r] != 1;
     }
+    if (s->cost_vol) { /* the costs first, then the volume walk reads them (tests) */
+        LAUNCH(launch_cost_volume(&a, cost_kind(p->cost), s->cost_vol, st), "cost volume");
+        a.cost_vol = s->cost_vol;
+        mark(s, "cost volume");
+    }
     if (s->bm) {
         /* 5. block matching: the N x N box sums of the cost (block.h), then 6.-7. on them */
-        const block_args b = {p->block, block_shift(a.max_cost, p->block),
-                              p->cost == STEREO_COST_CENSUS ? 1
-                              : p->cost == STEREO_COST_BT   ? 3
-                              : cost_uses_table(p->cost)    ? 2
-                                                            : 0};
+        const block_args b = {p->block, block_shift(a.max_cost, p->block), cost_kind(p->cost)};
         a.S[0] = s->S[0];
         LAUNCH(launch_block_sum(&a, &b, s->S[1], s->S[0], st), "block_sum");
         mark(s, "box sum");
@@ -612,6 +620,22 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                 DEV_ALLOC(s->S[0], vol * sizeof(uint16_t));
                 DEV_ALLOC(s->S[1], vol * sizeof(uint16_t));
             }
+            /* The cost volume first, then the volume walk (SGM_VOLUME), for every cost but
+             * rank: their own walks compute each cost once per direction, and census's and bt's
+             * 64-bit words make those walks 3x slower than rank's (docs/results-gpu.md, session
+             * 7: census 640x480 D128 8 paths on 16 SMs 7.70 ms on the fly, 2.48 ms with the
+             * volume; rank 1.75 on the fly, 2.35 with it). It costs w * h * D bytes more; when
+             * they do not fit beside the aggregation's volumes the walk computes the costs.
+             * STEREO_CUDA_COST_VOLUME=0 / 1 (tests, measurements) turns it off / on for every
+             * cost. */
+            const char *cv = getenv("STEREO_CUDA_COST_VOLUME");
+            const size_t agg_bytes = s->agg_dirs ? (size_t)p->paths * vol
+                                                 : (size_t)s->branches * vol * 2;
+            int want_vol = p->cost != STEREO_COST_RANK && agg_bytes + vol <= budget;
+            if (cv && (!strcmp(cv, "0") || !strcmp(cv, "1")))
+                want_vol = cv[0] == '1';
+            if (!s->bm && want_vol)
+                DEV_ALLOC(s->cost_vol, vol);
             s->branch_stream[0] = s->stream;
             CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
             for (int b = 0; b < s->branches; b++) {
@@ -705,6 +729,7 @@ static void release(stage_cuda *s)
     }
     cudaFree(s->cost_table);
     cudaFree(s->L8);
+    cudaFree(s->cost_vol);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);
         if (s->join[b])

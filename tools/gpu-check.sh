@@ -144,6 +144,21 @@ rc=$?; [ $rc -ne 0 ] && status=1
 grep -E "FAIL" "$OUT/test-cuda-87.log" | tail -10
 echo "compute_87 build: $(tail -1 "$OUT/test-cuda-87.log")"
 tests_line="$tests_line; compute_87: $(tail -1 "$OUT/test-cuda-87.log")"
+# the cost volume: by default every cost but rank is computed into a volume first and walked
+# from it (SGM_VOLUME); the whole grid also with the volume for every cost (=1) and with none
+# (=0: the walks that compute their costs), both builds (compute_87: the interleaved walk)
+for v in 1 0; do
+  for b in build "$B87"/build; do
+    STEREO_CUDA_COST_VOLUME=$v "$b"/gpu/test-cuda .device/data >"$OUT/test-cuda-volume$v.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    echo "cost volume $v ($b): $(tail -1 "$OUT/test-cuda-volume$v.log")"
+    grep -E "FAIL" "$OUT/test-cuda-volume$v.log" | head -5
+    tests_line="$tests_line; volume=$v $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-cuda-volume$v.log")"
+  done
+  STEREO_CUDA_COST_VOLUME=$v STEREO_CUDA_AGG=branches build/gpu/test-cuda --quick >"$OUT/test-cuda-volume-br.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "cost volume $v, branch design (quick): $(tail -1 "$OUT/test-cuda-volume-br.log")"
+done
 # block matching's box sums alone (gpu/block.cu against gpu/block.c), both builds
 for b in build "$B87"/build; do
   "$b"/gpu/test-block-cuda >"$OUT/test-block-cuda.log" 2>&1
