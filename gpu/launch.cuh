@@ -153,4 +153,27 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
  * volume walk (sgm_args.cost_vol). */
 cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, cudaStream_t stream);
 
+/* multiview.cu — stage 4 with more than two views (multiview.h): the multi-baseline matching
+ * cost volume, bit for bit as mview_cost_rows over all rows followed (sides rule) by
+ * mview_select_rows over all rows. The view images are w * h each, without padding (only pixels
+ * inside the image are read); cost, pos and neg are w * h * D bytes in sgm.h's layout
+ * (cost[(y * w + x) * D + k]). The sum rule writes only cost (pos, neg may be NULL); the sides
+ * rule also uses pos and neg as scratch (the two sides' means, then a second kernel does the box
+ * sums and stereo_view_select). Returns cudaErrorInvalidValue for views outside
+ * 3..STEREO_MAX_VIEWS, a size below 1, a cost other than rank, census, ad, bt, an unknown
+ * combine rule, or a NULL pointer among m, cost, pos / neg (sides) and the inputs the cost reads
+ * for views 0..views-1 (vals: rank, ad, bt; bits: census; grey: bt). */
+typedef struct {
+    int width, height, dmin, ndisp, max_cost;
+    stereo_cost cost;                       /* rank, census, ad or bt */
+    int views;                              /* 3..STEREO_MAX_VIEWS */
+    int baseline[STEREO_MAX_VIEWS];         /* bq_i as stereo_params.baseline (16ths), [0] = 0 */
+    stereo_combine combine;                 /* sum or sides */
+    const uint8_t *vals[STEREO_MAX_VIEWS];  /* rank (rank) or grey (ad, bt) rows, w * h each */
+    const uint64_t *bits[STEREO_MAX_VIEWS]; /* census, w * h each */
+    const uint8_t *grey[STEREO_MAX_VIEWS];  /* grey (bt's ranges), w * h each */
+} mview_args;
+cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, uint8_t *neg,
+                              cudaStream_t stream);
+
 #endif

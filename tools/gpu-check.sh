@@ -91,7 +91,7 @@ copy_tree() { rm -rf "$1" && mkdir -p "$1" &&
   tar --exclude=./build --exclude=./.device --exclude=./.git -cf - . | tar -xf - -C "$1"; }
 build_stage() { # dir arch log
   (cd "$1" && CUDA_ARCH=$2 ./configure --cuda >/dev/null &&
-   ninja build/gpu/test-cuda build/gpu/test-block-cuda build/gpu/stereo-bench \
+   ninja build/gpu/test-cuda build/gpu/test-block-cuda build/gpu/test-mview-cuda build/gpu/stereo-bench \
      build/gpu/stereo-live-headless) >"$3" 2>&1
 }
 build_libsgm() { # cmake-arch nvcc-gencode tag
@@ -165,6 +165,14 @@ for b in build "$B87"/build; do
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "box sums ($b): $(tail -1 "$OUT/test-block-cuda.log")"
   tests_line="$tests_line; box sums $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-block-cuda.log")"
+done
+# the multi-view cost kernels alone (gpu/multiview.cu against gpu/multiview.c), both builds
+for b in build "$B87"/build; do
+  "$b"/gpu/test-mview-cuda >"$OUT/test-mview-cuda.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  grep FAIL "$OUT/test-mview-cuda.log" | head -5
+  echo "multi-view cost ($b): $(tail -1 "$OUT/test-mview-cuda.log")"
+  tests_line="$tests_line; multi-view $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-mview-cuda.log")"
 done
 # the variants the stage selects by size, SM count or environment, each on every case: the
 # compute_87 walk with 8 disparities per lane (16 wherever the lines fill the GPU), the
