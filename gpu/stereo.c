@@ -356,7 +356,7 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     return views_check(p, err, errlen);
 }
 
-/* What the CUDA stage does not do yet: 0, or -1 with "cost bt: not in the CUDA stage yet".
+/* What the CUDA stage does not do yet: 0, or -1 with "cost mi: not in the CUDA stage yet".
  * The one place that says it: --backend cuda is refused with these words and AUTO falls back to
  * the CPU with them as its note (cost mi: the table walk exists, the hierarchy does not).
  * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
