@@ -981,8 +981,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
 {
     static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
                            yellow = {255, 220, 90, 255};
-    char lines[11][OVERLAY_LINE];
-    SDL_Color colors[11];
+    char lines[12][OVERLAY_LINE];
+    SDL_Color colors[12];
     int n = 0;
     snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
              a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
@@ -1010,7 +1010,19 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
         colors[n++] = s->mi_warm_last ? white : yellow;
     }
     if (s->source_stats[0]) { /* cameras: pairing skew and drops, to check the two are paired */
-        snprintf(lines[n], OVERLAY_LINE, "%s", s->source_stats);
+        /* a long line (a GStreamer pair's) in two, at the ", " nearest its middle, so that a
+         * small window does not cut it off */
+        const char *st = s->source_stats, *cut = NULL;
+        const size_t len = strlen(st);
+        for (const char *q = strstr(st, ", "); len > 60 && q; q = strstr(q + 2, ", "))
+            if (!cut || labs((long)(q - st) - (long)len / 2) < labs((long)(cut - st) - (long)len / 2))
+                cut = q;
+        if (cut) {
+            snprintf(lines[n], OVERLAY_LINE, "%.*s,", (int)(cut - st), st);
+            colors[n++] = white;
+            snprintf(lines[n], OVERLAY_LINE, "  %s", cut + 2);
+        } else
+            snprintf(lines[n], OVERLAY_LINE, "%s", st);
         colors[n++] = white;
     }
     if (s->recording) { /* the writer thread: pairs written, pairs it could not keep up with */
