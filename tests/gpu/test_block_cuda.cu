@@ -29,31 +29,7 @@
 #include "sgm.h"
 #include "stereo_math.h"
 
-static int n_pass, n_fail;
-
-static void check(int ok, const char *fmt, ...)
-{
-    if (ok) {
-        n_pass++;
-        return;
-    }
-    n_fail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
+#include "check.h"
 
 enum { KIND_RANK, KIND_CENSUS, KIND_AD, KIND_MI, KIND_BT };
 static const char *const kind_names[] = {"rank", "census", "ad", "mi", "bt"};

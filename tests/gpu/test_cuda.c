@@ -31,31 +31,8 @@
 #include "stereo.h"
 #include "synth.h"
 
-static int n_pass, n_fail;
-
-static void check(int ok, const char *fmt, ...)
-{
-    if (ok) {
-        n_pass++;
-        return;
-    }
-    n_fail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-}
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
+#define TEST_RNG_SEED 0x2545f4914f6cdd1dull /* this program's sequence since session 1 */
+#include "check.h"
 
 /* A pair with structure (a shifted, noisy copy) in the given pixel format and pitch. */
 typedef struct {
