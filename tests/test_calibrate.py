@@ -81,28 +81,8 @@ EPI_MAX_REAL = 0.5       # px
 MAP_DIFFER_MAX = 0.001   # C vs OpenCV maps: fraction of pixels off by 1/32 px at most
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, name, *diag):
-        """One TAP line; the diagnostics are printed only when the check fails."""
-        self.n += 1
-        self.failed += not cond
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {name}", flush=True)
-        for d in diag if not cond else ():
-            for line in str(d).splitlines():
-                print(f"# {line}", flush=True)
-        return cond
-
-    def skip(self, name, reason):
-        self.n += 1
-        print(f"ok {self.n} - {name} # SKIP {reason}", flush=True)
-
-    def note(self, text):
-        for line in text.splitlines():
-            print(f"# {line}", flush=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap  # noqa: E402
 
 
 def run(cmd, **kw):

@@ -90,25 +90,8 @@ def load(name, path):
     return mod
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-
-    def ok(self, cond, name, *diag):
-        self.n += 1
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {name}", flush=True)
-        for d in diag if not cond else ():
-            for line in str(d).splitlines():
-                print(f"# {line}", flush=True)
-        return cond
-
-    def skip(self, name, reason):
-        self.n += 1
-        print(f"ok {self.n} - {name} # SKIP {reason}", flush=True)
-
-    def note(self, text):
-        for line in text.splitlines():
-            print(f"# {line}", flush=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap  # noqa: E402
 
 
 # --- the generated rig -----------------------------------------------------------------------

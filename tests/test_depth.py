@@ -50,23 +50,8 @@ F, B = 500.0, 0.12              # the test camera: f in px, baseline in m
 CX, CY = (W - 1) / 2, (H - 1) / 2
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, name, *diag):
-        self.n += 1
-        self.failed += not cond
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {name}", flush=True)
-        for d in diag if not cond else ():
-            for line in str(d).splitlines():
-                print(f"# {line}", flush=True)
-        return cond
-
-    def skip(self, name, reason):
-        self.n += 1
-        print(f"ok {self.n} - {name} # SKIP {reason}", flush=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap  # noqa: E402
 
 
 def run(cmd):
