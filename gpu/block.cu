@@ -39,6 +39,8 @@ static __device__ __forceinline__ int clampi(int v, int lo, int hi)
 template <int KIND>
 static __device__ __forceinline__ int block_cost(const sgm_args &a, size_t row, int x, int k)
 {
+    if (KIND == BLOCK_COST_VOLUME) /* the voxel as the volume holds it, x - d < 0 included */
+        return __ldg(a.cost_vol + (row + x) * a.ndisp + k);
     const int xr = x - a.dmin - k;
     if (xr < 0)
         return a.max_cost;
@@ -128,7 +130,8 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
 {
     const int w = a->width, h = a->height, D = a->ndisp, r = b->block / 2;
     if (w < 1 || h < 1 || D < 1 || b->block < 1 || b->block % 2 == 0 || b->shift < 0 ||
-        b->shift > 31 || b->cost_kind < 0 || b->cost_kind > 3)
+        b->shift > 31 || b->cost_kind < 0 || b->cost_kind > BLOCK_COST_VOLUME ||
+        (b->cost_kind == BLOCK_COST_VOLUME && !a->cost_vol))
         return cudaErrorInvalidValue;
     /* vertical pass: w * D lanes walking h rows */
     const size_t vl = (size_t)w * D;
@@ -139,7 +142,10 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
     case 0: k_block_vertical<0><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
     case 1: k_block_vertical<1><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
     case 2: k_block_vertical<2><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
-    default: k_block_vertical<3><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    case 3: k_block_vertical<3><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    default:
+        k_block_vertical<BLOCK_COST_VOLUME><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V);
+        break;
     }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)

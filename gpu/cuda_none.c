@@ -13,7 +13,7 @@ int stage_cuda_available(char *why, size_t whylen)
     return 0;
 }
 
-stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
+stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                                 stage_cuda **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -25,7 +25,7 @@ void stage_cuda_destroy(stage_cuda *s) { (void)s; }
 
 int stage_cuda_sms(const stage_cuda *s) { return 0; }
 
-stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen)
 {
@@ -54,8 +54,7 @@ stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, ch
 
 void stage_cuda_frame_free(stage_cuda *s, void *frame) { (void)s, (void)frame; }
 
-stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, int lo, int hi, char *err, size_t errlen)
+stereo_status stage_cuda_submit(stage_cuda *s, stage_cuda_views views, int colormap, int lo, int hi, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s", why_none);
     return STEREO_ERR_NODEV;

@@ -18,8 +18,9 @@
  * (one small copy) before each replay, so a single graph serves every frame whichever buffers it
  * comes from and goes to. */
 typedef struct {
-    const uint8_t *in[2];       /* camera images (device or managed memory) */
-    size_t pitch[2];            /* their row pitches in bytes */
+    const uint8_t *in[STEREO_MAX_VIEWS]; /* camera images, one per view (device or managed
+                                            memory) */
+    size_t pitch[STEREO_MAX_VIEWS];      /* their row pitches in bytes */
     int16_t *disp_out;          /* where the final left / right disparity and confidence are */
     int16_t *right_out;         /* published; NULL: not published */
     uint8_t *conf_out;
@@ -145,8 +146,12 @@ cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const in
  * an even block, a shift outside 0..31 or an unknown cost_kind. */
 typedef struct {
     int block, shift; /* N (odd, block.h), block_shift(max_cost, N) */
-    int cost_kind;    /* 0 rank, 1 census, 2 table, 3 bt words */
+    int cost_kind;    /* 0 rank, 1 census, 2 table, 3 bt words, BLOCK_COST_VOLUME */
 } block_args;
+/* block_args.cost_kind: the costs read from a->cost_vol, a complete cost volume (sgm.h's layout,
+ * every voxel as it stands: more views' combined cost, which may be below max_cost where
+ * x - d < 0, since another view sees the point) */
+#define BLOCK_COST_VOLUME 4
 cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V, uint16_t *S,
                              cudaStream_t stream);
 /* The two-view cost volume C (w * h * D bytes, sgm.h) of cost_kind (as block_args), for the

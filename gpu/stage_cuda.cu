@@ -65,27 +65,34 @@ static int cost_kind(stereo_cost c)
 
 #define MAX_PROFILE 16
 
+#define MV STEREO_MAX_VIEWS
+
 struct stage_cuda {
     stereo_params p;
+    int nv;                  /* views: 2 for the pair, else p.views (multiview.h) */
     int have_maps;
-    int src_w, src_h;
+    int src_w[MV], src_h[MV]; /* each view's camera image size (its map's source size) */
     cudaStream_t stream;
-    /* device buffers */
-    uint8_t *in[2];          /* camera images copied from host memory (tightly packed rows) */
-    stereo_pixfmt in_fmt[2]; /* the format the graph was built for */
-    int16_t *xy[2];
-    uint16_t *frac[2];
-    uint8_t *grey[2], *valid[2];
-    uint8_t *rank[2];        /* inside rank_alloc, after RANK_PAD_FRONT bytes */
-    uint8_t *rank_alloc[2];
-    uint64_t *census[2];
+    /* device buffers, per view: [0] the reference (left), [1] view 1 (right), [2..] more */
+    uint8_t *in[MV];          /* camera images copied from host memory (tightly packed rows) */
+    stereo_pixfmt in_fmt;     /* the format the graph was built for (every view's) */
+    int16_t *xy[MV];
+    uint16_t *frac[MV];
+    uint8_t *grey[MV], *valid[MV];
+    uint8_t *rank[MV];        /* inside rank_alloc, after RANK_PAD_FRONT bytes */
+    uint8_t *rank_alloc[MV];
+    uint64_t *census[MV];
     /* aggregation: per-direction byte volumes (sgm_dirs.cu) when L fits a byte and they fit in
      * memory, else the branches' 16-bit partial sums (sgm.cu) */
     int agg_dirs;
     int bm;                        /* method bm: the box sums in S[0], their vertical pass in
                                       S[1] (block.h, launch_block_sum), no aggregation */
-    uint8_t *cost_vol;             /* STEREO_CUDA_COST_VOLUME=1 (tests): the cost volume,
-                                      computed first and read by the volume walk */
+    uint8_t *cost_vol;             /* the cost volume, computed first and read by the volume
+                                      walk (every cost but rank; more views always;
+                                      STEREO_CUDA_COST_VOLUME=0 / 1 overrides for the pair) */
+    uint8_t *side_pos, *side_neg;  /* more views, rule sides: the two sides' means
+                                      (launch_mview_cost's scratch), in the bytes of the
+                                      aggregation's volumes, which are written only after */
     int sms;                       /* the SMs the stage runs on (sgm_args.sms): its green
                                       context's, else the device's */
     uint8_t *L8;                        /* paths volumes of w * h * D bytes */
@@ -109,7 +116,7 @@ struct stage_cuda {
         uint8_t *conf, *rgba, *rect[2];
     } slot[2];
     int next_slot, in_flight, last_slot;
-    void *attached[2];
+    void *attached[MV];
     cudaEvent_t done;
     /* frames from stage_cuda_frame_alloc: managed memory read in place (no concurrent managed
      * access: every Jetson, one physical memory), or pinned host memory copied to the device
@@ -336,21 +343,20 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         cudaEventRecord(s->ev[0], st);
     }
     /* 1.-3. grey, rectification, rank / census — per view */
-    for (int i = 0; i < 2; i++)
-        LAUNCH(launch_grey_rectify(s->d_desc, i, s->in_fmt[i], s->src_w, s->src_h,
+    for (int i = 0; i < s->nv; i++)
+        LAUNCH(launch_grey_rectify(s->d_desc, i, s->in_fmt, s->src_w[i], s->src_h[i],
                                    s->have_maps ? s->xy[i] : NULL, s->frac[i], s->grey[i],
                                    s->valid[i], w, h, st),
                "grey_rectify");
     mark(s, "grey+rectify");
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < s->nv; i++) {
         if (p->cost == STEREO_COST_RANK)
             LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
-        else if (cost_uses_table(p->cost))
-            ; /* grey is the padded rows the walk reads (stage_cuda_create) */
-        else if (p->cost == STEREO_COST_BT)
-            LAUNCH(launch_bt_words(s->grey[i], w, h, s->census[i], st), "bt words");
-        else
+        else if (p->cost == STEREO_COST_CENSUS)
             LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
+        else if (p->cost == STEREO_COST_BT && s->nv == 2) /* more views read the grey rows */
+            LAUNCH(launch_bt_words(s->grey[i], w, h, s->census[i], st), "bt words");
+        /* table costs (ad): grey is the padded rows the walk reads (stage_cuda_create) */
     }
     mark(s, "transform");
     /* 4.-7. cost on the fly, aggregation per direction; the last direction's pass also picks
@@ -367,14 +373,27 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.dir_weight[r] = r < p->paths ? p->path_weight[r] : 0;
         a.weighted |= r < p->paths && p->path_weight[r] != 1;
     }
-    if (s->cost_vol) { /* the costs first, then the volume walk reads them (tests) */
+    if (s->nv > 2) { /* 4. the multi-baseline cost volume (multiview.h), then the volume walk */
+        mview_args m = {w, h, p->min_disparity, D, a.max_cost, p->cost, s->nv, {0},
+                        p->combine, {NULL}, {NULL}, {NULL}};
+        for (int v = 0; v < s->nv; v++) {
+            m.baseline[v] = p->baseline[v];
+            m.vals[v] = p->cost == STEREO_COST_RANK ? s->rank[v] : s->grey[v];
+            m.bits[v] = s->census[v];
+            m.grey[v] = s->grey[v];
+        }
+        LAUNCH(launch_mview_cost(&m, s->cost_vol, s->side_pos, s->side_neg, st), "mview cost");
+        a.cost_vol = s->cost_vol;
+        mark(s, "cost volume");
+    } else if (s->cost_vol) { /* the costs first, then the volume walk reads them */
         LAUNCH(launch_cost_volume(&a, cost_kind(p->cost), s->cost_vol, st), "cost volume");
         a.cost_vol = s->cost_vol;
         mark(s, "cost volume");
     }
     if (s->bm) {
         /* 5. block matching: the N x N box sums of the cost (block.h), then 6.-7. on them */
-        const block_args b = {p->block, block_shift(a.max_cost, p->block), cost_kind(p->cost)};
+        const block_args b = {p->block, block_shift(a.max_cost, p->block),
+                              s->nv > 2 ? BLOCK_COST_VOLUME : cost_kind(p->cost)};
         a.S[0] = s->S[0];
         LAUNCH(launch_block_sum(&a, &b, s->S[1], s->S[0], st), "block_sum");
         mark(s, "box sum");
@@ -516,7 +535,7 @@ static stereo_status stage_alloc(const stage_cuda *s, void **ptr, size_t bytes, 
 #define DEV_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_DEVICE)
 #define MANAGED_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_MANAGED)
 
-stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
+stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                                 stage_cuda **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -537,9 +556,12 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             goto fail;
         }
         s->p = *p;
+        s->nv = p->views > 2 ? p->views : 2;
         s->have_maps = maps != NULL;
-        s->src_w = maps ? maps[0].src_width : p->width;
-        s->src_h = maps ? maps[0].src_height : p->height;
+        for (int i = 0; i < s->nv; i++) {
+            s->src_w[i] = maps ? maps[i].src_width : p->width;
+            s->src_h[i] = maps ? maps[i].src_height : p->height;
+        }
         size_t n = (size_t)p->width * p->height, vol = n * (size_t)p->num_disparities;
         size_t free_b = 0, total_b = 0;
         cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
@@ -571,8 +593,9 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             s->pinned_frames = frames && !strcmp(frames, "managed")  ? 0
                                : frames && !strcmp(frames, "pinned") ? 1
                                                                      : concurrent;
-            for (int i = 0; i < 2; i++) {
-                DEV_ALLOC(s->in[i], (size_t)s->src_w * 3 * s->src_h); /* widest format: RGB24 */
+            for (int i = 0; i < s->nv; i++) {
+                /* widest format: RGB24 */
+                DEV_ALLOC(s->in[i], (size_t)s->src_w[i] * 3 * s->src_h[i]);
                 if (!cost_uses_table(p->cost)) /* else grey lives in the padded rows, below */
                     DEV_ALLOC(s->grey[i], n);
                 if (maps) {
@@ -589,10 +612,10 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     if (cost_uses_table(p->cost)) /* the walk reads the grey values there */
                         s->grey[i] = s->rank[i];
                 }
-                else
+                else if (p->cost == STEREO_COST_CENSUS || s->nv == 2) /* bt: words (pair) */
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
-                s->in_fmt[i] = STEREO_PIX_GREY8;
             }
+            s->in_fmt = STEREO_PIX_GREY8;
             /* The aggregation's volumes may take a quarter of the device memory and half of
              * what is free. Per-direction byte volumes (paths * vol bytes) when every L fits a
              * byte and they fit; else 4 branches' 16-bit partial sums when they fit, else 2.
@@ -634,7 +657,11 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
             int want_vol = p->cost != STEREO_COST_RANK && agg_bytes + vol <= budget;
             if (cv && (!strcmp(cv, "0") || !strcmp(cv, "1")))
                 want_vol = cv[0] == '1';
-            if (!s->bm && want_vol)
+            if (s->nv > 2) /* the multi-baseline cost exists only as a volume (bm too) */
+                want_vol = 1;
+            else if (s->bm) /* bm's box sums compute the pair's costs on the fly */
+                want_vol = 0;
+            if (want_vol)
                 DEV_ALLOC(s->cost_vol, vol);
             s->branch_stream[0] = s->stream;
             CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
@@ -644,6 +671,12 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2]
                     CUDA_TRY(cudaStreamCreateWithFlags(&s->branch_stream[b], cudaStreamNonBlocking));
                     CUDA_TRY(cudaEventCreateWithFlags(&s->join[b], cudaEventDisableTiming));
                 }
+            }
+            if (s->nv > 2 && p->combine == STEREO_COMBINE_SIDES) {
+                /* 2 * vol bytes that nothing reads before launch_mview_cost is done with them:
+                 * the first direction volumes, or the first 16-bit volume */
+                s->side_pos = s->agg_dirs ? s->L8 : (uint8_t *)s->S[0];
+                s->side_neg = s->side_pos + vol;
             }
             DEV_ALLOC(s->disp, n * 2);
             DEV_ALLOC(s->disp_right, n * 2);
@@ -717,7 +750,7 @@ static void release(stage_cuda *s)
         cudaGraphExecDestroy(s->graph_exec);
     if (s->graph)
         cudaGraphDestroy(s->graph);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < MV; i++) {
         cudaFree(s->in[i]);
         if (s->grey[i] != s->rank[i]) /* a table cost's grey is inside rank_alloc */
             cudaFree(s->grey[i]);
@@ -811,15 +844,20 @@ static stereo_status upload(stage_cuda *s, int i, const stereo_image *im, cudaMe
 }
 
 /* The graph bakes in the input pixel format: rebuild it when that changes. */
-static stereo_status check_format(stage_cuda *s, const stereo_image *left,
-                                  const stereo_image *right, char *err, size_t errlen)
+static stereo_status check_format(stage_cuda *s, stage_cuda_views views, char *err,
+                                  size_t errlen)
 {
-    if (left->format != right->format) {
-        snprintf(err, errlen, "left and right images must have the same pixel format");
-        return STEREO_ERR_PARAM;
-    }
-    if (s->in_fmt[0] != left->format || !s->graph_exec) {
-        s->in_fmt[0] = s->in_fmt[1] = left->format;
+    for (int i = 1; i < s->nv; i++)
+        if (views[i]->format != views[0]->format) {
+            if (s->nv == 2)
+                snprintf(err, errlen, "left and right images must have the same pixel format");
+            else
+                snprintf(err, errlen, "view %d image: every view must have the reference's "
+                         "pixel format", i);
+            return STEREO_ERR_PARAM;
+        }
+    if (s->in_fmt != views[0]->format || !s->graph_exec) {
+        s->in_fmt = views[0]->format;
         return build_graph(s, err, errlen);
     }
     return STEREO_OK;
@@ -827,33 +865,32 @@ static stereo_status check_format(stage_cuda *s, const stereo_image *left,
 
 /* Starts a frame: refused while another is in flight; returns the cleared staging descriptor
  * (0: the synchronous path, 1 + slot: a result slot of the asynchronous path). */
-static stereo_status begin_frame(stage_cuda *s, const stereo_image *left,
-                                 const stereo_image *right, int index, frame_desc **d, char *err,
-                                 size_t errlen)
+static stereo_status begin_frame(stage_cuda *s, stage_cuda_views views, int index,
+                                 frame_desc **d, char *err, size_t errlen)
 {
     if (s->in_flight) {
         snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
         return STEREO_ERR_PARAM;
     }
-    stereo_status st = check_format(s, left, right, err, errlen);
+    stereo_status st = check_format(s, views, err, errlen);
     *d = &s->h_desc[index];
     memset(*d, 0, sizeof **d);
     return st;
 }
 
-stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                char *err, size_t errlen)
+stereo_status stage_cuda_upload(stage_cuda *s, stage_cuda_views views, char *err, size_t errlen)
 {
     green_scope in_ctx(s);
     if (!in_ctx.ok)
         return in_ctx.fail(err, errlen);
     frame_desc *d; /* synchronous path: results stay in the stage's device buffers */
-    stereo_status st = begin_frame(s, left, right, 0, &d, err, errlen);
+    stereo_status st = begin_frame(s, views, 0, &d, err, errlen);
     if (st != STEREO_OK)
         return st;
-    if ((st = upload(s, 0, left, memory_type(left->data), d, err, errlen)) != STEREO_OK ||
-        (st = upload(s, 1, right, memory_type(right->data), d, err, errlen)) != STEREO_OK)
-        return st;
+    for (int i = 0; i < s->nv; i++)
+        if ((st = upload(s, i, views[i], memory_type(views[i]->data), d, err, errlen)) !=
+            STEREO_OK)
+            return st;
     CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
     return STEREO_OK;
 }
@@ -901,7 +938,7 @@ stereo_status stage_cuda_replay(stage_cuda *s, float *ms, char *err, size_t errl
     return STEREO_OK;
 }
 
-stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen)
 {
@@ -911,7 +948,7 @@ stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const 
     const stereo_params *p = &s->p;
     size_t n = (size_t)p->width * p->height;
     stereo_status st;
-    if ((st = stage_cuda_upload(s, left, right, err, errlen)) != STEREO_OK ||
+    if ((st = stage_cuda_upload(s, views, err, errlen)) != STEREO_OK ||
         (st = enqueue_frame(s, err, errlen)) != STEREO_OK)
         return st;
     CUDA_TRY(cudaMemcpyAsync(disp, s->disp, n * 2, cudaMemcpyDeviceToHost, s->stream));
@@ -996,20 +1033,20 @@ void stage_cuda_frame_free(stage_cuda *s, void *frame)
         cudaFree(frame);
 }
 
-stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, int lo, int hi, char *err, size_t errlen)
+stereo_status stage_cuda_submit(stage_cuda *s, stage_cuda_views views, int colormap, int lo,
+                                int hi, char *err, size_t errlen)
 {
     green_scope in_ctx(s);
     if (!in_ctx.ok)
         return in_ctx.fail(err, errlen);
     int k = s->next_slot;
     frame_desc *d;
-    stereo_status st = begin_frame(s, left, right, 1 + k, &d, err, errlen);
+    stereo_status st = begin_frame(s, views, 1 + k, &d, err, errlen);
     if (st != STEREO_OK)
         return st;
-    const stereo_image *im[2] = {left, right};
-    s->attached[0] = s->attached[1] = NULL;
-    for (int i = 0; i < 2; i++) {
+    stage_cuda_views im = views;
+    for (int i = 0; i < s->nv; i++) {
+        s->attached[i] = NULL;
         cudaMemoryType t = memory_type(im[i]->data);
         if (t == cudaMemoryTypeManaged) {
             /* zero copy: the kernels read the frame in place, attached to this stream while the
@@ -1045,7 +1082,7 @@ stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const s
     CUDA_TRY(cudaMemcpyAsync(s->d_desc, d, sizeof *d, cudaMemcpyHostToDevice, s->stream));
     if ((st = enqueue_frame(s, err, errlen)) != STEREO_OK)
         return st;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < s->nv; i++)
         if (s->attached[i])
             CUDA_TRY(cudaStreamAttachMemAsync(s->stream, s->attached[i], 0, cudaMemAttachHost));
     for (int i = 0; i < 6; i++)

@@ -34,7 +34,8 @@ typedef struct stage_cuda stage_cuda;
 /* 1 when a usable CUDA device exists; else 0 and why says why (e.g. "no CUDA device"). */
 int stage_cuda_available(char *why, size_t whylen);
 
-stereo_status stage_cuda_create(const stereo_params *p, const stereo_map maps[2],
+/* maps: NULL or one per view (p->views, 2 for the pair). */
+stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                                 stage_cuda **out, char *err, size_t errlen);
 void stage_cuda_destroy(stage_cuda *s);
 
@@ -42,25 +43,27 @@ void stage_cuda_destroy(stage_cuda *s);
  * the device's count when p->sms = 0. */
 int stage_cuda_sms(const stage_cuda *s);
 
-/* Runs one pair and waits for the results (copied into the host buffers given). */
-stereo_status stage_cuda_process(stage_cuda *s, const stereo_image *left, const stereo_image *right,
+/* The images of a frame, as stereo.c checked them: views[0] the reference (left), views[1] view 1
+ * (right), ... one per view of p->views (2 for the pair). */
+typedef const stereo_image *const *stage_cuda_views;
+
+/* Runs one frame and waits for the results (copied into the host buffers given). */
+stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen);
 
-/* For benchmarks: stage_cuda_upload copies a pair into the stage's input buffers (rebuilding the
+/* For benchmarks: stage_cuda_upload copies a frame's images into the stage's input buffers (rebuilding the
  * graph if the format changed); stage_cuda_replay then runs the frame's kernels (rectification to
  * the LR check) on it and returns their GPU time in ms, measured with events around the graph
  * (or, with profiling on, around the kernel-by-kernel launches). */
-stereo_status stage_cuda_upload(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                char *err, size_t errlen);
+stereo_status stage_cuda_upload(stage_cuda *s, stage_cuda_views views, char *err, size_t errlen);
 stereo_status stage_cuda_replay(stage_cuda *s, float *ms, char *err, size_t errlen);
 
 /* The asynchronous path (stereo.h describes the ownership protocol). */
 stereo_status stage_cuda_frame_alloc(stage_cuda *s, size_t bytes, void **out, char *err,
                                      size_t errlen);
 void stage_cuda_frame_free(stage_cuda *s, void *frame);
-stereo_status stage_cuda_submit(stage_cuda *s, const stereo_image *left, const stereo_image *right,
-                                int colormap, int lo, int hi, char *err, size_t errlen);
+stereo_status stage_cuda_submit(stage_cuda *s, stage_cuda_views views, int colormap, int lo, int hi, char *err, size_t errlen);
 stereo_status stage_cuda_wait(stage_cuda *s, stereo_result *out, char *err, size_t errlen);
 
 /* Profiling: when on, frames run kernel by kernel with events between the stages (slower than

@@ -32,13 +32,13 @@ struct stereo_stage {
     char note[256];
     char err[256];
     int have_maps;
-    stereo_map maps[2];     /* owned copies */
+    stereo_map maps[STEREO_MAX_VIEWS];  /* owned copies, one per view */
     /* CPU backend */
     parallel_pool *pool;
-    uint8_t *raw[2];        /* grey at camera size (only with maps) */
+    uint8_t *raw[STEREO_MAX_VIEWS];     /* grey at camera size (only with maps) */
     uint8_t *grey[STEREO_MAX_VIEWS];    /* grey at stage size (rectified); [0] reference
                                            (left), [1] right (view 1), [2..] more views */
-    uint8_t *valid[2];      /* rectification validity (only with maps) */
+    uint8_t *valid[STEREO_MAX_VIEWS];   /* rectification validity (only with maps) */
     uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
     uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
     uint8_t *cost;          /* w * h * D */
@@ -364,9 +364,6 @@ static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
 {
     if (p->cost == STEREO_COST_MI)
         snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
-    else if (view_count(p) > 2)
-        snprintf(why, whylen, "%d views: more than two are not in the CUDA stage yet",
-                 view_count(p));
     else
         return 0;
     return -1;
@@ -393,15 +390,16 @@ static int copy_map(const stereo_map *in, stereo_map *out)
 }
 
 /* Mirrors cpu_alloc (and copy_map) buffer by buffer: change both together. */
-uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
+uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
 {
     uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)p->num_disparities;
     uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK     ? n
                                         : p->cost == STEREO_COST_CENSUS ? 8 * n
                                                                         : 0);
+    uint64_t mapped = 0;
     if (maps)
-        for (int i = 0; i < 2; i++)
-            per_view += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
+        for (int i = 0; i < view_count(p); i++)
+            mapped += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
     uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){
         .width = p->width, .height = p->height, .ndisp = p->num_disparities});
@@ -412,7 +410,7 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2])
         mi = MI_TABLE_SIZE + MI_SCRATCH_BYTES + 2 * (uint64_t)l1.w * l1.h /* pyramid */ +
              2 * n /* init */;
     }
-    return (uint64_t)view_count(p) * per_view + vol /* cost */ +
+    return (uint64_t)view_count(p) * per_view + mapped + vol /* cost */ +
            2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
            (p->confidence ? n : 0) + mi;
 }
@@ -442,7 +440,7 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
     int ok = 1;
     for (int i = 0; i < view_count(p); i++) {
-        if (s->have_maps) { /* two views (stereo_create) */
+        if (s->have_maps) {
             ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
             ok &= !!(s->valid[i] = malloc(n));
         }
@@ -481,23 +479,22 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     return STEREO_OK;
 }
 
-stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], stereo_stage **out,
+stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, stereo_stage **out,
                             char *err, size_t errlen)
 {
     *out = NULL;
     stereo_status st = stereo_params_check(p, err, errlen);
     if (st != STEREO_OK)
         return st;
-    if (maps && view_count(p) > 2)
-        return fail(err, errlen, STEREO_ERR_PARAM,
-                    "maps: not with %d views yet (give views rectified to one image plane)",
-                    view_count(p));
     if (maps) {
         char why[160];
-        for (int i = 0; i < 2; i++)
-            if (rectify_map_check(&maps[i], p->width, p->height, why, sizeof why) != 0)
+        for (int i = 0; i < view_count(p); i++)
+            if (rectify_map_check(&maps[i], p->width, p->height, why, sizeof why) != 0) {
+                if (view_count(p) > 2)
+                    return fail(err, errlen, STEREO_ERR_PARAM, "view %d map: %s", i, why);
                 return fail(err, errlen, STEREO_ERR_PARAM, "%s map: %s", i ? "right" : "left",
                             why);
+            }
     }
     stereo_stage *s = calloc(1, sizeof *s);
     if (!s)
@@ -506,7 +503,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], st
     s->color = colormap_fixed_range(p->min_disparity, p->num_disparities);
     if (maps) {
         s->have_maps = 1;
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < view_count(p); i++)
             if (copy_map(&maps[i], &s->maps[i]) != 0) {
                 st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot copy the rectification maps");
                 goto err;
@@ -578,14 +575,13 @@ void stereo_destroy(stereo_stage *s)
         return;
     stage_cuda_destroy(s->cuda);
     parallel_destroy(s->pool);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++)
+        free(s->mi_pyr[i]);
+    for (int i = 0; i < STEREO_MAX_VIEWS; i++) {
         free((void *)s->maps[i].xy);
         free((void *)s->maps[i].frac);
         free(s->raw[i]);
         free(s->valid[i]);
-        free(s->mi_pyr[i]);
-    }
-    for (int i = 0; i < STEREO_MAX_VIEWS; i++) {
         free(s->grey[i]);
         free(s->rank[i]);
         free(s->census[i]);
@@ -1050,94 +1046,85 @@ int stereo_progress(const stereo_stage *s)
 
 int stereo_pixfmt_bytes(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
 
-static stereo_status check_image(stereo_stage *s, const stereo_image *im, const char *side)
+/* Image v of a frame (0 the reference / left, 1 view 1 / right, ...): the stage's size, or its
+ * map's source size; `name` for messages ("left", "view 2", ...; " image" is added). */
+static stereo_status check_image(stereo_stage *s, const stereo_image *im, int v, const char *name)
 {
-    int w = s->have_maps ? s->maps[0].src_width : s->p.width;
-    int h = s->have_maps ? s->maps[0].src_height : s->p.height;
+    int w = s->have_maps ? s->maps[v].src_width : s->p.width;
+    int h = s->have_maps ? s->maps[v].src_height : s->p.height;
     if (!im || !im->data)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", side);
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", name);
     if ((unsigned)im->format > STEREO_PIX_YUYV)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: unknown pixel format %d",
-                    side, (int)im->format);
+                    name, (int)im->format);
     if (im->width != w || im->height != h)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s image: size %dx%d, the stage expects %dx%d", side, im->width, im->height,
-                    w, h);
+                    "%s image: size %dx%d, the %s expects %dx%d", name, im->width, im->height,
+                    s->have_maps ? "view's map" : "stage", w, h);
     if (im->pitch < (size_t)im->width * stereo_pixfmt_bytes(im->format))
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s image: pitch %zu is smaller than a row", side, im->pitch);
+                    "%s image: pitch %zu is smaller than a row", name, im->pitch);
     return STEREO_OK;
 }
 
-static stereo_status check_pair(stereo_stage *s, const stereo_image *left,
-                                const stereo_image *right)
+/* The n images of a frame (stereo_process_views, stereo_submit_views) into list[]: n must be
+ * the stage's view count, each image checked; refused while a frame is in flight. */
+static stereo_status check_views(stereo_stage *s, const stereo_image *images, int n,
+                                 const char *call, const stereo_image *list[STEREO_MAX_VIEWS])
 {
-    stereo_status st;
-    if ((st = check_image(s, left, "left")) != STEREO_OK ||
-        (st = check_image(s, right, "right")) != STEREO_OK)
-        return st;
-    if (s->have_maps && (s->maps[1].src_width != right->width ||
-                         s->maps[1].src_height != right->height))
+    const int nv = view_count(&s->p);
+    if (!images || n != nv)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "right image: size %dx%d, the right map expects %dx%d", right->width,
-                    right->height, s->maps[1].src_width, s->maps[1].src_height);
+                    "%s: %d images for a stage of %d views (the reference and %d more)", call,
+                    images ? n : 0, nv, nv - 1);
+    for (int v = 0; v < nv; v++) {
+        char name[32];
+        if (nv == 2)
+            snprintf(name, sizeof name, "%s", v ? "right" : "left");
+        else if (v == 0)
+            snprintf(name, sizeof name, "reference");
+        else
+            snprintf(name, sizeof name, "view %d", v);
+        stereo_status st = check_image(s, &images[v], v, name);
+        if (st != STEREO_OK)
+            return st;
+        list[v] = &images[v];
+    }
     if (s->in_flight)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
                     "a submitted frame is still in flight: call stereo_wait first");
     return STEREO_OK;
 }
 
-/* A stage for more than two views takes them through stereo_process_views only. */
+/* A stage for more than two views takes them through the *_views calls only. */
 static stereo_status check_two_views(stereo_stage *s, const char *call)
 {
     if (view_count(&s->p) > 2)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s: this stage matches %d views: use stereo_process_views", call,
-                    view_count(&s->p));
+                    "%s: this stage matches %d views: use %s_views", call, view_count(&s->p),
+                    call);
     return STEREO_OK;
 }
 
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right)
 {
     stereo_status st = check_two_views(s, "stereo_process");
-    if (st == STEREO_OK)
-        st = check_pair(s, left, right);
     if (st != STEREO_OK)
         return st;
-    if (s->active == STEREO_BACKEND_CUDA)
-        return stage_cuda_process(s->cuda, left, right, s->disp,
-                                  s->p.lr_check ? s->disp_right : NULL, s->conf, s->grey[0],
-                                  s->grey[1], s->err, sizeof s->err);
-    const stereo_image *images[2] = {left, right};
-    cpu_process(s, images);
-    return STEREO_OK;
+    const stereo_image pair[2] = {left ? *left : (stereo_image){0}, right ? *right : (stereo_image){0}};
+    return stereo_process_views(s, pair, 2);
 }
 
 stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, int n)
 {
-    const int nv = view_count(&s->p);
-    if (!images || n != nv)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "stereo_process_views: %d images for a stage of %d views (the reference "
-                    "and %d more)", images ? n : 0, nv, nv - 1);
-    if (nv == 2)
-        return stereo_process(s, &images[0], &images[1]);
-    if (s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "a submitted frame is still in flight: call stereo_wait first");
     const stereo_image *list[STEREO_MAX_VIEWS];
-    for (int v = 0; v < nv; v++) {
-        char name[32]; /* check_image adds " image" */
-        if (v == 0)
-            snprintf(name, sizeof name, "reference");
-        else
-            snprintf(name, sizeof name, "view %d", v);
-        stereo_status st = check_image(s, &images[v], name);
-        if (st != STEREO_OK)
-            return st;
-        list[v] = &images[v];
-    }
-    cpu_process(s, list); /* more than two views: the CPU backend (cuda_unsupported) */
+    stereo_status st = check_views(s, images, n, "stereo_process_views", list);
+    if (st != STEREO_OK)
+        return st;
+    if (s->active == STEREO_BACKEND_CUDA)
+        return stage_cuda_process(s->cuda, list, s->disp, s->p.lr_check ? s->disp_right : NULL,
+                                  s->conf, s->grey[0], s->grey[1], s->err, sizeof s->err);
+    cpu_process(s, list);
     return STEREO_OK;
 }
 
@@ -1214,31 +1201,38 @@ stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const ste
                             int colormap)
 {
     stereo_status st = check_two_views(s, "stereo_submit");
-    if (st == STEREO_OK)
-        st = check_pair(s, left, right);
+    if (st != STEREO_OK)
+        return st;
+    const stereo_image pair[2] = {left ? *left : (stereo_image){0}, right ? *right : (stereo_image){0}};
+    return stereo_submit_views(s, pair, 2, colormap);
+}
+
+stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, int n, int colormap)
+{
+    const stereo_image *list[STEREO_MAX_VIEWS];
+    stereo_status st = check_views(s, images, n, "stereo_submit_views", list);
     if (st != STEREO_OK)
         return st;
     if ((unsigned)colormap >= COLORMAP_COUNT)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
     if (s->active == STEREO_BACKEND_CUDA) {
-        st = stage_cuda_submit(s->cuda, left, right, colormap, s->color.lo, s->color.hi, s->err,
+        st = stage_cuda_submit(s->cuda, list, colormap, s->color.lo, s->color.hi, s->err,
                                sizeof s->err);
         s->in_flight = st == STEREO_OK;
         return st;
     }
     if ((st = cpu_slots(s)) != STEREO_OK)
         return st;
-    const stereo_image *images[2] = {left, right};
-    cpu_process(s, images);
-    size_t n = (size_t)s->p.width * s->p.height;
+    cpu_process(s, list);
+    size_t px = (size_t)s->p.width * s->p.height;
     int k = s->next_slot;
-    memcpy(s->slot[k].disp, s->disp, n * 2);
+    memcpy(s->slot[k].disp, s->disp, px * 2);
     if (s->slot[k].right)
-        memcpy(s->slot[k].right, s->disp_right, n * 2);
+        memcpy(s->slot[k].right, s->disp_right, px * 2);
     if (s->slot[k].conf)
-        memcpy(s->slot[k].conf, s->conf, n);
-    memcpy(s->slot[k].rect[0], s->grey[0], n);
-    memcpy(s->slot[k].rect[1], s->grey[1], n);
+        memcpy(s->slot[k].conf, s->conf, px);
+    memcpy(s->slot[k].rect[0], s->grey[0], px);
+    memcpy(s->slot[k].rect[1], s->grey[1], px);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
     colormap_disparity_rows(s->disp, s->p.width, s->color, lut, s->slot[k].rgba, 4,

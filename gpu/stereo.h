@@ -138,8 +138,9 @@ typedef struct {
                                  fraction of the last hierarchy frame (a scene cut, a camera
                                  swap: the table no longer fits the pair) */
     /* Multi-baseline matching (above; stereo_process_views): the number of images, 2 (default;
-     * 0 counts as 2: the pair, stereo_process) .. STEREO_MAX_VIEWS. With more than 2: CPU
-     * backend only so far (AUTO falls back, CUDA refuses), no maps, no cost mi. */
+     * 0 counts as 2: the pair, stereo_process) .. STEREO_MAX_VIEWS. With more than 2: one map
+     * per view (stereo_create), the images through stereo_process_views / stereo_submit_views,
+     * no cost mi. */
     int views;
     /* baseline[i] = b_i * STEREO_BASELINE_SCALE of view i (images[i] of stereo_process_views):
      * baseline[0] = 0 (the reference), baseline[1] = 16 (b_1 = 1), the others non-zero, distinct,
@@ -201,15 +202,16 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
  * and transform once per view with more views) and, with maps, the source images and the maps'
  * copies. More views need no more volume: the sides rule keeps its two side means in S[1]'s
  * bytes until the backward sweep. */
-uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map maps[2]);
+uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps);
 
 /* Creates a stage (allocates every buffer now; processing a frame allocates nothing).
- * maps may be NULL (inputs are already rectified) or point to two maps (left, right) that are
- * copied into the stage. With backend AUTO and no CUDA device, the CPU backend is used and
+ * maps may be NULL (inputs are already rectified) or point to one map per view (params.views;
+ * two for the pair: left, right), copied into the stage; each view's images are then its map's
+ * source size (the views' cameras may differ in size). With backend AUTO and no CUDA device, the CPU backend is used and
  * stereo_backend_note() says why. A CPU stage that needs more than 80 % of the machine's
  * physical memory (stereo_cpu_bytes) is refused before anything is allocated: STEREO_ERR_NOMEM,
  * with both figures in the message. */
-stereo_status stereo_create(const stereo_params *p, const stereo_map maps[2], stereo_stage **out,
+stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, stereo_stage **out,
                             char *err, size_t errlen);
 void stereo_destroy(stereo_stage *s);
 
@@ -219,7 +221,8 @@ void stereo_destroy(stereo_stage *s);
 stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const stereo_image *right);
 
 /* Runs the pipeline on n = params.views images (2 when views is 0): images[0] the reference,
- * images[i] the view at baseline[i]; every image width x height. n = 2 is stereo_process. The
+ * images[i] the view at baseline[i]; every image width x height (with maps: its map's source
+ * size). n = 2 is stereo_process. The
  * results are those of the reference view; the right disparity and the LR check are against
  * view 1 (the diagonal search over the combined S, disparity.h), stereo_rectified(s, 1) is
  * view 1. */
@@ -287,6 +290,12 @@ stereo_status stereo_frame_alloc(stereo_stage *s, size_t bytes, void **frame);
 void stereo_frame_free(stereo_stage *s, void *frame);
 stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const stereo_image *right,
                             int colormap);
+/* stereo_submit for a stage of n = params.views images (images as stereo_process_views; n = 2
+ * is stereo_submit). Every image is under the same ownership rule as the pair's frames. The
+ * result's rectified[] are the reference and view 1. A stage of more than two views refuses
+ * stereo_submit and stereo_process (it names the *_views call). */
+stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, int n,
+                                  int colormap);
 stereo_status stereo_wait(stereo_stage *s, stereo_result *out);
 
 const stereo_params *stereo_get_params(const stereo_stage *s);

@@ -657,8 +657,15 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
   expect_fail 2 "--baselines|--demo" "--baselines with --demo" --baselines 1,2 --demo "$W/d2"
   expect_fail 2 "cost mi" "--baselines with --cost mi: refused by name" \
     --backend cpu --cost mi --baselines 1,2 "$L" "$R" "$V2" "$O"
-  expect_fail 2 "3 views|CUDA|--backend cpu" "--backend cuda with three views: refused by name" \
-    --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$O"
+  if [ "$have_cuda" = 1 ]; then
+    run_m --backend cpu --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cpu.pfm"
+    run_m --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cuda.pfm"
+    check "--backend cuda with three views: the CPU's bits" \
+      eval '[ "$rc" -eq 0 ] && cmp -s "$W/mv-cpu.pfm" "$W/mv-cuda.pfm"'
+  else
+    expect_fail 1 "CUDA backend unavailable" "--backend cuda with three views, no CUDA device" \
+      --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$O"
+  fi
   expect_fail 1 "view 2|$R80|REF|$L" "--baselines: a view of another size, naming it" \
     --backend cpu --baselines 1,2 "$L" "$R" "$R80" "$O"
   expect_fail 1 "$IN/nope.png" "--baselines: a missing view file, naming it" \

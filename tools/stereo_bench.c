@@ -230,7 +230,8 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
         stereo_image l = {yuyv[i % N_INPUTS][0], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
         stereo_image r = {yuyv[i % N_INPUTS][1], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
         float ms;
-        if (stage_cuda_upload(s, &l, &r, err, sizeof err) != STEREO_OK ||
+        const stereo_image *views[2] = {&l, &r};
+        if (stage_cuda_upload(s, views, err, sizeof err) != STEREO_OK ||
             stage_cuda_replay(s, &ms, err, sizeof err) != STEREO_OK) {
             fprintf(stderr, "stereo-bench: %s\n", err);
             rc = 1;
@@ -247,7 +248,8 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
         stereo_image l = {yuyv[i % N_INPUTS][0], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
         stereo_image r = {yuyv[i % N_INPUTS][1], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
         float ms, sm[16];
-        if (stage_cuda_upload(s, &l, &r, err, sizeof err) != STEREO_OK ||
+        const stereo_image *views[2] = {&l, &r};
+        if (stage_cuda_upload(s, views, err, sizeof err) != STEREO_OK ||
             stage_cuda_replay(s, &ms, err, sizeof err) != STEREO_OK) {
             fprintf(stderr, "stereo-bench: %s\n", err);
             rc = 1;
