@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests faults sanitizer bench proxy ncu live proxylive buildtime" (any subset; default all) runs only
+# GC_STEPS="tests faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
@@ -64,7 +64,7 @@ FINAL_OUT=${OUT:-/tmp/gpu-check}
 OUT=/tmp/gc-out
 rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL_OUT"
 pack_out() {
-  for f in proxy-table.txt results-jetson-proxy.csv bench.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt; do
+  for f in proxy-table.txt results-jetson-proxy.csv bench.txt views.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL_OUT/"
   done
   tar -czf "$FINAL_OUT/gc-logs.tgz" -C "$OUT" . 2>/dev/null
@@ -251,6 +251,30 @@ build/gpu/stereo-bench --csv "$OUT/bench.csv" | tee "$OUT/bench.txt"
   done
 } | tee -a "$OUT/bench.txt"
 
+fi
+
+if want views; then
+step "more views: 640x480 D128 8 paths, 3 views (1,-1) and 4 (1,2,-1) against the pair, all SMs (sm_90) and the Jetson proxy (compute_87, 16 and 8 SMs) beside libSGM's pair in the same call"
+{
+  for sms in all 16 8; do
+    if [ $sms = all ]; then bin=build/gpu/stereo-bench; extra=(); b=sm_90
+    else bin=$B87/build/gpu/stereo-bench; extra=(--sms $sms); b=compute_87; fi
+    echo "-- $sms SMs ($b build), median of 100 runs:"
+    for c in rank census; do
+      for v in "" "--baselines 1,-1" "--baselines 1,2,-1" "--baselines 1,-1 --combine sum"; do
+        # shellcheck disable=SC2086 # $v: zero or more words
+        "$bin" --size 640x480 --disparities 128 --paths 8 --cost $c --runs 100 $v "${extra[@]}" |
+          grep 640x480 | sed "s/^/${v:-pair}: /"
+      done
+    done
+    lib=$ANC/sgmbench-$b
+    if [ -x "$lib" ]; then
+      if [ $sms = all ]; then out=$("$lib" 640 480 128 8 100 2>&1)
+      else out=$(SM_LIMIT=$sms LD_PRELOAD=$ANC/greenctx.so "$lib" 640 480 128 8 100 2>&1); fi
+      echo "libSGM pair ($b, $sms SMs): $(echo "$out" | tail -1)"
+    fi
+  done
+} 2>&1 | tee "$OUT/views.txt"
 fi
 
 if want proxy; then
@@ -555,6 +579,7 @@ fi
 step "summary"
 echo "tests: $tests_line; faults: $faults_line; sanitizer:$san" | tee "$OUT/summary.txt"
 cat "$OUT/bench.txt" 2>/dev/null
+cat "$OUT/views.txt" 2>/dev/null
 cat "$OUT/proxy-table.txt" 2>/dev/null
 cat "$OUT/live-table.txt" 2>/dev/null || echo "live app against the bare stage: no table (see above)"
 cat "$OUT/live-table-proxy16.txt" 2>/dev/null

@@ -5,6 +5,8 @@
  *                [--frames N] [--csv FILE] [--sms N]
  *   stereo-bench --async [--backend cpu|cuda] [--cost NAME|all] [--method sgm|bm] [--block N] ...
  *
+ * --baselines 1,B2,... [--combine sides|sum] (both modes) matches more views of the generated
+ * scene (the camera at each ratio, stereo.h), one map each; without --size, 640x480 D128.
  * Without --size it runs the four issue configurations: 640x480 D128 8 paths, 1024x440 D128
  * 4 paths, 1280x960 D128 8 paths, 1920x1080 D256 8 paths; always with rectification (a generated
  * similarity map), subpixel, LR check and median, from YUYV camera frames.
@@ -70,13 +72,16 @@ typedef struct {
     stereo_method method;   /* sgm (0) unless given */
     int block;              /* bm: box side, 0 = the default 9 */
     int mi_warm;            /* --async, cost mi: stereo_params.mi_warm (--mi-warm) */
+    int views;              /* --baselines: 2 + the views beyond view 1 (0 = the pair) */
+    int baseline[STEREO_MAX_VIEWS];  /* 16ths, [0] = 0, [1] = 16 (stereo_params.baseline) */
+    stereo_combine combine;
 } config;
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -142,7 +147,20 @@ static double frame_bytes(const config *c, int yuyv, int dirs)
     }
     double right = 2 * n;
     double median_lr = 2 * 4 * n + 6 * n;
-    return grey_rect + transform + aggregate + wta + right + median_lr;
+    /* more views (multiview.cu): each view's camera image, grey and transform; the combined cost
+     * volume written once (sides: the two side means written and read back, and the volume
+     * rewritten by the select pass), then the volume walk reads the volume instead of the
+     * transforms (each direction once) */
+    int nv = c->views > 2 ? c->views : 2;
+    double views = 0;
+    if (nv > 2) {
+        double vol = n * D;
+        views = (nv - 2) * (grey_rect + transform) / 2 + vol +
+                (c->combine == STEREO_COMBINE_SIDES ? 2 * vol + 2 * vol + 2 * vol : 0);
+        if (c->method != STEREO_METHOD_BM)
+            views += c->paths * vol - inputs;
+    }
+    return grey_rect + transform + aggregate + wta + right + median_lr + views;
 }
 
 /* The stage parameters of a configuration: the defaults, with its D, paths and cost, on `sms`
@@ -156,6 +174,11 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->method = c->method;
     if (c->block)
         p->block = c->block;
+    if (c->views > 2) {
+        p->views = c->views;
+        memcpy(p->baseline, c->baseline, sizeof p->baseline);
+        p->combine = c->combine;
+    }
     stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
     p->backend = backend;
     p->sms = sms;
@@ -166,7 +189,8 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
  * made for the purpose; 0 after printing why none can be made (too many, no green contexts). */
 static int stage_sms(int sms)
 {
-    config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
+    config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
+                    STEREO_COMBINE_SIDES};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -196,26 +220,31 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
         return 1;
     }
     size_t n = (size_t)c->w * c->h;
-    uint8_t *grey = malloc(2 * n), *yuyv[N_INPUTS][2];
-    for (int i = 0; i < N_INPUTS; i++) {
-        if (synth_render_views(syn, 0.25 * i, grey, grey + n, 1, (size_t)c->w, err, sizeof err)) {
-            fprintf(stderr, "stereo-bench: %s\n", err);
-            return 1;
-        }
-        for (int v = 0; v < 2; v++) {
+    const int nv = c->views > 2 ? c->views : 2;
+    uint8_t *grey = malloc(n), *yuyv[N_INPUTS][STEREO_MAX_VIEWS];
+    for (int i = 0; i < N_INPUTS; i++)
+        for (int v = 0; v < nv; v++) {
+            /* view v of the scene at its baseline ratio (0 the left, 1 the right view) */
+            double b = v == 0 ? 0 : v == 1 ? 1 : c->baseline[v] / (double)STEREO_BASELINE_SCALE;
+            if (synth_render_view(syn, 0.25 * i, b, grey, 1, (size_t)c->w, err, sizeof err)) {
+                fprintf(stderr, "stereo-bench: %s\n", err);
+                return 1;
+            }
             yuyv[i][v] = malloc(2 * n);
             for (size_t k = 0; k < n; k++) {
-                yuyv[i][v][2 * k] = grey[v * n + k];
+                yuyv[i][v][2 * k] = grey[k];
                 yuyv[i][v][2 * k + 1] = 128;
             }
         }
-    }
     synth_destroy(syn);
     free(grey);
 
-    stereo_map maps[2];
-    mapgen_similarity(&maps[0], c->w, c->h, c->w, c->h, 0.002, 1.003, 0.4, -0.3);
-    mapgen_similarity(&maps[1], c->w, c->h, c->w, c->h, -0.0015, 0.998, -0.6, 0.2);
+    /* a similarity map per view: the pair's two, then slight variations for more views */
+    stereo_map maps[STEREO_MAX_VIEWS];
+    for (int v = 0; v < nv; v++)
+        mapgen_similarity(&maps[v], c->w, c->h, c->w, c->h, v == 1 ? -0.0015 : 0.002 - 0.0005 * v,
+                          v == 1 ? 0.998 : 1.003 - 0.001 * v, v == 1 ? -0.6 : 0.4 - 0.1 * v,
+                          v == 1 ? 0.2 : -0.3 + 0.1 * v);
     stage_cuda *s;
     if (stage_cuda_create(&p, maps, &s, err, sizeof err) != STEREO_OK) {
         fprintf(stderr, "stereo-bench: %dx%d D%d: %s\n", c->w, c->h, c->D, err);
@@ -227,10 +256,14 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     const char *names[16];
     int n_stages = 0, n_prof = 0;
     for (int i = 0; i < (frames > 0 ? frames : WARMUP + runs); i++) {
-        stereo_image l = {yuyv[i % N_INPUTS][0], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
-        stereo_image r = {yuyv[i % N_INPUTS][1], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
+        stereo_image im[STEREO_MAX_VIEWS];
+        const stereo_image *views[STEREO_MAX_VIEWS];
+        for (int v = 0; v < nv; v++) {
+            im[v] = (stereo_image){yuyv[i % N_INPUTS][v], c->w, c->h, (size_t)c->w * 2,
+                                   STEREO_PIX_YUYV};
+            views[v] = &im[v];
+        }
         float ms;
-        const stereo_image *views[2] = {&l, &r};
         if (stage_cuda_upload(s, views, err, sizeof err) != STEREO_OK ||
             stage_cuda_replay(s, &ms, err, sizeof err) != STEREO_OK) {
             fprintf(stderr, "stereo-bench: %s\n", err);
@@ -245,10 +278,14 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     /* per-stage series */
     stage_cuda_set_profiling(s, 1);
     for (int i = 0; i < 64; i++) {
-        stereo_image l = {yuyv[i % N_INPUTS][0], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
-        stereo_image r = {yuyv[i % N_INPUTS][1], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
+        stereo_image im[STEREO_MAX_VIEWS];
+        const stereo_image *views[STEREO_MAX_VIEWS];
+        for (int v = 0; v < nv; v++) {
+            im[v] = (stereo_image){yuyv[i % N_INPUTS][v], c->w, c->h, (size_t)c->w * 2,
+                                   STEREO_PIX_YUYV};
+            views[v] = &im[v];
+        }
         float ms, sm[16];
-        const stereo_image *views[2] = {&l, &r};
         if (stage_cuda_upload(s, views, err, sizeof err) != STEREO_OK ||
             stage_cuda_replay(s, &ms, err, sizeof err) != STEREO_OK) {
             fprintf(stderr, "stereo-bench: %s\n", err);
@@ -272,6 +309,10 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
             snprintf(how, sizeof how, "bm %dx%d", c->block ? c->block : 9, c->block ? c->block : 9);
         else
             snprintf(how, sizeof how, "%d paths", c->paths);
+        if (nv > 2) {
+            size_t l = strlen(how);
+            snprintf(how + l, sizeof how - l, " %dv %s", nv, stereo_combine_to_str(c->combine));
+        }
         printf("%4dx%-4d D%-3d %-7s %-6s  %7.3f ms  %7.1f fps  %7.1f MB/frame  %6.0f GB/s "
                "(%3.0f%% of copy)  |", c->w, c->h, c->D, how, stereo_cost_to_str(c->cost),
                total, 1e3 / total, bytes / 1e6, gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
@@ -289,10 +330,11 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
 done:
     free(t);
     stage_cuda_destroy(s);
-    mapgen_free(&maps[0]);
-    mapgen_free(&maps[1]);
+    for (int v = 0; v < nv; v++)
+        mapgen_free(&maps[v]);
     for (int i = 0; i < N_INPUTS; i++)
-        free(yuyv[i][0]), free(yuyv[i][1]);
+        for (int v = 0; v < nv; v++)
+            free(yuyv[i][v]);
     return rc;
 }
 
@@ -355,10 +397,11 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
     config_params(c, backend, sms, &p);
     stereo_stage *s = NULL;
     synth *syn = NULL;
-    uint8_t *frame[ASYNC_PAIRS][2] = {{0}}, *host = NULL;
+    uint8_t *frame[ASYNC_PAIRS][STEREO_MAX_VIEWS] = {{0}}, *host = NULL;
     double *ms = NULL, *hier = NULL;
     int rc = 1, done = 0, n_hier = 0;
     size_t n = (size_t)c->w * c->h;
+    const int nv = c->views > 2 ? c->views : 2;
     if (stereo_create(&p, NULL, &s, err, sizeof err) != STEREO_OK) {
         fprintf(stderr, "stereo-bench: --async %dx%d D%d: %s\n", c->w, c->h, c->D, err);
         return 1;
@@ -369,39 +412,39 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
         goto out;
     }
     if (!(ms = malloc(sizeof *ms * (size_t)frames)) || !(hier = malloc(sizeof *hier * (size_t)frames)) ||
-        (rewrite && !(host = malloc(2 * n * ASYNC_PAIRS)))) {
+        (rewrite && !(host = malloc(nv * n * ASYNC_PAIRS)))) {
         fprintf(stderr, "stereo-bench: out of memory\n");
         goto out;
     }
-    for (int i = 0; i < ASYNC_PAIRS; i++) {
-        for (int v = 0; v < 2; v++)
+    for (int i = 0; i < ASYNC_PAIRS; i++)
+        for (int v = 0; v < nv; v++) {
             if (stereo_frame_alloc(s, n, (void **)&frame[i][v]) != STEREO_OK) {
                 fprintf(stderr, "stereo-bench: frames: %s\n", stereo_error(s));
                 goto out;
             }
-        /* the scene at 30 frames per second of scene time, as --synth-prerender renders it */
-        if (synth_render_views(syn, i / 30.0, frame[i][0], frame[i][1], 1, (size_t)c->w, err,
-                               sizeof err) != 0) {
-            fprintf(stderr, "stereo-bench: %s\n", err);
-            goto out;
+            /* the scene at 30 frames per second of scene time, as --synth-prerender renders
+             * it; view v at its baseline ratio (0 the left, 1 the right view) */
+            double b = v == 0 ? 0 : v == 1 ? 1 : c->baseline[v] / (double)STEREO_BASELINE_SCALE;
+            if (synth_render_view(syn, i / 30.0, b, frame[i][v], 1, (size_t)c->w, err,
+                                  sizeof err) != 0) {
+                fprintf(stderr, "stereo-bench: %s\n", err);
+                goto out;
+            }
+            if (host)
+                memcpy(host + n * (nv * i + v), frame[i][v], n);
         }
-        if (host) {
-            memcpy(host + 2 * n * i, frame[i][0], n);
-            memcpy(host + 2 * n * i + n, frame[i][1], n);
-        }
-    }
     int64_t first = 0, last = 0;
     for (; done < frames; done++) {
         int k = done % ASYNC_PAIRS;
-        if (host) {
-            memcpy(frame[k][0], host + 2 * n * k, n);
-            memcpy(frame[k][1], host + 2 * n * k + n, n);
+        stereo_image im[STEREO_MAX_VIEWS];
+        for (int v = 0; v < nv; v++) {
+            if (host)
+                memcpy(frame[k][v], host + n * (nv * k + v), n);
+            im[v] = (stereo_image){frame[k][v], c->w, c->h, (size_t)c->w, STEREO_PIX_GREY8};
         }
-        stereo_image l = {frame[k][0], c->w, c->h, (size_t)c->w, STEREO_PIX_GREY8};
-        stereo_image r = {frame[k][1], c->w, c->h, (size_t)c->w, STEREO_PIX_GREY8};
         stereo_result res;
         int64_t t0 = monotonic_ns();
-        stereo_status st = stereo_submit(s, &l, &r, COLORMAP_TURBO);
+        stereo_status st = stereo_submit_views(s, im, nv, COLORMAP_TURBO);
         if (st == STEREO_OK)
             st = stereo_wait(s, &res);
         int64_t t1 = monotonic_ns();
@@ -429,6 +472,10 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
         snprintf(method, sizeof method, "bm %dx%d", p.block, p.block);
     else
         snprintf(method, sizeof method, "%d paths", c->paths);
+    if (nv > 2) {
+        size_t l = strlen(method);
+        snprintf(method + l, sizeof method - l, " %dv %s", nv, stereo_combine_to_str(c->combine));
+    }
     printf("async %4dx%-4d D%-3d %-8s %-6s %s backend%s: %d frames, %8.1f fps, stage ms "
            "median %.3f p95 %.3f max %.3f\n", c->w, c->h, c->D, method,
            stereo_cost_to_str(c->cost), be, rewrite ? ", rewritten" : "", frames, fps, med, p95,
@@ -454,7 +501,7 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
     }
 out:
     for (int i = 0; i < ASYNC_PAIRS; i++)
-        for (int v = 0; v < 2; v++)
+        for (int v = 0; v < nv; v++)
             if (frame[i][v])
                 stereo_frame_free(s, frame[i][v]);
     stereo_destroy(s);
@@ -477,8 +524,10 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 
 int main(int argc, char **argv)
 {
-    config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0};
+    config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
+                     STEREO_COMBINE_SIDES};
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
+    int combine_given = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
     const char *csv_path = NULL, *json_path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -490,7 +539,8 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
-                   "[--runs N] [--frames N] [--csv FILE] [--sms N]\n"
+                   "[--baselines 1,B2,.. [--combine R]] [--runs N] [--frames N] [--csv FILE] "
+                   "[--sms N]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
@@ -502,6 +552,9 @@ int main(int argc, char **argv)
                    "  --mi-warm cost mi: the live app's policy (the previous frame's disparity as "
                    "the initial one, the hierarchy again when the valid fraction collapses); "
                    "without it every frame runs the hierarchy\n"
+                   "  --baselines 1,B2,..  more views (stereo.h, multiview.h): the generated scene "
+                   "seen from a camera at each baseline ratio, matched together (default: the "
+                   "pair); --combine sides|sum (default sides)\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
                    "hardware may round N up), 0 = all (default)\n"
                    "  --version print the version, git commit and the backends built in\n",
@@ -518,7 +571,8 @@ int main(int argc, char **argv)
         }
         static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
                                                  "--sms", "--runs", "--frames", "--csv",
-                                                 "--json", "--backend", "--method", "--block"};
+                                                 "--json", "--backend", "--method", "--block",
+                                                 "--baselines", "--combine"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -558,6 +612,23 @@ int main(int argc, char **argv)
                         STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
                 bad = 1;
             }
+        } else if (!strcmp(a, "--baselines")) {
+            char why[256];
+            int nb = 0;
+            bad = stereo_baselines_from_str(v, custom.baseline, &nb, why, sizeof why) != 0;
+            if (bad)
+                fprintf(stderr, "stereo-bench: --baselines: %s\n", why);
+            else if (nb < 2) {
+                fprintf(stderr, "stereo-bench: --baselines: '%s' gives one view; more views "
+                        "need at least two ratios (1,B2,...)\n", v);
+                bad = 1;
+            }
+            custom.views = nb + 1;
+        } else if (!strcmp(a, "--combine")) {
+            bad = stereo_combine_from_str(v, &custom.combine) != 0;
+            combine_given = 1;
+            if (bad)
+                fprintf(stderr, "stereo-bench: --combine: '%s' is not sides or sum\n", v);
         } else if (!strcmp(a, "--sms")) {
             bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
         } else if (!strcmp(a, "--runs")) {
@@ -592,6 +663,18 @@ int main(int argc, char **argv)
     if (!async && custom.cost == STEREO_COST_MI) {
         fprintf(stderr, "stereo-bench: cost mi: not in the CUDA stage yet (use --async --backend cpu)\n");
         return 2;
+    }
+    if (combine_given && !custom.views) {
+        fprintf(stderr, "stereo-bench: --combine goes with --baselines (more than two views)\n");
+        return 2;
+    }
+    if (custom.views && custom.cost == STEREO_COST_MI) {
+        fprintf(stderr, "stereo-bench: --baselines: cost mi is not matched with more views\n");
+        return 2;
+    }
+    if (custom.views && !custom.w && !async) { /* the issue's size for three views */
+        custom.w = 640;
+        custom.h = 480;
     }
     if (async && runs < 2) {
         fprintf(stderr, "stereo-bench: --async needs --runs of at least 2 (a rate)\n");

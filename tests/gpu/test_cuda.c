@@ -36,13 +36,15 @@
 
 /* A pair with structure (a shifted, noisy copy) in the given pixel format and pitch. */
 typedef struct {
-    uint8_t *data[2];
-    stereo_image im[2];
+    uint8_t *data[STEREO_MAX_VIEWS];
+    stereo_image im[STEREO_MAX_VIEWS];
+    int n;                  /* views: 2 for a pair (0 counts as 2) */
 } pair;
 
 
 static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int shift)
 {
+    p->n = 2;
     size_t pitch = (size_t)w * stereo_pixfmt_bytes(fmt) + pad;
     for (int i = 0; i < 2; i++) {
         p->data[i] = malloc(pitch * h);
@@ -60,6 +62,7 @@ static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int s
 
 static int pair_synth(pair *p, int w, int h, int channels, double t)
 {
+    p->n = 2;
     synth_params sp = {w, h, t, 7, 0, 0};
     synth *s;
     char err[256];
@@ -80,25 +83,83 @@ static int pair_synth(pair *p, int w, int h, int channels, double t)
 
 static void pair_free(pair *p)
 {
-    free(p->data[0]);
-    free(p->data[1]);
+    for (int i = 0; i < (p->n > 2 ? p->n : 2); i++)
+        free(p->data[i]);
+}
+
+/* n views of the generated scene at the baseline ratios b[0..n) (16ths; b[0] = 0, b[1] = 16),
+ * channels 1 (grey) or 3 (RGB). */
+static int views_synth(pair *p, int w, int h, int channels, double t, int n, const int *b)
+{
+    synth_params sp = {w, h, t, 7, 0, 0};
+    synth *s;
+    char err[256];
+    if (synth_create(&sp, &s, err, sizeof err)) {
+        printf("synth: %s\n", err);
+        return -1;
+    }
+    int rc = 0;
+    p->n = n;
+    for (int i = 0; i < n; i++) {
+        p->data[i] = malloc((size_t)w * h * channels);
+        p->im[i] = (stereo_image){p->data[i], w, h, (size_t)w * channels,
+                                  channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8};
+        rc |= synth_render_view(s, t, b[i] / 16.0, p->data[i], channels, (size_t)w * channels,
+                                err, sizeof err);
+    }
+    synth_destroy(s);
+    if (rc)
+        printf("synth: %s\n", err);
+    return rc;
+}
+
+/* n views of random texture in the given format and pitch: view i is the reference shifted by
+ * about b_i * shift pixels (rounded down), with noise. */
+static void views_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int shift, int n,
+                         const int *b)
+{
+    pair two;
+    pair_random(&two, w, h, fmt, pad, 0);
+    size_t pitch = two.im[0].pitch, bpp = (size_t)stereo_pixfmt_bytes(fmt);
+    p->n = n;
+    p->data[0] = two.data[0], p->im[0] = two.im[0];
+    free(two.data[1]);
+    for (int i = 1; i < n; i++) {
+        p->data[i] = malloc(pitch * h);
+        p->im[i] = (stereo_image){p->data[i], w, h, pitch, fmt};
+        long off = (long)(b[i] * shift) >> 4;
+        for (int y = 0; y < h; y++)
+            for (size_t x = 0; x < pitch; x++) {
+                long src = (long)x + off * (long)bpp; /* view i at x - b_i d sees ref x */
+                p->data[i][y * pitch + x] = src >= 0 && src < (long)pitch
+                                                ? (uint8_t)(p->data[0][y * pitch + src] + rnd() % 5)
+                                                : (uint8_t)rnd();
+            }
+    }
 }
 
 /* Random map pair: a small rotation / scale / shift of a src_w x src_h camera onto w x h. */
-static void random_maps(stereo_map m[2], int w, int h, int src_w, int src_h)
+static void random_maps_n(stereo_map *m, int n, int w, int h, int src_w, int src_h)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < n; i++) {
         double angle = ((int)(rnd() % 200) - 100) * 1e-4, scale = 1.0 + ((int)(rnd() % 100) - 50) * 1e-3;
         double dx = (int)(rnd() % 9) - 4 + (rnd() % 32) / 32.0, dy = (int)(rnd() % 5) - 2;
         mapgen_similarity(&m[i], w, h, src_w, src_h, angle, scale, dx, dy);
     }
 }
 
-static void free_maps(stereo_map m[2])
+static void random_maps(stereo_map m[2], int w, int h, int src_w, int src_h)
 {
-    mapgen_free(&m[0]);
-    mapgen_free(&m[1]);
+    random_maps_n(m, 2, w, h, src_w, src_h);
 }
+
+static void free_maps_n(stereo_map *m, int n)
+{
+    for (int i = 0; i < n; i++)
+        mapgen_free(&m[i]);
+}
+
+static void free_maps(stereo_map m[2]) { free_maps_n(m, 2); }
 
 static const char *describe(const stereo_params *p)
 {
@@ -109,7 +170,13 @@ static const char *describe(const stereo_params *p)
              stereo_cost_to_str(p->cost), p->paths, p->p1, p->p2, p->p2_adapt, p->uniqueness,
              p->subpixel, p->lr_check, p->lr_tolerance, p->median, p->confidence);
     if (p->method == STEREO_METHOD_BM && n > 0 && (size_t)n < sizeof buf)
-        snprintf(buf + n, sizeof buf - n, " bm block%d", p->block);
+        n += snprintf(buf + n, sizeof buf - n, " bm block%d", p->block);
+    if (p->views > 2 && n > 0 && (size_t)n < sizeof buf) {
+        n += snprintf(buf + n, sizeof buf - n, " views%d %s b", p->views,
+                      stereo_combine_to_str(p->combine));
+        for (int i = 1; i < p->views && n > 0 && (size_t)n < sizeof buf; i++)
+            n += snprintf(buf + n, sizeof buf - n, "%s%d/16", i > 1 ? "," : "", p->baseline[i]);
+    }
     return buf;
 }
 
@@ -137,8 +204,8 @@ static void compare(const stereo_params *base, const stereo_map *maps, const pai
     check(sg == STEREO_OK, "%s [%s]: CUDA create: %s", what, describe(base), err);
     if (sc != STEREO_OK || sg != STEREO_OK)
         goto done;
-    sc = stereo_process(c, &pr->im[0], &pr->im[1]);
-    sg = stereo_process(g, &pr->im[0], &pr->im[1]);
+    sc = stereo_process_views(c, pr->im, pr->n > 2 ? pr->n : 2);
+    sg = stereo_process_views(g, pr->im, pr->n > 2 ? pr->n : 2);
     check(sc == STEREO_OK && sg == STEREO_OK, "%s [%s]: process: cpu '%s' cuda '%s'", what,
           describe(base), sc ? stereo_error(c) : "", sg ? stereo_error(g) : "");
     if (sc || sg)
@@ -547,7 +614,8 @@ static void shared_scenes(const char *dir)
                    {{l.data, l.width, l.height, (size_t)l.width * l.channels,
                      l.channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8},
                     {r.data, r.width, r.height, (size_t)r.width * r.channels,
-                     r.channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8}}};
+                     r.channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8}},
+                   2};
         stereo_params p;
         stereo_params_default(&p, l.width, l.height);
         p.num_disparities = scenes[i].D, p.confidence = 1;
@@ -580,6 +648,148 @@ static void shared_scenes(const char *dir)
     }
     printf("shared scenes compared: %d (from %s)\n", found, dir);
     check(found > 0, "no shared scenes found in %s", dir);
+}
+
+/* More than two views (multiview.h, stereo.h): the multi-baseline cost into the cost volume,
+ * then the same aggregation / block matching and everything after. 3 and 4 views (one with
+ * baselines that are not whole: the sampling rule's interpolation), every CUDA cost, both
+ * combine rules, D 64 and 128; bm; random options; odd sizes in every pixel format; a map per
+ * view; the asynchronous path (stereo_submit_views) from managed frames. */
+static void multi_view(void)
+{
+    static const int b3[] = {0, 16, -16}, b4[] = {0, 16, 32, -16}, bq[] = {0, 16, 8, -20};
+    static const struct { int n; const int *b; } sets[] = {{3, b3}, {4, b4}, {4, bq}};
+    const size_t ncosts = sizeof gpu_costs / sizeof *gpu_costs;
+    for (size_t si = 0; si < 3; si++) {
+        pair pr;
+        if (views_synth(&pr, 333, 217, 1, 0.4, sets[si].n, sets[si].b)) {
+            check(0, "synth views 333x217");
+            return;
+        }
+        for (size_t ci = 0; ci < ncosts; ci++)
+            for (int rule = 0; rule < 2; rule++) {
+                stereo_params p;
+                stereo_params_default(&p, 333, 217);
+                p.cost = gpu_costs[ci], p.views = sets[si].n, p.confidence = 1;
+                p.combine = rule ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES;
+                p.num_disparities = (ci + rule) % 2 ? 128 : 64;
+                memcpy(p.baseline, sets[si].b, sizeof(int) * (size_t)sets[si].n);
+                stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+                compare(&p, NULL, &pr, "views grid");
+                if (rule == 0 && ci % 2 == si % 2) { /* bm on the same volume */
+                    p.method = STEREO_METHOD_BM, p.block = 3 + 6 * (int)ci;
+                    compare(&p, NULL, &pr, "views bm");
+                }
+            }
+        /* random combinations of the other options */
+        for (int i = 0; i < 6; i++) {
+            stereo_params p;
+            stereo_params_default(&p, 333, 217);
+            p.views = sets[si].n;
+            memcpy(p.baseline, sets[si].b, sizeof(int) * (size_t)sets[si].n);
+            p.combine = rnd() % 2 ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES;
+            p.cost = gpu_costs[rnd() % ncosts];
+            p.paths = rnd() % 2 ? 8 : 4;
+            p.num_disparities = 16 * (1 + rnd() % 8);
+            p.min_disparity = rnd() % 3 ? 0 : rnd() % 12;
+            p.rank_window = 3 + 2 * (rnd() % 7);
+            p.p1 = 1 + rnd() % 40;
+            p.p2 = p.p1 + 1 + rnd() % 300;
+            p.p2_adapt = rnd() % 2 ? 0 : 1 + rnd() % 64;
+            p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
+            p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
+            p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+            compare(&p, NULL, &pr, "views random options");
+        }
+        pair_free(&pr);
+    }
+    /* odd sizes and padded pitches in every pixel format, random texture */
+    static const struct { int w, h; stereo_pixfmt fmt; int pad; } sizes[] = {
+        {201, 77, STEREO_PIX_RGB24, 5}, {130, 23, STEREO_PIX_YUYV, 6}, {517, 9, STEREO_PIX_GREY8, 3},
+    };
+    for (size_t zi = 0; zi < 3; zi++)
+        for (size_t ci = 0; ci < ncosts; ci++) {
+            pair pr;
+            const int n = sets[(zi + ci) % 3].n, *b = sets[(zi + ci) % 3].b;
+            views_random(&pr, sizes[zi].w, sizes[zi].h, sizes[zi].fmt, sizes[zi].pad, 7, n, b);
+            stereo_params p;
+            stereo_params_default(&p, sizes[zi].w, sizes[zi].h);
+            p.cost = gpu_costs[ci], p.views = n, p.confidence = 1, p.num_disparities = 48;
+            p.combine = ci % 2 ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES;
+            memcpy(p.baseline, b, sizeof(int) * (size_t)n);
+            stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+            compare(&p, NULL, &pr, "views odd size");
+            pair_free(&pr);
+        }
+    /* one map per view, cameras of the views' own sizes */
+    {
+        pair pr;
+        views_random(&pr, 310, 211, STEREO_PIX_YUYV, 4, 6, 3, b3);
+        stereo_map m[3];
+        random_maps_n(m, 3, 300, 200, 310, 211);
+        stereo_params p;
+        stereo_params_default(&p, 300, 200);
+        p.num_disparities = 48, p.confidence = 1, p.views = 3;
+        memcpy(p.baseline, b3, sizeof b3);
+        compare(&p, m, &pr, "views maps");
+        p.cost = STEREO_COST_CENSUS;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, m, &pr, "views maps census");
+        free_maps_n(m, 3);
+        pair_free(&pr);
+    }
+    /* the asynchronous path: managed frames per view, stereo_submit_views */
+    {
+        const int w = 200, h = 120, n = 4;
+        pair src;
+        if (views_synth(&src, w, h, 3, 0.3, n, b4)) {
+            check(0, "synth views %dx%d", w, h);
+            return;
+        }
+        stereo_params p;
+        stereo_params_default(&p, w, h);
+        p.num_disparities = 64, p.confidence = 1, p.views = n;
+        memcpy(p.baseline, b4, sizeof b4);
+        stereo_params pc = p, pg = p;
+        pc.backend = STEREO_BACKEND_CPU, pg.backend = STEREO_BACKEND_CUDA;
+        stereo_stage *c = NULL, *g = NULL;
+        char err[256];
+        void *frames[4] = {NULL};
+        stereo_image im[4];
+        if (stereo_create(&pc, NULL, &c, err, sizeof err) ||
+            stereo_create(&pg, NULL, &g, err, sizeof err)) {
+            check(0, "views async: create: %s", err);
+            goto async_done;
+        }
+        for (int v = 0; v < n; v++) {
+            check(stereo_frame_alloc(g, (size_t)w * h * 3, &frames[v]) == STEREO_OK,
+                  "views async: frame_alloc: %s", stereo_error(g));
+            if (!frames[v])
+                goto async_done;
+            memcpy(frames[v], src.data[v], (size_t)w * h * 3);
+            im[v] = (stereo_image){frames[v], w, h, (size_t)w * 3, STEREO_PIX_RGB24};
+        }
+        check(stereo_process_views(c, src.im, n) == STEREO_OK, "views async: cpu");
+        stereo_result r;
+        check(stereo_submit(g, &im[0], &im[1], COLORMAP_TURBO) == STEREO_ERR_PARAM &&
+                  strstr(stereo_error(g), "stereo_submit_views"),
+              "views async: stereo_submit on a 4-view stage must be refused by name");
+        check(stereo_submit_views(g, im, n, COLORMAP_TURBO) == STEREO_OK &&
+                  stereo_wait(g, &r) == STEREO_OK,
+              "views async: submit / wait: %s", stereo_error(g));
+        check_result(&r, c, COLORMAP_TURBO, "views async");
+        check(stereo_submit_views(g, src.im, n, COLORMAP_TURBO) == STEREO_OK &&
+                  stereo_wait(g, &r) == STEREO_OK,
+              "views async: host-memory frames: %s", stereo_error(g));
+        check_result(&r, c, COLORMAP_TURBO, "views async, host memory");
+    async_done:
+        for (int v = 0; v < n; v++)
+            if (frames[v])
+                stereo_frame_free(g, frames[v]);
+        stereo_destroy(c);
+        stereo_destroy(g);
+        pair_free(&src);
+    }
 }
 
 int main(int argc, char **argv)
@@ -628,6 +838,13 @@ int main(int argc, char **argv)
         pair_free(&pr);
         async_path(64, 40, 32);
         green_context(96, 40, 32);
+        pair mv;
+        static const int b3[] = {0, 16, -16};
+        views_random(&mv, 67, 29, STEREO_PIX_GREY8, 1, 5, 3, b3);
+        stereo_params_default(&q, 67, 29);
+        q.num_disparities = 32, q.views = 3, q.baseline[2] = -16, q.confidence = 1;
+        compare(&q, NULL, &mv, "quick views");
+        pair_free(&mv);
     } else {
         async_path(333, 217, 64);
         green_context(333, 217, 64);
@@ -635,6 +852,7 @@ int main(int argc, char **argv)
         awkward_sizes();
         with_maps();
         block_matching();
+        multi_view();
         if (argc > 1)
             shared_scenes(argv[1]);
     }
