@@ -33,6 +33,12 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
     return STEREO_ERR_NODEV;
 }
 
+stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}
+
 void stage_cuda_set_profiling(stage_cuda *s, int on) { (void)s, (void)on; }
 
 int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max) { return 0; }

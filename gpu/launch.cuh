@@ -165,7 +165,7 @@ cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, c
  * (cost[(y * w + x) * D + k]). The sum rule writes only cost (pos, neg may be NULL); the sides
  * rule also uses pos and neg as scratch (the two sides' means, then a second kernel does the box
  * sums and stereo_view_select). Returns cudaErrorInvalidValue for views outside
- * 3..STEREO_MAX_VIEWS, a size below 1, a cost other than rank, census, ad, bt, an unknown
+ * 3..STEREO_MAX_VIEWS, a size below 1, ndisp not a multiple of 4, a cost other than rank, census, ad, bt, an unknown
  * combine rule, or a NULL pointer among m, cost, pos / neg (sides) and the inputs the cost reads
  * for views 0..views-1 (vals: rank, ad, bt; bits: census; grey: bt). */
 typedef struct {

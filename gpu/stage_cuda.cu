@@ -52,8 +52,10 @@ typedef struct {
 } driver_api;
 #endif
 
-/* The costs the walk evaluates by table lookup over grey values (-DSGM_TABLE=1, sgm_walk.cuh). */
-static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD; }
+/* The costs the walk evaluates by table lookup over grey values (-DSGM_TABLE=1, sgm_walk.cuh):
+ * ad's fixed table, and mi's, which stereo.c computes on the host for every frame
+ * (stage_cuda_set_table). */
+static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD || c == STEREO_COST_MI; }
 /* The costs the walk evaluates on 64-bit words per pixel (the census path, sgm_walk.cuh
  * word_cost): census, and bt's packed I, lo, hi (launch_bt_words). */
 static int cost_uses_words(stereo_cost c) { return c == STEREO_COST_CENSUS || c == STEREO_COST_BT; }
@@ -710,9 +712,11 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                     snprintf(err, errlen, "cannot allocate the cost table (64 KB)");
                     return STEREO_ERR_NOMEM;
                 }
-                for (int il = 0; il < 256; il++)
+                for (int il = 0; il < 256; il++) /* mi: 0 until stage_cuda_set_table */
                     for (int ir = 0; ir < 256; ir++)
-                        t[il * 256 + ir] = (uint8_t)stereo_ad_cost(il, ir, STEREO_GREY_COST_MAX);
+                        t[il * 256 + ir] = p->cost == STEREO_COST_AD
+                                               ? (uint8_t)stereo_ad_cost(il, ir, STEREO_GREY_COST_MAX)
+                                               : 0;
                 cudaError_t ce = cudaMemcpy(s->cost_table, t, 256 * 256, cudaMemcpyHostToDevice);
                 free(t);
                 CUDA_TRY(ce);
@@ -964,6 +968,26 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     if (s->profile)
         read_profile(s);
+    return STEREO_OK;
+}
+
+stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *err, size_t errlen)
+{
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
+    if (s->p.cost != STEREO_COST_MI || !s->cost_table) {
+        snprintf(err, errlen, "set_table: the stage's cost is %s, not mi",
+                 stereo_cost_to_str(s->p.cost));
+        return STEREO_ERR_PARAM;
+    }
+    if (s->in_flight) {
+        snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
+        return STEREO_ERR_PARAM;
+    }
+    /* ordered before the next frame's kernels on the stage's stream; from pageable memory the
+     * call returns once the table has been staged, so the caller may reuse its buffer */
+    CUDA_TRY(cudaMemcpyAsync(s->cost_table, table, 256 * 256, cudaMemcpyHostToDevice, s->stream));
     return STEREO_OK;
 }
 

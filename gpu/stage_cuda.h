@@ -52,6 +52,11 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
                                  int16_t *disp, int16_t *disp_right, uint8_t *conf,
                                  uint8_t *rect_left, uint8_t *rect_right, char *err, size_t errlen);
 
+/* Cost mi: the 256 x 256 cost table (mi.h, C = table[IL * 256 + IR]) the next frames match
+ * with; stereo.c computes it on the host (the hierarchy, or the previous frame's disparity) and
+ * sets it before each frame. Refused while a frame is in flight and for other costs. */
+stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *err, size_t errlen);
+
 /* For benchmarks: stage_cuda_upload copies a frame's images into the stage's input buffers (rebuilding the
  * graph if the format changed); stage_cuda_replay then runs the frame's kernels (rectification to
  * the LR check) on it and returns their GPU time in ms, measured with events around the graph

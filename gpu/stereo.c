@@ -53,6 +53,12 @@ struct stereo_stage {
     int16_t *mi_init;       /* w * h: the initial disparity of the level being matched */
     stereo_mi_info mi_info;
     double mi_valid_ref;    /* valid fraction of the last hierarchy frame */
+    /* cost mi on the CUDA backend: the hierarchy's levels f = F .. 1 (F = 0: the full size
+     * once more, level-style) each on a CUDA stage of its own size (mi_level_stage), the tables
+     * and the rectified pair the full-size table needs on the host (cuda_mi_prepare) */
+    stage_cuda *mi_level[MI_LEVELS + 1];
+    const int16_t *mi_prev; /* the previous frame's left disparity (mi_warm), or NULL */
+    double mi_t0;           /* when the frame in flight started (its total_ms) */
     /* CUDA backend */
     stage_cuda *cuda;
     /* asynchronous API on the CPU backend: two result slots (stereo.h) */
@@ -356,18 +362,6 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     return views_check(p, err, errlen);
 }
 
-/* What the CUDA stage does not do yet: 0, or -1 with "cost mi: not in the CUDA stage yet".
- * The one place that says it: --backend cuda is refused with these words and AUTO falls back to
- * the CPU with them as its note (cost mi: the table walk exists, the hierarchy does not).
- * Remove a line here when the CUDA stage (stage_cuda.cu) gains the feature bit-exactly. */
-static int cuda_unsupported(const stereo_params *p, char *why, size_t whylen)
-{
-    if (p->cost == STEREO_COST_MI)
-        snprintf(why, whylen, "cost %s: not in the CUDA stage yet", stereo_cost_to_str(p->cost));
-    else
-        return 0;
-    return -1;
-}
 
 /* ---- create / destroy --------------------------------------------------------------------- */
 
@@ -479,6 +473,59 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     return STEREO_OK;
 }
 
+/* The parameters of level lv of the MI hierarchy (mi.h) as a stage of its own: the stage's
+ * penalties (per path), path weights and paths, always SGM, the median and the LR check (1 px),
+ * integer disparities, no uniqueness, no confidence, no maps: what mi_level_job sets for the
+ * CPU's levels. */
+static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_params *q)
+{
+    *q = *p;
+    q->width = lv->w, q->height = lv->h;
+    q->min_disparity = lv->dmin, q->num_disparities = lv->ndisp;
+    q->method = STEREO_METHOD_SGM;
+    q->median = q->lr_check = 1, q->lr_tolerance = 1;
+    q->subpixel = q->uniqueness = q->confidence = 0;
+    q->views = 2, q->mi_warm = 0;
+}
+
+/* Cost mi on the CUDA backend: the host side of every frame (cuda_mi_prepare) — the worker
+ * pool, the camera-size grey images and validity (with maps) for the host's own rectification,
+ * the table buffers and the pyramid — and a CUDA stage per level of the hierarchy. */
+static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
+{
+    const stereo_params *p = &s->p;
+    size_t n = (size_t)p->width * p->height;
+    if (parallel_create(p->threads, &s->pool) != 0)
+        return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
+    mi_level l1;
+    mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
+    int ok = 1;
+    for (int i = 0; i < 2 && s->have_maps; i++) {
+        ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
+        ok &= !!(s->valid[i] = malloc(n));
+    }
+    ok &= !!(s->mi_table = malloc(MI_TABLE_SIZE));
+    ok &= !!(s->mi_scratch = malloc(MI_SCRATCH_BYTES));
+    ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
+    ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
+    ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
+    if (!ok)
+        return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the MI host buffers");
+    const int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
+    for (int f = F; f >= (F > 0 ? 1 : 0); f--) {
+        mi_level lv;
+        stereo_params q;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
+        mi_level_params(p, &lv, &q);
+        char why[200];
+        stereo_status st = stage_cuda_create(&q, NULL, &s->mi_level[f], why, sizeof why);
+        if (st != STEREO_OK)
+            return fail(err, errlen, st, "mi level %d (%dx%d, D %d): %s", f, lv.w, lv.h,
+                        lv.ndisp, why);
+    }
+    return STEREO_OK;
+}
+
 stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, stereo_stage **out,
                             char *err, size_t errlen)
 {
@@ -511,17 +558,6 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
     }
 
     s->active = p->backend;
-    if (p->backend != STEREO_BACKEND_CPU) {
-        char why[200];
-        if (cuda_unsupported(p, why, sizeof why) != 0) {
-            if (p->backend == STEREO_BACKEND_CUDA) {
-                st = fail(err, errlen, STEREO_ERR_PARAM, "%s (use --backend cpu)", why);
-                goto err;
-            }
-            s->active = STEREO_BACKEND_CPU;
-            snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
-        }
-    }
     if (s->active != STEREO_BACKEND_CPU) {
         char why[200];
         int have = stage_cuda_available(why, sizeof why);
@@ -557,6 +593,8 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
             st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the result buffers");
             goto err;
         }
+        if (p->cost == STEREO_COST_MI && (st = cuda_mi_alloc(s, err, errlen)) != STEREO_OK)
+            goto err;
     } else {
         st = cpu_alloc(s, err, errlen);
         if (st != STEREO_OK)
@@ -574,6 +612,8 @@ void stereo_destroy(stereo_stage *s)
     if (!s)
         return;
     stage_cuda_destroy(s->cuda);
+    for (int f = 0; f <= MI_LEVELS; f++)
+        stage_cuda_destroy(s->mi_level[f]);
     parallel_destroy(s->pool);
     for (int i = 0; i < 2; i++)
         free(s->mi_pyr[i]);
@@ -959,6 +999,119 @@ static void cpu_mi_prepare(stereo_stage *s, job *j)
     mi->table_ms = now_ms() - t1;
 }
 
+/* ---- cost mi on the CUDA backend ----------------------------------------------------------
+ * The matching runs on the GPU at every level; the tables, as on the CPU, in double precision
+ * on the host (mi.h: the matching only ever sees the uint8 table, so both backends match with
+ * the same integer costs). Per frame (cuda_mi_prepare): the host converts and rectifies the
+ * pair itself (the same rows functions as the CPU backend, so the same bits as the GPU's own
+ * rectification) for the full-size table; then the hierarchy (cuda_mi_hierarchy, the same
+ * steps as cpu_mi_hierarchy: each level downscaled on the host, its table computed, matched on
+ * the level's CUDA stage, its disparity brought back for the next table) or, on a warm frame,
+ * the previous frame's disparity; the full-size table goes to the stage (stage_cuda_set_table)
+ * before the frame's kernels. The host waits for each level, so a hierarchy frame costs its
+ * levels' round trips; a warm frame only the host's rectification and one table. */
+
+/* The hierarchy below full size on the levels' CUDA stages, ending with the full-size initial
+ * disparity in s->mi_init (cpu_mi_hierarchy's steps). */
+static stereo_status cuda_mi_hierarchy(stereo_stage *s)
+{
+    const stereo_params *p = &s->p;
+    int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
+    s->mi_info.levels = F;
+    for (int f = F; f >= 0; f--) {
+        mi_level lv;
+        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
+        job j = {.s = s, .f = f};
+        const uint8_t *g[2] = {s->grey[0], s->grey[1]}; /* F = 0: the full-size pair */
+        if (f > 0) {
+            parallel_for(s->pool, lv.h, 0, job_downscale, &j);
+            g[0] = s->mi_pyr[0], g[1] = s->mi_pyr[1];
+        }
+        if (f == F)
+            mi_random_disparity(&lv, s->mi_init);
+        int iterations = f == F ? MI_COARSE_ITERATIONS : 1;
+        if (f == 0)
+            iterations--; /* the stage's match is the last */
+        const stereo_image im[2] = {{g[0], lv.w, lv.h, (size_t)lv.w, STEREO_PIX_GREY8},
+                                    {g[1], lv.w, lv.h, (size_t)lv.w, STEREO_PIX_GREY8}};
+        const stereo_image *views[2] = {&im[0], &im[1]};
+        for (int it = 0; it < iterations; it++) {
+            if (it > 0)
+                mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
+            mi_table_compute(g[0], g[1], lv.w, lv.h, s->mi_init, NULL, NULL, s->mi_table, NULL,
+                             s->mi_scratch);
+            stereo_status st;
+            if ((st = stage_cuda_set_table(s->mi_level[f], s->mi_table, s->err, sizeof s->err)) ||
+                (st = stage_cuda_process(s->mi_level[f], views, s->disp, s->disp_right, NULL,
+                                         NULL, NULL, s->err, sizeof s->err)))
+                return st;
+        }
+        if (f > 0) {
+            mi_level next;
+            mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f - 1,
+                              &next);
+            mi_upscale_disparity(s->disp, lv.w, lv.h, s->mi_init, next.w, next.h);
+        } else if (iterations > 0) {
+            mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
+        }
+        if (f == 1)
+            break;
+    }
+    return STEREO_OK;
+}
+
+/* Before a CUDA frame of cost mi: the host's rectified pair, the initial disparity (hierarchy
+ * or, warm, the previous frame's: cpu_mi_prepare's policy) and the full-size table, set on the
+ * stage. */
+static stereo_status cuda_mi_prepare(stereo_stage *s, const stereo_image *const *images)
+{
+    const stereo_params *p = &s->p;
+    stereo_mi_info *mi = &s->mi_info;
+    s->mi_t0 = now_ms();
+    job j = {.s = s};
+    for (j.side = 0; j.side < 2; j.side++) {
+        j.img = images[j.side];
+        run_rows(s, &j, j.img->height, job_grey, (uint64_t)j.img->width * UNITS_GREY);
+        if (s->have_maps)
+            run_rows(s, &j, p->height, job_rectify, (uint64_t)p->width * UNITS_RECTIFY);
+    }
+    double t0 = now_ms();
+    int warm = p->mi_warm && mi->frames > 0 && s->mi_prev &&
+               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
+    if (warm) {
+        mi_disparity_to_init(s->mi_prev, p->width, p->height, s->mi_init);
+        mi->hierarchy_ms = 0;
+    } else {
+        stereo_status st = cuda_mi_hierarchy(s);
+        if (st != STEREO_OK)
+            return st;
+        mi->restarts++;
+        mi->hierarchy_ms = now_ms() - t0;
+    }
+    mi->warm = warm;
+    double t1 = now_ms();
+    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, s->valid[0],
+                     s->valid[1], s->mi_table, NULL, s->mi_scratch);
+    mi->table_ms = now_ms() - t1;
+    return stage_cuda_set_table(s->cuda, s->mi_table, s->err, sizeof s->err);
+}
+
+/* After a frame of cost mi (either backend): its valid fraction, the policy's reference and
+ * the counts; disp is the frame's left disparity (kept for the next warm frame). */
+static void mi_finish(stereo_stage *s, const int16_t *disp, double t0)
+{
+    stereo_mi_info *mi = &s->mi_info;
+    size_t n = (size_t)s->p.width * s->p.height, valid = 0;
+    for (size_t i = 0; i < n; i++)
+        valid += disp[i] >= 0;
+    mi->valid = (double)valid / (double)n;
+    if (!mi->warm)
+        s->mi_valid_ref = mi->valid;
+    mi->frames++;
+    mi->total_ms = now_ms() - t0;
+    s->mi_prev = disp;
+}
+
 /* images[0..view_count) : the reference (left), view 1 (right), more views */
 static void cpu_process(stereo_stage *s, const stereo_image *const *images)
 {
@@ -1014,17 +1167,8 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
     /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
 
-    if (p->cost == STEREO_COST_MI) {
-        stereo_mi_info *mi = &s->mi_info;
-        size_t n = (size_t)p->width * h, valid = 0;
-        for (size_t i = 0; i < n; i++)
-            valid += s->disp[i] >= 0;
-        mi->valid = (double)valid / (double)n;
-        if (!mi->warm)
-            s->mi_valid_ref = mi->valid;
-        mi->frames++;
-        mi->total_ms = now_ms() - t0;
-    }
+    if (p->cost == STEREO_COST_MI)
+        mi_finish(s, s->disp, t0);
 }
 
 int stereo_progress(const stereo_stage *s)
@@ -1121,9 +1265,16 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
     stereo_status st = check_views(s, images, n, "stereo_process_views", list);
     if (st != STEREO_OK)
         return st;
-    if (s->active == STEREO_BACKEND_CUDA)
-        return stage_cuda_process(s->cuda, list, s->disp, s->p.lr_check ? s->disp_right : NULL,
-                                  s->conf, s->grey[0], s->grey[1], s->err, sizeof s->err);
+    if (s->active == STEREO_BACKEND_CUDA) {
+        const int mi = s->p.cost == STEREO_COST_MI;
+        if (mi && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
+            return st;
+        st = stage_cuda_process(s->cuda, list, s->disp, s->p.lr_check ? s->disp_right : NULL,
+                                s->conf, s->grey[0], s->grey[1], s->err, sizeof s->err);
+        if (mi && st == STEREO_OK)
+            mi_finish(s, s->disp, s->mi_t0);
+        return st;
+    }
     cpu_process(s, list);
     return STEREO_OK;
 }
@@ -1216,6 +1367,8 @@ stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, i
     if ((unsigned)colormap >= COLORMAP_COUNT)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
     if (s->active == STEREO_BACKEND_CUDA) {
+        if (s->p.cost == STEREO_COST_MI && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
+            return st;
         st = stage_cuda_submit(s->cuda, list, colormap, s->color.lo, s->color.hi, s->err,
                                sizeof s->err);
         s->in_flight = st == STEREO_OK;
@@ -1246,8 +1399,13 @@ stereo_status stereo_wait(stereo_stage *s, stereo_result *out)
     if (!s->in_flight)
         return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "no submitted frame to wait for");
     s->in_flight = 0;
-    if (s->active == STEREO_BACKEND_CUDA)
-        return stage_cuda_wait(s->cuda, out, s->err, sizeof s->err);
+    if (s->active == STEREO_BACKEND_CUDA) {
+        stereo_status st = stage_cuda_wait(s->cuda, out, s->err, sizeof s->err);
+        if (st == STEREO_OK && s->p.cost == STEREO_COST_MI) /* the slot stays readable until
+                                                              the second submit after this */
+            mi_finish(s, out->disparity, s->mi_t0);
+        return st;
+    }
     int k = s->next_slot;
     *out = (stereo_result){s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba,
                            (size_t)s->p.width * 4, {s->slot[k].rect[0], s->slot[k].rect[1]}};
@@ -1273,7 +1431,7 @@ const char *stereo_error(const stereo_stage *s) { return s->err; }
 
 int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out)
 {
-    if (s->p.cost != STEREO_COST_MI || s->active != STEREO_BACKEND_CPU || !s->mi_info.frames)
+    if (s->p.cost != STEREO_COST_MI || !s->mi_info.frames)
         return -1;
     *out = s->mi_info;
     return 0;

@@ -323,8 +323,6 @@ expect_fail 2 "--path-weights: 3 values for 4 paths" "--path-weights of the wron
   --paths 4 --path-weights 1,2,1 "$L" "$R" "$O"
 expect_fail 2 "path weights|66560|65535" "--path-weights past the 16-bit sum (figure named)" \
   --path-weights 40,40,40,40,40,40,40,40 "$L" "$R" "$O"
-expect_fail 2 "cost mi: not in the CUDA stage yet" "--backend cuda --cost mi: refused, named" \
-  --backend cuda --cost mi "$L" "$R" "$O"
 for c in ad bt rank census mi; do
   for m in sgm bm; do
     check "--cost $c --method $m: exit 0, the summary names both, a valid .pfm" \
@@ -338,8 +336,8 @@ check "--backend auto --cost bt, --path-weights, --method bm: not refused by the
         ! grep -q "not in the CUDA stage" "$W/se" &&
         ok_run --cost census --method bm "$L" "$R" "$OD/auto-bm.pfm" &&
         ! grep -q "not in the CUDA stage" "$W/se"'
-check "--backend auto --cost mi runs on the CPU and says why" \
-  eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && grep -q "cost mi: not in the CUDA stage yet" "$W/se"'
+check "--backend auto --cost mi: not refused by the CUDA stage (in it since session 8)" \
+  eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && ! grep -q "not in the CUDA stage" "$W/se"'
 check "per-path --p1/--p2 and --path-weights change the result; all-equal lists do not" \
   eval 'ok_run --backend cpu "$L" "$R" "$OD/base.pfm" &&
         ok_run --backend cpu --p1 24,24,24,24,24,24,24,24 --p2 128,128,128,128,128,128,128,128 \
@@ -662,6 +660,10 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
     run_m --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cuda.pfm"
     check "--backend cuda with three views: the CPU's bits" \
       eval '[ "$rc" -eq 0 ] && cmp -s "$W/mv-cpu.pfm" "$W/mv-cuda.pfm"'
+    run_m --backend cpu --cost mi "$L" "$R" "$W/mi-cpu.pfm"
+    run_m --backend cuda --cost mi "$L" "$R" "$W/mi-cuda.pfm"
+    check "--backend cuda --cost mi (hierarchy on the levels' CUDA stages): the CPU's bits" \
+      eval '[ "$rc" -eq 0 ] && cmp -s "$W/mi-cpu.pfm" "$W/mi-cuda.pfm"'
   else
     expect_fail 1 "CUDA backend unavailable" "--backend cuda with three views, no CUDA device" \
       --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$O"

@@ -414,7 +414,6 @@ done:
     pair_free(&pr);
 }
 
-/* The costs the CUDA stage computes (cuda_unsupported in gpu/stereo.c refuses the others). */
 static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
                                          STEREO_COST_BT};
 
@@ -792,6 +791,108 @@ static void multi_view(void)
     }
 }
 
+/* Cost mi (mi.h): the hierarchy's levels on CUDA stages of their own, the tables on the host,
+ * the full size on the stage: every output equal to the CPU backend's, for SGM and bm, 4 and 8
+ * paths, D 64 and 128, with maps, at a size where no level below full size fits (F = 0: the full
+ * size matched level-style first), and a sequence with mi_warm (the previous frame's disparity;
+ * a scene cut collapses the valid fraction and the hierarchy runs again), the GPU through
+ * stereo_submit / stereo_wait, the CPU synchronously: the same frames warm, the same bits. */
+static void mutual_information(void)
+{
+    pair pr;
+    if (pair_synth(&pr, 333, 217, 1, 0.4)) {
+        check(0, "synth 333x217");
+        return;
+    }
+    for (int paths = 4; paths <= 8; paths += 4)
+        for (int D = 64; D <= 128; D += 64)
+            for (int m = 0; m < 2; m++) {
+                stereo_params p;
+                stereo_params_default(&p, 333, 217);
+                p.cost = STEREO_COST_MI, p.paths = paths, p.num_disparities = D;
+                p.method = m ? STEREO_METHOD_BM : STEREO_METHOD_SGM, p.confidence = 1;
+                stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+                compare(&p, NULL, &pr, "mi");
+            }
+    pair_free(&pr);
+    {
+        pair_random(&pr, 310, 211, STEREO_PIX_YUYV, 4, 6);
+        stereo_map m[2];
+        random_maps(m, 300, 200, 310, 211);
+        stereo_params p;
+        stereo_params_default(&p, 300, 200);
+        p.cost = STEREO_COST_MI, p.num_disparities = 48, p.confidence = 1;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, m, &pr, "mi maps");
+        free_maps(m);
+        pair_free(&pr);
+    }
+    {
+        pair_random(&pr, 50, 30, STEREO_PIX_GREY8, 0, 3); /* level 1 holds no D: F = 0 */
+        stereo_params p;
+        stereo_params_default(&p, 50, 30);
+        p.cost = STEREO_COST_MI, p.num_disparities = 48;
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, "mi F=0");
+        pair_free(&pr);
+    }
+    /* the live policy over a sequence with a scene cut */
+    enum { W = 240, H = 160, FRAMES = 7 };
+    pair seq[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        if (f == 3)
+            pair_random(&seq[f], W, H, STEREO_PIX_GREY8, 0, 5); /* the cut */
+        else if (pair_synth(&seq[f], W, H, 1, 0.05 * f)) {
+            check(0, "synth %dx%d", W, H);
+            for (int k = 0; k < f; k++)
+                pair_free(&seq[k]);
+            return;
+        }
+    }
+    stereo_params p;
+    stereo_params_default(&p, W, H);
+    p.cost = STEREO_COST_MI, p.num_disparities = 64, p.mi_warm = 1, p.confidence = 1;
+    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+    stereo_params pc = p, pg = p;
+    pc.backend = STEREO_BACKEND_CPU, pg.backend = STEREO_BACKEND_CUDA;
+    stereo_stage *c = NULL, *g = NULL;
+    char err[256];
+    if (stereo_create(&pc, NULL, &c, err, sizeof err) ||
+        stereo_create(&pg, NULL, &g, err, sizeof err)) {
+        check(0, "mi warm: create: %s", err);
+    } else {
+        int warm_frames = 0, restarts_after_cut = 0;
+        for (int f = 0; f < FRAMES; f++) {
+            stereo_result r;
+            check(stereo_process(c, &seq[f].im[0], &seq[f].im[1]) == STEREO_OK, "mi warm: cpu");
+            stereo_status st = stereo_submit(g, &seq[f].im[0], &seq[f].im[1], COLORMAP_TURBO);
+            if (st == STEREO_OK)
+                st = stereo_wait(g, &r);
+            check(st == STEREO_OK, "mi warm frame %d: submit / wait: %s", f, stereo_error(g));
+            if (st != STEREO_OK)
+                break;
+            char what[64];
+            snprintf(what, sizeof what, "mi warm frame %d", f);
+            check_result(&r, c, COLORMAP_TURBO, what);
+            stereo_mi_info mc, mg;
+            check(stereo_mi_status(c, &mc) == 0 && stereo_mi_status(g, &mg) == 0 &&
+                      mc.warm == mg.warm && mc.restarts == mg.restarts && mc.valid == mg.valid,
+                  "mi warm frame %d: policy differs: cpu warm %d restarts %llu valid %.4f, cuda "
+                  "warm %d restarts %llu valid %.4f", f, mc.warm, (unsigned long long)mc.restarts,
+                  mc.valid, mg.warm, (unsigned long long)mg.restarts, mg.valid);
+            warm_frames += mg.warm;
+            restarts_after_cut += f > 3 && !mg.warm;
+        }
+        printf("mi warm: %d of %d frames warm, %d restart(s) after the cut\n", warm_frames,
+               FRAMES, restarts_after_cut);
+        check(warm_frames >= 3, "mi warm: only %d warm frames of %d", warm_frames, FRAMES);
+    }
+    stereo_destroy(c);
+    stereo_destroy(g);
+    for (int f = 0; f < FRAMES; f++)
+        pair_free(&seq[f]);
+}
+
 int main(int argc, char **argv)
 {
     char why[256];
@@ -845,6 +946,12 @@ int main(int argc, char **argv)
         q.num_disparities = 32, q.views = 3, q.baseline[2] = -16, q.confidence = 1;
         compare(&q, NULL, &mv, "quick views");
         pair_free(&mv);
+        pair_random(&mv, 67, 29, STEREO_PIX_GREY8, 1, 5);
+        stereo_params_default(&q, 67, 29);
+        q.num_disparities = 16, q.cost = STEREO_COST_MI;
+        stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
+        compare(&q, NULL, &mv, "quick mi");
+        pair_free(&mv);
     } else {
         async_path(333, 217, 64);
         green_context(333, 217, 64);
@@ -853,6 +960,7 @@ int main(int argc, char **argv)
         with_maps();
         block_matching();
         multi_view();
+        mutual_information();
         if (argc > 1)
             shared_scenes(argv[1]);
     }

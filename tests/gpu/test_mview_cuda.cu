@@ -273,6 +273,7 @@ static void refusals(void)
         REFUSED(m.width = 0, d_cost, d_pos, d_neg, "width 0");
         REFUSED(m.height = 0, d_cost, d_pos, d_neg, "height 0");
         REFUSED(m.ndisp = 0, d_cost, d_pos, d_neg, "ndisp 0");
+        REFUSED(m.ndisp = 18, d_cost, d_pos, d_neg, "ndisp 18 (not a multiple of 4)");
 #undef REFUSED
         check(launch_mview_cost(NULL, d_cost, d_pos, d_neg, 0) == cudaErrorInvalidValue,
               "refusals: NULL arguments must be refused");
