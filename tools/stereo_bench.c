@@ -34,9 +34,10 @@
  * thread does (in this thread: counted in the fps, not in the stage time), to see what the
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
  * --json FILE writes the result as JSON. --cost all (with --async) runs every cost (rank, census,
- * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each: the
- * cost that the CUDA stage does not have yet (mi) runs only with --backend cpu.
- * Cost mi (gpu/mi.h; CPU backend only so far, the CUDA stage refuses it): --async also prints
+ * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each.
+ * Cost mi (gpu/mi.h; on CUDA the levels run on the GPU, the tables on the host, stereo.c):
+ * only with --async (the timed mode replays the stage's graph, and mi needs the host's table
+ * before every frame); it also prints
  * how many frames ran the MI hierarchy and its median time as a share of the median frame (JSON:
  * "mi"). Without --mi-warm every frame runs it (the stage's default); with --mi-warm the live
  * app's policy: the previous frame's disparity as the initial one, the hierarchy only on the
@@ -545,10 +546,9 @@ int main(int argc, char **argv)
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
                    "  --cost C  %s; with --async also 'all': every cost with SGM, then with bm "
-                   "(mi: CPU backend only so far; --async prints the MI hierarchy's median time "
-                   "and share of a frame)\n"
-                   "  --method sgm|bm, --block N (odd 3..31, default 9): block matching "
-                   "(mi: --async --backend cpu only, not in the CUDA stage yet)\n"
+                   "(mi: --async only; it prints the MI hierarchy's median time and share of a "
+                   "frame)\n"
+                   "  --method sgm|bm, --block N (odd 3..31, default 9): block matching\n"
                    "  --mi-warm cost mi: the live app's policy (the previous frame's disparity as "
                    "the initial one, the hierarchy again when the valid fraction collapses); "
                    "without it every frame runs the hierarchy\n"
@@ -661,7 +661,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!async && custom.cost == STEREO_COST_MI) {
-        fprintf(stderr, "stereo-bench: cost mi: not in the CUDA stage yet (use --async --backend cpu)\n");
+        fprintf(stderr, "stereo-bench: cost mi: --async only (its table comes from the host "
+                        "before every frame; the timed mode replays the graph alone)\n");
         return 2;
     }
     if (combine_given && !custom.views) {
