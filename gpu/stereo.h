@@ -7,7 +7,8 @@
  *   3. rank or census transform   transform.h  rank 0..(w*w-1) or 64-bit census over 9x7 (none
  *                                              for the ad, bt and mi costs, which compare grey
  *                                              values)
- *      (mi: the MI table)        mi.h         hierarchical mutual information (CPU only so far)
+ *      (mi: the MI table)        mi.h         hierarchical mutual information (tables on the host;
+ *                                              CUDA: the levels on stages of their own)
  *   4. matching cost              sgm.h        |rankL - rankR|, Hamming distance, saturated
  *                                              absolute difference, Birchfield-Tomasi or MI
  *                                              table, uint8
@@ -95,8 +96,9 @@ typedef struct {
     int min_disparity;        /* dmin >= 0 */
     int num_disparities;      /* D: a multiple of 16 in [16, 256], D < width */
     stereo_cost cost;         /* rank (default), census 9x7, ad, bt, or mi (hierarchical mutual
-                                 information, mi.h; CPU backend only so far: AUTO falls back to
-                                 the CPU, CUDA refuses it) */
+                                 information, mi.h; both backends: on CUDA the hierarchy's
+                                 levels run on CUDA stages of their own and the tables on the
+                                 host, stereo.c cuda_mi_prepare) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
     int paths;                /* 4 or 8 (default 8) */
     int p1, p2;               /* SGM penalties of every path: 1 <= p1 < p2 <= 1023 */

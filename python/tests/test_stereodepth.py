@@ -235,7 +235,6 @@ BAD_OPTIONS = [
     (["--uniqueness", "100"], dict(uniqueness=100)),
     (["--p1", "24.5"], dict(p1=24.5)),
     (["--threads", "-1"], dict(threads=-1)),
-    (["--backend", "cuda", "--cost", "mi"], dict(backend="cuda", cost="mi")),
 ]
 
 
