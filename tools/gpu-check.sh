@@ -274,6 +274,32 @@ step "more views: 640x480 D128 8 paths, 3 views (1,-1) and 4 (1,2,-1) against th
       echo "libSGM pair ($b, $sms SMs): $(echo "$out" | tail -1)"
     fi
   done
+  # DRAM bytes per frame (ncu, compute_87 build, 16 SMs, one frame): the pair and 3 views
+  for v in "" "--baselines 1,-1" "--baselines 1,-1 --combine sum"; do
+    for c in rank census; do
+      # shellcheck disable=SC2086 # $v: zero or more words
+      ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
+        "$B87"/build/gpu/stereo-bench --size 640x480 --disparities 128 --paths 8 --cost $c \
+        --frames 1 --sms 16 $v >"$OUT/ncu-views.csv" 2>/dev/null
+      python3 - "$OUT/ncu-views.csv" "${v:-pair}" $c <<'PY'
+import csv, sys
+scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if not rows:
+    print(f"ncu {sys.argv[2]} {sys.argv[3]}: no data"); sys.exit()
+h = rows[0]; iname, iunit, ival = h.index("Metric Name"), h.index("Metric Unit"), h.index("Metric Value")
+ik = h.index("Kernel Name"); idd = h.index("ID")
+tot, kern = 0.0, {}
+for r in rows[1:]:
+    v = float(r[ival].replace(",", "")) * scale.get(r[iunit], 1)
+    tot += v
+    k = r[ik].split("(")[0].split("<")[0].split()[-1]
+    kern[k] = kern.get(k, 0) + v
+top = ", ".join(f"{k} {v / 1e6:.0f}" for k, v in sorted(kern.items(), key=lambda x: -x[1])[:4])
+print(f"ncu 16 SMs, {sys.argv[2]}, {sys.argv[3]}: DRAM {tot / 1e6:.0f} MB per frame ({top} MB)")
+PY
+    done
+  done
 } 2>&1 | tee "$OUT/views.txt"
 fi
 
