@@ -928,10 +928,30 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* Matches level lv of the MI hierarchy (j from mi_level_job, its images in j->grey) with the
+ * table in s->mi_table: on the CPU (cpu_match), or on the level's CUDA stage (stereo.c's CUDA
+ * backend, cuda_mi_alloc). The left disparity ends in s->disp either way. */
+static stereo_status mi_match_level(stereo_stage *s, job *j, const mi_level *lv)
+{
+    if (s->active != STEREO_BACKEND_CUDA) {
+        cpu_match(s, j);
+        return STEREO_OK;
+    }
+    const stereo_image im[2] = {{j->grey[0], lv->w, lv->h, (size_t)lv->w, STEREO_PIX_GREY8},
+                                {j->grey[1], lv->w, lv->h, (size_t)lv->w, STEREO_PIX_GREY8}};
+    const stereo_image *views[2] = {&im[0], &im[1]};
+    stereo_status st = stage_cuda_set_table(s->mi_level[lv->f], s->mi_table, s->err, sizeof s->err);
+    if (st == STEREO_OK)
+        st = stage_cuda_process(s->mi_level[lv->f], views, s->disp, s->disp_right, NULL, NULL,
+                                NULL, s->err, sizeof s->err);
+    return st;
+}
+
 /* The MI hierarchy (mi.h) below full size: levels F .. 1, ending with the full-size initial
  * disparity in s->mi_init. With F = 0 the full size is the coarsest level: the random
- * disparity, matched MI_COARSE_ITERATIONS - 1 times here (the stage's own match is the last). */
-static void cpu_mi_hierarchy(stereo_stage *s)
+ * disparity, matched MI_COARSE_ITERATIONS - 1 times here (the stage's own match is the last).
+ * Each level's table on the host, its matching on the active backend (mi_match_level). */
+static stereo_status mi_hierarchy(stereo_stage *s)
 {
     const stereo_params *p = &s->p;
     int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
@@ -957,93 +977,8 @@ static void cpu_mi_hierarchy(stereo_stage *s)
                 mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
             mi_table_compute(j.grey[0], j.grey[1], lv.w, lv.h, s->mi_init, NULL, NULL,
                              s->mi_table, NULL, s->mi_scratch);
-            cpu_match(s, &j);
-        }
-        if (f > 0) {
-            mi_level next;
-            mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f - 1,
-                              &next);
-            mi_upscale_disparity(s->disp, lv.w, lv.h, s->mi_init, next.w, next.h);
-        } else if (iterations > 0) {
-            mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
-        }
-        if (f == 1)
-            break;
-    }
-}
-
-/* Cost mi: the full-size table, from the hierarchy or (mi_warm) the previous frame's result.
- * Policy (stereo.h, mi_warm / mi_restart): warm when allowed, a previous result exists and its
- * valid fraction held at least mi_restart % of the last hierarchy frame's; else the hierarchy
- * ("restart"). A collapse is thus seen on the frame it happens and the hierarchy runs on the
- * next one: no frame costs more than one hierarchy frame. */
-static void cpu_mi_prepare(stereo_stage *s, job *j)
-{
-    const stereo_params *p = &s->p;
-    stereo_mi_info *mi = &s->mi_info;
-    double t0 = now_ms();
-    int warm = p->mi_warm && mi->frames > 0 &&
-               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
-    if (warm) {
-        mi_disparity_to_init(s->disp, p->width, p->height, s->mi_init);
-        mi->hierarchy_ms = 0;
-    } else {
-        cpu_mi_hierarchy(s);
-        mi->restarts++;
-        mi->hierarchy_ms = now_ms() - t0;
-    }
-    mi->warm = warm;
-    double t1 = now_ms();
-    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, j->valid[0],
-                     j->valid[1], s->mi_table, NULL, s->mi_scratch);
-    mi->table_ms = now_ms() - t1;
-}
-
-/* ---- cost mi on the CUDA backend ----------------------------------------------------------
- * The matching runs on the GPU at every level; the tables, as on the CPU, in double precision
- * on the host (mi.h: the matching only ever sees the uint8 table, so both backends match with
- * the same integer costs). Per frame (cuda_mi_prepare): the host converts and rectifies the
- * pair itself (the same rows functions as the CPU backend, so the same bits as the GPU's own
- * rectification) for the full-size table; then the hierarchy (cuda_mi_hierarchy, the same
- * steps as cpu_mi_hierarchy: each level downscaled on the host, its table computed, matched on
- * the level's CUDA stage, its disparity brought back for the next table) or, on a warm frame,
- * the previous frame's disparity; the full-size table goes to the stage (stage_cuda_set_table)
- * before the frame's kernels. The host waits for each level, so a hierarchy frame costs its
- * levels' round trips; a warm frame only the host's rectification and one table. */
-
-/* The hierarchy below full size on the levels' CUDA stages, ending with the full-size initial
- * disparity in s->mi_init (cpu_mi_hierarchy's steps). */
-static stereo_status cuda_mi_hierarchy(stereo_stage *s)
-{
-    const stereo_params *p = &s->p;
-    int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
-    s->mi_info.levels = F;
-    for (int f = F; f >= 0; f--) {
-        mi_level lv;
-        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
-        job j = {.s = s, .f = f};
-        const uint8_t *g[2] = {s->grey[0], s->grey[1]}; /* F = 0: the full-size pair */
-        if (f > 0) {
-            parallel_for(s->pool, lv.h, 0, job_downscale, &j);
-            g[0] = s->mi_pyr[0], g[1] = s->mi_pyr[1];
-        }
-        if (f == F)
-            mi_random_disparity(&lv, s->mi_init);
-        int iterations = f == F ? MI_COARSE_ITERATIONS : 1;
-        if (f == 0)
-            iterations--; /* the stage's match is the last */
-        const stereo_image im[2] = {{g[0], lv.w, lv.h, (size_t)lv.w, STEREO_PIX_GREY8},
-                                    {g[1], lv.w, lv.h, (size_t)lv.w, STEREO_PIX_GREY8}};
-        const stereo_image *views[2] = {&im[0], &im[1]};
-        for (int it = 0; it < iterations; it++) {
-            if (it > 0)
-                mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
-            mi_table_compute(g[0], g[1], lv.w, lv.h, s->mi_init, NULL, NULL, s->mi_table, NULL,
-                             s->mi_scratch);
-            stereo_status st;
-            if ((st = stage_cuda_set_table(s->mi_level[f], s->mi_table, s->err, sizeof s->err)) ||
-                (st = stage_cuda_process(s->mi_level[f], views, s->disp, s->disp_right, NULL,
-                                         NULL, NULL, s->err, sizeof s->err)))
+            stereo_status st = mi_match_level(s, &j, &lv);
+            if (st != STEREO_OK)
                 return st;
         }
         if (f > 0) {
@@ -1060,13 +995,50 @@ static stereo_status cuda_mi_hierarchy(stereo_stage *s)
     return STEREO_OK;
 }
 
-/* Before a CUDA frame of cost mi: the host's rectified pair, the initial disparity (hierarchy
- * or, warm, the previous frame's: cpu_mi_prepare's policy) and the full-size table, set on the
- * stage. */
-static stereo_status cuda_mi_prepare(stereo_stage *s, const stereo_image *const *images)
+/* Cost mi: the full-size table in s->mi_table, from the hierarchy or (mi_warm) the previous
+ * frame's result, over the rectified pair in s->grey (valid: the rectification's validity or
+ * NULL). Policy (stereo.h, mi_warm / mi_restart): warm when allowed, a previous result exists
+ * and its valid fraction held at least mi_restart % of the last hierarchy frame's; else the
+ * hierarchy ("restart"). A collapse is thus seen on the frame it happens and the hierarchy runs
+ * on the next one: no frame costs more than one hierarchy frame. */
+static stereo_status mi_prepare(stereo_stage *s, const uint8_t *valid0, const uint8_t *valid1)
 {
     const stereo_params *p = &s->p;
     stereo_mi_info *mi = &s->mi_info;
+    double t0 = now_ms();
+    int warm = p->mi_warm && mi->frames > 0 && s->mi_prev &&
+               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
+    if (warm) {
+        mi_disparity_to_init(s->mi_prev, p->width, p->height, s->mi_init);
+        mi->hierarchy_ms = 0;
+    } else {
+        stereo_status st = mi_hierarchy(s);
+        if (st != STEREO_OK)
+            return st;
+        mi->restarts++;
+        mi->hierarchy_ms = now_ms() - t0;
+    }
+    mi->warm = warm;
+    double t1 = now_ms();
+    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, valid0, valid1,
+                     s->mi_table, NULL, s->mi_scratch);
+    mi->table_ms = now_ms() - t1;
+    return STEREO_OK;
+}
+
+/* ---- cost mi on the CUDA backend ----------------------------------------------------------
+ * The matching runs on the GPU at every level; the tables, as on the CPU, in double precision
+ * on the host (mi.h: the matching only ever sees the uint8 table, so both backends match with
+ * the same integer costs). Per frame (cuda_mi_prepare): the host converts and rectifies the
+ * pair itself (the same rows functions as the CPU backend, so the same bits as the GPU's own
+ * rectification) for the full-size table; then mi_prepare (the hierarchy with each level on
+ * its CUDA stage, or, on a warm frame, the previous frame's disparity); the full-size table
+ * goes to the stage (stage_cuda_set_table) before the frame's kernels. The host waits for each
+ * level, so a hierarchy frame costs its levels' round trips; a warm frame only the host's
+ * rectification and one table. */
+static stereo_status cuda_mi_prepare(stereo_stage *s, const stereo_image *const *images)
+{
+    const stereo_params *p = &s->p;
     s->mi_t0 = now_ms();
     job j = {.s = s};
     for (j.side = 0; j.side < 2; j.side++) {
@@ -1075,25 +1047,10 @@ static stereo_status cuda_mi_prepare(stereo_stage *s, const stereo_image *const 
         if (s->have_maps)
             run_rows(s, &j, p->height, job_rectify, (uint64_t)p->width * UNITS_RECTIFY);
     }
-    double t0 = now_ms();
-    int warm = p->mi_warm && mi->frames > 0 && s->mi_prev &&
-               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
-    if (warm) {
-        mi_disparity_to_init(s->mi_prev, p->width, p->height, s->mi_init);
-        mi->hierarchy_ms = 0;
-    } else {
-        stereo_status st = cuda_mi_hierarchy(s);
-        if (st != STEREO_OK)
-            return st;
-        mi->restarts++;
-        mi->hierarchy_ms = now_ms() - t0;
-    }
-    mi->warm = warm;
-    double t1 = now_ms();
-    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, s->valid[0],
-                     s->valid[1], s->mi_table, NULL, s->mi_scratch);
-    mi->table_ms = now_ms() - t1;
-    return stage_cuda_set_table(s->cuda, s->mi_table, s->err, sizeof s->err);
+    stereo_status st = mi_prepare(s, s->valid[0], s->valid[1]);
+    if (st == STEREO_OK)
+        st = stage_cuda_set_table(s->cuda, s->mi_table, s->err, sizeof s->err);
+    return st;
 }
 
 /* After a frame of cost mi (either backend): its valid fraction, the policy's reference and
@@ -1163,7 +1120,7 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
     }
     /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
     if (p->cost == STEREO_COST_MI)
-        cpu_mi_prepare(s, &j);
+        mi_prepare(s, j.valid[0], j.valid[1]); /* the CPU's levels do not fail */
     /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
 
