@@ -886,11 +886,17 @@ int live_config_view_uris(const live_config *c, const source_plan *plan,
                              "view itself at the [stereo] baselines ratios; remove view%d", i, i);
             continue;
         }
-        if (!v[0])
+        if (!v[0]) {
+            char example[64];
+            snprintf(example, sizeof example, plan->kind == PLAN_FILES
+                     ? "file://rec/view%d_%%06d.png" : "/dev/video%d", plan->kind == PLAN_FILES
+                     ? i : 2 * i);
             return failf(err, errlen, "view%d: missing: [stereo] baselines '%s' gives %d views, "
-                         "so [source] view2 .. view%d name the cameras after left and right (e.g. "
-                         "--set source.view%d=%s)", i, baselines, n, n - 1, i,
-                         plan->kind == PLAN_FILES ? "file://rec/view2_%06d.png" : "/dev/video4");
+                         "so [source] view%d names view %d's %s after left and right (e.g. "
+                         "--view %s, or --set source.view%d=%s)", i, baselines, n, i, i,
+                         plan->kind == PLAN_FILES ? "image sequence" : "camera", example, i,
+                         example);
+        }
         char why[SOURCE_URI_MAX + 200];
         if (source_uri_parse(v, &out[i], why, sizeof why) != 0)
             return failf(err, errlen, "view%d: %s", i, why);
@@ -899,7 +905,7 @@ int live_config_view_uris(const live_config *c, const source_plan *plan,
         if (!same)
             return failf(err, errlen, "view%d: '%s' is not %s, as left and right are (the views "
                          "of one rig come from one kind of source)", i, v,
-                         plan->kind == PLAN_FILES ? "an image sequence (file://..._%%06d.png)"
+                         plan->kind == PLAN_FILES ? "an image sequence (file://..._%06d.png)"
                                                   : "a V4L2 camera (/dev/videoN)");
         for (int j = 0; j < i; j++) {
             const char *other = j < 2 ? plan->uri[j].target : out[j].target;

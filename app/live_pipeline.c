@@ -429,6 +429,7 @@ static void *stage_main(void *arg)
         int k = pop_ready(p);
         slot *s = &p->slots[k];
         stereo_stage *stage = stage_for(p, &s->pair);
+        p->stats.lost_views = s->pair.lost;
         if (!stage) { /* the reference or view 1 lost: wait for it, the last result stays up */
             p->stats.view_waits++;
             p->stats.views_used = 0;

@@ -67,6 +67,7 @@ typedef struct {
                                    pair stage), 0 (the reference or view 1 lost: waiting) */
     uint64_t pair_frames;       /* frames matched by the pair stage (a view >= 2 lost) */
     uint64_t view_waits;        /* frames not matched: the reference or view 1 lost */
+    unsigned lost_views;        /* the latest delivery's lost views (bit i: view i) */
     char message[512];          /* the source's latest message ("" when all is well) */
     char source_stats[256];     /* cameras: pairs, unpaired drops, skew... ("" for other sources) */
     char error[512];            /* why the pipeline stopped by itself ("" if it did not) */

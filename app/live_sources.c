@@ -128,6 +128,14 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
     }
     if (s->info.views == 0) /* the pair backends */
         s->info.views = 2;
+    int want = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
+    if (s->info.views != want) {
+        say(err, errlen, "baselines: %d views, but the %s source (%s) delivers %d in this build",
+            want, ops->name, plan.uri[0].text, s->info.views);
+        ops->close(s);
+        free(s);
+        return FRAME_ERROR;
+    }
     *out = s;
     return FRAME_OK;
 }
