@@ -22,6 +22,9 @@
 #      without the views or of another kind, sbs / GStreamer / type = files sources with more
 #      views, lose_view outside the views, a map file that is no rig: exit 2 (config) or 1
 #      (the rig at open), one line naming the key
+#   5. maps from a rig file (an identity rig of three cameras listed out of order): the views
+#      get their cameras by ratio, the disparities equal the run without maps; a ratio the rig
+#      lacks is refused
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 30 s on 2 cores.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -243,4 +246,37 @@ printf '%%YAML:1.0\n---\nimage_width: 320\nimage_height: 240\n' >pair.yaml
 bad_case "maps that are no rig file for 3 views" 1 "calibration.maps: .*pair.yaml is no rig file" \
   --baselines 1,-1 --left 'file://l_%06d.png' --right 'file://r_%06d.png' \
   --view 'file://c_%06d.png' --set calibration.maps="$W/pair.yaml"
+
+# ---- 5. one map per view from a rig file -----------------------------------------------------
+# An identity rig (no distortion, no rotation, one camera matrix) of three cameras listed out of
+# order: cam0 at ratio 1, cam1 the reference, cam2 at ratio -1. Its maps move no pixel, so the
+# run through them must give the disparities of the run without maps; a ratio the rig lacks is
+# refused naming the key.
+"$PY" - rig.yml <<'EOF' >rig.out 2>&1
+import sys, cv2, numpy as np
+f, cx, cy, W, H = 300.0, 159.5, 119.5, 320, 240
+fs = cv2.FileStorage(sys.argv[1], cv2.FILE_STORAGE_WRITE)
+fs.write("rig_cameras", 3); fs.write("reference", 1)
+fs.write("image_width", W); fs.write("image_height", H)
+fs.write("focal_px", f); fs.write("cx", cx); fs.write("cy", cy)
+for k, b in enumerate((0.1, 0.0, -0.1)):
+    K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]])
+    fs.write(f"cam{k}_M", K); fs.write(f"cam{k}_D", np.zeros((1, 5)))
+    fs.write(f"cam{k}_R", np.eye(3))
+    fs.write(f"cam{k}_P", np.array([[f, 0, cx, -f * b], [0, f, cy, 0], [0, 0, 1, 0]]))
+    fs.write(f"cam{k}_baseline_ratio", b / 0.1)
+fs.release()
+EOF
+for m in none rig; do
+  extra=(); [ $m = rig ] && extra=(--set calibration.maps="$W/rig.yml")
+  timeout 120 "$LIVE" --headless "${SMALL[@]}" --frames 3 --synth-prerender 3 --baselines 1,-1 \
+    --record "m_$m" --record-depth "${CAM[@]}" "${extra[@]}" >"m_$m.out" 2>"m_$m.err"
+  echo $? >"m_$m.rc"
+done
+same=0
+for f in m_none/depth_*.png; do cmp -s "$f" "m_rig/${f#m_none/}" && same=$((same + 1)); done
+check "3 views through an identity rig file (cameras out of order): exit 0, the disparities of the run without maps ($same of 3)" \
+  m_rig.err [ "$(cat m_rig.rc)" -eq 0 -a "$(cat m_none.rc)" -eq 0 -a "$same" -eq 3 ]
+bad_case "a ratio the rig file lacks" 1 "no camera at view 2's baseline ratio 2 (\[stereo\] baselines); the rig's cameras are at 1, 0, -1" \
+  "${SMALL[@]}" --baselines 1,2 --set calibration.maps="$W/rig.yml"
 echo "1..$n"
