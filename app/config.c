@@ -1249,7 +1249,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
             st->key_line[i] = st->lineno;
         /* one way to name the source in a file: type, left + right, or input (an empty URI
          * names nothing: live_config_write_section writes them so) */
-        if (i >= 0 && strcmp(section, "source") == 0 && (strcmp(name, "type") == 0 || *value)) {
+        /* view2 ... go with any of the ways; live_config_check matches them to it */
+        if (i >= 0 && strcmp(section, "source") == 0 && strncmp(name, "view", 4) != 0 &&
+            (strcmp(name, "type") == 0 || *value)) {
             int way = strcmp(name, "type") == 0 ? 0 : strcmp(name, "input") == 0 ? 1 : 2;
             for (int o = 0; o < 3; o++)
                 if (o != way && st->source_way_line[o])
