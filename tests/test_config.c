@@ -649,6 +649,14 @@ static void test_examples(void **state)
     assert_int_equal(c.format, CAPTURE_FORMAT_GREY);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
 
+    load_example("three-cameras.ini", &c);
+    assert_int_equal(c.stereo.views, 3);
+    assert_int_equal(c.stereo.baseline[1], STEREO_BASELINE_SCALE);
+    assert_int_equal(c.stereo.baseline[2], -STEREO_BASELINE_SCALE);
+    assert_int_equal(c.stereo.combine, STEREO_COMBINE_SIDES);
+    assert_non_null(strstr(c.source_view[2], "REPLACE_WITH_LEFT_CAMERA"));
+    assert_string_equal(c.maps, "rig.yml");
+
     load_example("file-replay.ini", &c);
     assert_int_equal(c.source, SOURCE_FILES);
     assert_non_null(strstr(c.left_pattern, "left_%04d.png"));

@@ -12,7 +12,9 @@
 #   2. record + replay of 3 views: every view written (view2_NNNNNN.png), replay.ini names the
 #      three sequences and the baselines; the replay gives the recording's disparities bit for
 #      bit (the depth PNGs of --record-depth, all frames), a view lost while recording is lost
-#      again on replay (no file), and recording the replay again gives the same files
+#      again on replay (no file), and recording the replay again gives the same files; a
+#      view's file missing from a sequence is that view lost (view 2: the pair; view 1: the frame
+#      waits); a 2-view replay.ini without the baselines key (older recordings) still replays
 #   3. a view lost and back (synth lose_view): view 2 lost for frames 5..9 of 20 -> those frames
 #      are matched by the pair stage: their disparities equal a 2-view run's bit for bit, the
 #      others equal a 3-view run's (and differ from the pair's); counts in the summary and in
@@ -132,6 +134,28 @@ diff <(cd rec && ls view2_* left_* right_*) <(cd rec2 && ls view2_* left_* right
   for f in rec/view2_*.png rec/left_*.png; do cmp -s "$f" "rec2/${f#rec/}" || echo "differs: $f"; done >>ls.out
 check "recording the replay again: the same files (view 2 missing on the same frames)" ls.out \
   [ ! -s ls.out ]
+
+# files: a view's file missing is that view lost on that frame (view 2: the pair; view 1: wait)
+cp -r rec recx && rm -f recx/depth_*.png recx/right_000002.png recx/view2_000009.png
+sed 's#/rec/#/recx/#' rec/replay.ini >recx/replay.ini
+timeout 120 "$LIVE" --headless --config recx/replay.ini --stats-json recx.json >x.out 2>x.err
+rc=$?
+check "files: right_000002.png and view2_000009.png missing: exit $rc, frame 2 waits, frame 9 and 4..7 from the pair" \
+  x.out eval '[ $rc -eq 0 ] && grep -q "\"view_waits\": 1," recx.json &&
+    grep -q "\"view_frames_pair\": 5," recx.json && grep -q "\"view_frames_all\": 6," recx.json &&
+    grep -q "\"view_drops\": \[0, 1, 5\]," recx.json'
+# a recording of two views made before [stereo] baselines existed (no baselines / combine keys)
+timeout 120 "$LIVE" --headless "${SMALL[@]}" --frames 4 --record old --record-depth "${CAM[@]}" \
+  >o.out 2>o.err
+grep -v '^baselines = \|^combine = ' old/replay.ini >old/replay_old.ini
+timeout 120 "$LIVE" --headless --config old/replay_old.ini --record old2 --record-depth \
+  >o2.out 2>o2.err
+rc=$?
+same=0
+for f in old/depth_*.png; do cmp -s "$f" "old2/${f#old/}" && same=$((same + 1)); done
+check "a 2-view replay.ini without baselines (older recordings): exit $rc, type = files, the same disparities ($same of 4)" \
+  o2.err eval '[ $rc -eq 0 ] && [ $same -eq 4 ] && grep -qx "type = files" old/replay.ini &&
+    ! grep -q "^view2" old/replay.ini'
 
 # ---- 3. a view lost and back -------------------------------------------------------------------
 # the same 20 scene times in every run (prerendered), the depth of each frame recorded
