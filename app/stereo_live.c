@@ -429,16 +429,23 @@ static int check_outputs(const live_config *cfg, const app_options *o)
     source_plan plan;
     if (have_rec && live_config_plan(cfg, &plan, err, sizeof err) == 0 &&
         plan.kind == PLAN_FILES) {
-        const char *pattern[2] = {plan.uri[0].target, plan.uri[1].target};
-        for (int i = 0; i < 2; i++) {
+        source_uri views[STEREO_MAX_VIEWS]; /* views 2 ...: checked by live_config_check */
+        int nv = live_config_view_uris(cfg, &plan, views, err, sizeof err) == 0 &&
+                 cfg->stereo.views > 2 ? cfg->stereo.views : 2;
+        const char *pattern[STEREO_MAX_VIEWS] = {plan.uri[0].target, plan.uri[1].target};
+        for (int i = 2; i < nv; i++)
+            pattern[i] = views[i].target;
+        for (int i = 0; i < nv; i++) {
             char dir[CONFIG_PATH_MAX];
             const char *slash = strrchr(pattern[i], '/');
             snprintf(dir, sizeof dir, "%.*s", !slash ? 1 : slash == pattern[i] ? 1
                      : (int)(slash - pattern[i]), !slash ? "." : pattern[i]);
             if (stat(dir, &src) == 0 && src.st_dev == rec.st_dev && src.st_ino == rec.st_ino) {
+                char key[16];
+                snprintf(key, sizeof key, i == 0 ? "left" : i == 1 ? "right" : "view%d", i);
                 report("--record / record.dir '%s' is the folder the files source reads "
                        "(%s.%s '%s'); record into another folder", cfg->record_dir,
-                       plan.from_type ? "files" : "source", i ? "right" : "left", pattern[i]);
+                       plan.from_type ? "files" : "source", key, pattern[i]);
                 return -1;
             }
         }
