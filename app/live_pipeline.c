@@ -63,6 +63,9 @@
  * or view 1 is lost, nothing can be matched: the frame is given back and the display keeps the
  * last result while the pipeline waits for the view to come back. Each result says how many
  * views made it (live_frame.views_used); the first whole delivery goes back to all views.
+ * The pair stage is made at create so that a loss never allocates mid-run (nor fails there):
+ * it costs a second stage's buffers (CPU: stereo_cpu_bytes of a pair, about 5 bytes per pixel
+ * and disparity). A new P2 or method recreates both.
  *
  * A new P2. The stage's parameters are fixed, so the stage is recreated between frames: the
  * request freezes the pool (the capture thread takes no more free slots), the stage thread
