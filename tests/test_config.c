@@ -167,6 +167,12 @@ static const struct {
     {"source", "left", {"video0", "v4l2://dev/video0", "csi://x", "gst://", "http://x/y"}},
     {"source", "right", {"/home/r.mp4", "rtsp://", "gst://videotestsrc !"}},
     {"source", "input", {"synth://?w=1", "file://", "synth://x", "csi://16"}},
+    {"source", "view2", {"video4", "v4l2://dev/video4", "csi://x"}},
+    {"source", "view3", {"gst://", "http://x/y"}},
+    {"source", "view4", {"rtsp://"}},
+    {"source", "view5", {"file://"}},
+    {"source", "view6", {"synth://x"}},
+    {"source", "view7", {"csi://16"}},
     {"camera", "left", {"", "\"/dev/video0\"", "/dev/video0 # the left one", "/dev/vi\001deo"}},
     {"camera", "right", {"", "'/dev/video1'", "/dev/video1\t# right"}},
     {"camera", "device", {"", "\"/dev/video0\""}},
@@ -186,6 +192,10 @@ static const struct {
     {"synth", "width", {"", "31", "4097", "w", "-640"}},
     {"synth", "height", {"", "0", "31", "4097"}},
     {"synth", "fps", {"", "-1", "1001", "x"}},
+    {"synth", "lose_view", {"2", "2,5", "0,1,2", "8,1,2", "2,5,4", "2,-1,3", "a,b,c", "2,1,2,3"}},
+    {"stereo", "baselines", {"", "2", "2,-1", "1,0", "1,1", "1,-1,-1", "1,9", "1,0.3", "1,x",
+                             "1,2,3,4,5,6,7,8", "1,,2", "-1"}},
+    {"stereo", "combine", {"", "avg", "Sides", "min"}},
     {"stereo", "disparities", {"", "0", "8", "50", "65", "272", "-16", "64px", "512"}},
     {"stereo", "min_disparity", {"", "-1", "2032", "a"}},
     {"stereo", "cost", {"", "ssd", "Rank", "census9x7", "mi2"}},
@@ -639,6 +649,14 @@ static void test_examples(void **state)
     assert_int_equal(c.format, CAPTURE_FORMAT_GREY);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
 
+    load_example("three-cameras.ini", &c);
+    assert_int_equal(c.stereo.views, 3);
+    assert_int_equal(c.stereo.baseline[1], STEREO_BASELINE_SCALE);
+    assert_int_equal(c.stereo.baseline[2], -STEREO_BASELINE_SCALE);
+    assert_int_equal(c.stereo.combine, STEREO_COMBINE_SIDES);
+    assert_non_null(strstr(c.source_view[2], "REPLACE_WITH_LEFT_CAMERA"));
+    assert_string_equal(c.maps, "rig.yml");
+
     load_example("file-replay.ini", &c);
     assert_int_equal(c.source, SOURCE_FILES);
     assert_non_null(strstr(c.left_pattern, "left_%04d.png"));
@@ -937,6 +955,28 @@ static void test_check_cross_field(void **state)
         {"[source]\ntype = files\n", "needs [files] left and right (file name patterns), e.g. "
          "--set files.left=rec/left_%06d.png --set files.right=rec/right_%06d.png"},
         {"[synth]\nwidth = 64\n", "disparities: 64 must be smaller than the image width 64"},
+        /* more views ([stereo] baselines): the inputs must give them */
+        {"[stereo]\nbaselines = 1,-1\n[source]\nleft = /dev/video0\nright = /dev/video2\n",
+         "view2: missing: [stereo] baselines '1,-1' gives 3 views"},
+        {"[source]\nleft = /dev/video0\nright = /dev/video2\nview2 = /dev/video4\n",
+         "view2: set, but [stereo] baselines '1' gives 2 views"},
+        {"[stereo]\nbaselines = 1,-1\n[source]\nleft = /dev/video0\nright = /dev/video2\n"
+         "view2 = file://c_%d.png\n", "view2: 'file://c_%d.png' is not a V4L2 camera"},
+        {"[stereo]\nbaselines = 1,-1\n[source]\nleft = /dev/video0\nright = /dev/video2\n"
+         "view2 = /dev/video2\n", "view2: /dev/video2 is also right"},
+        {"[stereo]\nbaselines = 1,-1,2\n[source]\nleft = /dev/video0\nright = /dev/video2\n"
+         "view2 = /dev/video4\nview4 = /dev/video8\n", "view3: missing"},
+        {"[stereo]\nbaselines = 1,-1\n[source]\ninput = /dev/video0\n",
+         "baselines: 3 views, but the source /dev/video0 gives two (one side-by-side stream)"},
+        {"[stereo]\nbaselines = 1,-1\n[source]\ntype = v4l2\n[camera]\nleft = /dev/video0\n"
+         "right = /dev/video2\n", "baselines: 3 views need the cameras as URIs"},
+        {"[stereo]\nbaselines = 1,-4.5\n", "baselines: view 2's ratio -4.5: the generated scene"},
+        {"[stereo]\nbaselines = 1,-1\n[source]\ninput = synth://\nview2 = /dev/video4\n",
+         "view2: the generated scene (synth://) renders every view itself"},
+        {"[synth]\nlose_view = 2,1,3\n", "lose_view: view 2, but there are 2 views (0 .. 1)"},
+        {"[stereo]\nbaselines = 1,-1\n[synth]\nlose_view = 2,1,3\n[source]\nleft = "
+         "file://l_%d.png\nright = file://r_%d.png\nview2 = file://c_%d.png\n",
+         "lose_view: only the generated scene (synth) loses a view"},
         {"[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 256\n[stereo]\n"
          "disparities = 128\n",
          "disparities: 128 must be smaller than the image width 128"},
@@ -1202,6 +1242,8 @@ static void test_write_section_round_trip(void **state)
         {"files", "fps", "12"},              {"files", "loop", "no"},
         {"synth", "width", "64"},            {"synth", "height", "48"},
         {"synth", "fps", "0"},               {"stereo", "disparities", "16"},
+        {"synth", "lose_view", "2,10,19"},   {"stereo", "baselines", "1,-1.5,2"},
+        {"stereo", "combine", "sum"},
         {"stereo", "min_disparity", "3"},    {"stereo", "cost", "census"},
         {"stereo", "window", "7"},           {"stereo", "paths", "4"},
         {"stereo", "p1", "11"},              {"stereo", "p2", "77"},
