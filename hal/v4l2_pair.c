@@ -151,10 +151,10 @@ static void give_back(v4l2_pair *p, int k, int buffer)
 
 static void apply_drop(v4l2_pair *p, const frame_pairing_result *r)
 {
-    if (!r->dropped)
-        return;
-    p->stats.unpaired[r->drop_camera]++;
-    give_back(p, r->drop_camera, r->drop_handle);
+    for (int d = 0; d < r->dropped; d++) {
+        p->stats.unpaired[r->drop[d].camera]++;
+        give_back(p, r->drop[d].camera, r->drop[d].handle);
+    }
 }
 
 /* Stops camera k, gives back its waiting frame, closes it if the caller holds none of its
