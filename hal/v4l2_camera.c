@@ -12,6 +12,7 @@
  * failed, and what the device offers where it cannot do what the configuration asks.
  */
 #include "v4l2_camera.h"
+#include "capture_backend.h" /* capture_camera_name */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -636,8 +637,7 @@ capture_status v4l2_camera_open(const capture_config *cfg, int index, capture_io
     }
     cam->cfg = cfg;
     cam->fd = -1;
-    snprintf(cam->name, sizeof cam->name, "%s camera %s", index ? "right" : "left",
-             cfg->device[index]);
+    capture_camera_name(cfg, index, cam->name, sizeof cam->name);
     cam->fd = v4l2_open(cfg->device[index], O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (cam->fd < 0) {
         int e = errno;
