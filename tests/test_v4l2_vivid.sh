@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/test_v4l2_vivid.sh — the V4L2 capture pair against real V4L2 without cameras: boots
-# Debian's kernel under qemu-system-x86_64 (TCG), loads the vivid driver with two capture
+# tests/test_v4l2_vivid.sh — the V4L2 capture against real V4L2 without cameras: boots
+# Debian's kernel under qemu-system-x86_64 (TCG), loads the vivid driver with three capture
 # devices, runs build/v4l2/vivid-check inside (tests/v4l2/vivid_check.c) and re-emits its TAP:
-# mmap streaming, pairing, controls, lost cameras, errors (1-16), and zero-copy USERPTR
-# streaming into the program's own buffers with its ownership rules, reconnects and fallbacks
-# (17-26); then build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes:
-# the grouping, node kinds, links, vivid's formats, sizes and rates, the suggested settings,
-# that the app captures on them, and the same list while the app streams (27-36). About 40 s.
+# the pair on the first two: mmap streaming, pairing, controls, lost cameras, errors (1-16), and
+# zero-copy USERPTR streaming into the program's own buffers with its ownership rules, reconnects
+# and fallbacks (17-26); all three in one capture: sets of three, each camera's skew to the
+# reference, one camera disconnected and back (no sets meanwhile, or sets of the other two with
+# partial_sets, the reference lost), zero copy with three, bad device lists (27-36); then
+# build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes: the grouping,
+# node kinds, links, vivid's formats, sizes and rates, the suggested settings, that the app
+# captures on them, and the same list while the app streams (37-46). About 45 s.
 #
 # Kernel: the package linux-image-amd64 depends on, fetched with `apt-get download` into
 # $STEREO_BUILD/v4l2-vm/ (vmlinuz and the 12 media modules are kept there between runs; the

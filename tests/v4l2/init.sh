@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # tests/v4l2/init.sh — /init of the vivid test VM (tests/v4l2/mkinitramfs.sh puts it there).
-# Loads vivid with two capture devices, runs vivid-check, whose TAP goes to the serial console
+# Loads vivid with three capture devices, runs vivid-check (the pair on the first two, then all
+# three in one capture), whose TAP goes to the serial console
 # for tests/test_v4l2_vivid.sh to collect, then (when the initramfs has it) stereo-live
 # --list-cameras against vivid reloaded with more kinds of nodes, its output as "list-out| "
 # lines, and powers off.
@@ -16,11 +17,11 @@ for m in rc-core cec mc videodev videobuf2-common videobuf2-v4l2 videobuf2-memop
          videobuf2-vmalloc videobuf2-dma-contig v4l2-dv-timings v4l2-tpg; do
   insmod /lib/modules/$m.ko || echo "# vm: insmod $m failed"
 done
-insmod /lib/modules/vivid.ko n_devs=2 node_types=0x1,0x1 || echo "# vm: insmod vivid failed"
+insmod /lib/modules/vivid.ko n_devs=3 node_types=0x1,0x1,0x1 || echo "# vm: insmod vivid failed"
 i=0
-while [ ! -e /dev/video1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -e /dev/video2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 echo "# vm: $(ls /dev | grep -c '^video') video nodes: $(ls /dev | grep '^video' | tr '\n' ' ')"
-/vivid-check /dev/video0 /dev/video1 vivid.0 2>&1
+/vivid-check /dev/video0 /dev/video1 vivid.0 /dev/video2 2>&1
 echo "# vm: vivid-check exited with status $?, up $(cut -d' ' -f1 /proc/uptime) s"
 
 # stereo-live --list-cameras: vivid again with more kinds of nodes (instance 1: video capture,
