@@ -99,6 +99,11 @@ static int parse_color_range(const char *s)
 {
     return word_index(color_range_names, NELEM(color_range_names), s);
 }
+static int parse_combine(const char *s)
+{
+    stereo_combine c;
+    return stereo_combine_from_str(s, &c) == 0 ? (int)c : -1;
+}
 static int parse_colormap(const char *s)
 {
     colormap_id id;
@@ -113,6 +118,7 @@ _Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
 _Static_assert(sizeof(colormap_id) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_combine) == sizeof(int), "enum size");
 
 /* ---- the keys ---------------------------------------------------------------------------- */
 
@@ -133,6 +139,8 @@ typedef enum {
     K_REAL,    /* double: 0 (not given) or a finite number in (0, hi] */
     K_CENTER,  /* "" or "CX,CY": two finite numbers within +-1e6 (live_config_center) */
     K_URI,     /* a source URI (hal/source_uri.h), checked by source_uri_parse; may be empty */
+    K_BASELINES, /* [stereo] baselines: "1,B2,...", into stereo.views and stereo.baseline */
+    K_LOSE,    /* [synth] lose_view: "" or VIEW,FIRST,LAST (3 ints) */
 } key_kind;
 
 typedef struct {
@@ -150,6 +158,12 @@ static const key_def keys[] = {
     {"source", "left", K_URI, 0, 0, F(source_left), 0, 0},
     {"source", "right", K_URI, 0, 0, F(source_right), 0, 0},
     {"source", "input", K_URI, 0, 0, F(source_input), 0, 0},
+    {"source", "view2", K_URI, 0, 0, F(source_view[2]), 0, 0},
+    {"source", "view3", K_URI, 0, 0, F(source_view[3]), 0, 0},
+    {"source", "view4", K_URI, 0, 0, F(source_view[4]), 0, 0},
+    {"source", "view5", K_URI, 0, 0, F(source_view[5]), 0, 0},
+    {"source", "view6", K_URI, 0, 0, F(source_view[6]), 0, 0},
+    {"source", "view7", K_URI, 0, 0, F(source_view[7]), 0, 0},
 
     {"camera", "left", K_PATH, 1, 0, F(left_device), 0, 0},
     {"camera", "right", K_PATH, 1, 0, F(right_device), 0, 0},
@@ -169,7 +183,10 @@ static const key_def keys[] = {
     {"synth", "width", K_INT, SYNTH_MIN_SIZE, SYNTH_MAX_SIZE, F(synth_width), 0, 0},
     {"synth", "height", K_INT, SYNTH_MIN_SIZE, SYNTH_MAX_SIZE, F(synth_height), 0, 0},
     {"synth", "fps", K_INT, 0, MAX_FPS, F(synth_fps), 0, 0},
+    {"synth", "lose_view", K_LOSE, 0, 0, F(synth_lose), 0, 0},
 
+    {"stereo", "baselines", K_BASELINES, 0, 0, F(stereo.baseline), 0, 0},
+    {"stereo", "combine", K_ENUM, 0, 0, F(stereo.combine), parse_combine, "sides, sum"},
     {"stereo", "disparities", K_D, 16, 256, F(stereo.num_disparities), 0, 0},
     {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
     {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt, mi"},
@@ -541,11 +558,50 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
         if (*value && source_uri_parse(value, &u, why2, sizeof why2) != 0)
             return failf(err, errlen, "%s: %s", k->key, why2);
         memcpy(field, value, strlen(value) + 1);
-        /* one way to name the source at a time: the last given wins (config.h) */
+        /* one way to name the source at a time: the last given wins (config.h); view2 ... go
+         * with either and are checked against it by live_config_check */
         if (k->offset == offsetof(live_config, source_input))
             c->source_left[0] = c->source_right[0] = '\0';
-        else
+        else if (k->offset == offsetof(live_config, source_left) ||
+                 k->offset == offsetof(live_config, source_right))
             c->source_input[0] = '\0';
+        break;
+    }
+    case K_BASELINES: {
+        int bl[STEREO_MAX_VIEWS], n;
+        char bwhy[200];
+        if (!*value)
+            return failf(err, errlen, "%s: empty; expected the baseline ratios 1,B2,... (1: the "
+                         "pair)", k->key);
+        if (stereo_baselines_from_str(value, bl, &n, bwhy, sizeof bwhy) != 0)
+            return failf(err, errlen, "%s: '%s': %s", k->key, value, bwhy);
+        if (bl[1] != STEREO_BASELINE_SCALE)
+            return failf(err, errlen, "%s: '%s': the first ratio is view 1's (the right camera, "
+                         "against which the disparity is measured) and must be 1", k->key, value);
+        for (int i = 2; i <= n; i++) {
+            if (bl[i] == 0)
+                return failf(err, errlen, "%s: '%s': view %d has ratio 0, the reference's own "
+                             "place", k->key, value, i);
+            for (int j = 1; j < i; j++)
+                if (bl[j] == bl[i])
+                    return failf(err, errlen, "%s: '%s': view %d repeats view %d's ratio",
+                                 k->key, value, i, j);
+        }
+        memcpy(c->stereo.baseline, bl, sizeof bl);
+        c->stereo.views = n + 1;
+        break;
+    }
+    case K_LOSE: {
+        int v[3] = {0, 0, 0}, n = 0;
+        if (*value) {
+            if (parse_list(k->key, value, 0, INT32_MAX, v, 3, &n, err, errlen))
+                return -1;
+            if (n != 3 || v[0] < 1 || v[0] >= STEREO_MAX_VIEWS || v[2] < v[1])
+                return failf(err, errlen, "%s: '%s' is not VIEW,FIRST,LAST (view 1..%d lost for "
+                             "the frames FIRST..LAST, FIRST <= LAST; empty: none)", k->key,
+                             value, STEREO_MAX_VIEWS - 1);
+        }
+        memcpy(field, v, sizeof v);
         break;
     }
     }
@@ -719,6 +775,25 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
             memcpy(&l, field, sizeof l);
             fprintf(f, "%s = %ld\n", k->key, l);
             break;
+        case K_BASELINES: {
+            int n = c->stereo.views > 2 ? c->stereo.views : 2;
+            fprintf(f, "%s = ", k->key);
+            for (int j = 1; j < n; j++) {
+                char b[16];
+                fprintf(f, "%s%s", j > 1 ? "," : "",
+                        stereo_baseline_str(j == 1 ? STEREO_BASELINE_SCALE : c->stereo.baseline[j],
+                                            b, sizeof b));
+            }
+            fputc('\n', f);
+            break;
+        }
+        case K_LOSE:
+            if (c->synth_lose[0])
+                fprintf(f, "%s = %d,%d,%d\n", k->key, c->synth_lose[0], c->synth_lose[1],
+                        c->synth_lose[2]);
+            else
+                fprintf(f, "%s =\n", k->key);
+            break;
         case K_BOOL:
             memcpy(&v, field, sizeof v);
             fprintf(f, "%s = %s\n", k->key, v ? "true" : "false");
@@ -781,6 +856,108 @@ static int missing_keys(char *err, size_t errlen, const char *type, const char *
     }
     return failf(err, errlen, "[source] type = %s needs [%s] %s (%s%s), e.g. %s", type, section,
                  names, what, both ? "s" : "", set);
+}
+
+int live_config_view_uris(const live_config *c, const source_plan *plan,
+                          source_uri out[STEREO_MAX_VIEWS], char *err, size_t errlen)
+{
+    int n = c->stereo.views > 2 ? c->stereo.views : 2;
+    char baselines[64] = "";
+    for (int i = 1, used = 0; i < n; i++) {
+        char b[16];
+        used += snprintf(baselines + used, sizeof baselines - (size_t)used, "%s%s", i > 1 ? "," : "",
+                         stereo_baseline_str(c->stereo.baseline[i], b, sizeof b));
+        if ((size_t)used >= sizeof baselines)
+            break;
+    }
+    for (int i = 2; i < STEREO_MAX_VIEWS; i++) {
+        const char *v = c->source_view[i];
+        if (i >= n) {
+            if (v[0])
+                return failf(err, errlen, "view%d: set, but [stereo] baselines '%s' gives %d "
+                             "views (left, right%s%s): give the ratio of view %d there, or "
+                             "remove view%d", i, n > 2 ? baselines : "1", n, n > 2 ? ", view2" : "",
+                             n > 3 ? " ..." : "", i, i);
+            continue;
+        }
+        if (plan->kind == PLAN_SYNTH) {
+            if (v[0])
+                return failf(err, errlen, "view%d: the generated scene (synth://) renders every "
+                             "view itself at the [stereo] baselines ratios; remove view%d", i, i);
+            continue;
+        }
+        if (!v[0]) {
+            char example[64];
+            snprintf(example, sizeof example, plan->kind == PLAN_FILES
+                     ? "file://rec/view%d_%%06d.png" : "/dev/video%d", plan->kind == PLAN_FILES
+                     ? i : 2 * i);
+            return failf(err, errlen, "view%d: missing: [stereo] baselines '%s' gives %d views, "
+                         "so [source] view%d names view %d's %s after left and right (e.g. "
+                         "--view %s, or --set source.view%d=%s)", i, baselines, n, i, i,
+                         plan->kind == PLAN_FILES ? "image sequence" : "camera", example, i,
+                         example);
+        }
+        char why[SOURCE_URI_MAX + 200];
+        if (source_uri_parse(v, &out[i], why, sizeof why) != 0)
+            return failf(err, errlen, "view%d: %s", i, why);
+        int same = plan->kind == PLAN_FILES ? out[i].kind == URI_FILE && out[i].is_pattern
+                                            : out[i].kind == URI_V4L2;
+        if (!same)
+            return failf(err, errlen, "view%d: '%s' is not %s, as left and right are (the views "
+                         "of one rig come from one kind of source)", i, v,
+                         plan->kind == PLAN_FILES ? "an image sequence (file://..._%06d.png)"
+                                                  : "a V4L2 camera (/dev/videoN)");
+        for (int j = 0; j < i; j++) {
+            const char *other = j < 2 ? plan->uri[j].target : out[j].target;
+            if (strcmp(other, out[i].target) == 0)
+                return failf(err, errlen, "view%d: %s is also %s", i, out[i].target,
+                             j == 0 ? "left" : j == 1 ? "right" : "an earlier view");
+        }
+    }
+    return 0;
+}
+
+/* A source of more than two views ([stereo] baselines) and [synth] lose_view against the
+ * source: 0, or -1 with "KEY: what is wrong". */
+static int check_views(const live_config *c, char *err, size_t errlen)
+{
+    int n = c->stereo.views > 2 ? c->stereo.views : 2;
+    source_plan plan;
+    if (live_config_plan(c, &plan, err, errlen) != 0)
+        return -1;
+    if (n > 2) {
+        if (plan.kind == PLAN_SYNTH)
+            for (int i = 2; i < n; i++)
+                if (abs(c->stereo.baseline[i]) > SYNTH_MAX_BASELINE * STEREO_BASELINE_SCALE) {
+                    char b[16];
+                    return failf(err, errlen, "baselines: view %d's ratio %s: the generated "
+                                 "scene renders views at -%d..%d", i,
+                                 stereo_baseline_str(c->stereo.baseline[i], b, sizeof b),
+                                 SYNTH_MAX_BASELINE, SYNTH_MAX_BASELINE);
+                }
+        if (plan.kind != PLAN_SYNTH && plan.kind != PLAN_FILES && plan.kind != PLAN_V4L2_PAIR)
+            return failf(err, errlen, "baselines: %d views, but the source %s gives two (%s); "
+                         "more views come from V4L2 cameras or file:// image sequences ([source] "
+                         "left, right, view2 ...) or from synth://", n, plan.uri[0].text,
+                         plan.kind == PLAN_SBS || plan.kind == PLAN_GST_ONE
+                             ? "one side-by-side stream" : "a GStreamer pair");
+        if (plan.from_type && plan.kind != PLAN_SYNTH)
+            return failf(err, errlen, "baselines: %d views need the cameras as URIs, [source] "
+                         "left, right, view2 ... ([source] type = %s names two)", n,
+                         live_source_to_str(c->source));
+    }
+    source_uri uris[STEREO_MAX_VIEWS];
+    if (live_config_view_uris(c, &plan, uris, err, errlen) != 0)
+        return -1;
+    if (c->synth_lose[0]) {
+        if (plan.kind != PLAN_SYNTH)
+            return failf(err, errlen, "lose_view: only the generated scene (synth) loses a view "
+                         "on purpose; the source is %s", plan.uri[0].text);
+        if (c->synth_lose[0] >= n)
+            return failf(err, errlen, "lose_view: view %d, but there are %d views (0 .. %d)",
+                         c->synth_lose[0], n, n - 1);
+    }
+    return 0;
 }
 
 int live_config_check(const live_config *c, char *err, size_t errlen)
@@ -877,6 +1054,8 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
                          "path in path order: +x, -x, +y, -y%s)", lists[i].key, lists[i].n,
                          c->stereo.paths,
                          c->stereo.paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
+    if (check_views(c, err, errlen) != 0)
+        return -1;
     stereo_params p = c->stereo;
     p.width = w;
     p.height = h;

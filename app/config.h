@@ -11,14 +11,19 @@
  *   [source]       left, right (two URIs: one per camera) or input (one side-by-side stream):
  *                  v4l2:///dev/video0, csi://0, rtsp://..., file://PATH, gst://PIPELINE, synth://
  *                  (hal/source_uri.h); or, the older way, type = synth | v4l2 | sbs | files with
- *                  the devices in [camera] and the patterns in [files]
+ *                  the devices in [camera] and the patterns in [files]; view2 .. view7: the
+ *                  URIs of the views after left (the reference) and right (view 1) when [stereo]
+ *                  baselines gives more than two views (v4l2 cameras or file:// sequences, the
+ *                  kind of left and right; synth:// renders every view itself)
  *   [camera]       left, right (v4l2: device paths), device (sbs: one side-by-side camera),
  *                  width, height, fps, format = auto|yuyv|grey|rgb24, buffers, max_skew_ms
  *   [controls]     any V4L2 control by name = integer (e.g. auto_exposure = 1, gain = 10)
  *   [files]        left, right (printf patterns such as left_%04d.png), fps (0 = as fast as
  *                  possible), loop = true|false
- *   [synth]        width, height, fps
- *   [stereo]       disparities, min_disparity, cost = rank|census|ad|bt|mi, window, paths, p1, p2,
+ *   [synth]        width, height, fps, lose_view (VIEW,FIRST,LAST: view VIEW is lost for the
+ *                  frames FIRST..LAST, a camera unplugged and back, for testing; empty: none)
+ *   [stereo]       baselines (1,B2,...: the views' baseline ratios, 2 + the count after the
+ *                  first views; "1": the pair), combine = sides|sum, disparities, min_disparity, cost = rank|census|ad|bt|mi, window, paths, p1, p2,
  *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
  *                  threads, sms (CUDA: run on N SMs, a green context; 0 = all),
  *                  mi_warm, mi_restart (cost mi: the previous frame's disparity as the initial
@@ -46,7 +51,7 @@
 #include "stereo.h"
 
 #define CONFIG_PATH_MAX 512
-#define LIVE_CONFIG_MAX_KEYS 64 /* room for the keys of app/config.c's table */
+#define LIVE_CONFIG_MAX_KEYS 80 /* room for the keys of app/config.c's table */
 
 typedef enum { SOURCE_SYNTH = 0, SOURCE_V4L2, SOURCE_SBS, SOURCE_FILES } live_source;
 typedef enum { VIEW_DISPARITY = 0, VIEW_LEFT, VIEW_PAIR, VIEW_DEPTH } live_view;
@@ -59,6 +64,9 @@ typedef struct {
      * and left or right empties input (the last given wins: a file, then the command line). */
     char source_left[CONFIG_PATH_MAX], source_right[CONFIG_PATH_MAX];
     char source_input[CONFIG_PATH_MAX];
+    /* [source] view2 .. view7: source_view[i] is view i's URI ([0] and [1] unused: left and
+     * right); used up to stereo.views - 1, the rest must be empty (live_config_check) */
+    char source_view[STEREO_MAX_VIEWS][CONFIG_PATH_MAX];
     /* [camera] */
     char left_device[CONFIG_PATH_MAX], right_device[CONFIG_PATH_MAX]; /* left, right */
     char sbs_device[CONFIG_PATH_MAX];                                 /* device */
@@ -75,7 +83,11 @@ typedef struct {
     int files_loop;
     /* [synth] width, height, fps */
     int synth_width, synth_height, synth_fps;
-    /* [stereo]: width/height are set by the app from the source (or the maps) */
+    /* [synth] lose_view VIEW,FIRST,LAST (source frame numbers, from 0): that view is reported
+     * lost for those frames; synth_lose[0] = 0: none */
+    int synth_lose[3];
+    /* [stereo]: width/height are set by the app from the source (or the maps); [stereo]
+     * baselines sets stereo.views and stereo.baseline, combine stereo.combine */
     stereo_params stereo;
     /* 1 once [stereo] p1 / p2 was set (file or live_config_set); until then each follows the
      * tuned default for the cost and window (stereo_default_penalties), as stereo-match does */
@@ -143,6 +155,12 @@ int live_config_origin(const live_config *c, const char *section, const char *ke
  * back (live_config_load) to the same values. 0, or -1 for an unknown section or a value that
  * cannot be written as one line (a path with a newline or a misplaced comment). */
 int live_config_write_section(FILE *f, const live_config *c, const char *section);
+
+/* The URIs of views 2 .. stereo.views - 1 ([source] view2 ...), parsed, into out[2 ..]; for a
+ * source of more than two views (plan from live_config_plan). 0, or -1 with "viewN: what is
+ * wrong". */
+int live_config_view_uris(const live_config *c, const source_plan *plan,
+                          source_uri out[STEREO_MAX_VIEWS], char *err, size_t errlen);
 
 /* Which backend reads the configured source, and its URIs: from [source] left/right/input when
  * set, else from type with the [camera] / [files] keys (v4l2 -> left/right v4l2 devices, sbs ->

@@ -9,8 +9,8 @@
  * live_pipeline_start and stopped by a flag, a broadcast and a join (live_pipeline_stop);
  * nothing is cancelled.
  *
- * Memory. A fixed pool of POOL_SLOTS slots (+ REC_SLOTS when recording), each a pair of frames
- * from stereo_frame_alloc (the stage's unified memory on CUDA), allocated at create. A slot is
+ * Memory. A fixed pool of POOL_SLOTS slots (+ REC_SLOTS when recording), each a set of frames,
+ * one per view (the pair: two; [stereo] baselines: more), from stereo_frame_alloc (the stage's unified memory on CUDA), allocated at create. A slot is
  * always in exactly one place, and whoever holds it is the only one touching it — no copies
  * between threads (the one exception: a slot queued for the writer may at the same time be
  * published or read by the display; both only read it):
@@ -55,6 +55,15 @@
  *         writer that nothing more comes: it writes what is queued and ends (a stage thread
  *         waiting for room in the FIFO is woken by the writer, which runs until then).
  *
+ * Views. With more than two views the stage thread submits every view of a slot
+ * (stereo_submit_views). When the source reports a view lost in a delivery (frame_pair.lost),
+ * the frame cannot go to that stage: if only views >= 2 are lost, it goes to a second stage of
+ * two views made at create with the same parameters (the reference and view 1: the same
+ * disparity scale, the same colours), so depth stays on screen from the pair; if the reference
+ * or view 1 is lost, nothing can be matched: the frame is given back and the display keeps the
+ * last result while the pipeline waits for the view to come back. Each result says how many
+ * views made it (live_frame.views_used); the first whole delivery goes back to all views.
+ *
  * A new P2. The stage's parameters are fixed, so the stage is recreated between frames: the
  * request freezes the pool (the capture thread takes no more free slots), the stage thread
  * finishes what is queued, waits until nobody holds a slot (the writer included), drops the
@@ -84,7 +93,7 @@
 #define READ_TIMEOUT_MS 100 /* a camera read returns this often, to notice the stop flag */
 
 typedef struct {
-    uint8_t *frame[2];  /* left, right: stereo_frame_alloc */
+    uint8_t *frame[FRAME_MAX_VIEWS];  /* one per view (left, right, ...): stereo_frame_alloc */
     frame_pair pair;
 } slot;
 
@@ -95,6 +104,9 @@ struct live_pipeline {
     const stereo_map *maps;
     stereo_params params;
     stereo_stage *stage;
+    int views;                   /* images per slot: info.views (2: the pair) */
+    stereo_stage *pair_stage;    /* views > 2: the reference and view 1 alone, while a view >= 2
+                                    is lost (DESIGN: Views); NULL for the pair */
     pair_recorder *rec;
     long frame_limit;
     char backend[16], note[256];
@@ -121,6 +133,7 @@ struct live_pipeline {
     int published_p2;
     stereo_method published_method;
     colormap_range published_color;
+    int published_views;         /* the views its stage matched */
     int reading;                 /* -1: none */
     uint64_t reading_number;
     int reading_retired;         /* the display's slot was replaced: free it at release */
@@ -203,7 +216,7 @@ static void pool_free(live_pipeline *p)
 {
     frame_source_reclaim(p->src); /* zero-copy cameras stop writing into the frames first */
     for (int k = 0; k < p->nslots; k++)
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < p->views; i++) {
             if (p->slots[k].frame[i])
                 stereo_frame_free(p->stage, p->slots[k].frame[i]);
             p->slots[k].frame[i] = NULL;
@@ -213,14 +226,14 @@ static void pool_free(live_pipeline *p)
 static int pool_alloc(live_pipeline *p, char *err, size_t errlen)
 {
     for (int k = 0; k < p->nslots; k++)
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < p->views; i++)
             if (stereo_frame_alloc(p->stage, p->info.frame_bytes, (void **)&p->slots[k].frame[i]) !=
                 STEREO_OK) {
                 say(err, errlen, "frames: %s", stereo_error(p->stage));
                 return -1;
             }
     for (int k = 0; k < p->nslots; k++) /* zero-copy cameras capture into them */
-        frame_source_lend(p->src, p->slots[k].frame[0], p->slots[k].frame[1], p->info.frame_bytes);
+        frame_source_lend(p->src, p->slots[k].frame, p->info.frame_bytes);
     return 0;
 }
 
@@ -253,8 +266,7 @@ static void *capture_main(void *arg)
         pthread_mutex_unlock(&p->lock);
 
         slot *s = &p->slots[k];
-        frame_status st = frame_source_read(p->src, s->frame[0], s->frame[1], &s->pair,
-                                            READ_TIMEOUT_MS);
+        frame_status st = frame_source_read(p->src, s->frame, &s->pair, READ_TIMEOUT_MS);
 
         pthread_mutex_lock(&p->lock);
         p->capture_slot = -1;
@@ -293,6 +305,16 @@ static void *capture_main(void *arg)
 
 /* ---- stage thread --------------------------------------------------------------------------- */
 
+/* The two-view stage beside a stage of more views (DESIGN: Views): the same parameters and
+ * backend, the reference's and view 1's maps. */
+static stereo_status create_pair_stage(const stereo_params *params, const stereo_map *maps,
+                                       stereo_stage **out, char *err, size_t errlen)
+{
+    stereo_params pp = *params;
+    pp.views = 2;
+    return stereo_create(&pp, maps, out, err, errlen);
+}
+
 /* Recreates the stage with a new P2 while the pool is frozen and every slot is free (lock not
  * held). 0; 1 when the new stage could not be made (the old one stays); -1 when the frames
  * could not be moved (fatal). */
@@ -308,12 +330,18 @@ static int recreate_stage(live_pipeline *p, int p2, stereo_method method, char *
     np.p2 = p2;
     np.method = method;
     np.backend = stereo_active_backend(p->stage);
-    stereo_stage *ns;
+    stereo_stage *ns, *nps = NULL;
     if (stereo_create(&np, p->maps, &ns, err, errlen) != STEREO_OK)
         return 1;
+    if (p->pair_stage && create_pair_stage(&np, p->maps, &nps, err, errlen) != STEREO_OK) {
+        stereo_destroy(ns);
+        return 1;
+    }
     pool_free(p);
     stereo_destroy(p->stage);
+    stereo_destroy(p->pair_stage);
     p->stage = ns;
+    p->pair_stage = nps;
     p->params = np;
     return pool_alloc(p, err, errlen);
 }
@@ -334,6 +362,19 @@ static void publish(live_pipeline *p, int k, const stereo_result *r, colormap_ra
     p->published_p2 = p->params.p2;
     p->published_method = p->params.method;
     p->published_color = color;
+}
+
+/* Which stage matches slot k (lock not held; the slot is the stage thread's): the stage of all
+ * views, the pair stage while a view >= 2 is lost, or NULL while the reference or view 1 is
+ * (DESIGN: Views). */
+static stereo_stage *stage_for(live_pipeline *p, const frame_pair *f)
+{
+    unsigned lost = f->lost & ((1u << p->views) - 1);
+    if (!lost)
+        return p->stage;
+    if (lost & 3u || !p->pair_stage)
+        return NULL;
+    return p->pair_stage;
 }
 
 static void *stage_main(void *arg)
@@ -386,26 +427,39 @@ static void *stage_main(void *arg)
             continue;
         }
         int k = pop_ready(p);
+        slot *s = &p->slots[k];
+        stereo_stage *stage = stage_for(p, &s->pair);
+        p->stats.lost_views = s->pair.lost;
+        if (!stage) { /* the reference or view 1 lost: wait for it, the last result stays up */
+            p->stats.view_waits++;
+            p->stats.views_used = 0;
+            push_free(p, k);
+            pthread_cond_broadcast(&p->cond);
+            pthread_mutex_unlock(&p->lock);
+            wake_display(p);
+            pthread_mutex_lock(&p->lock);
+            continue;
+        }
         int colormap = p->colormap;
         colormap_range color = {p->color_lo, p->color_hi};
         pthread_cond_broadcast(&p->cond); /* room in the queue */
         pthread_mutex_unlock(&p->lock);
         if ((color.lo == 0 && color.hi == 0) ||
-            stereo_set_color_range(p->stage, color.lo, color.hi) != STEREO_OK) {
-            stereo_set_color_range(p->stage, 0, 0);
+            stereo_set_color_range(stage, color.lo, color.hi) != STEREO_OK) {
+            stereo_set_color_range(stage, 0, 0);
             color = colormap_fixed_range(p->params.min_disparity, p->params.num_disparities);
         }
 
         /* the frames belong to the stage from submit to wait */
-        slot *s = &p->slots[k];
+        int n = stage == p->stage ? p->views : 2;
         stereo_result r;
         int64_t t0 = monotonic_ns();
-        stereo_status st = stereo_submit(p->stage, &s->pair.left, &s->pair.right, colormap);
+        stereo_status st = stereo_submit_views(stage, s->pair.view, n, colormap);
         if (st == STEREO_OK)
-            st = stereo_wait(p->stage, &r);
+            st = stereo_wait(stage, &r);
         double ms = (double)(monotonic_ns() - t0) * 1e-6;
         if (st != STEREO_OK)
-            say(err, sizeof err, "stage: %s", stereo_error(p->stage));
+            say(err, sizeof err, "stage: %s", stereo_error(stage));
         int64_t done_ns = monotonic_ns();
         if (st == STEREO_OK && p->rec_disp_write) /* slot k is ours: the writer let go of it */
             memcpy(p->rec_disp[k], r.disparity,
@@ -432,8 +486,11 @@ static void *stage_main(void *arg)
                 p->stats.record_drops++;
             }
         }
+        p->stats.views_used = n;
+        if (stage != p->stage)
+            p->stats.pair_frames++;
         stereo_mi_info mi;
-        if (stereo_mi_status(p->stage, &mi) == 0) {
+        if (stereo_mi_status(stage, &mi) == 0) {
             p->stats.mi = 1;
             p->stats.mi_warm_last = mi.warm;
             if (mi.warm) {
@@ -453,6 +510,7 @@ static void *stage_main(void *arg)
             p->stats.first_done_ns = done_ns;
         p->stats.last_done_ns = done_ns;
         publish(p, k, &r, color);
+        p->published_views = n;
         if (p->frame_limit > 0 && (long)p->stats.processed >= p->frame_limit)
             p->stage_done = 1;
         pthread_cond_broadcast(&p->cond);
@@ -514,7 +572,7 @@ static void *writer_main(void *arg)
 /* ---- the interface -------------------------------------------------------------------------- */
 
 int live_pipeline_create(const live_config *cfg, const stereo_params *params,
-                         const stereo_map maps[2], frame_source *src, live_pipeline **out,
+                         const stereo_map *maps, frame_source *src, live_pipeline **out,
                          char *err, size_t errlen)
 {
     *out = NULL;
@@ -531,6 +589,12 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     pthread_condattr_destroy(&ca);
     p->src = src;
     frame_source_info_get(src, &p->info);
+    p->views = p->info.views;
+    if (p->views != (params->views > 2 ? params->views : 2)) {
+        say(err, errlen, "pipeline: the source gives %d views, the stage matches %d", p->views,
+            params->views > 2 ? params->views : 2);
+        goto err;
+    }
     p->maps = maps;
     p->params = *params;
     p->frame_limit = cfg->frames;
@@ -542,6 +606,8 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     p->nslots = POOL_SLOTS + (cfg->record_dir[0] ? REC_SLOTS : 0);
     p->stats.recording = cfg->record_dir[0] != 0;
     if (stereo_create(params, maps, &p->stage, err, errlen) != STEREO_OK)
+        goto err;
+    if (p->views > 2 && create_pair_stage(params, maps, &p->pair_stage, err, errlen) != STEREO_OK)
         goto err;
     say(p->backend, sizeof p->backend, "%s",
         stereo_backend_to_str(stereo_active_backend(p->stage)));
@@ -624,7 +690,12 @@ int live_pipeline_acquire(live_pipeline *p, live_frame *out)
         p->reading_number = p->shown_number = p->published_number;
         *out = (live_frame){p->published_result, s->pair.left, s->pair.right,
                             s->pair.timestamp_ns, s->pair.scene_t, p->published_number,
-                            p->published_p2, p->published_method, p->published_color};
+                            p->published_p2, p->published_method, p->published_color,
+                            p->views, p->published_views, s->pair.lost, {0}, {0}};
+        for (int i = 0; i < p->views; i++) {
+            out->view_skew_ns[i] = s->pair.view_timestamp_ns[i] - s->pair.view_timestamp_ns[0];
+            out->view_drops[i] = s->pair.view_drops[i];
+        }
         got = 1;
     }
     pthread_mutex_unlock(&p->lock);
@@ -765,6 +836,7 @@ int live_pipeline_destroy(live_pipeline *p, char *err, size_t errlen)
         pool_free(p);
         stereo_destroy(p->stage);
     }
+    stereo_destroy(p->pair_stage);
     for (int k = 0; k < POOL_MAX; k++)
         free(p->rec_disp[k]);
     pthread_cond_destroy(&p->cond);

@@ -35,6 +35,12 @@ typedef struct {
     int p2;                     /* the P2 it was computed with */
     stereo_method method;       /* and the method (sgm / bm) */
     colormap_range color;       /* the disparity range its colour image spans */
+    int views;                  /* views per delivery ([stereo] baselines; 2: the pair) */
+    int views_used;             /* views the stage matched: views, or 2 while a view >= 2 was
+                                   lost (the reference and view 1 alone) */
+    unsigned lost;              /* bit i: view i was lost in this delivery */
+    int64_t view_skew_ns[FRAME_MAX_VIEWS];  /* view i's timestamp - the reference's */
+    uint64_t view_drops[FRAME_MAX_VIEWS];   /* view i's frames dropped / lost so far */
 } live_frame;
 
 typedef struct {
@@ -57,16 +63,23 @@ typedef struct {
     double mi_warm_ms_total;
     double mi_hierarchy_ms_total; /* the hierarchy's part of the restart frames */
     int lost;                   /* the source says a camera is lost */
+    int views_used;             /* views of the latest frame: all, 2 (a view >= 2 lost: the
+                                   pair stage), 0 (the reference or view 1 lost: waiting) */
+    uint64_t pair_frames;       /* frames matched by the pair stage (a view >= 2 lost) */
+    uint64_t view_waits;        /* frames not matched: the reference or view 1 lost */
+    unsigned lost_views;        /* the latest delivery's lost views (bit i: view i) */
     char message[512];          /* the source's latest message ("" when all is well) */
     char source_stats[256];     /* cameras: pairs, unpaired drops, skew... ("" for other sources) */
     char error[512];            /* why the pipeline stopped by itself ("" if it did not) */
 } live_stats;
 
 /* The source and maps are borrowed: they must outlive the pipeline (a new P2 recreates the
- * stage from them); maps may be NULL. params: the stage's parameters with width/height set.
+ * stage from them); maps may be NULL, else one per view (params.views; the first two make the
+ * pair stage used while a view >= 2 is lost). params: the stage's parameters with width/height
+ * set; params.views must be the source's info.views.
  * On failure err has one line and *out is NULL. */
 int live_pipeline_create(const live_config *cfg, const stereo_params *params,
-                         const stereo_map maps[2], frame_source *src, live_pipeline **out,
+                         const stereo_map *maps, frame_source *src, live_pipeline **out,
                          char *err, size_t errlen);
 
 /* Recording the disparity too ([record] depth): the stage thread copies each recorded pair's

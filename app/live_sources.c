@@ -126,6 +126,16 @@ frame_status frame_source_open(const live_config *cfg, frame_source **out, char 
         free(s);
         return st;
     }
+    if (s->info.views == 0) /* the pair backends */
+        s->info.views = 2;
+    int want = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
+    if (s->info.views != want) {
+        say(err, errlen, "baselines: %d views, but the %s source (%s) delivers %d in this build",
+            want, ops->name, plan.uri[0].text, s->info.views);
+        ops->close(s);
+        free(s);
+        return FRAME_ERROR;
+    }
     *out = s;
     return FRAME_OK;
 }
@@ -134,11 +144,19 @@ void frame_source_info_get(const frame_source *s, frame_source_info *out) { *out
 
 const char *frame_source_kind(const frame_source *s) { return s->ops->name; }
 
-frame_status frame_source_read(frame_source *s, uint8_t *left_buf, uint8_t *right_buf,
-                               frame_pair *out, int timeout_ms)
+frame_status frame_source_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
+                               int timeout_ms)
 {
     memset(out, 0, sizeof *out);
-    return s->ops->read(s, left_buf, right_buf, out, timeout_ms);
+    frame_status st = s->ops->read(s, buf, out, timeout_ms);
+    if (st == FRAME_OK) {
+        out->views = s->info.views;
+        out->lost &= ~1u; /* the reference is never lost in a delivery */
+        for (int i = 0; i < out->views; i++) /* a pair backend: one time for both */
+            if (!out->view_timestamp_ns[i])
+                out->view_timestamp_ns[i] = out->timestamp_ns;
+    }
+    return st;
 }
 
 const char *frame_source_message(const frame_source *s) { return s->message; }
@@ -151,10 +169,10 @@ void frame_source_stats_line(const frame_source *s, char *buf, size_t len)
         buf[0] = 0;
 }
 
-void frame_source_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes)
+void frame_source_lend(frame_source *s, uint8_t *const frame[], size_t bytes)
 {
     if (s && s->ops->lend)
-        s->ops->lend(s, left, right, bytes);
+        s->ops->lend(s, frame, bytes);
 }
 
 void frame_source_release(frame_source *s, const frame_pair *p)
@@ -186,6 +204,8 @@ struct pair_recorder {
     long count;
     int64_t first_ns, last_ns;
     int width, height, channels; /* of the first pair's images */
+    int views;             /* images per delivery (2: the pair) */
+    uint64_t lost[FRAME_MAX_VIEWS]; /* deliveries with view i lost (not written) */
     uint8_t *row;          /* YUYV -> Y conversion, one image */
     size_t row_bytes;
     live_config settings;  /* of the recording, for replay.ini ([calibration] maps absolute) */
@@ -243,6 +263,7 @@ int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, s
     }
     fprintf(r->stamps, "# index t_ns (CLOCK_MONOTONIC, relative to the first pair)\n");
     r->settings = *cfg;
+    r->views = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
     if (cfg->maps[0]) {
         char maps[CONFIG_PATH_MAX];
         absolute_maps(cfg->maps, maps, sizeof maps);
@@ -280,15 +301,26 @@ static int write_side(pair_recorder *r, const stereo_image *im, const char *path
     return image_write(path, &img, err, errlen);
 }
 
+/* The file name pattern of view v's images: left, right, view2, view3, ... */
+static const char *view_name(int v, char *buf, size_t len)
+{
+    say(buf, len, v == 0 ? "left" : v == 1 ? "right" : "view%d", v);
+    return buf;
+}
+
 int pair_recorder_write(pair_recorder *r, const frame_pair *p, char *err, size_t errlen)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/left_%06ld.png", r->dir, r->count);
-    if (write_side(r, &p->left, path, err, errlen) != 0)
-        return -1;
-    snprintf(path, sizeof path, "%s/right_%06ld.png", r->dir, r->count);
-    if (write_side(r, &p->right, path, err, errlen) != 0)
-        return -1;
+    char path[PATH_MAX + 32], name[16];
+    for (int v = 0; v < r->views; v++) {
+        if (p->lost & 1u << v) { /* no file: the replay loses the view on the same frame */
+            r->lost[v]++;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/%s_%06ld.png", r->dir, view_name(v, name, sizeof name),
+                 r->count);
+        if (write_side(r, &p->view[v], path, err, errlen) != 0)
+            return -1;
+    }
     if (r->count == 0) {
         r->first_ns = p->timestamp_ns;
         r->width = p->left.width;
@@ -333,13 +365,32 @@ static int write_replay_ini(FILE *f, const char *path, const void *ctx, char *er
 {
     const replay_ini *ini = ctx;
     const pair_recorder *r = ini->r;
-    fprintf(f, "# written by stereo-live --record: %ld pairs of %dx%d %s images (as the source "
-               "gave them,\n# before rectification) at %d pairs/s, with the settings below; "
-               "replay with\n#   stereo-live --config %s\n"
-               "[source]\ntype = files\n\n[files]\nleft = %s/left_%%06d.png\n"
-               "right = %s/right_%%06d.png\nfps = %d\nloop = false\n\n",
-            r->count, r->width, r->height, r->channels == 3 ? "RGB" : "grey", ini->fps, ini->path,
-            ini->dir, ini->dir, ini->fps);
+    if (r->views == 2) /* the pair: the older form, which every version reads */
+        fprintf(f, "# written by stereo-live --record: %ld pairs of %dx%d %s images (as the "
+                   "source gave them,\n# before rectification) at %d pairs/s, with the settings "
+                   "below; replay with\n#   stereo-live --config %s\n"
+                   "[source]\ntype = files\n\n[files]\nleft = %s/left_%%06d.png\n"
+                   "right = %s/right_%%06d.png\nfps = %d\nloop = false\n\n",
+                r->count, r->width, r->height, r->channels == 3 ? "RGB" : "grey", ini->fps,
+                ini->path, ini->dir, ini->dir, ini->fps);
+    else { /* one file:// sequence per view; a view lost while recording has no file there */
+        fprintf(f, "# written by stereo-live --record: %ld deliveries of %d views of %dx%d %s "
+                   "images (as the\n# source gave them, before rectification) at %d per second, "
+                   "with the settings below;\n# replay with\n#   stereo-live --config %s\n",
+                r->count, r->views, r->width, r->height, r->channels == 3 ? "RGB" : "grey",
+                ini->fps, ini->path);
+        for (int v = 1; v < r->views; v++)
+            if (r->lost[v])
+                fprintf(f, "# view %d was lost in %llu of them (no file: lost again on replay)\n",
+                        v, (unsigned long long)r->lost[v]);
+        fprintf(f, "[source]\n");
+        for (int v = 0; v < r->views; v++) {
+            char name[16];
+            view_name(v, name, sizeof name);
+            fprintf(f, "%s = file://%s/%s_%%06d.png\n", name, ini->dir, name);
+        }
+        fprintf(f, "\n[files]\nfps = %d\nloop = false\n\n", ini->fps);
+    }
     if (live_config_write_section(f, &r->settings, "stereo") != 0) {
         say(err, errlen, "%s: cannot write the [stereo] settings", path);
         return -1;

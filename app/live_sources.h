@@ -60,12 +60,41 @@ typedef struct {
     int live;               /* 1: a camera or the paced scene (drop the oldest pair when slow) */
     double fps;             /* pacing rate for the caller; 0 = no pacing (camera or fast files) */
     int have_scene_time;    /* synth: frame_source_read sets scene_t */
+    int views;              /* images per read: 2 (the pair) .. FRAME_MAX_VIEWS ([stereo]
+                               baselines); a backend that leaves it 0 delivers the pair */
 } frame_source_info;
 
-/* One delivered pair: images point into the caller's buffers. */
+/* Views a source can deliver: the stage's limit (the reference, view 1, and the views at the
+ * [stereo] baselines ratios b_2 ...). */
+#define FRAME_MAX_VIEWS STEREO_MAX_VIEWS
+
+/* One delivered set of views (a pair when views = 2): images point into the caller's buffers.
+ * view[0] is the reference (left), view[1] the first other view (right, b_1 = 1), view[i] the
+ * view at the baseline ratio b_i; left and right are other names for view[0] and view[1].
+ *
+ * A view lost (lost bit i: a camera of several unplugged, a file of one view missing, the
+ * generated scene's [synth] lose_view): view[i] is not valid in this delivery, the others are.
+ * The caller decides what to do (the live pipeline matches the reference and view 1 alone when
+ * only views >= 2 are lost, and waits when the reference or view 1 is). The reference is never
+ * reported lost: without it a read does not return FRAME_OK.
+ *
+ * Per-view timing, what the overlay shows for every camera: view_timestamp_ns[i] is when view
+ * i was captured (cameras), rendered (synth: the scene time it shows) or delivered (files: all
+ * views of one file index alike), so its skew is view_timestamp_ns[i] - view_timestamp_ns[0];
+ * view_drops[i] counts the frames of view i the source dropped or lost so far (unpaired
+ * frames, lost deliveries, missing files). */
 typedef struct {
-    stereo_image left, right;
+    union {
+        struct {
+            stereo_image left, right;
+        };
+        stereo_image view[FRAME_MAX_VIEWS];
+    };
+    int views;              /* images delivered: info.views */
+    unsigned lost;          /* bit i: view i is missing from this delivery */
     int64_t timestamp_ns;   /* CLOCK_MONOTONIC when captured (camera) or produced (synth/files) */
+    int64_t view_timestamp_ns[FRAME_MAX_VIEWS];
+    uint64_t view_drops[FRAME_MAX_VIEWS];
     double scene_t;         /* synth: the scene time rendered, in s */
     long index;             /* the source's own frame number (files: the file index) */
 } frame_pair;
@@ -87,11 +116,13 @@ const char *frame_source_kind(const frame_source *s);
  * (throughput measurements: stereo-live --synth-prerender K). 0, or -1 with err. */
 int frame_source_prerender(frame_source *s, int frames, char *err, size_t errlen);
 
-/* Writes the next pair into left_buf / right_buf (info.frame_bytes each), or, for a camera that
- * streams into lent frames, delivers it in lent frames without writing left_buf / right_buf.
- * Cameras wait up to timeout_ms. */
-frame_status frame_source_read(frame_source *s, uint8_t *left_buf, uint8_t *right_buf,
-                               frame_pair *out, int timeout_ms);
+/* Writes the next set of views into buf[0] .. buf[info.views - 1] (info.frame_bytes each; the
+ * pair: buf[0] left, buf[1] right), or, for a camera that streams into lent frames, delivers it
+ * in lent frames without writing buf[]. Cameras wait up to timeout_ms. out->views is
+ * info.views; a backend that does not fill the per-view timing gets the pair's timestamp for
+ * every view and no drops. */
+frame_status frame_source_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
+                               int timeout_ms);
 
 /* The latest problem or state as one line ("" while all is well): what the window shows. */
 const char *frame_source_message(const frame_source *s);
@@ -104,12 +135,12 @@ void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(prin
 
 void frame_source_close(frame_source *s);
 
-/* Zero copy (above). lend: one pool slot's left and right frames (`bytes` each, at least
- * info.frame_bytes), from the thread that allocated them, before the first read after them;
+/* Zero copy (above). lend: one pool slot's frames, one per view (frame[0] left, frame[1] right,
+ * ...: info.views of them, `bytes` each, at least info.frame_bytes), from the thread that allocated them, before the first read after them;
  * the frames must stay allocated until frame_source_reclaim. release: the pair a read delivered
  * is free again (any thread; a pair not delivered in lent frames is ignored). reclaim: every lent
  * frame back, the cameras stopped writing into them; while nobody reads the source. */
-void frame_source_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes);
+void frame_source_lend(frame_source *s, uint8_t *const frame[], size_t bytes);
 void frame_source_release(frame_source *s, const frame_pair *p);
 void frame_source_reclaim(frame_source *s);
 
@@ -122,8 +153,11 @@ void frame_source_reclaim(frame_source *s);
  * computes the same disparities:
  *   stereo-live --config DIR/replay.ini
  * DIR is cfg->record_dir; the settings are those of cfg when the recorder is opened.
+ * More views ([stereo] baselines): DIR/view2_%06d.png ... beside left and right, and replay.ini
+ * names the sequences as [source] left, right, view2 ... file:// URIs; a view lost in a delivery
+ * (frame_pair.lost) gets no file, so the replay loses it on the same frame.
  * A recorder is used by one thread at a time (the live app's writer thread, live_pipeline.c);
- * pair_recorder_write blocks for as long as writing two PNG files takes. */
+ * pair_recorder_write blocks for as long as writing one PNG file per view takes. */
 typedef struct pair_recorder pair_recorder;
 
 int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen);

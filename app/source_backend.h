@@ -30,11 +30,12 @@ typedef struct {
     /* Fills s->info and s->state; on failure err has one line (s->state is freed by open). */
     frame_status (*open)(frame_source *s, const live_config *cfg, const source_plan *plan,
                          char *err, size_t errlen);
-    frame_status (*read)(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out, int timeout);
+    /* buf[0 .. info.views - 1]: one buffer per view (frame_source_read) */
+    frame_status (*read)(frame_source *s, uint8_t *const buf[], frame_pair *out, int timeout);
     void (*close)(frame_source *s);
     /* optional (NULL: nothing to say / nothing is lent) */
     void (*stats_line)(const frame_source *s, char *buf, size_t len);
-    void (*lend)(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes);
+    void (*lend)(frame_source *s, uint8_t *const frame[], size_t bytes);
     void (*release)(frame_source *s, const frame_pair *p);
     void (*reclaim)(frame_source *s);
 } source_ops;

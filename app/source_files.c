@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* source_files.c — two printf-patterned image sequences (left_%04d.png, ...) as a frame source
  * (left/right file://PATTERN, or the older [source] type = files with [files] left/right),
- * optionally looped ([files] loop), paced by the caller at [files] fps. */
+ * optionally looped ([files] loop), paced by the caller at [files] fps.
+ *
+ * More views ([stereo] baselines, [source] view2 ... file://PATTERN): one sequence per view.
+ * The reference's sequence sets the frames: where it ends, the sequence ends (or loops). A
+ * missing file of another view is that view lost for that frame (a camera that dropped out of
+ * a recording): the frame is delivered with the view's lost bit and counted as its drop. All
+ * views of one file index are one moment: they get one timestamp (skew 0). */
 #include "source_backend.h"
 
 #include <limits.h>
@@ -13,9 +19,11 @@
 #include "image_io.h"
 
 typedef struct {
-    char pattern[2][CONFIG_PATH_MAX];
+    char pattern[FRAME_MAX_VIEWS][CONFIG_PATH_MAX];
+    int views;
     long first, next;
     int loop, channels;
+    uint64_t drops[FRAME_MAX_VIEWS]; /* files missing, per view */
 } files_source;
 
 static void file_path(const files_source *f, int side, long index, char *buf, size_t len)
@@ -53,7 +61,7 @@ static frame_status files_read_side(frame_source *s, int side, long index, uint8
     return FRAME_OK;
 }
 
-static frame_status files_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+static frame_status files_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
                                int timeout)
 {
     files_source *f = s->state;
@@ -65,14 +73,26 @@ static frame_status files_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pa
         f->next = f->first; /* loop */
     }
     frame_status st;
-    if ((st = files_read_side(s, 0, f->next, l)) != FRAME_OK ||
-        (st = files_read_side(s, 1, f->next, r)) != FRAME_OK)
-        return st;
     int w = s->info.width, h = s->info.height;
     stereo_pixfmt fmt = f->channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8;
-    out->left = (stereo_image){l, w, h, (size_t)w * f->channels, fmt};
-    out->right = (stereo_image){r, w, h, (size_t)w * f->channels, fmt};
-    out->timestamp_ns = source_now_ns();
+    int64_t now = source_now_ns();
+    s->message[0] = '\0';
+    for (int v = 0; v < f->views; v++) {
+        if (v > 0 && f->views > 2) { /* a view's file missing: that view lost for this frame */
+            file_path(f, v, f->next, path, sizeof path);
+            if (!file_exists(path)) {
+                f->drops[v]++;
+                out->lost |= 1u << v;
+                say(s->message, sizeof s->message, "files: view %d lost: no %s", v, path);
+            }
+        }
+        if (!(out->lost & 1u << v) && (st = files_read_side(s, v, f->next, buf[v])) != FRAME_OK)
+            return st;
+        out->view[v] = (stereo_image){buf[v], w, h, (size_t)w * f->channels, fmt};
+        out->view_timestamp_ns[v] = now;
+        out->view_drops[v] = f->drops[v];
+    }
+    out->timestamp_ns = now;
     out->scene_t = 0;
     out->index = f->next++;
     return FRAME_OK;
@@ -88,15 +108,19 @@ static frame_status files_open(frame_source *s, const live_config *cfg, const so
         say(err, errlen, "files: out of memory");
         return FRAME_ERROR;
     }
-    for (int i = 0; i < 2; i++) {
-        const char *pat = plan->uri[i].target;
-        char why[256];
+    source_uri uris[FRAME_MAX_VIEWS];
+    if (live_config_view_uris(cfg, plan, uris, err, errlen) != 0)
+        goto fail;
+    f->views = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
+    for (int i = 0; i < f->views; i++) {
+        const char *pat = i < 2 ? plan->uri[i].target : uris[i].target;
+        char why[256], key[16];
+        say(key, sizeof key, i == 0 ? "left" : i == 1 ? "right" : "view%d", i);
         if (!pat[0]) {
-            say(err, errlen, "files: %s pattern is empty (e.g. %s_%%04d.png)",
-                i ? "right" : "left", i ? "right" : "left");
+            say(err, errlen, "files: %s pattern is empty (e.g. %s_%%04d.png)", key, key);
             goto fail;
         }
-        if (live_config_check_pattern(i ? "right" : "left", pat, why, sizeof why)) {
+        if (live_config_check_pattern(key, pat, why, sizeof why)) {
             say(err, errlen, "files: %s", why);
             goto fail;
         }
@@ -121,7 +145,8 @@ static frame_status files_open(frame_source *s, const live_config *cfg, const so
         goto fail;
     f->channels = im.channels;
     s->info = (frame_source_info){im.width, im.height,
-                                  (size_t)im.width * im.height * im.channels, 0, cfg->files_fps, 0};
+                                  (size_t)im.width * im.height * im.channels, 0, cfg->files_fps, 0,
+                                  f->views};
     image_free(&im);
     f->next = f->first;
     f->loop = cfg->files_loop;

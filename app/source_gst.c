@@ -485,10 +485,11 @@ static frame_status take(frame_source *s, int k, GstSample *smp, uint8_t *l, uin
     return FRAME_OK;
 }
 
-static frame_status gst_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+static frame_status gst_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
                              int timeout)
 {
     gst_source *g = s->state;
+    uint8_t *l = buf[0], *r = buf[1];
     int64_t deadline = source_now_ns() + (int64_t)timeout * 1000000;
     if (g->lost) {
         frame_status st = retry(s, timeout);
@@ -692,7 +693,7 @@ static frame_status gst_open(frame_source *s, const live_config *cfg, const sour
         g->first[k] = first[k];
     size_t side = (size_t)g->width * g->height * stereo_pixfmt_bytes(g->format);
     s->info = (frame_source_info){g->width, g->height, side, g->camera,
-                                  g->camera ? 0 : cfg->files_fps, 0};
+                                  g->camera ? 0 : cfg->files_fps, 0, 2};
     for (int k = 0; k < g->n; k++) {
         char name[SOURCE_URI_MAX + 8];
         stream_name(g, k, name, sizeof name);

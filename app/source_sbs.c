@@ -54,10 +54,11 @@ static void sbs_lose(frame_source *s, const char *reason)
     source_log(NULL, s->message);
 }
 
-static frame_status sbs_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+static frame_status sbs_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
                              int timeout)
 {
     sbs_source *b = s->state;
+    uint8_t *l = buf[0], *r = buf[1];
     char err[512];
     if (!b->cam) { /* lost: reopen by path once the retry time has come */
         int64_t wait_ms = (b->retry_at_ns - source_now_ns()) / 1000000;
@@ -161,7 +162,7 @@ static frame_status sbs_open(frame_source *s, const live_config *cfg, const sour
     fprintf(stderr, "stereo-live: sbs camera %s: mmap + copy: the side-by-side frame is split "
             "into two images\n", b->device);
     s->info = (frame_source_info){cfg->width / 2, cfg->height,
-                                  (size_t)(cfg->width / 2) * cfg->height * 3, 1, 0, 0};
+                                  (size_t)(cfg->width / 2) * cfg->height * 3, 1, 0, 0, 2};
     return FRAME_OK;
 }
 

@@ -129,10 +129,11 @@ static void release_side(frame_source *s, capture_pair *p, int k)
     f->buffer = -1;
 }
 
-static frame_status v4l2_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pair *out,
+static frame_status v4l2_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
                               int timeout)
 {
     v4l2_source *v = s->state;
+    uint8_t *l = buf[0], *r = buf[1];
     char err[512];
     if (v4l2_settle(s, err, sizeof err) != 0) {
         say(s->message, sizeof s->message, "%s", err);
@@ -188,9 +189,10 @@ static frame_status v4l2_read(frame_source *s, uint8_t *l, uint8_t *r, frame_pai
     return FRAME_OK;
 }
 
-static void v4l2_lend(frame_source *s, uint8_t *left, uint8_t *right, size_t bytes)
+static void v4l2_lend(frame_source *s, uint8_t *const frame[], size_t bytes)
 {
     v4l2_source *v = s->state;
+    uint8_t *left = frame[0], *right = frame[1];
     if (v->io == CAPTURE_IO_MMAP || !left || !right)
         return;
     pthread_mutex_lock(&v->zc_lock);
@@ -342,7 +344,7 @@ static frame_status v4l2_open(frame_source *s, const live_config *cfg, const sou
     long page = sysconf(_SC_PAGESIZE);
     if (page > 0)
         bytes = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
-    s->info = (frame_source_info){cfg->width, cfg->height, bytes, 1, 0, 0};
+    s->info = (frame_source_info){cfg->width, cfg->height, bytes, 1, 0, 0, 2};
     return FRAME_OK;
 }
 

@@ -88,6 +88,8 @@ static const char usage_text[] =
     "  --backend B            auto (default) | cpu | cuda\n"
     "  --sms N                CUDA: run the stage on N SMs (a green context, CUDA 12.4+;\n"
     "                         the rest of the GPU stays free), 0 = all (default)\n"
+    "  --baselines 1,B2,...   more views of the scene on one bar (e.g. 1,-1: three views),\n"
+    "                         --combine sides (default) | sum: multi-baseline matching\n"
     "  --set SECTION.KEY=VAL  a key of the configuration file (config/README.md), e.g.\n"
     "                         --set synth.width=1280 --set synth.fps=0 --set stereo.paths=4\n"
 #else
@@ -106,7 +108,14 @@ static const char usage_text[] =
     "  --input URI            one side-by-side stream (left view in the left half), or\n"
     "                         synth:// (the generated scene: synth://?width=W&height=H&fps=F)\n"
     "  --source S             the older way: synth (default) | v4l2 | sbs | files, with the\n"
-    "                         devices in [camera] and the patterns in [files]\n"
+    "                         devices in [camera] and the patterns in [files]\n"    "  --baselines 1,B2,...   more than two cameras on one bar (multi-baseline matching):\n"
+    "                         the baseline ratio of each view after the reference (left),\n"
+    "                         view 1 (right) is 1, e.g. 1,-1 for left-centre-right with the\n"
+    "                         centre as reference; default 1 (the pair)\n"
+    "  --combine R            sides (default: the better side of the reference) | sum\n"
+    "  --view URI             the next view's camera or sequence (view2, view3, ...: one\n"
+    "                         --view per ratio after the first; the kind of --left/--right);\n"
+    "                         synth:// renders every view itself\n"
     "  --frames N             stop after N processed pairs (0 = until closed; the files\n"
     "                         source also stops at its last pair unless files.loop = true)\n"
     "  --headless             no window: statistics once a second\n"
@@ -190,7 +199,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
            O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
            O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
-           O_INPUT };
+           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -214,6 +223,9 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"left", required_argument, NULL, O_LEFT},
         {"right", required_argument, NULL, O_RIGHT},
         {"input", required_argument, NULL, O_INPUT},
+        {"baselines", required_argument, NULL, O_BASELINES},
+        {"combine", required_argument, NULL, O_COMBINE},
+        {"view", required_argument, NULL, O_VIEW},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -232,7 +244,10 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_CENTER, "calibration", "center", NULL},
         {O_LEFT, "source", "left", NULL},       {O_RIGHT, "source", "right", NULL},
         {O_INPUT, "source", "input", NULL},
+        {O_BASELINES, "stereo", "baselines", NULL},
+        {O_COMBINE, "stereo", "combine", NULL},
     };
+    int nview = 2;              /* --view: view2, view3, ... in the order given */
     int c;
     const char *other = NULL;   /* the name of an option given beside --list-cameras */
     opterr = 0;
@@ -308,6 +323,18 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             memcpy(o->section, optarg, (size_t)(dot - optarg));
             memcpy(o->key, dot + 1, (size_t)(eq - dot - 1));
             o->value = eq + 1;
+            continue;
+        }
+        if (c == O_VIEW) {
+            if (nview == STEREO_MAX_VIEWS) {
+                report("--view %s: more than %d views (--view gives view2 .. view%d)", optarg,
+                       STEREO_MAX_VIEWS, STEREO_MAX_VIEWS - 1);
+                return -1;
+            }
+            snprintf(o->option, sizeof o->option, "--view (view%d)", nview);
+            snprintf(o->section, sizeof o->section, "source");
+            snprintf(o->key, sizeof o->key, "view%d", nview++);
+            o->value = optarg;
             continue;
         }
         for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
@@ -545,8 +572,12 @@ typedef struct {
     app_options opt;
     frame_source *src;
     frame_source_info info;
-    stereo_map maps[2];
+    stereo_map maps[STEREO_MAX_VIEWS]; /* one per view (the pair: left, right) */
     int have_maps;
+    int maps_rig;                /* maps[] point into rig_maps (a rig file), else mapfile's */
+#if !LIVE_LIBC_ONLY
+    stereo_map rig_maps[CALIB_RIG_MAX]; /* a rig file's, one per camera (calib_rig_free_maps) */
+#endif
     depth_camera cam;            /* the camera for depth (hal/depth.h), when have_cam */
     int have_cam;                /* from the calibration, or [calibration] focal / baseline */
     const char *cam_from;        /* which, for the log */
@@ -564,7 +595,67 @@ typedef struct {
     int16_t *disparity;          /* copy of the shown disparity, for the cursor readout */
     colormap_range shown_color;  /* the colour range of the frame shown (the legend's) */
     uint8_t *last_rgb;           /* headless --screenshot: the shown colour disparity */
+    /* more views ([stereo] baselines): of the frame shown */
+    int views_used;              /* the views its stage matched (2 while a view >= 2 is lost) */
+    unsigned shown_lost;         /* its lost views */
+    int64_t view_skew_ns[FRAME_MAX_VIEWS];
+    uint64_t view_drops[FRAME_MAX_VIEWS];
 } app;
+
+/* "3 views 1,-1 sides" for a stage of more views, "" for the pair. */
+static const char *views_name(const app *a, char *buf, size_t len)
+{
+    const stereo_params *p = &a->params;
+    if (len)
+        buf[0] = '\0';
+    if (p->views <= 2)
+        return buf;
+    size_t used = (size_t)snprintf(buf, len, "%d views 1", p->views);
+    for (int i = 2; i < p->views && used < len; i++) {
+        char b[16];
+        used += (size_t)snprintf(buf + used, len - used, ",%s",
+                                 stereo_baseline_str(p->baseline[i], b, sizeof b));
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, " %s", stereo_combine_to_str(p->combine));
+    return buf;
+}
+
+/* The views' state for the overlay and the log, two lines (0 for the pair: nothing to say):
+ * what matched the frame shown ("3 views 1,-1 sides", or the fallback while a view is lost,
+ * or waiting while the reference or view 1 is), and each camera's skew to the reference and
+ * drops, as the source reported them. Returns 1 when a view is lost (shown in yellow). */
+static int views_lines(const app *a, const live_stats *s, char *l1, char *l2, size_t len)
+{
+    if (a->params.views <= 2)
+        return 0;
+    char name[96];
+    views_name(a, name, sizeof name);
+    int lost = 0;
+    if (s->views_used == 0 && s->view_waits) { /* the latest delivery could not be matched */
+        unsigned l = s->lost_views & 3u;
+        snprintf(l1, len, "%s: view %d lost, waiting for it (the last depth stays)", name,
+                 l & 2u ? 1 : 0);
+        lost = 1;
+    } else if (a->views_used && a->views_used < a->params.views) {
+        int v = 2;
+        while (v < a->params.views && !(a->shown_lost & 1u << v))
+            v++;
+        snprintf(l1, len, "%s: view %d lost, depth from the reference and view 1", name, v);
+        lost = 1;
+    } else
+        snprintf(l1, len, "%s", name);
+    size_t used = (size_t)snprintf(l2, len, "skew ms");
+    for (int i = 1; i < a->params.views && used < len; i++)
+        used += (size_t)snprintf(l2 + used, len - used, "%s v%d %+.1f", i > 1 ? "," : "", i,
+                                 (double)a->view_skew_ns[i] * 1e-6);
+    if (used < len)
+        used += (size_t)snprintf(l2 + used, len - used, "   drops");
+    for (int i = 1; i < a->params.views && used < len; i++)
+        used += (size_t)snprintf(l2 + used, len - used, "%s v%d %llu", i > 1 ? "," : "", i,
+                                 (unsigned long long)a->view_drops[i]);
+    return 1 + lost;
+}
 
 /* ", recorded N, record drops M" while recording, else "". */
 static void record_counts(const live_stats *s, char *buf, size_t len)
@@ -588,14 +679,16 @@ static void mi_counts(const live_stats *s, char *buf, size_t len)
 
 static void status_line(app *a, const live_stats *s, char *buf, size_t len)
 {
-    char rec[96], mi[64];
+    char rec[96], mi[64], v1[OVERLAY_LINE], v2[OVERLAY_LINE], views[2 * OVERLAY_LINE + 8] = "";
     record_counts(s, rec, sizeof rec);
     mi_counts(s, mi, sizeof mi);
+    if (views_lines(a, s, v1, v2, sizeof v1))
+        snprintf(views, sizeof views, " | %s | %s", v1, v2);
     snprintf(buf, len, "frame %llu | capture %.1f fps | stage %.1f fps %.1f ms | latency %.0f ms"
-             " | dropped %llu%s | %s | %dx%d D%d%s%s%s%s%s%s",
+             " | dropped %llu%s | %s | %dx%d D%d%s%s%s%s%s%s%s",
              (unsigned long long)s->processed, a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms,
              a->rt.latency_ms, (unsigned long long)s->dropped, rec, live_pipeline_backend(a->pipe),
-             a->params.width, a->params.height, a->params.num_disparities,
+             a->params.width, a->params.height, a->params.num_disparities, views,
              mi[0] ? " | " : "", mi, s->source_stats[0] ? " | " : "", s->source_stats,
              s->message[0] ? " | " : "", s->message);
 }
@@ -631,6 +724,10 @@ static void take_frame(app *a, const live_frame *f, int keep_disparity)
     }
     a->shown = f->number;
     a->scene_t = f->scene_t;
+    a->views_used = f->views_used;
+    a->shown_lost = f->lost;
+    memcpy(a->view_skew_ns, f->view_skew_ns, sizeof a->view_skew_ns);
+    memcpy(a->view_drops, f->view_drops, sizeof a->view_drops);
     a->p2 = f->p2;
     a->method = f->method;
     a->shown_color = f->color;
@@ -981,8 +1078,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
 {
     static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
                            yellow = {255, 220, 90, 255};
-    char lines[12][OVERLAY_LINE];
-    SDL_Color colors[12];
+    char lines[14][OVERLAY_LINE];
+    SDL_Color colors[14];
     int n = 0;
     snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
              a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
@@ -1005,6 +1102,11 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
              colormap_to_str(d->colormap), d->auto_range ? "auto" : "fixed",
              d->paused ? "   PAUSED" : "");
     colors[n++] = d->paused ? yellow : white;
+    int vl = views_lines(a, s, lines[n], lines[n + 1], OVERLAY_LINE);
+    if (vl) { /* more views: the rule, a lost view, each camera's skew and drops */
+        colors[n++] = vl > 1 ? yellow : white;
+        colors[n++] = white;
+    }
     if (s->mi) { /* cost mi: did this frame start from the previous one, or from 1/16 */
         mi_counts(s, lines[n], OVERLAY_LINE);
         colors[n++] = s->mi_warm_last ? white : yellow;
@@ -1460,6 +1562,20 @@ static void summary_print(const app *a, const summary *m)
            live_histogram_quantile(lat, 0.5), live_histogram_quantile(lat, 0.95), lat->max,
            (unsigned long long)a->rt.shown, (unsigned long long)m->s.dropped, rec);
     const live_stats *s = &m->s;
+    if (a->params.views > 2) { /* more views: how many frames each stage matched, per camera */
+        char name[96];
+        printf("stereo-live: %s: %llu frames from every view, %llu from the reference and view 1 "
+               "(a view lost), %llu waited (the reference or view 1 lost); drops",
+               views_name(a, name, sizeof name),
+               (unsigned long long)(s->processed - s->pair_frames),
+               (unsigned long long)s->pair_frames, (unsigned long long)s->view_waits);
+        for (int i = 1; i < a->params.views; i++)
+            printf("%s v%d %llu", i > 1 ? "," : "", i, (unsigned long long)a->view_drops[i]);
+        printf(", skew ms");
+        for (int i = 1; i < a->params.views; i++)
+            printf("%s v%d %+.1f", i > 1 ? "," : "", i, (double)a->view_skew_ns[i] * 1e-6);
+        printf(" (the last frame shown)\n");
+    }
     if (s->mi) /* the two MI paths' costs (stereo.h: mi_warm, mi_restart) */
         printf("stereo-live: mi: %llu restarts (hierarchy) at %.1f ms mean, of which the "
                "hierarchy %.1f ms; %llu warm frames at %.1f ms mean\n",
@@ -1534,6 +1650,24 @@ static int write_summary_json(FILE *f, const char *path, const void *ctx, char *
                 s->mi_restarts ? s->mi_hierarchy_ms_total / s->mi_restarts : 0.0,
                 (unsigned long long)s->mi_warm_frames,
                 s->mi_warm_frames ? s->mi_warm_ms_total / s->mi_warm_frames : 0.0);
+    }
+    {
+        const live_stats *s = &m->s;
+        int n = p->views > 2 ? p->views : 2;
+        fprintf(f, "  \"views\": %d,\n  \"baselines\": [1", n);
+        for (int i = 2; i < n; i++)
+            fprintf(f, ", %.6g", p->baseline[i] / (double)STEREO_BASELINE_SCALE);
+        fprintf(f, "],\n  \"combine\": \"%s\",\n  \"view_frames_all\": %llu,\n"
+                   "  \"view_frames_pair\": %llu,\n  \"view_waits\": %llu,\n  \"view_drops\": [",
+                stereo_combine_to_str(p->combine),
+                (unsigned long long)(s->processed - s->pair_frames),
+                (unsigned long long)s->pair_frames, (unsigned long long)s->view_waits);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)a->view_drops[i]);
+        fprintf(f, "],\n  \"view_skew_ms\": [");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s%.3f", i ? ", " : "", (double)a->view_skew_ns[i] * 1e-6);
+        fprintf(f, "],\n");
     }
     fprintf(f, "  \"recorded\": %llu,\n  \"record_drops\": %llu,\n  \"error\": ",
             (unsigned long long)m->s.recorded, (unsigned long long)m->s.record_drops);
@@ -1610,6 +1744,52 @@ static int choose_camera(app *a)
 }
 #endif
 
+#if !LIVE_LIBC_ONLY
+/* More than two views: [calibration] maps is a rig file (stereo-calibrate --view); each view
+ * takes the rig camera at its baseline ratio (the reference and the first other camera for
+ * views 0 and 1, then the camera whose ratio rounds to b_i in 16ths, as the stage holds it).
+ * 0, or -1 with err. */
+static int load_view_maps(app *a, char *err, size_t errlen)
+{
+    const char *path = a->cfg.maps;
+    int rig = calib_is_rig(path, err, errlen);
+    if (rig < 0)
+        return -1;
+    if (!rig) {
+        snprintf(err, errlen, "calibration.maps: %s is no rig file (no rig_cameras key): %d views "
+                 "need one map per camera, a rig from stereo-calibrate --view (docs/"
+                 "calibration.md)", path, a->params.views);
+        return -1;
+    }
+    calib_rig g;
+    if (calib_rig_load(path, a->info.width, a->info.height, &g, a->rig_maps, err, errlen) != 0)
+        return -1;
+    a->maps_rig = 1; /* freed at the end from here on */
+    int used[CALIB_RIG_MAX] = {0};
+    for (int i = 0; i < a->params.views; i++) {
+        int k = i == 0 ? g.reference : i == 1 ? g.first : -1;
+        for (int c = 0; k < 0 && c < g.ncams; c++)
+            if (!used[c] && c != g.reference &&
+                fabs(g.ratio[c] * STEREO_BASELINE_SCALE - a->params.baseline[i]) < 0.5)
+                k = c;
+        if (k < 0) {
+            char b[16], list[160] = "";
+            size_t n = 0;
+            for (int c = 0; c < g.ncams && n < sizeof list; c++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%.3g", c ? ", " : "",
+                                      g.ratio[c]);
+            snprintf(err, errlen, "calibration.maps: %s: no camera at view %d's baseline ratio %s "
+                     "([stereo] baselines); the rig's cameras are at %s", path, i,
+                     stereo_baseline_str(a->params.baseline[i], b, sizeof b), list);
+            return -1;
+        }
+        used[k] = 1;
+        a->maps[i] = a->rig_maps[k];
+    }
+    return 0;
+}
+#endif
+
 static int open_inputs(app *a)
 {
     char err[1024];
@@ -1624,13 +1804,22 @@ static int open_inputs(app *a)
             return -1;
         }
         report("generated scene: %d frames pre-rendered (%.0f MB), replayed in a loop",
-               a->opt.prerender, 2.0 * a->info.width * a->info.height * a->opt.prerender / 1e6);
+               a->opt.prerender,
+               (double)a->info.views * a->info.width * a->info.height * a->opt.prerender / 1e6);
     }
     a->params = a->cfg.stereo;
     a->params.width = a->info.width;
     a->params.height = a->info.height;
 #if !LIVE_LIBC_ONLY /* check_built_in refused maps */
-    if (a->cfg.maps[0]) {
+    if (a->cfg.maps[0] && a->params.views > 2) {
+        if (load_view_maps(a, err, sizeof err) != 0) {
+            report("%s", err);
+            return -1;
+        }
+        a->have_maps = 1;
+        a->params.width = a->maps[0].width;
+        a->params.height = a->maps[0].height;
+    } else if (a->cfg.maps[0]) {
         if (calib_load_maps_camera(a->cfg.maps, a->info.width, a->info.height, a->maps,
                                    &a->cam, &a->have_cam, err, sizeof err) != 0) {
             report("%s", err);
@@ -1815,7 +2004,9 @@ out:
 #if !LIVE_LIBC_ONLY
     if (windowed)
         display_close(&d);
-    if (a.have_maps)
+    if (a.maps_rig)
+        calib_rig_free_maps(a.rig_maps);
+    else if (a.have_maps)
         mapfile_free(a.maps);
 #endif
     frame_source_close(a.src);
