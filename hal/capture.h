@@ -249,6 +249,10 @@ void capture_release(capture *c, capture_pair *p);
 capture_status capture_next_set(capture *c, capture_set *out, int timeout_ms);
 void capture_release_set(capture *c, capture_set *s);
 
+/* How messages name camera k of cfg: the pair's (ncameras 0 or 2) "left camera PATH" / "right
+ * camera PATH", more cameras' "camera K PATH". */
+void capture_camera_name(const capture_config *cfg, int k, char *buf, size_t len);
+
 /* The cameras of the handle (2..CAPTURE_MAX_CAMERAS; 0 for NULL), and which of them stream:
  * bit k is set while camera k is not lost. */
 int capture_cameras(const capture *c);

@@ -41,8 +41,4 @@ void capture_frame_clear(capture_frame *f);
 void capture_pair_clear(capture_pair *p);
 void capture_set_clear(capture_set *s, int n);
 
-/* How messages name camera k of cfg (ncameras applied): the pair's "left camera PATH" /
- * "right camera PATH", more cameras' "camera K PATH". */
-void capture_camera_name(const capture_config *cfg, int k, char *buf, size_t len);
-
 #endif

@@ -12,7 +12,6 @@
  * failed, and what the device offers where it cannot do what the configuration asks.
  */
 #include "v4l2_camera.h"
-#include "capture_backend.h" /* capture_camera_name */
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,6 +7,8 @@
  *   vivid-check LEFT RIGHT VIVID-PLATFORM-DEVICE [THIRD]   e.g. /dev/video0 /dev/video1 vivid.0
  *                                                                /dev/video2
  * (without THIRD only tests 1-26 run)
+ *   vivid-check --disconnect DEVICE                     presses vivid's Disconnect button (for
+ *                                                       init.sh, while stereo-live streams)
  *
  * Checks: both cameras open at 640x480 YUYV 25 fps with 4+ buffers and the controls applied;
  * 50 pairs within the skew with increasing timestamps; the vivid test pattern in the frames;
@@ -1296,9 +1298,11 @@ bad_lists:
 
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--disconnect") == 0) /* for init.sh: vivid's button */
+        return press_disconnect(argv[2]) == 0 ? 0 : 1;
     if (argc != 4 && argc != 5) {
         fprintf(stderr, "usage: vivid-check LEFT-DEVICE RIGHT-DEVICE VIVID-PLATFORM-DEVICE "
-                "[THIRD-DEVICE]\n");
+                "[THIRD-DEVICE]\n       vivid-check --disconnect DEVICE\n");
         return 2;
     }
     left_dev = argv[1];
