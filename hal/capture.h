@@ -76,10 +76,11 @@
  * unless capture_config.partial_sets is set: then the cameras that remain (at least two) form
  * sets of their own meanwhile (capture_set.mask says which; the reference is the lowest-numbered
  * camera up, so when camera 0 is lost camera 1 is the reference), and the full sets resume when
- * it is back. capture_cameras_up() says which cameras stream. A lost camera's buffers that the caller still holds stay readable until released;
- * its device is closed only then (a driver frees the node, and can give the returning camera
- * the same /dev/videoN, only when nobody holds it) — a USERPTR camera's at once, since what the
- * caller holds is its own memory (it may hold its last frame until a new one comes). A reopen
+ * it is back. capture_cameras_up() says which cameras stream. A lost camera's buffers that the
+ * caller still holds stay readable until released; its device is closed only then (a driver
+ * frees the node, and can give the returning camera the same /dev/videoN, only when nobody
+ * holds it) — a USERPTR camera's at once, since what the caller holds is its own memory (it may
+ * hold its last frame until a new one comes). A reopen
  * runs inside capture_next and blocks it for as long as opening the camera takes (tens of ms).
  *
  * Threads: a capture handle is used from one thread at a time; it starts no threads of its own.
@@ -212,7 +213,7 @@ typedef struct {
                                                another is lost) */
     uint64_t stale[CAPTURE_MAX_CAMERAS];    /* its frames in sets given back as stale */
     uint64_t pairs;          /* sets (pairs) delivered */
-    uint64_t partial_sets;   /* of those, sets without a lost camera (partial_sets) */
+    uint64_t partial_sets;   /* of those, sets that lack a lost camera (partial_sets) */
     uint64_t stale_pairs;    /* sets given back because a newer one was ready in the same call */
     uint64_t losses[CAPTURE_MAX_CAMERAS];     /* times the camera was lost */
     uint64_t reconnects[CAPTURE_MAX_CAMERAS]; /* times it came back */

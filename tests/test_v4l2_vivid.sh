@@ -7,11 +7,11 @@
 # zero-copy USERPTR streaming into the program's own buffers with its ownership rules, reconnects
 # and fallbacks (17-26); all three in one capture: sets of three, each camera's skew to the
 # reference, one camera disconnected and back (no sets meanwhile, or sets of the other two with
-# partial_sets, the reference lost), zero copy with three, bad device lists (27-36); then
+# partial_sets, the reference lost), zero copy with three, bad device lists (27-37); then
 # build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes: the grouping,
 # node kinds, links, vivid's formats, sizes and rates, the suggested settings, that the app
-# captures on them, and the same list while the app streams (37-46); stereo-live on the three
-# cameras (three views), one of them disconnected and back under it (47-49). About 55 s.
+# captures on them, and the same list while the app streams (38-47); stereo-live on the three
+# cameras (three views), one of them disconnected and back under it (48-50). About 55 s.
 #
 # Kernel: the package linux-image-amd64 depends on, fetched with `apt-get download` into
 # $STEREO_BUILD/v4l2-vm/ (vmlinuz and the 12 media modules are kept there between runs; the

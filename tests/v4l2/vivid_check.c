@@ -34,7 +34,7 @@
  * AUTO without buffers fall back to mmap; memory the driver refuses (a read-only shared
  * mapping) makes AUTO fall back for that camera and USERPTR fail; RGB24 into user buffers.
  *
- * Three cameras (27-36: LEFT, RIGHT, THIRD as cameras 0, 1, 2 of one capture, camera 0 the
+ * Three cameras (27-37: LEFT, RIGHT, THIRD as cameras 0, 1, 2 of one capture, camera 0 the
  * reference): open with all up, the pair call refused on them; 50 sets, each with a frame of
  * every camera, per-camera timestamps increasing; each camera's skew to the reference within
  * the max skew, the set's skews its timestamps' differences, the stats' per-camera skew the last
@@ -43,7 +43,8 @@
  * retry with sets of three; with partial_sets, Disconnect on camera 0 (the reference): sets of
  * cameras 1 and 2 with camera 1 the reference, then sets of three again; zero copy into each
  * camera's own buffers; a missing third device, a device given twice and a link to another
- * camera's node refused with messages naming them.
+ * camera's node refused with messages naming them; a camera count out of range and a list
+ * shorter than the count refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1292,6 +1293,29 @@ bad_lists:
                           CAPTURE_ERR_PARAM, need2);
         unlink(link);
     }
+    /* 37. a count out of range and a device list shorter than the count */
+    {
+        capture_config bad = three_config();
+        bad.ncameras = CAPTURE_MAX_CAMERAS + 1;
+        const char *need9[] = {"9 cameras", "2..8", NULL};
+        capture *c9 = NULL;
+        char e9[1024] = "";
+        capture_status s9 = capture_open(&bad, &c9, e9, sizeof e9);
+        int ok = s9 == CAPTURE_ERR_PARAM && !c9;
+        for (int i = 0; need9[i]; i++)
+            ok = ok && strstr(e9, need9[i]);
+        diag("ncameras %d: status %d: %s", bad.ncameras, (int)s9, e9);
+        capture_close(c9);
+        bad = three_config();
+        bad.ncameras = 4; /* device[3] not given */
+        const char *need[] = {"camera 3", "no device given", NULL};
+        if (ok)
+            expect_open_error("a count out of range (9) and four cameras with three devices "
+                              "refused, naming the count / the camera", &bad, CAPTURE_ERR_PARAM,
+                              need);
+        else
+            tap(0, "a count out of range (9) refused naming the count");
+    }
 }
 
 /* ---- the tests ------------------------------------------------------------------------------ */
@@ -1312,7 +1336,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGALRM, on_alarm);
     alarm(WATCHDOG_S);
-    printf("1..%d\n", third_dev ? 36 : 26);
+    printf("1..%d\n", third_dev ? 37 : 26);
 
     /* 1. open */
     capture_config cfg = base_config();
