@@ -454,10 +454,10 @@ static frame_status take(frame_source *s, int k, GstSample *smp, uint8_t *l, uin
         g->held[slot] = smp;
         frame_pairing_result res;
         frame_pairing_offer(&g->pairing, k, slot, ts, &res);
-        if (res.dropped) {
-            gst_sample_unref(g->held[res.drop_handle]);
-            g->held[res.drop_handle] = NULL;
-            g->unpaired[res.drop_camera]++;
+        for (int d = 0; d < res.dropped; d++) {
+            gst_sample_unref(g->held[res.drop[d].handle]);
+            g->held[res.drop[d].handle] = NULL;
+            g->unpaired[res.drop[d].camera]++;
         }
         if (!res.paired)
             return FRAME_TIMEOUT;

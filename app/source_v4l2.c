@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* source_v4l2.c — two V4L2 cameras as a frame source (left/right v4l2:///dev/videoN, or the
- * older [source] type = v4l2 with [camera] left/right) through hal/capture.h: pairing by
- * timestamp, lost-camera retries and their messages are there; zero copy is here.
+/* source_v4l2.c — two or more V4L2 cameras as a frame source (left/right v4l2:///dev/videoN,
+ * [source] view2 ... for more views, or the older [source] type = v4l2 with [camera] left/right)
+ * through hal/capture.h: grouping by timestamp, lost-camera retries and their messages are
+ * there; zero copy is here.
+ *
+ * Views. Camera k is view k (0 the reference, 1 right, 2.. [source] view2 ...), one capture
+ * handle for all (capture_config.ncameras). With more than two views the capture delivers sets
+ * of the cameras that remain while one is lost (partial_sets): a set without view k >= 1 is
+ * delivered with frame_pair.lost bit k (the pipeline matches the reference and view 1 alone
+ * while only views >= 2 are lost, and waits while view 1 is); one without the reference is
+ * given back and the read says FRAME_LOST. Each delivery carries every camera's capture time
+ * (view_timestamp_ns: its skew to the reference's) and its drops so far (view_drops: frames
+ * without a set, in stale sets, or flagged corrupt by the driver).
  */
 #include "source_backend.h"
 
@@ -15,31 +25,36 @@
 
 #include "capture.h"
 
-#define ZC_MAX (2 * CAPTURE_MAX_BUFFERS) /* delivered + released pairs with lent frames */
+#define ZC_MAX (2 * CAPTURE_MAX_BUFFERS) /* delivered + released sets with lent frames */
 
 typedef struct {
-    char device[2][CONFIG_PATH_MAX]; /* outlive the capture (capture.h keeps the pointers) */
+    char device[FRAME_MAX_VIEWS][CONFIG_PATH_MAX]; /* outlive the capture (capture.h keeps the
+                                                      pointers) */
+    int n;                     /* cameras = views */
     capture *cap;
     capture_io io;             /* asked for (STEREO_V4L2_IO); AUTO unless set */
     int io_settled;            /* the cameras got the lent frames, or heard there are none */
     pthread_mutex_t zc_lock;   /* guards lent, out, back: frame_source_release comes from the
                                   pipeline's other threads */
-    uint8_t *lent[2][CAPTURE_MAX_BUFFERS]; /* the pool's frames lent to the source, per camera */
+    uint8_t *lent[FRAME_MAX_VIEWS][CAPTURE_MAX_BUFFERS]; /* the pool's frames lent to the
+                                                            source, per camera */
     int nlent, lent_new;       /* lent_new: not given to the cameras yet */
     size_t lent_bytes;
     struct {
-        const uint8_t *data[2];   /* the delivered images (the key frame_source_release finds) */
-        capture_pair pair;        /* their USERPTR frames (a copied side's buffer is -1) */
+        const uint8_t *data[FRAME_MAX_VIEWS]; /* the delivered images (the key
+                                                 frame_source_release finds) */
+        capture_set set;          /* their USERPTR frames (a copied view's buffer is -1) */
     } out[ZC_MAX];
     int nout;
-    capture_pair back[ZC_MAX]; /* released, queued again at the next read */
+    capture_set back[ZC_MAX];  /* released, queued again at the next read */
     int nback;
     uint64_t frames_zero_copy, frames_copied;
 } v4l2_source;
 
 /* Zero copy (capture.h: USERPTR). The pipeline lends the source every frame of its pool
  * (frame_source_lend, after stereo_frame_alloc) and the next read gives them to the cameras
- * that can stream into them (capture_give_buffers; slot k's left frame is left buffer k): a
+ * that can stream into them (capture_give_buffers; slot k's frame of view v is buffer k of
+ * camera v): a
  * USERPTR camera then writes each frame straight into a pool frame and the stage reads it there.
  * Who owns a lent frame when:
  *   queued      the driver's, from capture_give_buffers or a capture_release until it is
@@ -55,9 +70,9 @@ typedef struct {
  *   released    listed in back[] (frame_source_release runs on the pipeline's threads under
  *               its lock, while the capture handle belongs to the capture thread), queued again
  *               at the start of the next read: within READ_TIMEOUT_MS, usually a frame period.
- * So the frames the pipeline passes to a read (l, r) are not written for a USERPTR camera: lent
+ * So the frames the pipeline passes to a read (buf[]) are not written for a USERPTR camera: lent
  * frames float between slots. An MMAP camera (the fallback) keeps the old path: its frame is
- * copied once into l or r (its own slot's frames, never given to the driver) and its driver
+ * copied once into its buf[v] (its own slot's frames, never given to the driver) and its driver
  * buffer goes back at once. frame_source_reclaim, before the pool frees the frames (or moves to
  * a new stage), takes every lent frame back: capture_take_back_buffers stops the USERPTR
  * cameras, the driver lets go of every buffer, and the next lend starts them again.
@@ -78,8 +93,8 @@ typedef struct {
 static int v4l2_settle(frame_source *s, char *err, size_t errlen)
 {
     v4l2_source *v = s->state;
-    capture_pair back[ZC_MAX];
-    void *lent[2][CAPTURE_MAX_BUFFERS];
+    capture_set back[ZC_MAX];
+    void *lent[FRAME_MAX_VIEWS][CAPTURE_MAX_BUFFERS];
     size_t bytes = 0;
     int nlent = 0;
     pthread_mutex_lock(&v->zc_lock);
@@ -89,13 +104,13 @@ static int v4l2_settle(frame_source *s, char *err, size_t errlen)
     if (fresh) {
         nlent = v->nlent;
         bytes = v->lent_bytes;
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < v->n; k++)
             for (int i = 0; i < nlent; i++)
                 lent[k][i] = v->lent[k][i];
     }
     pthread_mutex_unlock(&v->zc_lock);
     for (int i = 0; i < nback; i++)
-        capture_release(v->cap, &back[i]);
+        capture_release_set(v->cap, &back[i]);
     if (v->io == CAPTURE_IO_MMAP || (v->io_settled && !fresh))
         return 0;
     if (nlent < CAPTURE_MIN_BUFFERS) { /* none (a caller without the lend hook), or too few */
@@ -108,7 +123,7 @@ static int v4l2_settle(frame_source *s, char *err, size_t errlen)
                              : "v4l2: no frames lent to capture into (the cameras copy)");
         nlent = 0;
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < v->n; k++)
         if (capture_give_buffers(v->cap, k, nlent ? lent[k] : NULL, nlent, bytes, err, errlen) !=
             CAPTURE_OK)
             return -1;
@@ -116,31 +131,38 @@ static int v4l2_settle(frame_source *s, char *err, size_t errlen)
     return 0;
 }
 
-/* Gives one side of a pair back to its camera at once (a copied MMAP frame). */
-static void release_side(frame_source *s, capture_pair *p, int k)
+/* Gives one camera's frame of a set back at once (a copied MMAP frame). */
+static void release_side(frame_source *s, capture_set *set, int k)
 {
     v4l2_source *v = s->state;
-    capture_pair one;
+    capture_set one;
     memset(&one, 0, sizeof one);
-    one.left.buffer = one.right.buffer = -1;
-    capture_frame *f = k ? &p->right : &p->left;
-    *(k ? &one.right : &one.left) = *f;
-    capture_release(v->cap, &one);
-    f->buffer = -1;
+    one.n = set->n;
+    for (int i = 0; i < CAPTURE_MAX_CAMERAS; i++)
+        one.frame[i].buffer = -1;
+    one.frame[k] = set->frame[k];
+    one.mask = 1u << k;
+    capture_release_set(v->cap, &one);
+    set->frame[k].buffer = -1;
+}
+
+/* Frames of camera k dropped so far: without a set, in a stale set, or flagged by the driver. */
+static uint64_t camera_drops(const capture_stats *cs, int k)
+{
+    return cs->unpaired[k] + cs->stale[k] + cs->errors[k];
 }
 
 static frame_status v4l2_read(frame_source *s, uint8_t *const buf[], frame_pair *out,
                               int timeout)
 {
     v4l2_source *v = s->state;
-    uint8_t *l = buf[0], *r = buf[1];
     char err[512];
     if (v4l2_settle(s, err, sizeof err) != 0) {
         say(s->message, sizeof s->message, "%s", err);
         return FRAME_ERROR;
     }
-    capture_pair p;
-    capture_status st = capture_next(v->cap, &p, timeout);
+    capture_set set;
+    capture_status st = capture_next_set(v->cap, &set, timeout);
     snprintf(s->message, sizeof s->message, "%s", capture_message(v->cap));
     if (st == CAPTURE_TIMEOUT)
         return FRAME_TIMEOUT;
@@ -148,41 +170,50 @@ static frame_status v4l2_read(frame_source *s, uint8_t *const buf[], frame_pair 
         return FRAME_LOST;
     if (st != CAPTURE_OK)
         return FRAME_ERROR;
+    if (!(set.mask & 1u)) { /* the reference lost: nothing to match (see Views) */
+        capture_release_set(v->cap, &set);
+        return FRAME_LOST;
+    }
+    capture_stats cs;
+    capture_stats_get(v->cap, &cs);
     /* USERPTR: the stage reads the frame where the driver wrote it; MMAP: one copy into the
      * slot's own frame, and the driver's buffer goes straight back (see above) */
-    capture_frame *f[2] = {&p.left, &p.right};
-    uint8_t *dst[2] = {l, r};
-    stereo_image im[2];
     int lent = 0;
-    for (int k = 0; k < 2; k++)
-        if (f[k]->io == CAPTURE_IO_USERPTR) {
-            im[k] = capture_frame_image(f[k]);
+    for (int k = 0; k < v->n; k++) {
+        capture_frame *f = &set.frame[k];
+        out->view_drops[k] = camera_drops(&cs, k);
+        if (!(set.mask & 1u << k)) {
+            out->lost |= 1u << k;
+            continue;
+        }
+        out->view_timestamp_ns[k] = f->timestamp_ns;
+        if (f->io == CAPTURE_IO_USERPTR) {
+            out->view[k] = capture_frame_image(f);
             lent = 1;
             v->frames_zero_copy++;
         } else {
-            im[k] = source_pack_rows(f[k]->data, f[k]->pitch, f[k]->width, f[k]->height, f[k]->format,
-                              dst[k]);
+            out->view[k] = source_pack_rows(f->data, f->pitch, f->width, f->height, f->format,
+                                            buf[k]);
             v->frames_copied++;
-            release_side(s, &p, k);
+            release_side(s, &set, k);
         }
-    out->left = im[0];
-    out->right = im[1];
-    out->timestamp_ns = p.left.timestamp_ns;
+    }
+    out->timestamp_ns = set.frame[0].timestamp_ns;
     out->scene_t = 0;
-    out->index = p.left.sequence;
+    out->index = set.frame[0].sequence;
     if (lent) { /* delivered until frame_source_release */
         pthread_mutex_lock(&v->zc_lock);
         int room = v->nout + v->nback < ZC_MAX; /* always: each entry holds a lent frame */
         if (room) {
-            v->out[v->nout].data[0] = im[0].data;
-            v->out[v->nout].data[1] = im[1].data;
-            v->out[v->nout].pair = p;
+            for (int k = 0; k < FRAME_MAX_VIEWS; k++)
+                v->out[v->nout].data[k] = k < v->n ? out->view[k].data : NULL;
+            v->out[v->nout].set = set;
             v->nout++;
         }
         pthread_mutex_unlock(&v->zc_lock);
         if (!room) {
-            capture_release(v->cap, &p);
-            say(s->message, sizeof s->message, "v4l2: more than %d pairs held", ZC_MAX);
+            capture_release_set(v->cap, &set);
+            say(s->message, sizeof s->message, "v4l2: more than %d sets held", ZC_MAX);
             return FRAME_ERROR;
         }
     }
@@ -192,13 +223,15 @@ static frame_status v4l2_read(frame_source *s, uint8_t *const buf[], frame_pair 
 static void v4l2_lend(frame_source *s, uint8_t *const frame[], size_t bytes)
 {
     v4l2_source *v = s->state;
-    uint8_t *left = frame[0], *right = frame[1];
-    if (v->io == CAPTURE_IO_MMAP || !left || !right)
+    if (v->io == CAPTURE_IO_MMAP)
         return;
+    for (int k = 0; k < v->n; k++)
+        if (!frame[k])
+            return;
     pthread_mutex_lock(&v->zc_lock);
     if (v->nlent < CAPTURE_MAX_BUFFERS) {
-        v->lent[0][v->nlent] = left;
-        v->lent[1][v->nlent] = right;
+        for (int k = 0; k < v->n; k++)
+            v->lent[k][v->nlent] = frame[k];
         v->lent_bytes = v->nlent == 0 || bytes < v->lent_bytes ? bytes : v->lent_bytes;
         v->nlent++;
         v->lent_new = 1;
@@ -209,15 +242,19 @@ static void v4l2_lend(frame_source *s, uint8_t *const frame[], size_t bytes)
 static void v4l2_release(frame_source *s, const frame_pair *p)
 {
     v4l2_source *v = s->state;
-    if (!p->left.data)
+    if (!p->view[0].data)
         return;
     pthread_mutex_lock(&v->zc_lock);
-    for (int i = 0; i < v->nout; i++)
-        if (v->out[i].data[0] == p->left.data && v->out[i].data[1] == p->right.data) {
-            v->back[v->nback++] = v->out[i].pair;
+    for (int i = 0; i < v->nout; i++) {
+        int same = 1;
+        for (int k = 0; k < v->n; k++)
+            same = same && v->out[i].data[k] == ((p->lost & 1u << k) ? NULL : p->view[k].data);
+        if (same) {
+            v->back[v->nback++] = v->out[i].set;
             v->out[i] = v->out[--v->nout];
             break;
         }
+    }
     pthread_mutex_unlock(&v->zc_lock);
 }
 
@@ -243,13 +280,27 @@ static void v4l2_stats_line(const frame_source *s, char *buf, size_t len)
     const v4l2_source *v = s->state;
     capture_stats cs;
     capture_stats_get(v->cap, &cs);
-    say(buf, len, "cameras: %llu pairs, skew %.1f ms (max %.1f), %llu+%llu unpaired, "
-        "%llu stale, %llu+%llu errors, %llu+%llu losses", (unsigned long long)cs.pairs,
-        cs.skew_ns / 1e6, cs.max_skew_ns / 1e6,
-        (unsigned long long)cs.unpaired[0], (unsigned long long)cs.unpaired[1],
-        (unsigned long long)cs.stale_pairs, (unsigned long long)cs.errors[0],
-        (unsigned long long)cs.errors[1], (unsigned long long)cs.losses[0],
-        (unsigned long long)cs.losses[1]);
+    if (v->n == 2)
+        say(buf, len, "cameras: %llu pairs, skew %.1f ms (max %.1f), %llu+%llu unpaired, "
+            "%llu stale, %llu+%llu errors, %llu+%llu losses", (unsigned long long)cs.pairs,
+            cs.skew_ns / 1e6, cs.max_skew_ns / 1e6,
+            (unsigned long long)cs.unpaired[0], (unsigned long long)cs.unpaired[1],
+            (unsigned long long)cs.stale_pairs, (unsigned long long)cs.errors[0],
+            (unsigned long long)cs.errors[1], (unsigned long long)cs.losses[0],
+            (unsigned long long)cs.losses[1]);
+    else { /* per camera: skew to the reference in its last set, drops, losses, up or lost */
+        say(buf, len, "cameras: %llu sets (%llu partial, %llu stale), max skew %.1f ms",
+            (unsigned long long)cs.pairs, (unsigned long long)cs.partial_sets,
+            (unsigned long long)cs.stale_pairs, cs.max_skew_ns / 1e6);
+        for (int k = 0; k < v->n; k++) {
+            size_t n = strlen(buf);
+            if (n >= len)
+                break;
+            say(buf + n, len - n, "; cam%d %+.1f ms %llu drops %llu losses%s", k,
+                cs.cam_skew_ns[k] / 1e6, (unsigned long long)camera_drops(&cs, k),
+                (unsigned long long)cs.losses[k], cs.lost[k] ? " LOST" : "");
+        }
+    }
     size_t n = strlen(buf);
     if (n < len) /* frames the stage read where the driver wrote them / copied once */
         say(buf + n, len - n, ", frames %llu zero-copy %llu copied",
@@ -298,7 +349,13 @@ int source_camera_path_missing(const live_config *cfg, const char *section, cons
 static frame_status v4l2_open(frame_source *s, const live_config *cfg, const source_plan *plan,
                               char *err, size_t errlen)
 {
-    const char *dev[2] = {plan->uri[0].target, plan->uri[1].target};
+    int n = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
+    source_uri uris[FRAME_MAX_VIEWS];
+    if (n > 2 && live_config_view_uris(cfg, plan, uris, err, errlen) != 0)
+        return FRAME_ERROR;
+    const char *dev[FRAME_MAX_VIEWS];
+    for (int k = 0; k < n; k++)
+        dev[k] = k < 2 ? plan->uri[k].target : uris[k].target;
     const char *section = plan->from_type ? "camera" : "source";
     /* STEREO_V4L2_IO=auto|mmap|userptr (docs/jetson.md, "Memory"); auto when unset */
     const char *env = getenv("STEREO_V4L2_IO");
@@ -312,16 +369,23 @@ static frame_status v4l2_open(frame_source *s, const live_config *cfg, const sou
         say(err, errlen, "v4l2: out of memory");
         return FRAME_ERROR;
     }
-    snprintf(v->device[0], sizeof v->device[0], "%s", dev[0]);
-    snprintf(v->device[1], sizeof v->device[1], "%s", dev[1]);
+    v->n = n;
     capture_config cc;
     source_camera_config(cfg, &cc);
-    cc.device[0] = v->device[0];
-    cc.device[1] = v->device[1];
+    cc.ncameras = n;
+    cc.partial_sets = n > 2; /* views >= 2 may go missing for a while (see Views) */
+    for (int k = 0; k < n; k++) {
+        snprintf(v->device[k], sizeof v->device[k], "%s", dev[k]);
+        cc.device[k] = v->device[k];
+    }
     cc.io = v->io = (capture_io)io;
     if (capture_open(&cc, &v->cap, err, errlen) != CAPTURE_OK) {
-        if (!source_camera_path_missing(cfg, section, "left", dev[0], err, errlen))
-            source_camera_path_missing(cfg, section, "right", dev[1], err, errlen);
+        for (int k = 0; k < n; k++) {
+            char key[16];
+            say(key, sizeof key, k == 0 ? "left" : k == 1 ? "right" : "view%d", k);
+            if (source_camera_path_missing(cfg, section, key, dev[k], err, errlen))
+                break;
+        }
         free(v);
         return FRAME_ERROR;
     }
@@ -332,19 +396,21 @@ static frame_status v4l2_open(frame_source *s, const live_config *cfg, const sou
         return FRAME_ERROR;
     }
     s->state = v;
-    for (int k = 0; io == CAPTURE_IO_MMAP && k < 2; k++)
-        fprintf(stderr, "stereo-live: %s camera %s: mmap + copy: STEREO_V4L2_IO=mmap\n",
-                k ? "right" : "left", dev[k]);
+    for (int k = 0; io == CAPTURE_IO_MMAP && k < n; k++) {
+        char name[CONFIG_PATH_MAX + 32];
+        capture_camera_name(&cc, k, name, sizeof name);
+        fprintf(stderr, "stereo-live: %s: mmap + copy: STEREO_V4L2_IO=mmap\n", name);
+    }
     /* room for the widest format (RGB24) and for what each driver writes (sizeimage, the
      * USERPTR frames' least length), in whole pages */
     size_t bytes = (size_t)cfg->width * cfg->height * 3;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < n; k++)
         if (capture_buffer_bytes(v->cap, k) > bytes)
             bytes = capture_buffer_bytes(v->cap, k);
     long page = sysconf(_SC_PAGESIZE);
     if (page > 0)
         bytes = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
-    s->info = (frame_source_info){cfg->width, cfg->height, bytes, 1, 0, 0, 2};
+    s->info = (frame_source_info){cfg->width, cfg->height, bytes, 1, 0, 0, n};
     return FRAME_OK;
 }
 

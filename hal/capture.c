@@ -11,6 +11,7 @@
 struct capture {
     const capture_ops *ops;
     void *state;
+    int n; /* cameras */
 };
 
 static const struct {
@@ -89,17 +90,49 @@ void capture_pair_clear(capture_pair *p)
     p->skew_ns = 0;
 }
 
+void capture_set_clear(capture_set *s, int n)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->ref = -1;
+    for (int k = 0; k < CAPTURE_MAX_CAMERAS; k++)
+        capture_frame_clear(&s->frame[k]);
+}
+
+void capture_camera_name(const capture_config *cfg, int k, char *buf, size_t len)
+{
+    const char *path = k >= 0 && k < CAPTURE_MAX_CAMERAS && cfg->device[k] ? cfg->device[k] : "?";
+    if (cfg->ncameras <= 2)
+        snprintf(buf, len, "%s camera %s", k ? "right" : "left", path);
+    else
+        snprintf(buf, len, "camera %d %s", k, path);
+}
+
 /* Checks cfg and writes it with its defaults applied into *out. */
 static capture_status resolve_config(const capture_config *cfg, capture_config *out, char *err,
                                      size_t errlen)
 {
     *out = *cfg;
+    if (cfg->ncameras == 0)
+        out->ncameras = 2;
+    else if (cfg->ncameras < 2 || cfg->ncameras > CAPTURE_MAX_CAMERAS) {
+        snprintf(err, errlen, "capture: %d cameras is not valid (2..%d)", cfg->ncameras,
+                 CAPTURE_MAX_CAMERAS);
+        return CAPTURE_ERR_PARAM;
+    }
     if (cfg->backend == CAPTURE_V4L2_PAIR)
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < out->ncameras; i++)
             if (!cfg->device[i] || !cfg->device[i][0]) {
-                snprintf(err, errlen, "capture: no %s camera device given", i ? "right" : "left");
+                if (out->ncameras == 2)
+                    snprintf(err, errlen, "capture: no %s camera device given",
+                             i ? "right" : "left");
+                else
+                    snprintf(err, errlen, "capture: no device given for camera %d (of %d)", i,
+                             out->ncameras);
                 return CAPTURE_ERR_PARAM;
             }
+    for (int i = out->ncameras; i < CAPTURE_MAX_CAMERAS; i++)
+        out->device[i] = NULL; /* not ours */
     if (cfg->width <= 0 || cfg->height <= 0 || cfg->width > 16384 || cfg->height > 16384) {
         snprintf(err, errlen, "capture: size %dx%d is not valid", cfg->width, cfg->height);
         return CAPTURE_ERR_PARAM;
@@ -179,6 +212,7 @@ capture_status capture_open(const capture_config *cfg, capture **out, char *err,
         return CAPTURE_ERR_NOMEM;
     }
     c->ops = ops;
+    c->n = rc.ncameras;
     if ((st = ops->open(&rc, &c->state, err, errlen)) != CAPTURE_OK) {
         free(c);
         return st;
@@ -187,19 +221,60 @@ capture_status capture_open(const capture_config *cfg, capture **out, char *err,
     return CAPTURE_OK;
 }
 
-capture_status capture_next(capture *c, capture_pair *out, int timeout_ms)
+capture_status capture_next_set(capture *c, capture_set *out, int timeout_ms)
 {
     if (out)
-        capture_pair_clear(out);
+        capture_set_clear(out, c ? c->n : 0);
     if (!c || !out || timeout_ms < 0)
         return CAPTURE_ERR_PARAM;
     return c->ops->next(c->state, out, timeout_ms);
 }
 
+void capture_release_set(capture *c, capture_set *s)
+{
+    if (c && s)
+        c->ops->release(c->state, s);
+}
+
+capture_status capture_next(capture *c, capture_pair *out, int timeout_ms)
+{
+    if (out)
+        capture_pair_clear(out);
+    if (!c || !out || timeout_ms < 0 || c->n != 2)
+        return CAPTURE_ERR_PARAM;
+    capture_set s;
+    capture_status st = capture_next_set(c, &s, timeout_ms);
+    if (st == CAPTURE_OK) {
+        out->left = s.frame[0];
+        out->right = s.frame[1];
+        out->skew_ns = s.skew_ns[1];
+    }
+    return st;
+}
+
 void capture_release(capture *c, capture_pair *p)
 {
-    if (c && p)
-        c->ops->release(c->state, p);
+    if (!c || !p)
+        return;
+    capture_set s;
+    capture_set_clear(&s, c->n);
+    s.frame[0] = p->left;
+    s.frame[1] = p->right;
+    s.mask = (p->left.buffer >= 0) | (p->right.buffer >= 0) << 1;
+    c->ops->release(c->state, &s);
+    capture_pair_clear(p);
+}
+
+int capture_cameras(const capture *c)
+{
+    return c ? c->n : 0;
+}
+
+unsigned capture_cameras_up(const capture *c)
+{
+    capture_stats s;
+    capture_stats_get(c, &s);
+    return s.up;
 }
 
 void capture_stats_get(const capture *c, capture_stats *out)
@@ -218,14 +293,14 @@ capture_io capture_io_mode(const capture *c, int camera, const char **why)
 {
     if (why)
         *why = "";
-    if (!c || camera < 0 || camera > 1)
+    if (!c || camera < 0 || camera >= c->n)
         return CAPTURE_IO_MMAP;
     return c->ops->io_mode(c->state, camera, why);
 }
 
 size_t capture_buffer_bytes(const capture *c, int camera)
 {
-    if (!c || camera < 0 || camera > 1)
+    if (!c || camera < 0 || camera >= c->n)
         return 0;
     return c->ops->buffer_bytes(c->state, camera);
 }
@@ -233,7 +308,7 @@ size_t capture_buffer_bytes(const capture *c, int camera)
 capture_status capture_give_buffers(capture *c, int camera, void *const *buffers, int n,
                                     size_t bytes, char *err, size_t errlen)
 {
-    if (!c || camera < 0 || camera > 1 || n < 0 || (n > 0 && !buffers)) {
+    if (!c || camera < 0 || camera >= c->n || n < 0 || (n > 0 && !buffers)) {
         snprintf(err, errlen, "capture: give buffers: bad arguments (camera %d, %d buffers)",
                  camera, n);
         return CAPTURE_ERR_PARAM;

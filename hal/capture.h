@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* capture.h — live stereo input: frame pairs from a camera rig (or a stand-in for one).
+/* capture.h — live stereo input: frame pairs, or sets of N cameras, from a camera rig (or a
+ * stand-in for one).
  *
  * One interface, several backends chosen at run time by capture_config.backend:
- *   CAPTURE_V4L2_PAIR   two V4L2 cameras given by path (v4l2_pair.c, v4l2_camera.c)
+ *   CAPTURE_V4L2_PAIR   2..CAPTURE_MAX_CAMERAS V4L2 cameras given by path (v4l2_pair.c,
+ *                       v4l2_camera.c); two (ncameras 0 or 2) are the pair
  * (side-by-side camera, image files and the generated scene are to come, each in its own file).
  *
  * Use:
@@ -16,6 +18,9 @@
  *       else if (st != CAPTURE_TIMEOUT) break;           // only bad arguments end up here
  *   }
  *   capture_close(c);
+ * N cameras (capture_config.ncameras > 2) the same with capture_next_set / capture_release_set
+ * (a capture_set: one frame per camera); capture_next and capture_release are the pair's (two
+ * cameras: set frame 0 is left, 1 is right; for more cameras capture_next is an error).
  *
  * Buffers: a delivered frame points into a buffer the driver wrote (no copy). It stays valid, and
  * the driver does not write into it, until capture_release() — only then does it go back to the
@@ -58,15 +63,24 @@
  * already delivered a newer frame more than max_skew_ns away, or its own camera delivered a
  * newer frame) is given back and counted as unpaired. When capture_next finds several pairs
  * ready at once (the caller was slow) it delivers the newest and gives the others back (stale).
+ * N cameras: the same against the reference camera (camera 0, the first device): a set is formed
+ * when every camera has a frame within max_skew_ns of the reference's (the rule in full is in
+ * frame_pairing.h); capture_set.skew_ns[k] is camera k's offset to the reference, and
+ * capture_stats has each camera's last skew, unpaired and stale frames and losses.
  *
  * Lost cameras (unplugged, driver unbound: ENODEV, or any other streaming error): capture_next
  * returns CAPTURE_LOST at once, logs "<path>: lost (<reason>), retrying every 1 s", keeps the
  * other camera running (its frames are dropped as unpaired), reopens the lost one by path every
  * retry_ms and, once it is back with the same configuration, logs "reconnected" and resumes
- * pairing. A lost camera's buffers that the caller still holds stay readable until released;
- * its device is closed only then (a driver frees the node, and can give the returning camera
- * the same /dev/videoN, only when nobody holds it) — a USERPTR camera's at once, since what the
- * caller holds is its own memory (it may hold its last frame until a new one comes). A reopen
+ * pairing. With N cameras the others keep streaming too, and no set is formed while one is lost
+ * unless capture_config.partial_sets is set: then the cameras that remain (at least two) form
+ * sets of their own meanwhile (capture_set.mask says which; the reference is the lowest-numbered
+ * camera up, so when camera 0 is lost camera 1 is the reference), and the full sets resume when
+ * it is back. capture_cameras_up() says which cameras stream. A lost camera's buffers that the
+ * caller still holds stay readable until released; its device is closed only then (a driver
+ * frees the node, and can give the returning camera the same /dev/videoN, only when nobody
+ * holds it) — a USERPTR camera's at once, since what the caller holds is its own memory (it may
+ * hold its last frame until a new one comes). A reopen
  * runs inside capture_next and blocks it for as long as opening the camera takes (tens of ms).
  *
  * Threads: a capture handle is used from one thread at a time; it starts no threads of its own.
@@ -99,6 +113,9 @@ typedef enum {
 
 typedef enum { CAPTURE_V4L2_PAIR = 0 } capture_backend;
 
+/* Cameras in one handle (the views of a multi-view rig: STEREO_MAX_VIEWS). */
+#define CAPTURE_MAX_CAMERAS STEREO_MAX_VIEWS
+
 /* The pixel format to capture. AUTO takes the first the camera offers natively of YUYV, GREY,
  * then RGB24 (which libv4l2 converts to from anything, MJPEG included). */
 typedef enum {
@@ -125,7 +142,7 @@ typedef enum {
 
 /* A camera control by its v4l2-ctl name ("brightness", "gain", "auto_exposure" (1 = manual),
  * "exposure_time_absolute" (100 us units), ...; the table is in v4l2_camera.c) or as a numeric
- * id ("0x00980913"). Applied in the given order to both cameras: put auto_exposure=1 before
+ * id ("0x00980913"). Applied in the given order to every camera: put auto_exposure=1 before
  * exposure_time_absolute. */
 typedef struct {
     char name[40];
@@ -134,8 +151,11 @@ typedef struct {
 
 typedef struct {
     capture_backend backend;
-    const char *device[2];   /* left, right: /dev/videoN or /dev/v4l/by-id/... (by-id keeps
-                                naming the same camera when a replug renumbers the nodes) */
+    const char *device[CAPTURE_MAX_CAMERAS]; /* /dev/videoN or /dev/v4l/by-id/... (by-id keeps
+                                naming the same camera when a replug renumbers the nodes);
+                                the pair: left, right; N cameras: device[0] is the reference */
+    int ncameras;            /* 2..CAPTURE_MAX_CAMERAS; 0 = 2 (the pair). Messages name the
+                                pair's cameras "left" / "right", more as "camera K" */
     int width, height;       /* > 0: exactly this size or capture_open fails */
     int fps;                 /* > 0: exactly this rate or capture_open fails; 0 = driver's */
     capture_format format;
@@ -144,6 +164,8 @@ typedef struct {
     capture_io io;           /* MMAP (0), AUTO or USERPTR */
     int64_t max_skew_ns;     /* pairing tolerance; 0 = half a frame period (20 ms if fps is 0) */
     int retry_ms;            /* reopen interval for a lost camera (0 = 1000) */
+    int partial_sets;        /* 1: while cameras are lost, the others (two or more) still form
+                                sets (capture_set.mask); 0: no sets until all are back */
     int ncontrols;
     capture_control controls[CAPTURE_MAX_CONTROLS];
     /* Log lines (lost, reconnected, fallbacks), one per call, no newline; NULL = stderr. */
@@ -171,26 +193,47 @@ typedef struct {
     int64_t skew_ns;         /* right.timestamp_ns - left.timestamp_ns */
 } capture_pair;
 
+/* One frame per camera, captured within max_skew_ns of the reference's. */
 typedef struct {
-    uint64_t frames[2];      /* good frames dequeued, per camera */
-    uint64_t errors[2];      /* frames the driver flagged as corrupt or short, dropped */
-    uint64_t unpaired[2];    /* good frames dropped without a partner (incl. while the other is lost) */
-    uint64_t pairs;          /* pairs delivered */
-    uint64_t stale_pairs;    /* pairs given back because a newer one was ready in the same call */
-    uint64_t losses[2];      /* times the camera was lost */
-    uint64_t reconnects[2];  /* times it came back */
-    uint64_t retries[2];     /* reopen attempts that failed */
-    int lost[2];             /* 1 while the camera is lost */
-    int buffers[2];          /* buffers in use, mmap or the caller's (0 while lost or while a
-                                USERPTR camera waits for buffers) */
-    double fps[2];           /* frame rate the driver set (0 if it does not say) */
-    int64_t skew_ns;         /* skew of the last delivered pair */
+    int n;                   /* cameras of the handle */
+    unsigned mask;           /* bit k: frame[k] is in the set (every camera, unless partial_sets
+                                delivered a set while some are lost) */
+    int ref;                 /* the reference camera of this set: 0, or the lowest one up */
+    capture_frame frame[CAPTURE_MAX_CAMERAS]; /* empty (data NULL, buffer -1) if not in mask */
+    int64_t skew_ns[CAPTURE_MAX_CAMERAS];     /* frame[k].timestamp_ns - frame[ref]'s; 0 if not
+                                                 in mask */
+} capture_set;
+
+/* Counters per camera k < ncameras (the pair: 0 left, 1 right). */
+typedef struct {
+    int ncameras;
+    uint64_t frames[CAPTURE_MAX_CAMERAS];   /* good frames dequeued */
+    uint64_t errors[CAPTURE_MAX_CAMERAS];   /* frames the driver flagged as corrupt or short, dropped */
+    uint64_t unpaired[CAPTURE_MAX_CAMERAS]; /* good frames dropped without a set (incl. while
+                                               another is lost) */
+    uint64_t stale[CAPTURE_MAX_CAMERAS];    /* its frames in sets given back as stale */
+    uint64_t pairs;          /* sets (pairs) delivered */
+    uint64_t partial_sets;   /* of those, sets that lack a lost camera (partial_sets) */
+    uint64_t stale_pairs;    /* sets given back because a newer one was ready in the same call */
+    uint64_t losses[CAPTURE_MAX_CAMERAS];     /* times the camera was lost */
+    uint64_t reconnects[CAPTURE_MAX_CAMERAS]; /* times it came back */
+    uint64_t retries[CAPTURE_MAX_CAMERAS];    /* reopen attempts that failed */
+    int lost[CAPTURE_MAX_CAMERAS];          /* 1 while the camera is lost */
+    unsigned up;             /* bit k: camera k is not lost (capture_cameras_up) */
+    int buffers[CAPTURE_MAX_CAMERAS];       /* buffers in use, mmap or the caller's (0 while lost
+                                               or while a USERPTR camera waits for buffers) */
+    double fps[CAPTURE_MAX_CAMERAS];        /* frame rate the driver set (0 if it does not say) */
+    int64_t skew_ns;         /* skew of the last delivered pair: camera 1's to camera 0's */
+    int64_t cam_skew_ns[CAPTURE_MAX_CAMERAS]; /* camera k's skew to the reference in the last
+                                                 set it was in (0 for the reference) */
+    unsigned last_mask;      /* the cameras of the last delivered set */
+    int last_ref;            /* its reference (-1 before the first set) */
     int64_t max_skew_ns;     /* the tolerance in use */
 } capture_stats;
 
 typedef struct capture capture;
 
-/* Opens and starts both cameras. On failure *out is NULL and err holds one line naming the
+/* Opens and starts every camera. On failure *out is NULL and err holds one line naming the
  * device and the problem (for a size/format the device cannot do: what it offers). */
 capture_status capture_open(const capture_config *cfg, capture **out, char *err, size_t errlen);
 
@@ -201,6 +244,20 @@ capture_status capture_next(capture *c, capture_pair *out, int timeout_ms);
 
 /* Gives the pair's buffers back to the drivers and empties *p (an empty pair is a no-op). */
 void capture_release(capture *c, capture_pair *p);
+
+/* N cameras (any count, the pair too): as capture_next / capture_release for a set. A set's
+ * frames go back together; hold at most buffers - 2 sets at a time. */
+capture_status capture_next_set(capture *c, capture_set *out, int timeout_ms);
+void capture_release_set(capture *c, capture_set *s);
+
+/* How messages name camera k of cfg: the pair's (ncameras 0 or 2) "left camera PATH" / "right
+ * camera PATH", more cameras' "camera K PATH". */
+void capture_camera_name(const capture_config *cfg, int k, char *buf, size_t len);
+
+/* The cameras of the handle (2..CAPTURE_MAX_CAMERAS; 0 for NULL), and which of them stream:
+ * bit k is set while camera k is not lost. */
+int capture_cameras(const capture *c);
+unsigned capture_cameras_up(const capture *c);
 
 void capture_stats_get(const capture *c, capture_stats *out);
 
@@ -213,7 +270,7 @@ void capture_close(capture *c);
 
 /* ---- USERPTR: the caller's buffers ---------------------------------------------------------- */
 
-/* The mode camera (0 left, 1 right) streams in: MMAP or USERPTR, never AUTO (decided at open; a
+/* The mode camera (0 left, 1 right; 0..ncameras-1) streams in: MMAP or USERPTR, never AUTO (decided at open; a
  * USERPTR camera whose driver refuses the caller's buffers becomes MMAP under AUTO). *why (may be
  * NULL) gets the reason for MMAP under AUTO/USERPTR, "" otherwise. */
 capture_io capture_io_mode(const capture *c, int camera, const char **why);

@@ -636,8 +636,7 @@ capture_status v4l2_camera_open(const capture_config *cfg, int index, capture_io
     }
     cam->cfg = cfg;
     cam->fd = -1;
-    snprintf(cam->name, sizeof cam->name, "%s camera %s", index ? "right" : "left",
-             cfg->device[index]);
+    capture_camera_name(cfg, index, cam->name, sizeof cam->name);
     cam->fd = v4l2_open(cfg->device[index], O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (cam->fd < 0) {
         int e = errno;

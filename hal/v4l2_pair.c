@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* v4l2_pair.c — the CAPTURE_V4L2_PAIR backend: two V4L2 cameras, paired by timestamp, with
- * reconnection of a camera that goes away.
+/* v4l2_pair.c — the CAPTURE_V4L2_PAIR backend: 2..CAPTURE_MAX_CAMERAS V4L2 cameras, grouped by
+ * timestamp into sets (two: pairs), with reconnection of a camera that goes away.
  *
  * DESIGN
- *   One thread (the caller's) does everything inside backend_next: poll both cameras, dequeue
+ *   One thread (the caller's) does everything inside backend_next: poll every camera, dequeue
  *   every ready frame, offer them to the pairing (frame_pairing.h) in timestamp order, requeue
  *   what the pairing drops, and reopen lost cameras when their retry time has come. No threads,
  *   no locks.
  *
  *   Ownership of a camera's buffers: with the driver (queued); waiting in the pairing slot (one at
- *   most per camera, ours); or in a delivered pair (the caller's until capture_release). Only
- *   backend_release and the pairing's drops give a buffer back to the driver. The same holds for
+ *   most per camera, ours); in the set ready for the caller (p->ready: one at most, ours: a set
+ *   formed outside backend_next — a camera lost with partial_sets completes the others' set —
+ *   waits there for the next call, and a newer set replaces it as stale); or in a delivered set
+ *   (the caller's until capture_release). Only backend_release, the pairing's drops and stale
+ *   sets give a buffer back to the driver. The same holds for
  *   the caller's buffers of a USERPTR camera (capture.h): the slot keeps their pointers
  *   (user[], index i = buffer i of every camera opened on that path), so a reopened camera gets
  *   them again; a release is honoured only for a frame the slot still records as delivered
@@ -37,6 +40,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "capture_backend.h"
@@ -59,15 +64,8 @@ typedef struct {
     capture_frame held[V4L2_CAMERA_MAX_BUFFERS]; /* frames out of the driver's hands, by buffer */
 } camera_slot;
 
-typedef struct {
-    capture_config cfg;  /* defaults applied; device paths point into path[] */
-    char path[2][256];
-    camera_slot slot[2];
-    frame_pairing pairing;
-    capture_stats stats;
-    int loss_unreported; /* a loss that capture_next has not returned CAPTURE_LOST for yet */
-    char message[700];
-} v4l2_pair;
+#define NCAM CAPTURE_MAX_CAMERAS
+_Static_assert(NCAM <= FRAME_PAIRING_MAX, "the pairing takes every camera");
 
 /* A dequeued frame on its way to the pairing. */
 typedef struct {
@@ -75,7 +73,20 @@ typedef struct {
     capture_frame frame;
 } arrival;
 
-static const char *const role[2] = {"left", "right"};
+typedef struct {
+    capture_config cfg;  /* defaults applied; device paths point into path[] */
+    int n;               /* cameras */
+    char path[NCAM][256];
+    char name[NCAM][300]; /* "left camera /dev/video0", "camera 2 /dev/video4" (capture_camera_name) */
+    camera_slot slot[NCAM];
+    frame_pairing pairing;
+    capture_set ready;   /* a set formed, not delivered yet (see DESIGN) */
+    int have_ready;
+    capture_stats stats;
+    int loss_unreported; /* a loss that capture_next has not returned CAPTURE_LOST for yet */
+    arrival arrivals[NCAM * V4L2_CAMERA_MAX_BUFFERS];
+    char message[2048];
+} v4l2_pair;
 
 static int64_t now_ns(void)
 {
@@ -88,18 +99,18 @@ static void update_message(v4l2_pair *p)
 {
     size_t n = 0;
     p->message[0] = 0;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < p->n; k++) {
         int w = 0;
         if (n >= sizeof p->message)
             break;
         if (p->slot[k].lost)
             w = snprintf(p->message + n, sizeof p->message - n,
-                         "%s%s camera %s: lost (%s), retrying every %g s", n ? "; " : "",
-                         role[k], p->path[k], p->slot[k].reason, p->cfg.retry_ms / 1000.0);
+                         "%s%s: lost (%s), retrying every %g s", n ? "; " : "", p->name[k],
+                         p->slot[k].reason, p->cfg.retry_ms / 1000.0);
         else if (p->slot[k].waiting)
             w = snprintf(p->message + n, sizeof p->message - n,
-                         "%s%s camera %s: waiting for the caller's buffers (USERPTR)",
-                         n ? "; " : "", role[k], p->path[k]);
+                         "%s%s: waiting for the caller's buffers (USERPTR)", n ? "; " : "",
+                         p->name[k]);
         n += w > 0 ? (size_t)w : 0;
     }
 }
@@ -112,9 +123,9 @@ static void say_io(v4l2_pair *p, int k)
         return;
     s->said_io = 1;
     if (s->io == CAPTURE_IO_USERPTR)
-        capture_log(&p->cfg, "%s camera %s: zero-copy (USERPTR)", role[k], p->path[k]);
+        capture_log(&p->cfg, "%s: zero-copy (USERPTR)", p->name[k]);
     else
-        capture_log(&p->cfg, "%s camera %s: mmap + copy: %s", role[k], p->path[k], s->io_why);
+        capture_log(&p->cfg, "%s: mmap + copy: %s", p->name[k], s->io_why);
 }
 
 static void lose_camera(v4l2_pair *p, int k, const char *reason);
@@ -149,12 +160,46 @@ static void give_back(v4l2_pair *p, int k, int buffer)
     close_if_idle(p, k);
 }
 
-static void apply_drop(v4l2_pair *p, const frame_pairing_result *r)
+/* Gives every frame of the ready set back (stale: a newer set replaces it; else unpaired). */
+static void drop_ready(v4l2_pair *p, int stale)
 {
-    if (!r->dropped)
+    if (!p->have_ready)
         return;
-    p->stats.unpaired[r->drop_camera]++;
-    give_back(p, r->drop_camera, r->drop_handle);
+    p->have_ready = 0;
+    if (stale)
+        p->stats.stale_pairs++;
+    for (int k = 0; k < p->n; k++)
+        if (p->ready.mask & (1u << k)) {
+            if (stale)
+                p->stats.stale[k]++;
+            else
+                p->stats.unpaired[k]++;
+            give_back(p, k, p->ready.frame[k].buffer);
+        }
+    capture_set_clear(&p->ready, p->n);
+}
+
+/* What the pairing decided: its drops go back to the drivers, a set becomes the ready one (an
+ * older ready set goes back as stale: the caller gets the newest). */
+static void apply_result(v4l2_pair *p, const frame_pairing_result *r)
+{
+    for (int d = 0; d < r->dropped; d++) {
+        p->stats.unpaired[r->drop[d].camera]++;
+        give_back(p, r->drop[d].camera, r->drop[d].handle);
+    }
+    if (!r->paired)
+        return;
+    drop_ready(p, 1);
+    capture_set *out = &p->ready;
+    capture_set_clear(out, p->n);
+    out->mask = r->mask;
+    out->ref = r->ref;
+    for (int k = 0; k < p->n; k++)
+        if (r->mask & (1u << k)) {
+            out->frame[k] = p->slot[k].held[r->handle[k]];
+            out->skew_ns[k] = r->ts[k] - r->ts[r->ref];
+        }
+    p->have_ready = 1;
 }
 
 /* Stops camera k, gives back its waiting frame, closes it if the caller holds none of its
@@ -172,12 +217,16 @@ static void lose_camera(v4l2_pair *p, int k, const char *reason)
     p->loss_unreported = 1;
     v4l2_camera_stop(s->cam);
     frame_pairing_result r;
-    frame_pairing_flush(&p->pairing, k, &r);
-    apply_drop(p, &r);
+    /* partial sets: the others form sets of their own meanwhile (which may complete one now) */
+    if (p->cfg.partial_sets)
+        frame_pairing_set_active(&p->pairing, k, 0, &r);
+    else
+        frame_pairing_flush(&p->pairing, k, &r);
+    apply_result(p, &r);
     close_if_idle(p, k);
     update_message(p);
-    capture_log(&p->cfg, "%s camera %s: lost (%s), retrying every %g s", role[k], p->path[k],
-                reason, p->cfg.retry_ms / 1000.0);
+    capture_log(&p->cfg, "%s: lost (%s), retrying every %g s", p->name[k], reason,
+                p->cfg.retry_ms / 1000.0);
 }
 
 /* Starts open camera k: MMAP at once; USERPTR into the caller's buffers if it has any (else it
@@ -228,7 +277,7 @@ static capture_status start_camera(v4l2_pair *p, int k, char *err, size_t errlen
             /* v4l2_camera_start's "the driver refused ..." has no device in it */
             char why[400];
             snprintf(why, sizeof why, "%.399s", err);
-            snprintf(err, errlen, "capture: %s camera %s: %s", role[k], p->path[k], why);
+            snprintf(err, errlen, "capture: %s: %s", p->name[k], why);
         }
         v4l2_camera_close(s->cam);
         s->cam = NULL;
@@ -240,7 +289,7 @@ static capture_status start_camera(v4l2_pair *p, int k, char *err, size_t errlen
 
 static void retry_lost(v4l2_pair *p, int64_t now)
 {
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < p->n; k++) {
         camera_slot *s = &p->slot[k];
         if (!s->lost || s->cam || now < s->retry_at_ns)
             continue;
@@ -249,22 +298,27 @@ static void retry_lost(v4l2_pair *p, int64_t now)
             s->lost = 0;
             s->reason[0] = 0;
             p->stats.reconnects[k]++;
+            if (p->cfg.partial_sets) { /* in the sets again (the reference may move back) */
+                frame_pairing_result r;
+                frame_pairing_set_active(&p->pairing, k, 1, &r);
+                apply_result(p, &r);
+            }
             update_message(p);
-            capture_log(&p->cfg, "%s camera %s: reconnected", role[k], p->path[k]);
+            capture_log(&p->cfg, "%s: reconnected", p->name[k]);
             continue;
         }
         p->stats.retries[k]++;
         s->retry_at_ns = now + (int64_t)p->cfg.retry_ms * 1000000LL;
         /* "capture: left camera /dev/video0: <why>" -> "<why>", logged when it changes */
         const char *why = err;
-        size_t plen = strlen("capture: ") + strlen(role[k]) + strlen(" camera ") + strlen(p->path[k]);
+        size_t plen = strlen("capture: ") + strlen(p->name[k]);
         if (strlen(err) > plen + 2 && err[plen] == ':')
             why = err + plen + 2;
         if (strcmp(why, s->reason) != 0) {
             snprintf(s->reason, sizeof s->reason, "%s", why);
             update_message(p);
-            capture_log(&p->cfg, "%s camera %s: still lost (%s), retrying every %g s", role[k],
-                        p->path[k], s->reason, p->cfg.retry_ms / 1000.0);
+            capture_log(&p->cfg, "%s: still lost (%s), retrying every %g s", p->name[k],
+                        s->reason, p->cfg.retry_ms / 1000.0);
         }
     }
 }
@@ -321,26 +375,50 @@ static capture_status backend_open(const capture_config *cfg, void **state, char
         return CAPTURE_ERR_NOMEM;
     }
     p->cfg = *cfg;
-    for (int k = 0; k < 2; k++) {
+    p->n = cfg->ncameras;
+    capture_set_clear(&p->ready, p->n);
+    for (int k = 0; k < p->n; k++) {
         if (strlen(cfg->device[k]) >= sizeof p->path[k]) {
-            snprintf(err, errlen, "capture: %s camera path is too long: %.60s...", role[k],
-                     cfg->device[k]);
+            capture_camera_name(cfg, k, p->name[k], 40);
+            snprintf(err, errlen, "capture: %s...: the path is too long", p->name[k]);
             st = CAPTURE_ERR_PARAM;
             goto err;
         }
         snprintf(p->path[k], sizeof p->path[k], "%s", cfg->device[k]);
         p->cfg.device[k] = p->path[k];
     }
-    if (strcmp(p->path[0], p->path[1]) == 0) {
-        snprintf(err, errlen, "capture: left and right camera are the same device %s", p->path[0]);
-        st = CAPTURE_ERR_PARAM;
-        goto err;
-    }
-    frame_pairing_init(&p->pairing, p->cfg.max_skew_ns);
+    for (int k = 0; k < p->n; k++)
+        capture_camera_name(&p->cfg, k, p->name[k], sizeof p->name[k]);
+    /* the same device twice: by name, or by the node the names lead to (a by-id / by-path link
+     * and its /dev/videoN) */
+    struct stat sb[NCAM];
+    int have_sb[NCAM];
+    for (int k = 0; k < p->n; k++)
+        have_sb[k] = stat(p->path[k], &sb[k]) == 0 && S_ISCHR(sb[k].st_mode);
+    for (int k = 1; k < p->n; k++)
+        for (int j = 0; j < k; j++) {
+            int same_node = have_sb[j] && have_sb[k] && sb[j].st_rdev == sb[k].st_rdev;
+            if (strcmp(p->path[j], p->path[k]) != 0 && !same_node)
+                continue;
+            if (p->n == 2 && strcmp(p->path[0], p->path[1]) == 0)
+                snprintf(err, errlen, "capture: left and right camera are the same device %s",
+                         p->path[0]);
+            else if (strcmp(p->path[j], p->path[k]) == 0)
+                snprintf(err, errlen, "capture: %s and %s are the same device: %s is given "
+                         "twice", p->name[j], p->name[k], p->path[k]);
+            else
+                snprintf(err, errlen, "capture: %s and %s are the same device (character "
+                         "device %u:%u): %s leads to the node of %s", p->name[j], p->name[k],
+                         major(sb[k].st_rdev), minor(sb[k].st_rdev), p->path[k], p->path[j]);
+            st = CAPTURE_ERR_PARAM;
+            goto err;
+        }
+    frame_pairing_init_n(&p->pairing, p->n, p->cfg.max_skew_ns);
     p->stats.max_skew_ns = p->cfg.max_skew_ns;
-    /* Both opened before either starts, so their streams begin close together (USERPTR cameras
+    p->stats.last_ref = -1;
+    /* All opened before any starts, so their streams begin close together (USERPTR cameras
      * start when they get the caller's buffers). */
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < p->n; k++) {
         camera_slot *s = &p->slot[k];
         for (int i = 0; i < V4L2_CAMERA_MAX_BUFFERS; i++)
             capture_frame_clear(&s->held[i]);
@@ -350,7 +428,7 @@ static capture_status backend_open(const capture_config *cfg, void **state, char
         s->sizeimage = v4l2_camera_sizeimage(s->cam);
         snprintf(s->io_why, sizeof s->io_why, "%s", v4l2_camera_io_why(s->cam));
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < p->n; k++) {
         if ((st = start_streaming(p, k, err, errlen)) != CAPTURE_OK)
             goto err;
     }
@@ -362,19 +440,38 @@ err:
     return st;
 }
 
-static capture_status backend_next(void *state, capture_pair *out, int timeout_ms)
+/* Hands the ready set to the caller and counts it. */
+static void deliver(v4l2_pair *p, capture_set *out)
+{
+    *out = p->ready;
+    p->have_ready = 0;
+    capture_set_clear(&p->ready, p->n);
+    unsigned all = (1u << p->n) - 1;
+    p->stats.pairs++;
+    if (out->mask != all)
+        p->stats.partial_sets++;
+    p->stats.last_mask = out->mask;
+    p->stats.last_ref = out->ref;
+    for (int k = 0; k < p->n; k++)
+        if (out->mask & (1u << k))
+            p->stats.cam_skew_ns[k] = out->skew_ns[k];
+    if ((out->mask & 3) == 3)
+        p->stats.skew_ns = out->frame[1].timestamp_ns - out->frame[0].timestamp_ns;
+}
+
+static capture_status backend_next(void *state, capture_set *out, int timeout_ms)
 {
     v4l2_pair *p = state;
-    arrival a[2 * V4L2_CAMERA_MAX_BUFFERS];
+    arrival *a = p->arrivals;
+    int cap = (int)(sizeof p->arrivals / sizeof p->arrivals[0]);
     int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000LL;
-    int have = 0;
     for (;;) {
         int64_t now = now_ns();
         retry_lost(p, now);
-        struct pollfd pfd[2];
-        int who[2], n = 0;
-        int64_t wake = deadline;
-        for (int k = 0; k < 2; k++) {
+        struct pollfd pfd[NCAM];
+        int who[NCAM], n = 0;
+        int64_t wake = p->have_ready ? now : deadline; /* a ready set: only what is there now */
+        for (int k = 0; k < p->n; k++) {
             camera_slot *s = &p->slot[k];
             if (!s->lost && !s->waiting) {
                 pfd[n] = (struct pollfd){.fd = v4l2_camera_fd(s->cam), .events = POLLIN};
@@ -390,7 +487,7 @@ static capture_status backend_next(void *state, capture_pair *out, int timeout_m
         int na = 0;
         for (int i = 0; i < n; i++)
             if (pfd[i].revents)
-                na = collect(p, who[i], pfd[i].revents, a, na, (int)(sizeof a / sizeof a[0]));
+                na = collect(p, who[i], pfd[i].revents, a, na, cap);
         sort_by_time(a, na);
         for (int i = 0; i < na; i++) {
             int k = a[i].camera;
@@ -401,30 +498,22 @@ static capture_status backend_next(void *state, capture_pair *out, int timeout_m
             }
             frame_pairing_result r;
             frame_pairing_offer(&p->pairing, k, a[i].frame.buffer, a[i].frame.timestamp_ns, &r);
-            apply_drop(p, &r);
-            if (!r.paired)
-                continue;
-            if (have) { /* a newer pair is ready: the caller gets that one */
-                p->stats.stale_pairs++;
-                give_back(p, 0, out->left.buffer);
-                give_back(p, 1, out->right.buffer);
-            }
-            out->left = p->slot[0].held[r.handle[0]];
-            out->right = p->slot[1].held[r.handle[1]];
-            out->skew_ns = out->right.timestamp_ns - out->left.timestamp_ns;
-            have = 1;
+            apply_result(p, &r); /* a newer set replaces a ready one: the caller gets the newest */
         }
-        if (have) {
-            p->stats.pairs++;
-            p->stats.skew_ns = out->skew_ns;
+        if (p->have_ready) {
+            deliver(p, out);
             return CAPTURE_OK;
         }
         if (p->loss_unreported) {
             p->loss_unreported = 0;
             return CAPTURE_LOST;
         }
-        if (now_ns() >= deadline)
-            return p->slot[0].lost || p->slot[1].lost ? CAPTURE_LOST : CAPTURE_TIMEOUT;
+        if (now_ns() >= deadline) {
+            for (int k = 0; k < p->n; k++)
+                if (p->slot[k].lost)
+                    return CAPTURE_LOST;
+            return CAPTURE_TIMEOUT;
+        }
     }
 }
 
@@ -441,21 +530,24 @@ static void release_frame(v4l2_pair *p, int k, const capture_frame *f)
     give_back(p, k, f->buffer);
 }
 
-static void backend_release(void *state, capture_pair *pair)
+static void backend_release(void *state, capture_set *set)
 {
     v4l2_pair *p = state;
-    release_frame(p, 0, &pair->left);
-    release_frame(p, 1, &pair->right);
-    capture_pair_clear(pair);
+    for (int k = 0; k < p->n && k < CAPTURE_MAX_CAMERAS; k++)
+        release_frame(p, k, &set->frame[k]);
+    capture_set_clear(set, p->n);
 }
 
 static void backend_stats(const void *state, capture_stats *out)
 {
     const v4l2_pair *p = state;
     *out = p->stats;
-    for (int k = 0; k < 2; k++) {
+    out->ncameras = p->n;
+    out->up = 0;
+    for (int k = 0; k < p->n; k++) {
         const camera_slot *s = &p->slot[k];
         out->lost[k] = s->lost;
+        out->up |= (unsigned)!s->lost << k;
         out->buffers[k] = s->cam && !s->lost ? v4l2_camera_buffers(s->cam) : 0;
         out->fps[k] = s->cam && !s->lost ? v4l2_camera_fps(s->cam) : 0;
     }
@@ -508,30 +600,30 @@ static capture_status backend_give_buffers(void *state, int k, void *const *buff
     if (s->io == CAPTURE_IO_MMAP)
         return CAPTURE_OK; /* it streams into the driver's buffers */
     if (s->nuser) {
-        snprintf(err, errlen, "capture: %s camera %s: has buffers already (take them back first)",
-                 role[k], p->path[k]);
+        snprintf(err, errlen, "capture: %s: has buffers already (take them back first)",
+                 p->name[k]);
         return CAPTURE_ERR_PARAM;
     }
     if (n == 0) {
         if (p->cfg.io == CAPTURE_IO_USERPTR) {
-            snprintf(err, errlen, "capture: %s camera %s: USERPTR needs the caller's buffers",
-                     role[k], p->path[k]);
+            snprintf(err, errlen, "capture: %s: USERPTR needs the caller's buffers",
+                     p->name[k]);
             return CAPTURE_ERR_PARAM;
         }
         switch_to_mmap(p, k, "no buffers were given");
         return CAPTURE_OK;
     }
     if (n < CAPTURE_MIN_BUFFERS || n > CAPTURE_MAX_BUFFERS || bytes < s->sizeimage) {
-        snprintf(err, errlen, "capture: %s camera %s: %d buffers of %zu bytes: need %d..%d of at "
-                 "least %zu bytes (the driver's frame size)", role[k], p->path[k], n, bytes,
+        snprintf(err, errlen, "capture: %s: %d buffers of %zu bytes: need %d..%d of at "
+                 "least %zu bytes (the driver's frame size)", p->name[k], n, bytes,
                  CAPTURE_MIN_BUFFERS, CAPTURE_MAX_BUFFERS, s->sizeimage);
         return CAPTURE_ERR_PARAM;
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j <= i; j++)
             if (!buffers[i] || (j < i && buffers[j] == buffers[i])) {
-                snprintf(err, errlen, "capture: %s camera %s: buffer %d is %s", role[k],
-                         p->path[k], i, buffers[i] ? "given twice" : "NULL");
+                snprintf(err, errlen, "capture: %s: buffer %d is %s", p->name[k], i,
+                         buffers[i] ? "given twice" : "NULL");
                 return CAPTURE_ERR_PARAM;
             }
     memcpy(s->user, buffers, (size_t)n * sizeof *buffers);
@@ -552,8 +644,8 @@ static capture_status backend_give_buffers(void *state, int k, void *const *buff
             switch_to_mmap(p, k, why);
             return CAPTURE_OK;
         }
-        snprintf(err, errlen, "capture: %s camera %s: cannot capture into the caller's buffers "
-                 "(USERPTR): %s", role[k], p->path[k], why);
+        snprintf(err, errlen, "capture: %s: cannot capture into the caller's buffers "
+                 "(USERPTR): %s", p->name[k], why);
         s->waiting = 1;
         return st;
     }
@@ -569,15 +661,15 @@ static capture_status backend_give_buffers(void *state, int k, void *const *buff
 static void backend_take_back_buffers(void *state)
 {
     v4l2_pair *p = state;
-    for (int k = 0; k < 2; k++) {
+    drop_ready(p, 0); /* its frames go back (USERPTR ones are taken back below) */
+    for (int k = 0; k < p->n; k++) {
         camera_slot *s = &p->slot[k];
         if (s->io != CAPTURE_IO_USERPTR || s->nuser == 0)
             continue;
         s->nuser = 0;
         frame_pairing_result r;
         frame_pairing_flush(&p->pairing, k, &r); /* not queued again: taken back below */
-        if (r.dropped)
-            p->stats.unpaired[k]++;
+        p->stats.unpaired[k] += (uint64_t)r.dropped;
         for (int i = 0; i < V4L2_CAMERA_MAX_BUFFERS; i++)
             capture_frame_clear(&s->held[i]);
         if (s->cam) {
@@ -595,9 +687,9 @@ static void backend_close(void *state)
     v4l2_pair *p = state;
     if (!p)
         return;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < NCAM; k++)
         v4l2_camera_stop(p->slot[k].cam);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < NCAM; k++)
         v4l2_camera_close(p->slot[k].cam);
     free(p);
 }

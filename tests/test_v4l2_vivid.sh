@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/test_v4l2_vivid.sh — the V4L2 capture pair against real V4L2 without cameras: boots
-# Debian's kernel under qemu-system-x86_64 (TCG), loads the vivid driver with two capture
+# tests/test_v4l2_vivid.sh — the V4L2 capture against real V4L2 without cameras: boots
+# Debian's kernel under qemu-system-x86_64 (TCG), loads the vivid driver with three capture
 # devices, runs build/v4l2/vivid-check inside (tests/v4l2/vivid_check.c) and re-emits its TAP:
-# mmap streaming, pairing, controls, lost cameras, errors (1-16), and zero-copy USERPTR
-# streaming into the program's own buffers with its ownership rules, reconnects and fallbacks
-# (17-26); then build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes:
-# the grouping, node kinds, links, vivid's formats, sizes and rates, the suggested settings,
-# that the app captures on them, and the same list while the app streams (27-36). About 40 s.
+# the pair on the first two: mmap streaming, pairing, controls, lost cameras, errors (1-16), and
+# zero-copy USERPTR streaming into the program's own buffers with its ownership rules, reconnects
+# and fallbacks (17-26); all three in one capture: sets of three, each camera's skew to the
+# reference, one camera disconnected and back (no sets meanwhile, or sets of the other two with
+# partial_sets, the reference lost), zero copy with three, bad device lists (27-37); then
+# build/stereo-live --list-cameras against vivid reloaded with more kinds of nodes: the grouping,
+# node kinds, links, vivid's formats, sizes and rates, the suggested settings, that the app
+# captures on them, and the same list while the app streams (38-47); stereo-live on the three
+# cameras (three views), one of them disconnected and back under it (48-50). About 55 s.
 #
 # Kernel: the package linux-image-amd64 depends on, fetched with `apt-get download` into
 # $STEREO_BUILD/v4l2-vm/ (vmlinuz and the 12 media modules are kept there between runs; the
@@ -214,5 +218,39 @@ check "$([ "$list2_rc" = 0 ] && [ "$busy_rc" = 0 ] && [ "$streamed" -ge 1 ] &&
   cmp -s "$R/list.txt" "$R/list2.txt" && echo 0 || echo 1)" \
   "--list-cameras while the app streams from both cameras: the same list (exit ${list2_rc:-no run}; the app: exit ${busy_rc:-?}, $streamed stats lines)" \
   "$(diff "$R/list.txt" "$R/list2.txt" | head -10)" "$(tail -3 "$R/busy.txt")"
+
+# ---- stereo-live on the three cameras (tests/v4l2/init.sh: views 1,-1 at 320x180, camera 2
+# disconnected with vivid's button after 3 s, the app stopped after 8 s) ---------------------------
+sed -n 's/^views-out| //p' "$log" >"$R/views.txt"
+sed -n 's/^views-json| //p' "$log" >"$R/views.json"
+views_rc=$(sed -n 's/^views-status| //p' "$log")
+press_rc=$(sed -n 's/^views-press| //p' "$log")
+jnum() { sed -n "s/^  \"$1\": \([-0-9.]*\),\$/\1/p" "$R/views.json"; }
+jlist() { sed -n "s/^  \"$1\": \[\(.*\)\],\$/\1/p" "$R/views.json" | tr -d ' '; }
+v_all=$(jnum view_frames_all) v_pair=$(jnum view_frames_pair) v_views=$(jnum views)
+zc=$(grep -cE '^stereo-live: camera [012] /dev/video[012]: zero-copy \(USERPTR\)$' "$R/views.txt")
+check "$([ "$views_rc" = 0 ] && [ "$v_views" = 3 ] && [ "$zc" = 3 ] && [ "${v_all:-0}" -ge 3 ] &&
+  echo 0 || echo 1)" \
+  "stereo-live on three vivid cameras (--view, --baselines 1,-1): exit ${views_rc:-no run}, every camera zero-copy ($zc of 3), ${v_all:-0} frames matched from all three views" \
+  "$(tail -5 "$R/views.txt")"
+# the loss: named, the app on the reference and view 1 meanwhile (said in its stats line), then
+# three views again after the reconnect
+lost_at=$(grep -n -m1 -F 'stereo-live: camera 2 /dev/video2: lost (' "$R/views.txt" | cut -d: -f1)
+back_at=$(grep -n -m1 -F 'stereo-live: camera 2 /dev/video2: reconnected' "$R/views.txt" | cut -d: -f1)
+said=$(grep -c 'view 2 lost, depth from the reference and view 1' "$R/views.txt")
+after=$(tail -n +"${back_at:-999999}" "$R/views.txt" | grep -c '^frame .*| 3 views 1,-1 sides | ')
+check "$([ "$press_rc" = 0 ] && [ -n "$lost_at" ] && [ -n "$back_at" ] && [ "$lost_at" -lt "$back_at" ] &&
+  [ "${v_pair:-0}" -ge 1 ] && [ "$after" -ge 1 ] && echo 0 || echo 1)" \
+  "one of three disconnected under the app: logged lost and reconnected, ${v_pair:-0} frames from the reference and view 1 meanwhile (said on $said stats lines: one a second), three views again after ($after stats lines)" \
+  "$(grep -E 'camera 2|view 2 lost' "$R/views.txt" | head -5)"
+# each camera's skew to the reference and its drops and losses, as the app reports them
+camline=$(grep '^stereo-live: cameras: ' "$R/views.txt" | tail -1)
+skews=$(jlist view_skew_ms) drops=$(jlist view_drops)
+skew_ok=$(awk -F, '{for (i = 1; i <= NF; i++) if ($i > 20 || $i < -20) bad = 1} END {print bad ? 1 : 0}' <<<"$skews")
+check "$([ "$skew_ok" = 0 ] && [ -n "$skews" ] && [ "$(awk -F, '{print NF}' <<<"$skews")" = 3 ] &&
+  grep -qE 'cam0 \+0\.0 ms [0-9]+ drops 0 losses; cam1 [-+][0-9.]+ ms [0-9]+ drops 0 losses; cam2 [-+][0-9.]+ ms [0-9]+ drops 1 losses' <<<"$camline" &&
+  echo 0 || echo 1)" \
+  "the app reports each camera's skew to the reference (ms: $skews, within the max skew 20) and drops ($drops), camera 2 lost once" \
+  "$camline"
 echo "1..$n"
 exit $status

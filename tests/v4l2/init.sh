@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # tests/v4l2/init.sh — /init of the vivid test VM (tests/v4l2/mkinitramfs.sh puts it there).
-# Loads vivid with two capture devices, runs vivid-check, whose TAP goes to the serial console
-# for tests/test_v4l2_vivid.sh to collect, then (when the initramfs has it) stereo-live
-# --list-cameras against vivid reloaded with more kinds of nodes, its output as "list-out| "
-# lines, and powers off.
+# Loads vivid with three capture devices, runs vivid-check (the pair on the first two, then all
+# three in one capture), whose TAP goes to the serial console for tests/test_v4l2_vivid.sh to
+# collect, then (when the initramfs has it) stereo-live on the three cameras with one of them
+# disconnected for a while ("views-out| " lines), and stereo-live --list-cameras against vivid
+# reloaded with more kinds of nodes, its output as "list-out| " lines, and powers off.
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -16,12 +17,33 @@ for m in rc-core cec mc videodev videobuf2-common videobuf2-v4l2 videobuf2-memop
          videobuf2-vmalloc videobuf2-dma-contig v4l2-dv-timings v4l2-tpg; do
   insmod /lib/modules/$m.ko || echo "# vm: insmod $m failed"
 done
-insmod /lib/modules/vivid.ko n_devs=2 node_types=0x1,0x1 || echo "# vm: insmod vivid failed"
+insmod /lib/modules/vivid.ko n_devs=3 node_types=0x1,0x1,0x1 || echo "# vm: insmod vivid failed"
 i=0
-while [ ! -e /dev/video1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -e /dev/video2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 echo "# vm: $(ls /dev | grep -c '^video') video nodes: $(ls /dev | grep '^video' | tr '\n' ' ')"
-/vivid-check /dev/video0 /dev/video1 vivid.0 2>&1
+/vivid-check /dev/video0 /dev/video1 vivid.0 /dev/video2 2>&1
 echo "# vm: vivid-check exited with status $?, up $(cut -d' ' -f1 /proc/uptime) s"
+
+# stereo-live on the three cameras (views 1,-1), small so the CPU stage keeps up under TCG;
+# camera 2 disconnected after 3 s (vivid's button), back a second later: the app matches the
+# reference and view 1 meanwhile; stopped after 8 s
+if [ -x /stereo-live ]; then
+  /stereo-live --left /dev/video0 --right /dev/video1 --view /dev/video2 --baselines 1,-1 \
+    --set camera.width=320 --set camera.height=180 --set camera.fps=25 \
+    --set camera.format=yuyv --set stereo.disparities=16 --headless --frames 0 --backend cpu \
+    --stats-json /views.json >/views.out 2>&1 &
+  pid=$!
+  sleep 3
+  /vivid-check --disconnect /dev/video2
+  echo "views-press| $?"
+  sleep 5
+  kill $pid
+  wait $pid
+  echo "views-status| $?"
+  sed 's/^/views-out| /' /views.out
+  sed 's/^/views-json| /' /views.json
+  echo "# vm: stereo-live on three cameras done, up $(cut -d' ' -f1 /proc/uptime) s"
+fi
 
 # stereo-live --list-cameras: vivid again with more kinds of nodes (instance 1: video capture,
 # video output, metadata capture: /dev/video1..3), the by-path links udev would make, and a node

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* vivid_check.c — the V4L2 capture pair against the kernel's vivid driver, as TAP. Runs inside
- * the test VM (tests/v4l2/init.sh starts it after loading vivid with n_devs=2
- * node_types=0x1,0x1); tests/test_v4l2_vivid.sh boots that VM and collects these lines.
+/* vivid_check.c — the V4L2 capture (the pair, and three cameras in one capture) against the
+ * kernel's vivid driver, as TAP. Runs inside the test VM (tests/v4l2/init.sh starts it after
+ * loading vivid with n_devs=3 node_types=0x1,0x1,0x1); tests/test_v4l2_vivid.sh boots that VM and
+ * collects these lines.
  *
- *   vivid-check LEFT RIGHT VIVID-PLATFORM-DEVICE      e.g. /dev/video0 /dev/video1 vivid.0
+ *   vivid-check LEFT RIGHT VIVID-PLATFORM-DEVICE [THIRD]   e.g. /dev/video0 /dev/video1 vivid.0
+ *                                                                /dev/video2
+ * (without THIRD only tests 1-26 run)
+ *   vivid-check --disconnect DEVICE                     presses vivid's Disconnect button (for
+ *                                                       init.sh, while stereo-live streams)
  *
  * Checks: both cameras open at 640x480 YUYV 25 fps with 4+ buffers and the controls applied;
  * 50 pairs within the skew with increasing timestamps; the vivid test pattern in the frames;
@@ -28,6 +33,18 @@
  * unpaired frames than it has buffers); MMAP asked and
  * AUTO without buffers fall back to mmap; memory the driver refuses (a read-only shared
  * mapping) makes AUTO fall back for that camera and USERPTR fail; RGB24 into user buffers.
+ *
+ * Three cameras (27-37: LEFT, RIGHT, THIRD as cameras 0, 1, 2 of one capture, camera 0 the
+ * reference): open with all up, the pair call refused on them; 50 sets, each with a frame of
+ * every camera, per-camera timestamps increasing; each camera's skew to the reference within
+ * the max skew, the set's skews its timestamps' differences, the stats' per-camera skew the last
+ * set's and every frame counted once (set, unpaired, stale or waiting); vivid's Disconnect on
+ * camera 2: lost within 1 s naming it, the others up and streaming (no sets), back after the
+ * retry with sets of three; with partial_sets, Disconnect on camera 0 (the reference): sets of
+ * cameras 1 and 2 with camera 1 the reference, then sets of three again; zero copy into each
+ * camera's own buffers; a missing third device, a device given twice and a link to another
+ * camera's node refused with messages naming them; a camera count out of range and a list
+ * shorter than the count refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +69,7 @@
 #define WATCHDOG_S 150
 
 static int test_no;
-static const char *left_dev, *right_dev, *vivid_platform;
+static const char *left_dev, *right_dev, *vivid_platform, *third_dev;
 
 static void tap(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tap(int ok, const char *fmt, ...)
@@ -872,21 +889,454 @@ separate:
     }
 }
 
+
+/* ---- three cameras (27-35) ------------------------------------------------------------------ */
+
+#define NCAM3 3
+
+static capture_config three_config(void)
+{
+    capture_config cfg = base_config();
+    cfg.ncameras = NCAM3;
+    cfg.device[2] = third_dev;
+    return cfg;
+}
+
+typedef struct {
+    int sets, partial;            /* sets; of those, with a camera missing */
+    unsigned want_mask;           /* every set must have exactly these cameras */
+    int want_ref;
+    int bad_sets;                 /* wrong mask / ref / n, a missing frame or a frame in an absent slot */
+    int skew_mismatch;            /* set.skew_ns[k] != frame[k].ts - frame[ref].ts */
+    int64_t worst[NCAM3];         /* |skew| per camera */
+    double sum_abs[NCAM3];        /* for the mean |skew| */
+    int monotonic, format_ok;
+    int64_t last_ts[NCAM3];
+    long last_seq[NCAM3];
+    double seconds;
+} set_run;
+
+static void set_run_begin(set_run *r, unsigned mask, int ref)
+{
+    memset(r, 0, sizeof *r);
+    r->want_mask = mask;
+    r->want_ref = ref;
+    r->monotonic = r->format_ok = 1;
+    for (int k = 0; k < NCAM3; k++) {
+        r->last_ts[k] = INT64_MIN;
+        r->last_seq[k] = -1;
+    }
+}
+
+/* Checks one set against r's expectations. */
+static void set_run_add(set_run *r, const capture_set *cs)
+{
+    r->sets++;
+    if (cs->n != NCAM3 || cs->mask != r->want_mask || cs->ref != r->want_ref)
+        r->bad_sets++;
+    if (cs->mask != 7)
+        r->partial++;
+    for (int k = 0; k < NCAM3; k++) {
+        const capture_frame *f = &cs->frame[k];
+        if (!(cs->mask & (1u << k))) {
+            if (f->data || f->buffer != -1 || cs->skew_ns[k] != 0)
+                r->bad_sets++;
+            continue;
+        }
+        if (!f->data) {
+            r->bad_sets++;
+            continue;
+        }
+        if (f->width != WIDTH || f->height != HEIGHT || f->format != STEREO_PIX_YUYV ||
+            f->pitch < WIDTH * 2 || f->bytes < f->pitch * (HEIGHT - 1) + WIDTH * 2)
+            r->format_ok = 0;
+        if (f->timestamp_ns <= r->last_ts[k] || (long)f->sequence <= r->last_seq[k])
+            r->monotonic = 0;
+        r->last_ts[k] = f->timestamp_ns;
+        r->last_seq[k] = (long)f->sequence;
+        if (cs->ref >= 0 && cs->skew_ns[k] != f->timestamp_ns - cs->frame[cs->ref].timestamp_ns)
+            r->skew_mismatch++;
+        int64_t a = cs->skew_ns[k] < 0 ? -cs->skew_ns[k] : cs->skew_ns[k];
+        if (a > r->worst[k])
+            r->worst[k] = a;
+        r->sum_abs[k] += (double)a;
+    }
+}
+
+/* Takes n sets (releasing each) within limit_s. */
+static void take_sets(capture *c, int n, double limit_s, set_run *r)
+{
+    double t0 = now_s();
+    capture_status last = CAPTURE_OK;
+    while (r->sets < n && now_s() - t0 < limit_s) {
+        capture_set cs;
+        capture_status st = capture_next_set(c, &cs, 200);
+        if (st != CAPTURE_OK) {
+            if (st != CAPTURE_TIMEOUT && st != last)
+                diag("capture_next_set: status %d (%s)", (int)st, capture_message(c));
+            last = st;
+            continue;
+        }
+        set_run_add(r, &cs);
+        capture_release_set(c, &cs);
+    }
+    r->seconds = now_s() - t0;
+}
+
+static void diag_set_run(const char *what, const set_run *r)
+{
+    diag("%s: %d sets in %.2f s (%.1f/s), %d partial, %d bad, %d skew mismatches; |skew| to the "
+         "reference worst %.2f / %.2f / %.2f ms, mean %.2f / %.2f / %.2f ms", what, r->sets,
+         r->seconds, r->seconds > 0 ? r->sets / r->seconds : 0, r->partial, r->bad_sets,
+         r->skew_mismatch, r->worst[0] / 1e6, r->worst[1] / 1e6, r->worst[2] / 1e6,
+         r->sets ? r->sum_abs[0] / r->sets / 1e6 : 0, r->sets ? r->sum_abs[1] / r->sets / 1e6 : 0,
+         r->sets ? r->sum_abs[2] / r->sets / 1e6 : 0);
+}
+
+static int set_run_ok(const set_run *r, int n, int64_t max_skew)
+{
+    int ok = r->sets == n && r->bad_sets == 0 && r->skew_mismatch == 0 && r->monotonic &&
+             r->format_ok;
+    for (int k = 0; k < NCAM3; k++)
+        ok = ok && r->worst[k] <= max_skew;
+    return ok;
+}
+
+static void print_stats3(capture *c, const char *when)
+{
+    capture_stats s;
+    capture_stats_get(c, &s);
+    diag("%s: sets %llu (partial %llu, stale %llu); per camera frames / unpaired / stale / "
+         "losses / reconnects / last skew: 0: %llu %llu %llu %llu %llu %+.2f ms, 1: %llu %llu "
+         "%llu %llu %llu %+.2f ms, 2: %llu %llu %llu %llu %llu %+.2f ms; up 0x%x",
+         when, (unsigned long long)s.pairs, (unsigned long long)s.partial_sets,
+         (unsigned long long)s.stale_pairs, (unsigned long long)s.frames[0],
+         (unsigned long long)s.unpaired[0], (unsigned long long)s.stale[0],
+         (unsigned long long)s.losses[0], (unsigned long long)s.reconnects[0],
+         s.cam_skew_ns[0] / 1e6, (unsigned long long)s.frames[1],
+         (unsigned long long)s.unpaired[1], (unsigned long long)s.stale[1],
+         (unsigned long long)s.losses[1], (unsigned long long)s.reconnects[1],
+         s.cam_skew_ns[1] / 1e6, (unsigned long long)s.frames[2],
+         (unsigned long long)s.unpaired[2], (unsigned long long)s.stale[2],
+         (unsigned long long)s.losses[2], (unsigned long long)s.reconnects[2],
+         s.cam_skew_ns[2] / 1e6, s.up);
+}
+
+/* Waits (releasing what comes) until capture_next_set says CAPTURE_LOST; seconds it took, or
+ * -1. Counts the sets that came meanwhile. */
+static double wait_lost(capture *c, double limit_s, int *sets)
+{
+    double t0 = now_s();
+    while (now_s() - t0 < limit_s) {
+        capture_set cs;
+        capture_status st = capture_next_set(c, &cs, 100);
+        if (st == CAPTURE_OK) {
+            (*sets)++;
+            capture_release_set(c, &cs);
+        } else if (st == CAPTURE_LOST)
+            return now_s() - t0;
+    }
+    return -1;
+}
+
+/* Runs capture_next_set until camera k has reconnected and a set of `mask` came after it; the
+ * seconds it took, or -1. sets_while_lost: sets (of any kind) before that reconnect; mask_seen:
+ * the masks of those sets. */
+static double wait_back(capture *c, int k, unsigned mask, double limit_s, int *sets_while_lost,
+                        unsigned *mask_seen, set_run *partial)
+{
+    capture_stats before, now;
+    capture_stats_get(c, &before);
+    double t0 = now_s();
+    while (now_s() - t0 < limit_s) {
+        capture_set cs;
+        capture_status st = capture_next_set(c, &cs, 100);
+        if (st != CAPTURE_OK)
+            continue;
+        capture_stats_get(c, &now);
+        if (now.reconnects[k] == before.reconnects[k]) {
+            (*sets_while_lost)++;
+            *mask_seen |= 1u << cs.mask;
+            if (partial)
+                set_run_add(partial, &cs);
+        } else if (cs.mask == mask) {
+            capture_release_set(c, &cs);
+            return now_s() - t0;
+        }
+        capture_release_set(c, &cs);
+    }
+    return -1;
+}
+
+static void three_camera_tests(void)
+{
+    char err[1024] = "";
+    capture_stats s, before, after;
+
+    /* 27. open three */
+    capture_config cfg = three_config();
+    capture *c = NULL;
+    double t0 = now_s();
+    capture_status st = capture_open(&cfg, &c, err, sizeof err);
+    if (st != CAPTURE_OK)
+        diag("capture_open (3 cameras): %s", err);
+    capture_stats_get(c, &s);
+    capture_pair pr;
+    capture_status st_pair = c ? capture_next(c, &pr, 10) : CAPTURE_OK;
+    diag("3 cameras open in %.2f s: buffers %d/%d/%d, fps %g/%g/%g, max skew %.1f ms, up 0x%x; "
+         "the pair call on it: status %d", now_s() - t0, s.buffers[0], s.buffers[1], s.buffers[2],
+         s.fps[0], s.fps[1], s.fps[2], s.max_skew_ns / 1e6, s.up, (int)st_pair);
+    tap(st == CAPTURE_OK && s.ncameras == 3 && capture_cameras(c) == 3 && s.up == 7 &&
+            capture_cameras_up(c) == 7 && s.buffers[2] >= 4 && s.fps[0] == FPS &&
+            s.fps[1] == FPS && s.fps[2] == FPS && st_pair == CAPTURE_ERR_PARAM,
+        "three devices open in one handle at 640x480 YUYV 25 fps, all up; the pair call is "
+        "refused on it");
+    if (st != CAPTURE_OK) {
+        for (int i = 28; i <= 33; i++)
+            tap(0, "needs the three-camera capture of test 27");
+        goto bad_lists;
+    }
+
+    /* 28, 29. 50 sets of three, and each camera's skew to the reference */
+    set_run r;
+    set_run_begin(&r, 7, 0);
+    take_sets(c, 50, 10.0, &r);
+    diag_set_run("50 sets of 3", &r);
+    print_stats3(c, "after 50 sets");
+    capture_stats_get(c, &s);
+    tap(r.sets == 50 && r.bad_sets == 0 && r.monotonic && r.format_ok && s.pairs == 50 &&
+            s.last_mask == 7 && s.last_ref == 0,
+        "50 sets, each with a frame of every camera (reference camera 0), timestamps and "
+        "sequences increasing per camera");
+    int cam_skew_sane = s.cam_skew_ns[0] == 0 && s.cam_skew_ns[1] == r.last_ts[1] - r.last_ts[0] &&
+                        s.cam_skew_ns[2] == r.last_ts[2] - r.last_ts[0];
+    int accounted = 1; /* each camera's frames: in the 50 sets, unpaired, stale, or one waiting */
+    for (int k = 0; k < NCAM3; k++) {
+        int64_t rest = (int64_t)s.frames[k] - 50 - (int64_t)s.unpaired[k] - (int64_t)s.stale[k];
+        accounted = accounted && rest >= 0 && rest <= 1;
+    }
+    tap(set_run_ok(&r, 50, s.max_skew_ns) && cam_skew_sane && accounted,
+        "every camera's skew to the reference within %.0f ms (worst %.2f / %.2f ms), the set's "
+        "skews its timestamps' differences, the stats' per-camera skew the last set's, every "
+        "frame counted once",
+        s.max_skew_ns / 1e6, r.worst[1] / 1e6, r.worst[2] / 1e6);
+
+    /* 30, 31. camera 2 disconnected (vivid's button): lost within 1 s with a message naming it,
+     * no sets of the other two (partial_sets is off), they keep streaming; back after the retry */
+    capture_stats_get(c, &before);
+    int pressed = press_disconnect(third_dev);
+    int sets_before_lost = 0;
+    double lost_after = wait_lost(c, 3.0, &sets_before_lost);
+    const char *msg = capture_message(c);
+    char third_name[300];
+    snprintf(third_name, sizeof third_name, "camera 2 %s", third_dev);
+    unsigned up_lost = capture_cameras_up(c);
+    diag("camera 2 disconnect reported after %.3f s: \"%s\", up 0x%x", lost_after, msg, up_lost);
+    tap(pressed == 0 && lost_after >= 0 && lost_after <= 1.0 && strstr(msg, third_name) &&
+            strstr(msg, "lost") && !strstr(msg, left_dev) && logged_with(third_name, "lost") &&
+            up_lost == 3,
+        "one of three disconnected mid-stream: CAPTURE_LOST within 1 s, the message and the log "
+        "name camera 2, the others stay up");
+    int while_lost = 0;
+    unsigned masks = 0;
+    double back_after = wait_back(c, 2, 7, 5.0, &while_lost, &masks, NULL);
+    capture_stats_get(c, &after);
+    print_stats3(c, "camera 2 back");
+    diag("camera 2 back and a set of 3 %.2f s later; %d sets while it was lost", back_after,
+         while_lost);
+    tap(back_after >= 0 && while_lost == 0 && after.reconnects[2] == before.reconnects[2] + 1 &&
+            after.losses[2] == before.losses[2] + 1 && after.losses[0] == before.losses[0] &&
+            after.frames[0] >= before.frames[0] + 15 && after.frames[1] >= before.frames[1] + 15 &&
+            after.unpaired[0] > before.unpaired[0] && after.unpaired[1] > before.unpaired[1] &&
+            after.up == 7 && capture_message(c)[0] == 0 && logged_with(third_name, "reconnected"),
+        "while camera 2 is lost cameras 0 and 1 stream on (frames counted as unpaired, no sets); "
+        "it is reopened and sets of three resume");
+    capture_close(c);
+    c = NULL;
+
+    /* 32. partial sets: the reference (camera 0) disconnected: cameras 1 and 2 go on as sets of
+     * two with camera 1 the reference, then sets of three with camera 0 again */
+    cfg = three_config();
+    cfg.partial_sets = 1;
+    st = capture_open(&cfg, &c, err, sizeof err);
+    if (st != CAPTURE_OK) {
+        diag("capture_open (3 cameras, partial sets): %s", err);
+        tap(0, "partial sets while the reference is lost");
+    } else {
+        set_run_begin(&r, 7, 0);
+        take_sets(c, 10, 3.0, &r);
+        capture_stats_get(c, &before);
+        pressed = press_disconnect(left_dev);
+        int sets_meanwhile = 0;
+        lost_after = wait_lost(c, 3.0, &sets_meanwhile);
+        char ref_name[300];
+        snprintf(ref_name, sizeof ref_name, "camera 0 %s", left_dev);
+        msg = capture_message(c);
+        diag("camera 0 disconnect reported after %.3f s: \"%s\"", lost_after, msg);
+        int lost_ok = pressed == 0 && lost_after >= 0 && lost_after <= 1.0 &&
+                      strstr(msg, ref_name) && capture_cameras_up(c) == 6;
+        set_run two;
+        set_run_begin(&two, 6, 1);
+        while_lost = 0;
+        masks = 0;
+        double t1 = now_s();
+        back_after = wait_back(c, 0, 7, 5.0, &while_lost, &masks, &two);
+        two.seconds = now_s() - t1;
+        diag_set_run("sets while camera 0 was lost", &two);
+        set_run_begin(&r, 7, 0);
+        take_sets(c, 10, 3.0, &r);
+        capture_stats_get(c, &after);
+        print_stats3(c, "camera 0 back");
+        diag("sets of 1+2 while lost: %d (masks seen 0x%x), back after %.2f s", while_lost,
+             masks, back_after);
+        /* about a second lost: ~25 instants; cameras 1 and 2 may be up to a max skew (half a
+         * period) apart, where jitter splits some of them */
+        tap(r.sets == 10 && lost_ok && two.sets >= 5 && two.bad_sets == 0 &&
+                two.partial == two.sets && two.skew_mismatch == 0 && two.worst[1] == 0 &&
+                two.worst[2] <= after.max_skew_ns && back_after >= 0 && r.bad_sets == 0 &&
+                after.partial_sets >= before.partial_sets + (uint64_t)two.sets &&
+                after.reconnects[0] == before.reconnects[0] + 1,
+            "partial_sets: the reference lost, cameras 1 and 2 go on in sets of two with camera 1 "
+            "the reference (%d sets, camera 2 within %.2f ms); camera 0 back, sets of three again",
+            two.sets, two.worst[2] / 1e6);
+        capture_close(c);
+        c = NULL;
+    }
+
+    /* 33. zero copy with three: each camera streams into the caller's page-aligned buffers */
+    cfg = three_config();
+    cfg.io = CAPTURE_IO_AUTO;
+    st = capture_open(&cfg, &c, err, sizeof err);
+    {
+        size_t need = st == CAPTURE_OK ? capture_buffer_bytes(c, 2) : 0;
+        size_t bytes = page_round(need);
+        void *buf[NCAM3][4] = {{0}};
+        int used[NCAM3][4] = {{0}};
+        int ok = st == CAPTURE_OK && need == (size_t)WIDTH * HEIGHT * 2;
+        for (int k = 0; ok && k < NCAM3; k++) {
+            ok = capture_io_mode(c, k, NULL) == CAPTURE_IO_USERPTR;
+            for (int i = 0; ok && i < 4; i++) {
+                ok = posix_memalign(&buf[k][i], PAGE, bytes) == 0;
+                if (ok)
+                    memset(buf[k][i], SENTINEL, bytes);
+            }
+            if (ok && capture_give_buffers(c, k, buf[k], 4, bytes, err, sizeof err) != CAPTURE_OK) {
+                diag("capture_give_buffers(%d): %s", k, err);
+                ok = 0;
+            }
+        }
+        int sets = 0, not_ours = 0, unwritten = 0;
+        double t1 = now_s();
+        while (ok && sets < 30 && now_s() - t1 < 8.0) {
+            capture_set cs;
+            if (capture_next_set(c, &cs, 200) != CAPTURE_OK)
+                continue;
+            sets++;
+            for (int k = 0; k < NCAM3; k++) {
+                const capture_frame *f = &cs.frame[k];
+                int b = f->buffer;
+                if (f->io != CAPTURE_IO_USERPTR || b < 0 || b >= 4 || f->data != buf[k][b]) {
+                    not_ours++;
+                    continue;
+                }
+                used[k][b]++;
+                unwritten += sentinel_pages(f->data, f->pitch * (size_t)f->height) > 0;
+                memset(buf[k][b], SENTINEL, bytes); /* a fresh write is needed next time */
+            }
+            capture_release_set(c, &cs);
+        }
+        int all = 1;
+        for (int k = 0; k < NCAM3; k++)
+            for (int i = 0; i < 4; i++)
+                all = all && used[k][i] > 0;
+        char zc[320];
+        snprintf(zc, sizeof zc, "%s: zero-copy", third_name);
+        diag("USERPTR with 3: %d sets, %d frames not in the caller's buffers, %d not fully written, "
+             "every buffer used %d; deliveries of camera 2's buffers %d %d %d %d", sets, not_ours,
+             unwritten, all, used[2][0], used[2][1], used[2][2], used[2][3]);
+        tap(ok && sets == 30 && not_ours == 0 && unwritten == 0 && all &&
+                logged_with(zc, "USERPTR"),
+            "zero copy with three: 30 sets, every frame in one of its camera's own buffers, "
+            "written all over, every buffer used, the log says zero-copy for camera 2");
+        capture_close(c);
+        c = NULL;
+        for (int k = 0; k < NCAM3; k++)
+            for (int i = 0; i < 4; i++)
+                free(buf[k][i]);
+    }
+
+bad_lists:
+    /* 34. a device list with a missing device */
+    {
+        capture_config bad = three_config();
+        bad.device[2] = "/dev/video9";
+        const char *need[] = {"camera 2 /dev/video9", "no such device", NULL};
+        expect_open_error("three cameras, the third missing: refused naming it", &bad,
+                          CAPTURE_ERR_NODEV, need);
+    }
+    /* 35. the same device twice: by the same path, and through a link to it */
+    {
+        capture_config bad = three_config();
+        bad.device[2] = left_dev;
+        const char *need[] = {"camera 0", "camera 2", left_dev, "twice", NULL};
+        expect_open_error("three cameras, one path given twice: refused naming it", &bad,
+                          CAPTURE_ERR_PARAM, need);
+        const char *link = "/dev/vivid-link"; /* the VM has no /tmp; devtmpfs is writable */
+        unlink(link);
+        int made = symlink(right_dev, link) == 0;
+        bad = three_config();
+        bad.device[2] = link;
+        const char *need2[] = {"camera 1", "camera 2", link, right_dev, "same device", NULL};
+        if (!made)
+            diag("symlink %s -> %s: %s", link, right_dev, strerror(errno));
+        expect_open_error("three cameras, a link to one of the others: refused naming both", &bad,
+                          CAPTURE_ERR_PARAM, need2);
+        unlink(link);
+    }
+    /* 37. a count out of range and a device list shorter than the count */
+    {
+        capture_config bad = three_config();
+        bad.ncameras = CAPTURE_MAX_CAMERAS + 1;
+        const char *need9[] = {"9 cameras", "2..8", NULL};
+        capture *c9 = NULL;
+        char e9[1024] = "";
+        capture_status s9 = capture_open(&bad, &c9, e9, sizeof e9);
+        int ok = s9 == CAPTURE_ERR_PARAM && !c9;
+        for (int i = 0; need9[i]; i++)
+            ok = ok && strstr(e9, need9[i]);
+        diag("ncameras %d: status %d: %s", bad.ncameras, (int)s9, e9);
+        capture_close(c9);
+        bad = three_config();
+        bad.ncameras = 4; /* device[3] not given */
+        const char *need[] = {"camera 3", "no device given", NULL};
+        if (ok)
+            expect_open_error("a count out of range (9) and four cameras with three devices "
+                              "refused, naming the count / the camera", &bad, CAPTURE_ERR_PARAM,
+                              need);
+        else
+            tap(0, "a count out of range (9) refused naming the count");
+    }
+}
+
 /* ---- the tests ------------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: vivid-check LEFT-DEVICE RIGHT-DEVICE VIVID-PLATFORM-DEVICE\n");
+    if (argc == 3 && strcmp(argv[1], "--disconnect") == 0) /* for init.sh: vivid's button */
+        return press_disconnect(argv[2]) == 0 ? 0 : 1;
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: vivid-check LEFT-DEVICE RIGHT-DEVICE VIVID-PLATFORM-DEVICE "
+                "[THIRD-DEVICE]\n       vivid-check --disconnect DEVICE\n");
         return 2;
     }
     left_dev = argv[1];
     right_dev = argv[2];
     vivid_platform = argv[3];
+    third_dev = argc == 5 ? argv[4] : NULL;
     setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGALRM, on_alarm);
     alarm(WATCHDOG_S);
-    printf("1..26\n");
+    printf("1..%d\n", third_dev ? 37 : 26);
 
     /* 1. open */
     capture_config cfg = base_config();
@@ -1132,5 +1582,7 @@ int main(int argc, char **argv)
         capture_close(c2);
     }
     userptr_tests();
+    if (third_dev)
+        three_camera_tests();
     return 0;
 }
