@@ -180,5 +180,8 @@ typedef struct {
 } mview_args;
 cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, uint8_t *neg,
                               cudaStream_t stream);
+/* test-mview-cuda: the kernels' division-free mean (multiview.cu) over its whole range, device
+ * memory of 9 * 8192 ints, out[n * 8192 + x] for n = 1..8, x = n / 2 .. 8191 */
+cudaError_t mview_mean_table(int *out);
 
 #endif

@@ -68,11 +68,25 @@ static __device__ __forceinline__ int mview_pair_cost(const mview_args &m, int v
     return t < 0 ? -t : t;
 }
 
+/* stereo_view_mean without an integer division (a division by a run-time n is a long
+ * instruction sequence, and the cost kernel takes up to three per voxel): for 1 <= n <= 8 and
+ * 0 <= x = sum + n / 2 < 8192, floor(x * RN(1 / n) + 1/64) in single precision is floor(x / n).
+ * The two roundings put the product within x / n * 2^-23 < 1/1024 of x / n, so adding 1/64
+ * lifts an exact quotient that came out just below its integer and leaves any other (its
+ * fraction is at most 7/8) below the next one. Sums here are at most 7 * 224 (rank 15 x 15).
+ * test-mview-cuda checks every x < 8192 and n <= 8 against the division. */
+static __device__ __forceinline__ int mview_mean(int sum, int n, int max_cost)
+{
+    if (n <= 0)
+        return max_cost;
+    return (int)__fadd_rn(__fmul_rn((float)(sum + n / 2), __frcp_rn((float)n)), 1.0f / 64);
+}
+
 /* Voxels (x, dmin + k .. + MVIEW_K - 1) of row y per thread: each thread reads its reference
  * pixel once and writes MVIEW_K costs (and side means) as one 32-bit word each. Consecutive
  * threads take consecutive k groups, then x; blockIdx.y the rows, + gridDim.y, ... */
 #define MVIEW_K 4
-template <int KIND>
+template <int KIND, bool SIDES>
 static __global__ void k_mview_cost(const mview_args m, uint8_t *__restrict__ cost,
                                     uint8_t *__restrict__ pos, uint8_t *__restrict__ neg)
 {
@@ -113,15 +127,17 @@ static __global__ void k_mview_cost(const mview_args m, uint8_t *__restrict__ co
                 else
                     sum_p += cv, cnt_p++;
             }
-            wc |= (uint32_t)stereo_view_mean(sum_p + sum_n, cnt_p + cnt_n, m.max_cost) << (8 * j);
-            wp |= (uint32_t)(cnt_p ? stereo_view_mean(sum_p, cnt_p, m.max_cost)
-                                   : STEREO_VIEW_UNSEEN) << (8 * j);
-            wn |= (uint32_t)(cnt_n ? stereo_view_mean(sum_n, cnt_n, m.max_cost)
-                                   : STEREO_VIEW_UNSEEN) << (8 * j);
+            wc |= (uint32_t)mview_mean(sum_p + sum_n, cnt_p + cnt_n, m.max_cost) << (8 * j);
+            if (SIDES) {
+                wp |= (uint32_t)(cnt_p ? mview_mean(sum_p, cnt_p, m.max_cost)
+                                       : STEREO_VIEW_UNSEEN) << (8 * j);
+                wn |= (uint32_t)(cnt_n ? mview_mean(sum_n, cnt_n, m.max_cost)
+                                       : STEREO_VIEW_UNSEEN) << (8 * j);
+            }
         }
         const size_t o = (row + x) * D + k0; /* a multiple of 4: D is a multiple of 16 */
         *(uint32_t *)(cost + o) = wc;
-        if (pos) {
+        if (SIDES) {
             *(uint32_t *)(pos + o) = wp;
             *(uint32_t *)(neg + o) = wn;
         }
@@ -194,6 +210,21 @@ static __global__ void k_mview_select(const uint8_t *__restrict__ pos,
     }
 }
 
+/* For test-mview-cuda: out[n * 8192 + x] = mview_mean(x - n / 2, n, 255) for n = 1..8 and
+ * x = n / 2 .. 8191 (out has 9 * 8192 ints). */
+static __global__ void k_mean_table(int *out)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x, n = i / 8192, x = i % 8192;
+    if (n >= 1 && n <= 8 && x >= n / 2)
+        out[i] = mview_mean(x - n / 2, n, 255);
+}
+
+cudaError_t mview_mean_table(int *out)
+{
+    k_mean_table<<<9 * 8192 / 256, 256>>>(out);
+    return cudaGetLastError();
+}
+
 /* The inputs the cost kind reads are there for every view. */
 static int mview_inputs_given(const mview_args *m)
 {
@@ -226,20 +257,16 @@ cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, 
     const dim3 grid((unsigned)((lanes + MVIEW_THREADS - 1) / MVIEW_THREADS),
                     (unsigned)(m->height < MVIEW_MAX_GRID_ROWS ? m->height : MVIEW_MAX_GRID_ROWS));
     uint8_t *p = sides ? pos : NULL, *q = sides ? neg : NULL;
+#define MVIEW_LAUNCH(KIND)                                                                 \
+    (sides ? k_mview_cost<KIND, true><<<grid, MVIEW_THREADS, 0, stream>>>(*m, cost, p, q)  \
+           : k_mview_cost<KIND, false><<<grid, MVIEW_THREADS, 0, stream>>>(*m, cost, p, q))
     switch (m->cost) {
-    case STEREO_COST_RANK:
-        k_mview_cost<MV_RANK><<<grid, MVIEW_THREADS, 0, stream>>>(*m, cost, p, q);
-        break;
-    case STEREO_COST_CENSUS:
-        k_mview_cost<MV_CENSUS><<<grid, MVIEW_THREADS, 0, stream>>>(*m, cost, p, q);
-        break;
-    case STEREO_COST_AD:
-        k_mview_cost<MV_AD><<<grid, MVIEW_THREADS, 0, stream>>>(*m, cost, p, q);
-        break;
-    default:
-        k_mview_cost<MV_BT><<<grid, MVIEW_THREADS, 0, stream>>>(*m, cost, p, q);
-        break;
+    case STEREO_COST_RANK: MVIEW_LAUNCH(MV_RANK); break;
+    case STEREO_COST_CENSUS: MVIEW_LAUNCH(MV_CENSUS); break;
+    case STEREO_COST_AD: MVIEW_LAUNCH(MV_AD); break;
+    default: MVIEW_LAUNCH(MV_BT); break;
     }
+#undef MVIEW_LAUNCH
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess || !sides)
         return e;

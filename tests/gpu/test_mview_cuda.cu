@@ -318,6 +318,24 @@ int main(void)
                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
         return 1;
     }
+    { /* the kernels' division-free mean against stereo_view_mean over its whole range */
+        int *d_tab = NULL, *tab = (int *)malloc(9 * 8192 * sizeof(int));
+        long bad = 0, first_n = 0, first_x = 0;
+        if (tab && cudaMalloc(&d_tab, 9 * 8192 * sizeof(int)) == cudaSuccess &&
+            mview_mean_table(d_tab) == cudaSuccess &&
+            cudaMemcpy(tab, d_tab, 9 * 8192 * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess) {
+            for (int n = 1; n <= 8; n++)
+                for (int x = n / 2; x < 8192; x++)
+                    if (tab[n * 8192 + x] != stereo_view_mean(x - n / 2, n, 255) && !bad++)
+                        first_n = n, first_x = x;
+            check(bad == 0, "division-free mean: %ld of 65520 differ (first n %ld, sum %ld)", bad,
+                  first_n, first_x - first_n / 2);
+        } else {
+            check(0, "division-free mean: the table kernel did not run");
+        }
+        cudaFree(d_tab);
+        free(tab);
+    }
     static const struct { int w, h; } sizes[] = {{333, 217}, {64, 48}, {31, 7}, {640, 1}, {7, 40}};
     static const int Ds[] = {16, 64, 128}, dmins[] = {0, 13};
     /* the baseline sets: 1,-1 / 1,2,-1 / 1,0.5,-2.5; then random ones of 3, 4 and 8 views */
