@@ -113,7 +113,7 @@ static __global__ void k_mview_cost(const mview_args m, uint8_t *__restrict__ co
  * i = x * D + k: the box sums of the sides' means over the window's part inside the image. */
 static __global__ void k_mview_select(const uint8_t *__restrict__ pos,
                                       const uint8_t *__restrict__ neg, uint8_t *__restrict__ cost,
-                                      int w, int h, int D, int max_cost)
+                                      int w, int h, int D, int max_cost, int cost_kind)
 {
     const int R = STEREO_VIEW_BOX_RADIUS;
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -132,7 +132,9 @@ static __global__ void k_mview_select(const uint8_t *__restrict__ pos,
                 bn += q == STEREO_VIEW_UNSEEN ? max_cost : q;
             }
         const size_t o = (size_t)y * w * D + i;
-        cost[o] = (uint8_t)stereo_view_select(cost[o], __ldg(pos + o), __ldg(neg + o), bp, bn);
+        const int margin = stereo_view_margin(cost_kind, (x1 - x0 + 1) * (y1 - y0 + 1));
+        cost[o] = (uint8_t)stereo_view_select(cost[o], __ldg(pos + o), __ldg(neg + o), bp, bn,
+                                              margin);
     }
 }
 
@@ -184,6 +186,6 @@ cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, 
     if (e != cudaSuccess || !sides)
         return e;
     k_mview_select<<<grid, MVIEW_THREADS, 0, stream>>>(pos, neg, cost, m->width, m->height,
-                                                       m->ndisp, m->max_cost);
+                                                       m->ndisp, m->max_cost, (int)m->cost);
     return cudaGetLastError();
 }

@@ -136,18 +136,34 @@ STEREO_HD int stereo_view_mean(int sum, int n, int max_cost)
 #define STEREO_VIEW_UNSEEN 255
 #define STEREO_VIEW_BOX_RADIUS 2
 #define STEREO_VIEW_SIDE_RATIO 2
+/* The grey-value costs (ad, bt) add a floor to the ratio test: a side is taken for occluded only
+ * when its box sum exceeds the other's STEREO_VIEW_SIDE_RATIO times plus STEREO_VIEW_GREY_FLOOR
+ * per window pixel (grey levels, about the sensor noise). On weak texture both sides' grey
+ * differences are a few levels, and a ratio of two small sums flips the side from disparity to
+ * disparity on noise alone; the transforms (rank, census) measure order, not levels, and keep
+ * floor 0 (docs/results.md, multi-baseline matching). */
+#define STEREO_VIEW_GREY_FLOOR 4
+
+/* The floor of the sides rule's test for a window of `pixels` pixels and cost kind cost_kind (a
+ * stereo_cost): pixels * STEREO_VIEW_GREY_FLOOR for ad and bt, 0 for rank and census. */
+STEREO_HD int stereo_view_margin(int cost_kind, int pixels)
+{
+    return cost_kind == 2 /* STEREO_COST_AD */ || cost_kind == 3 /* STEREO_COST_BT */
+               ? pixels * STEREO_VIEW_GREY_FLOOR
+               : 0;
+}
 
 /* all: the mean over every view (stereo_view_mean); p, q: the means of the views with b > 0 and
- * b < 0; bp, bq: their box sums. When both sides see (x, d) and one side's box sum is more than
- * STEREO_VIEW_SIDE_RATIO times the other's, that side is taken for occluded: the other side's
- * mean alone. Otherwise all. */
-STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq)
+ * b < 0; bp, bq: their box sums; margin: stereo_view_margin. When both sides see (x, d) and one
+ * side's box sum is more than STEREO_VIEW_SIDE_RATIO times the other's plus margin, that side is
+ * taken for occluded: the other side's mean alone. Otherwise all. */
+STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq, int margin)
 {
     if (p == STEREO_VIEW_UNSEEN || q == STEREO_VIEW_UNSEEN)
         return all;
-    if (bp > STEREO_VIEW_SIDE_RATIO * bq)
+    if (bp > STEREO_VIEW_SIDE_RATIO * bq + margin)
         return q;
-    if (bq > STEREO_VIEW_SIDE_RATIO * bp)
+    if (bq > STEREO_VIEW_SIDE_RATIO * bp + margin)
         return p;
     return all;
 }

@@ -92,15 +92,27 @@ static void test_formula_view_lerp_mean_select(void **state)
     assert_int_equal(stereo_view_mean(0, 0, 62), 62);
     /* the sides rule: all, p, q, box sums */
     const int U = STEREO_VIEW_UNSEEN;
-    assert_int_equal(stereo_view_select(20, 10, 30, 100, 100), 20); /* alike: all */
-    assert_int_equal(stereo_view_select(20, 10, 30, 100, 200), 20); /* exactly 2x: all */
-    assert_int_equal(stereo_view_select(20, 10, 30, 100, 201), 10); /* q's side occluded */
-    assert_int_equal(stereo_view_select(20, 10, 30, 201, 100), 30); /* p's side occluded */
-    assert_int_equal(stereo_view_select(20, 10, 30, 0, 1), 10);
-    assert_int_equal(stereo_view_select(20, 10, 30, 0, 0), 20);
-    assert_int_equal(stereo_view_select(17, U, 17, 900, 10), 17);   /* one side unseen: all */
-    assert_int_equal(stereo_view_select(17, 17, U, 10, 900), 17);
-    assert_int_equal(stereo_view_select(80, U, U, 0, 0), 80);
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 100, 0), 20); /* alike: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 200, 0), 20); /* exactly 2x: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 201, 0), 10); /* q's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 201, 100, 0), 30); /* p's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 1, 0), 10);
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 0, 0), 20);
+    assert_int_equal(stereo_view_select(17, U, 17, 900, 10, 0), 17);   /* one side unseen: all */
+    assert_int_equal(stereo_view_select(17, 17, U, 10, 900, 0), 17);
+    assert_int_equal(stereo_view_select(80, U, U, 0, 0, 0), 80);
+    /* the floor: a side is occluded only beyond 2x the other plus the margin */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 300, 100), 20); /* 2x + 100: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 301, 100), 10);
+    assert_int_equal(stereo_view_select(20, 10, 30, 301, 100, 100), 30);
+    assert_int_equal(stereo_view_select(5, 2, 8, 40, 170, 100), 5);   /* weak texture: all */
+    assert_int_equal(stereo_view_select(5, 2, 8, 40, 170, 0), 2);     /* without the floor */
+    /* the margin: STEREO_VIEW_GREY_FLOOR per window pixel for ad and bt, none for the transforms */
+    assert_int_equal(stereo_view_margin(STEREO_COST_AD, 25), 25 * STEREO_VIEW_GREY_FLOOR);
+    assert_int_equal(stereo_view_margin(STEREO_COST_BT, 9), 9 * STEREO_VIEW_GREY_FLOOR);
+    assert_int_equal(stereo_view_margin(STEREO_COST_RANK, 25), 0);
+    assert_int_equal(stereo_view_margin(STEREO_COST_CENSUS, 25), 0);
+    assert_int_equal(STEREO_VIEW_GREY_FLOOR, 4);
 }
 
 /* ---- the cost volume against multiview.h, restated ------------------------------------------- */
@@ -126,7 +138,9 @@ static int naive_pair_cost(stereo_cost cost, int cap, const uint8_t *v0, const u
     }
 }
 
-static void check_volume(stereo_cost cost, stereo_combine combine)
+/* narrow: grey values 100..111 only (weak texture: small ad / bt costs, where the sides rule's
+ * floor decides) */
+static void check_volume(stereo_cost cost, stereo_combine combine, int narrow)
 {
     enum { W = 37, H = 4, NV = 5 };
     const int dmin = 2, D = 16;
@@ -140,7 +154,7 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
         bits[v] = malloc(W * H * sizeof(uint64_t));
         for (int i = 0; i < W * H; i++) {
             vals[v][i] = (uint8_t)(rnd() % 81);
-            grey[v][i] = (uint8_t)rnd();
+            grey[v][i] = (uint8_t)(narrow ? 100 + rnd() % 12 : rnd());
             bits[v][i] = ((uint64_t)rnd() << 32 | rnd()) & ((1ull << 62) - 1);
         }
     }
@@ -196,17 +210,21 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
                 int want = all[i];
                 if (combine == STEREO_COMBINE_SIDES && side[0][i] >= 0 && side[1][i] >= 0) {
                     /* box sums over the 5 x 5 window inside the image, unseen = cap */
-                    long box[2] = {0, 0};
+                    /* plus 4 grey levels per window pixel for ad and bt */
+                    long box[2] = {0, 0}, floor = 0;
                     for (int yy = y - 2; yy <= y + 2; yy++)
                         for (int xx = x - 2; xx <= x + 2; xx++)
-                            if (yy >= 0 && yy < H && xx >= 0 && xx < W)
+                            if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
                                 for (int sd = 0; sd < 2; sd++) {
                                     int v = side[sd][((size_t)yy * W + xx) * D + k];
                                     box[sd] += v < 0 ? cap : v;
                                 }
-                    if (box[1] > 2 * box[0])
+                                if (cost == STEREO_COST_AD || cost == STEREO_COST_BT)
+                                    floor += 4;
+                            }
+                    if (box[1] > 2 * box[0] + floor)
                         want = side[0][i];
-                    else if (box[0] > 2 * box[1])
+                    else if (box[0] > 2 * box[1] + floor)
                         want = side[1][i];
                 }
                 if (got[i] != want)
@@ -224,8 +242,9 @@ static void test_cost_volume_matches_definition(void **state)
     const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
                                  STEREO_COST_BT};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
-        check_volume(costs[i], STEREO_COMBINE_SUM);
-        check_volume(costs[i], STEREO_COMBINE_SIDES);
+        check_volume(costs[i], STEREO_COMBINE_SUM, 0);
+        check_volume(costs[i], STEREO_COMBINE_SIDES, 0);
+        check_volume(costs[i], STEREO_COMBINE_SIDES, 1);
     }
 }
 
