@@ -6,6 +6,7 @@
 #include "stereo_math.h"
 
 #define PIX_BLOCK 256
+#define ROW_BLOCK 64 /* k_lr_finish_views: one thread per row */
 
 static __global__ void k_median(const int16_t *in, int w, int h, int16_t *out)
 {
@@ -36,6 +37,38 @@ static __global__ void k_lr_finish(int16_t *disp, const int16_t *disp_right, uin
     }
     if (conf && v < 0)
         conf[p] = 0;
+}
+
+/* The LR check of more than two views (lr_check_views_rows): one thread per row, right to left
+ * in place, so the neighbours and the farther point it reads (left of x) still hold their values
+ * from before the check, as on the CPU. */
+static __global__ void k_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
+                                         int w, int h, int tol16)
+{
+    int y = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (y >= h)
+        return;
+    int16_t *row = disp + (size_t)y * w;
+    const int16_t *right = disp_right + (size_t)y * w;
+    for (int x = w - 1; x >= 0; x--) {
+        int v = row[x];
+        if (v >= 0 && !stereo_lr_views_consistent(x, v, row, right, tol16)) {
+            v = STEREO_INVALID;
+            row[x] = STEREO_INVALID;
+        }
+        if (conf && v < 0)
+            conf[(size_t)y * w + x] = 0;
+    }
+}
+
+cudaError_t launch_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
+                                   int w, int h, int tolerance, cudaStream_t stream)
+{
+    if (!disp_right) /* no LR check: what launch_lr_finish does without it */
+        return launch_lr_finish(disp, NULL, conf, w, h, tolerance, stream);
+    k_lr_finish_views<<<(unsigned)((h + ROW_BLOCK - 1) / ROW_BLOCK), ROW_BLOCK, 0, stream>>>(
+        disp, disp_right, conf, w, h, STEREO_SUBPIXEL_SCALE * tolerance);
+    return cudaGetLastError();
 }
 
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream)

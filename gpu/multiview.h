@@ -73,6 +73,21 @@ void mview_cost_rows(const mview_config *m, uint8_t *cost, uint8_t *pos, uint8_t
 void mview_select_rows(const mview_config *m, const uint8_t *pos, const uint8_t *neg,
                        uint8_t *cost, int y0, int y1);
 
+/* Whether the LR check takes the occlusion test (stereo_lr_views_consistent, disparity.h): more
+ * than two views and one of them on the other side of the reference (b_i < 0), which sees the
+ * points hidden from view 1. Views on one side only keep the plain check: what view 1 cannot
+ * see, none of them sees either, and the test would keep a foreground widened over the hidden
+ * strip (measured: generated scene, b 1,2: 4.81 % bad-2 with the test, 2.49 % without). */
+static inline int mview_lr_occlusion_test(const stereo_params *p)
+{
+    if (p->views <= 2)
+        return 0;
+    for (int i = 1; i < p->views; i++)
+        if (p->baseline[i] < 0)
+            return 1;
+    return 0;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -305,6 +305,47 @@ STEREO_HD int stereo_lr_consistent(int x, int vl, const int16_t *right_row, int 
     return diff <= tol16;
 }
 
+/* ---- 7. left-right check with more than two views ---------------------------------------------
+ * The check stays against view 1, with an occlusion test from the reference's own map. With a
+ * view on the other side, a point hidden from view 1 is matched through that view, and the
+ * diagonal search for view 1's disparity (disparity.h) may find it instead of the nearer surface
+ * that view 1 sees at the same column: a correct foreground pixel then fails the plain check.
+ * So a valid left value vl at x that fails stereo_lr_consistent is kept when
+ *   - the right value vr at xr = x - round(vl / 16) is valid and farther: vr < vl - tol16,
+ *   - the reference's own map puts that farther point at x' = xr + vr / 16 < x: row[x'] is valid
+ *     and within tol16 of vr (so x, nearer, hides x' from view 1: view 1 sees x at xr), and
+ *   - x is no thin edge: its STEREO_LR_RUN - 1 left neighbours are valid and within tol16 of vl
+ *     (a foreground edge that SGM or the median widened by a pixel or two onto the background
+ *     satisfies the first two conditions as well; measured in docs/results.md).
+ * row holds the left values before the check (x' and the neighbours lie left of x: a right-to-left
+ * pass in place reads them unchanged). */
+#define STEREO_LR_RUN 3
+
+STEREO_HD int stereo_lr_views_consistent(int x, int vl, const int16_t *row,
+                                         const int16_t *right_row, int tol16)
+{
+    if (stereo_lr_consistent(x, vl, right_row, tol16))
+        return 1;
+    int xr = x - ((vl + 8) >> 4);
+    if (xr < 0)
+        return 0;
+    int vr = right_row[xr];
+    if (vr < 0 || vr >= vl - tol16)
+        return 0;
+    int xp = xr + (vr >> 4);
+    if (xp >= x || x < STEREO_LR_RUN - 1)
+        return 0;
+    int vp = row[xp], dp = vp - vr;
+    if (vp < 0 || (dp < 0 ? -dp : dp) > tol16)
+        return 0;
+    for (int j = 1; j < STEREO_LR_RUN; j++) {
+        int vn = row[x - j], dn = vn - vl;
+        if (vn < 0 || (dn < 0 ? -dn : dn) > tol16)
+            return 0;
+    }
+    return 1;
+}
+
 /* ---- 7. 3x3 median of int16 values: a 19-exchange sorting network (Paeth / Devillard
  * style selection), returning the 5th smallest. Invalid values (-1) take part as ordinary values,
  * so a pixel surrounded by mostly invalid neighbours becomes invalid. */

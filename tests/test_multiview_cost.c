@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_multiview_cost.c — multi-baseline matching (gpu/multiview.h): the sampling rule and the
  * combination formulas of stereo_math.h against hand-computed values and their definitions, the
+ * LR check of more views (the occlusion test, disparity.h) on hand-built rows and against its
+ * definition restated on random rows, the
  * combined cost volume against a naive restatement of multiview.h (positions in 16ths of a pixel,
  * plain loops), and the stage with more than two views: exact disparities on a shifted texture,
  * two views through stereo_process_views equal to stereo_process, and every refusal naming what
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disparity.h"
 #include "multiview.h"
 #include "sgm.h"
 #include "stereo.h"
@@ -113,6 +116,85 @@ static void test_formula_view_lerp_mean_select(void **state)
     assert_int_equal(stereo_view_margin(STEREO_COST_RANK, 25), 0);
     assert_int_equal(stereo_view_margin(STEREO_COST_CENSUS, 25), 0);
     assert_int_equal(STEREO_VIEW_GREY_FLOOR, 4);
+}
+
+/* ---- the LR check of more views (disparity.h, stereo_lr_views_consistent) -------------------- */
+
+/* The definition restated on a copy of the row taken before the check. */
+static int naive_lr_views_keep(int x, int vl, const int16_t *before, const int16_t *right,
+                               int tol16)
+{
+    int xr = x - (vl + 8) / 16;
+    if (xr >= 0 && right[xr] >= 0 && abs(vl - right[xr]) <= tol16)
+        return 1; /* the plain check */
+    if (xr < 0 || right[xr] < 0 || right[xr] >= vl - tol16)
+        return 0;
+    int xp = xr + right[xr] / 16; /* the farther point the right map names */
+    if (xp >= x || before[xp] < 0 || abs(before[xp] - right[xr]) > tol16)
+        return 0;
+    for (int j = 1; j < 3; j++) /* a run of 3 */
+        if (x - j < 0 || before[x - j] < 0 || abs(before[x - j] - vl) > tol16)
+            return 0;
+    return 1;
+}
+
+static void test_lr_check_views(void **state)
+{
+    (void)state;
+    enum { W = 40 };
+    /* a foreground at d 12 from x 20 on, the background at d 5 left of it; view 1's pixels
+     * 8..14 (where the foreground's x 20..26 land) claimed by the background behind it
+     * (x' = xr + 5 = 13..19, hidden from view 1) */
+    int16_t row[W], right[W], plain[W];
+    for (int x = 0; x < W; x++) {
+        row[x] = (int16_t)(16 * (x < 20 ? 5 : 12));
+        int xr = x;
+        right[xr] = (int16_t)(16 * (xr >= 8 && xr < 15 ? 5 : xr >= 15 ? 12 : 5));
+    }
+    memcpy(plain, row, sizeof row);
+    lr_check_rows(plain, right, W, 1, 0, 1);
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 20; x < 27; x++)
+        assert_int_equal(plain[x], STEREO_INVALID); /* the plain check removes them all */
+    assert_int_equal(row[20], STEREO_INVALID);        /* the edge's first 2: no run of 3 */
+    assert_int_equal(row[21], STEREO_INVALID);
+    for (int x = 22; x < 27; x++)
+        assert_int_equal(row[x], 16 * 12);            /* x hides x' from view 1: kept */
+    for (int x = 0; x < W; x++)
+        if (x < 20 || x >= 27)
+            assert_int_equal(row[x], plain[x]);       /* elsewhere the plain check */
+    /* a foreground widened by 2 px onto the background (x 18, 19 at d 12): no run, removed */
+    for (int x = 0; x < W; x++)
+        row[x] = (int16_t)(16 * (x < 18 ? 5 : 12));
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    assert_int_equal(row[18], STEREO_INVALID);
+    assert_int_equal(row[19], STEREO_INVALID);
+    /* the farther point's own value disagrees with the right map: removed */
+    for (int x = 0; x < W; x++)
+        row[x] = (int16_t)(16 * (x < 20 ? 7 : 12));
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 20; x < 27; x++)
+        assert_int_equal(row[x], STEREO_INVALID);
+    /* random rows: in place right to left equals the definition on the row before the check */
+    for (int t = 0; t < 2000; t++) {
+        int16_t before[W], got[W], r[W];
+        int tol = (int)(rnd() % 3);
+        for (int x = 0; x < W; x++) {
+            int d = (int)(rnd() % 24);
+            before[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * d + (int)(rnd() % 16));
+            r[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * (int)(rnd() % 24));
+            if (rnd() % 3 == 0 && x > 0) /* runs, so the occlusion test passes now and then */
+                before[x] = before[x - 1];
+        }
+        memcpy(got, before, sizeof got);
+        lr_check_views_rows(got, r, W, tol, 0, 1);
+        for (int x = 0; x < W; x++) {
+            int16_t want = before[x] >= 0 && naive_lr_views_keep(x, before[x], before, r, 16 * tol)
+                               ? before[x] : STEREO_INVALID;
+            if (got[x] != want)
+                fail_msg("random row %d, x %d: %d, expected %d", t, x, got[x], want);
+        }
+    }
 }
 
 /* ---- the cost volume against multiview.h, restated ------------------------------------------- */
@@ -498,6 +580,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formula_view_offset),
         cmocka_unit_test(test_formula_view_lerp_mean_select),
+        cmocka_unit_test(test_lr_check_views),
         cmocka_unit_test(test_cost_volume_matches_definition),
         cmocka_unit_test(test_stage_views_find_the_shift),
         cmocka_unit_test(test_stage_two_views_equal_the_pair),
