@@ -15,7 +15,8 @@
  *    rectified right pixel is invalid.
  *    Median: 3x3 median (stereo_median9) of each map, neighbours outside clamped to the border.
  *    LR check: a valid left value vl at x is kept iff stereo_lr_consistent(x, vl, right row,
- *    16 * tolerance). With more than two views (multiview.h; the right map is view 1's) iff
+ *    16 * tolerance). With more than two views, the sides rule and a view on the other side
+ *    (multiview.h, mview_lr_occlusion_test; the right map is view 1's) iff
  *    stereo_lr_views_consistent(x, vl, left row before the check, right row, 16 * tolerance):
  *    also kept where view 1's pixel is claimed by a farther point that x hides from view 1
  *    according to the left map itself (stereo_math.h).

@@ -123,8 +123,8 @@ cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStr
 /* LR check (when disp_right != NULL) and zeroing of conf where disp is invalid (when conf). */
 cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *conf, int w,
                              int h, int tolerance, cudaStream_t stream);
-/* launch_lr_finish for more than two views with one on the other side
- * (mview_lr_occlusion_test): the LR check with the occlusion test, lr_check_views_rows. */
+/* launch_lr_finish where mview_lr_occlusion_test holds (more than two views, the sides rule, one
+ * view on the other side): the LR check with the occlusion test, lr_check_views_rows. */
 cudaError_t launch_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
                                    int w, int h, int tolerance, cudaStream_t stream);
 
