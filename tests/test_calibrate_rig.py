@@ -390,7 +390,7 @@ MATCH_D = 64
 # acceptance: bad-2 (% of all pixels, invalid ones filled, stereo-eval) of the 3 views matched
 # through the rig at most MATCH_BAD2_MAX, within MATCH_VS_PRE points of the same views rendered
 # already rectified, and below the pair through the rig's pair map file
-MATCH_BAD2_MAX, MATCH_VS_PRE = 5.0, 1.0
+MATCH_BAD2_MAX, MATCH_VS_PRE = 1.0, 0.5
 
 
 def match_cameras():
