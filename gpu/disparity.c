@@ -104,12 +104,17 @@ void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int to
                          int y1)
 {
     int tol16 = STEREO_SUBPIXEL_SCALE * tolerance;
+    int16_t ring[STEREO_LR_RING]; /* the values right of x before the check */
     for (int y = y0; y < y1; y++) {
         int16_t *row = disp + (size_t)y * w;
         const int16_t *right = disp_right + (size_t)y * w;
-        for (int x = w - 1; x >= 0; x--) /* right to left: row[0 .. x] still unchecked */
-            if (row[x] >= 0 && !stereo_lr_views_consistent(x, row[x], row, right, tol16))
+        for (int x = w - 1; x >= 0; x--) { /* right to left: row[0 .. x] still unchecked */
+            int v = row[x];
+            ring[x & (STEREO_LR_RING - 1)] = (int16_t)v;
+            if (v >= 0 && !stereo_lr_views_consistent(x, v, w, row, ring, STEREO_LR_RING - 1,
+                                                      right, tol16))
                 row[x] = STEREO_INVALID;
+        }
     }
 }
 

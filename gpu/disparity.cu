@@ -40,8 +40,8 @@ static __global__ void k_lr_finish(int16_t *disp, const int16_t *disp_right, uin
 }
 
 /* The LR check of more than two views (lr_check_views_rows): one thread per row, right to left
- * in place, so the neighbours and the farther point it reads (left of x) still hold their values
- * from before the check, as on the CPU. */
+ * in place, so what it reads left of x still holds the values from before the check, and a ring
+ * of the last STEREO_LR_RING values keeps them right of x, as on the CPU. */
 static __global__ void k_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
                                          int w, int h, int tol16)
 {
@@ -50,9 +50,12 @@ static __global__ void k_lr_finish_views(int16_t *disp, const int16_t *disp_righ
         return;
     int16_t *row = disp + (size_t)y * w;
     const int16_t *right = disp_right + (size_t)y * w;
+    int16_t ring[STEREO_LR_RING]; /* the values right of x before the check */
     for (int x = w - 1; x >= 0; x--) {
         int v = row[x];
-        if (v >= 0 && !stereo_lr_views_consistent(x, v, row, right, tol16)) {
+        ring[x & (STEREO_LR_RING - 1)] = (int16_t)v;
+        if (v >= 0 && !stereo_lr_views_consistent(x, v, w, row, ring, STEREO_LR_RING - 1, right,
+                                                  tol16)) {
             v = STEREO_INVALID;
             row[x] = STEREO_INVALID;
         }

@@ -17,9 +17,10 @@
  *    LR check: a valid left value vl at x is kept iff stereo_lr_consistent(x, vl, right row,
  *    16 * tolerance). With more than two views, the sides rule and a view on the other side
  *    (multiview.h, mview_lr_occlusion_test; the right map is view 1's) iff
- *    stereo_lr_views_consistent(x, vl, left row before the check, right row, 16 * tolerance):
- *    also kept where view 1's pixel is claimed by a farther point that x hides from view 1
- *    according to the left map itself (stereo_math.h).
+ *    stereo_lr_views_consistent(x, vl, the left row before the check, the right row,
+ *    16 * tolerance): also kept where the two maps agree that x hides from view 1 the farther
+ *    point the right map names there, or that x is hidden from view 1 by the nearer point it
+ *    names (stereo_math.h).
  */
 #ifndef STEREO_DISPARITY_H
 #define STEREO_DISPARITY_H
@@ -47,7 +48,7 @@ void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y
 /* In place on disp (rows [y0, y1)); conf (optional) is zeroed where disp becomes invalid. */
 void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0, int y1);
 /* The LR check of more than two views (stereo_lr_views_consistent), in place, each row right to
- * left. */
+ * left (a ring of STEREO_LR_RING values keeps the row right of x as it was before the check). */
 void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0,
                          int y1);
 /* Zeroes conf where disp is invalid. */

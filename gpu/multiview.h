@@ -40,8 +40,9 @@
  * confidence) stay as they are. The LR check stays against view 1 (the diagonal search over the
  * combined S), with an occlusion test from the reference's own map for the sides rule when a
  * view lies on the other side (mview_lr_occlusion_test, stereo_lr_views_consistent in
- * disparity.h): a correct pixel whose view-1 column the diagonal search gave to a farther point
- * it hides is kept.
+ * stereo_math.h): where the two maps agree on what view 1 sees, a pixel that hides from view 1
+ * the farther point the diagonal search found there is kept, and so is a pixel that view 1
+ * cannot see (the other side's view matched it).
  *
  * Border: position x' outside 0..w-1 is unseen (no replication), so a view never votes with a
  * made-up pixel; near the image sides fewer views decide.

@@ -226,7 +226,8 @@ stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const st
  * results are those of the reference view; the right disparity and the LR check are against
  * view 1 (the diagonal search over the combined S, disparity.h; with the sides rule and a view
  * on the other side of the reference the check has an occlusion test from the reference's own
- * map, stereo_lr_views_consistent), stereo_rectified(s, 1) is view 1. */
+ * map, stereo_lr_views_consistent: what view 1 cannot see, or sees hiding what the right map
+ * found, is kept), stereo_rectified(s, 1) is view 1. */
 stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, int n);
 
 /* How far the stereo_process running now (in another thread) has got, in per mille (0..1000)

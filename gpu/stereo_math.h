@@ -307,21 +307,28 @@ STEREO_HD int stereo_lr_consistent(int x, int vl, const int16_t *right_row, int 
 
 /* ---- 7. left-right check with more than two views ---------------------------------------------
  * The check stays against view 1, with an occlusion test from the reference's own map. With a
- * view on the other side, a point hidden from view 1 is matched through that view, and the
- * diagonal search for view 1's disparity (disparity.h) may find it instead of the nearer surface
- * that view 1 sees at the same column: a correct foreground pixel then fails the plain check.
- * So a valid left value vl at x that fails stereo_lr_consistent is kept when
- *   - the right value vr at xr = x - round(vl / 16) is valid and farther: vr < vl - tol16,
- *   - the reference's own map puts that farther point at x' = xr + vr / 16 < x: row[x'] is valid
- *     and within tol16 of vr (so x, nearer, hides x' from view 1: view 1 sees x at xr), and
- *   - x is no thin edge: its STEREO_LR_RUN - 1 left neighbours are valid and within tol16 of vl
- *     (a foreground edge that SGM or the median widened by a pixel or two onto the background
- *     satisfies the first two conditions as well; measured in docs/results.md).
- * row holds the left values before the check (x' and the neighbours lie left of x: a right-to-left
- * pass in place reads them unchanged). */
+ * view on the other side, a point hidden from view 1 is matched through that view, which the
+ * check against view 1 cannot confirm, and the diagonal search for view 1's disparity
+ * (disparity.h) may find such a point instead of the nearer surface that view 1 sees in the same
+ * column, so that a correct foreground pixel fails the plain check too. A valid left value vl at
+ * x that fails stereo_lr_consistent is kept when, with xr = x - round(vl / 16) inside and the
+ * right value vr there valid, the two maps agree on what view 1 sees at xr:
+ *   - foreground kept: vr < vl - tol16 names a farther point x' = xr + vr / 16 < x, and the left
+ *     map has x' at vr (within tol16): x, nearer, hides x' from view 1, so view 1 sees x at xr;
+ *     and x's STEREO_LR_RUN - 1 left neighbours are within tol16 of vl;
+ *   - hidden point kept: vr > vl + tol16 names a nearer point x'' = xr + vr / 16 > x, and the
+ *     left map has x'' at vr: x'' hides x from view 1, which cannot check it (the other side's
+ *     view matched it); and x's STEREO_LR_RUN - 1 right neighbours are within tol16 of vl.
+ * The runs keep single pixels out: a foreground edge that SGM or the median widened by a pixel or
+ * two onto the background meets the first condition too, a stray value the second (measured in
+ * docs/results.md). Every value read is the left map before the check: left[i] for i < x,
+ * ahead[i & ring] for i > x (ring: an index mask; -1 reads ahead[i] itself, a ring of
+ * STEREO_LR_RING entries is enough, as x'' - x <= D - 1 < 256). */
 #define STEREO_LR_RUN 3
+#define STEREO_LR_RING 256
 
-STEREO_HD int stereo_lr_views_consistent(int x, int vl, const int16_t *row,
+STEREO_HD int stereo_lr_views_consistent(int x, int vl, int w, const int16_t *left,
+                                         const int16_t *ahead, int ring,
                                          const int16_t *right_row, int tol16)
 {
     if (stereo_lr_consistent(x, vl, right_row, tol16))
@@ -330,20 +337,32 @@ STEREO_HD int stereo_lr_views_consistent(int x, int vl, const int16_t *row,
     if (xr < 0)
         return 0;
     int vr = right_row[xr];
-    if (vr < 0 || vr >= vl - tol16)
+    if (vr < 0)
         return 0;
-    int xp = xr + (vr >> 4);
-    if (xp >= x || x < STEREO_LR_RUN - 1)
-        return 0;
-    int vp = row[xp], dp = vp - vr;
-    if (vp < 0 || (dp < 0 ? -dp : dp) > tol16)
-        return 0;
-    for (int j = 1; j < STEREO_LR_RUN; j++) {
-        int vn = row[x - j], dn = vn - vl;
-        if (vn < 0 || (dn < 0 ? -dn : dn) > tol16)
+    int xp = xr + (vr >> 4), vp, dp;
+    if (vr < vl - tol16) { /* a farther point behind x */
+        if (xp >= x || x < STEREO_LR_RUN - 1)
             return 0;
+        vp = left[xp];
+        for (int j = 1; j < STEREO_LR_RUN; j++) {
+            int vn = left[x - j], dn = vn - vl;
+            if (vn < 0 || (dn < 0 ? -dn : dn) > tol16)
+                return 0;
+        }
+    } else if (vr > vl + tol16) { /* a nearer point in front of x */
+        if (xp <= x || xp >= w || x + STEREO_LR_RUN - 1 >= w)
+            return 0;
+        vp = ahead[xp & ring];
+        for (int j = 1; j < STEREO_LR_RUN; j++) {
+            int vn = ahead[(x + j) & ring], dn = vn - vl;
+            if (vn < 0 || (dn < 0 ? -dn : dn) > tol16)
+                return 0;
+        }
+    } else {
+        return 0;
     }
-    return 1;
+    dp = vp - vr;
+    return vp >= 0 && (dp < 0 ? -dp : dp) <= tol16;
 }
 
 /* ---- 7. 3x3 median of int16 values: a 19-exchange sorting network (Paeth / Devillard

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_multiview_cost.c — multi-baseline matching (gpu/multiview.h): the sampling rule and the
  * combination formulas of stereo_math.h against hand-computed values and their definitions, the
- * LR check of more views (the occlusion test, disparity.h) on hand-built rows and against its
- * definition restated on random rows, the
+ * LR check of more views (the occlusion test both ways, disparity.h) on hand-built rows and
+ * against its definition restated on random rows (some wider than its ring), the
  * combined cost volume against a naive restatement of multiview.h (positions in 16ths of a pixel,
  * plain loops), and the stage with more than two views: exact disparities on a shifted texture,
  * two views through stereo_process_views equal to stereo_process, and every refusal naming what
@@ -121,19 +121,24 @@ static void test_formula_view_lerp_mean_select(void **state)
 /* ---- the LR check of more views (disparity.h, stereo_lr_views_consistent) -------------------- */
 
 /* The definition restated on a copy of the row taken before the check. */
-static int naive_lr_views_keep(int x, int vl, const int16_t *before, const int16_t *right,
+static int naive_lr_views_keep(int x, int vl, const int16_t *before, const int16_t *right, int w,
                                int tol16)
 {
     int xr = x - (vl + 8) / 16;
     if (xr >= 0 && right[xr] >= 0 && abs(vl - right[xr]) <= tol16)
         return 1; /* the plain check */
-    if (xr < 0 || right[xr] < 0 || right[xr] >= vl - tol16)
+    if (xr < 0 || right[xr] < 0 || abs(right[xr] - vl) <= tol16)
         return 0;
-    int xp = xr + right[xr] / 16; /* the farther point the right map names */
-    if (xp >= x || before[xp] < 0 || abs(before[xp] - right[xr]) > tol16)
+    int xp = xr + right[xr] / 16; /* the point the right map names at xr */
+    int step = right[xr] < vl ? -1 : 1; /* farther: x hides it (run to the left); nearer: it
+                                           hides x (run to the right) */
+    if ((step < 0 && xp >= x) || (step > 0 && (xp <= x || xp >= w)))
+        return 0;
+    if (before[xp] < 0 || abs(before[xp] - right[xr]) > tol16)
         return 0;
     for (int j = 1; j < 3; j++) /* a run of 3 */
-        if (x - j < 0 || before[x - j] < 0 || abs(before[x - j] - vl) > tol16)
+        if (x + step * j < 0 || x + step * j >= w || before[x + step * j] < 0 ||
+            abs(before[x + step * j] - vl) > tol16)
             return 0;
     return 1;
 }
@@ -175,24 +180,49 @@ static void test_lr_check_views(void **state)
     lr_check_views_rows(row, right, W, 1, 0, 1);
     for (int x = 20; x < 27; x++)
         assert_int_equal(row[x], STEREO_INVALID);
-    /* random rows: in place right to left equals the definition on the row before the check */
-    for (int t = 0; t < 2000; t++) {
-        int16_t before[W], got[W], r[W];
-        int tol = (int)(rnd() % 3);
-        for (int x = 0; x < W; x++) {
-            int d = (int)(rnd() % 24);
+    /* the background hidden from view 1 behind the foreground (x 13..19 land on view 1's 8..14,
+     * where view 1 sees the foreground x'' = xr + 12 = 20..26): kept where it lies on a run of 3
+     * to the right (13..17), removed at 18 and 19 */
+    for (int x = 0; x < W; x++) {
+        row[x] = (int16_t)(16 * (x < 20 ? 5 : 12));
+        right[x] = (int16_t)(16 * (x >= 8 ? 12 : 5));
+    }
+    memcpy(plain, row, sizeof row);
+    lr_check_rows(plain, right, W, 1, 0, 1);
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 13; x < 20; x++)
+        assert_int_equal(plain[x], STEREO_INVALID); /* the plain check removes them */
+    for (int x = 13; x < 18; x++)
+        assert_int_equal(row[x], 16 * 5);
+    assert_int_equal(row[18], STEREO_INVALID);
+    assert_int_equal(row[19], STEREO_INVALID);
+    /* the nearer point's own value disagrees: removed */
+    for (int x = 0; x < W; x++)
+        row[x] = (int16_t)(16 * (x < 20 ? 5 : 9));
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 13; x < 20; x++)
+        if (x - 5 >= 8)
+            assert_int_equal(row[x], STEREO_INVALID);
+    /* random rows: in place right to left equals the definition on the row before the check;
+     * rows of 40 px (d < 24) and of 600 px (d < 256: the ring of STEREO_LR_RING wraps) */
+    static int16_t before[600], got[600], r[600];
+    for (int t = 0; t < 4000; t++) {
+        int n = t % 4 ? 40 : 600, dmax = n == 40 ? 24 : 256, tol = (int)(rnd() % 3);
+        for (int x = 0; x < n; x++) {
+            int d = (int)(rnd() % (unsigned)dmax);
             before[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * d + (int)(rnd() % 16));
-            r[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * (int)(rnd() % 24));
+            r[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * (int)(rnd() % (unsigned)dmax));
             if (rnd() % 3 == 0 && x > 0) /* runs, so the occlusion test passes now and then */
                 before[x] = before[x - 1];
         }
         memcpy(got, before, sizeof got);
-        lr_check_views_rows(got, r, W, tol, 0, 1);
-        for (int x = 0; x < W; x++) {
-            int16_t want = before[x] >= 0 && naive_lr_views_keep(x, before[x], before, r, 16 * tol)
+        lr_check_views_rows(got, r, n, tol, 0, 1);
+        for (int x = 0; x < n; x++) {
+            int16_t want = before[x] >= 0 && naive_lr_views_keep(x, before[x], before, r, n,
+                                                                 16 * tol)
                                ? before[x] : STEREO_INVALID;
             if (got[x] != want)
-                fail_msg("random row %d, x %d: %d, expected %d", t, x, got[x], want);
+                fail_msg("random row %d (%d px), x %d: %d, expected %d", t, n, x, got[x], want);
         }
     }
 }
