@@ -6,6 +6,7 @@
  *   stereo-match [options] LEFTDIR RIGHTDIR OUTDIR                            a sequence
  *   stereo-match --demo DIR        generated scene: match it and score against its ground truth
  *   stereo-match --baselines 1,B2,...,BN REF VIEW1 ... VIEWN OUTPUT   multi-baseline matching
+ *   stereo-match --maps RIG REF VIEW1 ... VIEWN OUTPUT    the same through a rig file's maps
  *
  * A sequence runs through one stage, created for the first pair (every pair must have its
  * size); hal/sequence.h lists and pairs the files. Progress goes to stderr only (stdout keeps
@@ -55,6 +56,7 @@ static const char usage_text[] =
     "       stereo-match [options] LEFTDIR RIGHTDIR OUTDIR\n"
     "       stereo-match --demo DIR [options]\n"
     "       stereo-match [options] --baselines 1,B2,...,BN REF VIEW1 ... VIEWN OUTPUT\n"
+    "       stereo-match [options] --maps RIG REF VIEW1 ... VIEWN OUTPUT\n"
     "\n"
     "Computes the disparity of LEFT (reference view) against RIGHT with semi-global matching.\n"
     "LEFT/RIGHT: PNG, JPEG, PGM/PPM (grey or colour). OUTPUT: .pfm (float disparity, +inf =\n"
@@ -106,7 +108,8 @@ static const char usage_text[] =
     "                         16ths, |Bi| <= 8, no 0, none twice); the disparity is against\n"
     "                         VIEW1, the candidate in view i lies at x - Bi d (its cost\n"
     "                         interpolated between two pixels). N = 1 is the pair. A single\n"
-    "                         REF (no sequences), no --maps, not mi; CPU and CUDA backends\n"
+    "                         REF (no sequences), not mi; CPU and CUDA backends. With\n"
+    "                         --maps RIG: optional, and must equal the rig's ratios\n"
     "      --combine RULE     with --baselines: how the views' costs make one: sides (default:\n"
     "                         the mean over the views, or the views on one side of REF alone\n"
     "                         where the other side looks occluded around the pixel) or sum\n"
@@ -114,6 +117,13 @@ static const char usage_text[] =
     "      --maps FILE        rectify both inputs first: a map file or a calibration YAML\n"
     "                         (stereo-calibrate --maps / --out, or OpenCV's M1 D1 ... Q keys),\n"
     "                         or LEFT,RIGHT: the ROS camera_info files of a stereo calibration\n"
+    "                         More than two images: a rig file (stereo-calibrate --view) of\n"
+    "                         one camera per image, REF VIEW1 ... VIEWN OUTPUT: REF is the\n"
+    "                         rig's reference camera, VIEW1 its first other camera (ratio 1),\n"
+    "                         then the rig's other cameras in camera order (as stereo-calibrate\n"
+    "                         prints them); each image is rectified by its camera's map, the\n"
+    "                         baselines are the rig's ratios rounded to 16ths (--baselines may\n"
+    "                         be given; each must equal its camera's, else it is refused)\n"
     "Backend:\n"
     "      --backend B        auto (default: CUDA if a device is present, else CPU), cpu, cuda\n"
     "      --threads N        CPU worker threads (default: one per core)\n"
@@ -190,6 +200,10 @@ typedef struct {
      * left_path); combine_set: --combine was given */
     int nviews, combine_set;
     const char *view_path[STEREO_MAX_VIEWS];
+    /* more than two views with --maps RIG: the baselines come from the rig (no --baselines),
+     * or --baselines is checked against it; rig_camera[i]: the rig's camera of view i */
+    int baselines_from_rig, rig_camera[STEREO_MAX_VIEWS];
+    double rig_ratio[STEREO_MAX_VIEWS];
 } options;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -316,11 +330,13 @@ static int parse_views(options *o, int argc, char **argv)
                            nargs > 2 ? nargs - 2 : 0, nargs - 2 == 1 ? "" : "s", nargs);
     const char *const *views = (const char *const *)argv + optind + 1; /* views[i - 1] */
     char b[24];
-    if (p->baseline[1] != STEREO_BASELINE_SCALE)
+    if (o->baselines_from_rig) /* the values come from the rig (run_views) */
+        ;
+    else if (p->baseline[1] != STEREO_BASELINE_SCALE)
         return usage_error("--baselines: view 1 (%s) has %s, must be 1: the disparity is "
                            "measured against view 1", views[0],
                            stereo_baseline_str(p->baseline[1], b, sizeof b));
-    for (int i = 2; i <= n; i++) {
+    for (int i = 2; i <= n && !o->baselines_from_rig; i++) {
         if (p->baseline[i] == 0)
             return usage_error("--baselines: view %d (%s) has 0: a view at the reference's "
                                "centre (baselines are non-zero)", i, views[i - 1]);
@@ -344,9 +360,9 @@ static int parse_views(options *o, int argc, char **argv)
             return usage_error("--baselines: %s %s is a %s: more than two views take single "
                                "images (no sequences yet)", i ? "view" : "REF", o->view_path[i],
                                is_dir(o->view_path[i]) ? "folder" : "frame-number pattern");
-    if (o->maps)
-        return usage_error("--maps: not with --baselines yet (give views rectified to one "
-                           "image plane)");
+    if (o->depth || o->ply)
+        return usage_error("%s: not with more than two views yet (give REF and VIEW1 alone for "
+                           "depth)", o->depth ? "--depth" : "--ply");
     if (!disparity_ext_ok(o->out_path))
         return usage_error("%s: output must end in .pfm or .png", o->out_path);
     return 0;
@@ -457,10 +473,15 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("%s", err);
     *p = o->stage.p;
     int nargs = argc - optind;
+    if (o->nviews == 0 && o->maps && !o->demo && nargs > 3) {
+        o->nviews = nargs - 2; /* REF VIEW1 ... OUTPUT through a rig file's maps */
+        o->baselines_from_rig = 1;
+    }
     if (o->nviews > 0 && (rc_views = parse_views(o, argc, argv)) != 0)
         return rc_views;
     if (o->combine_set && o->nviews < 2)
-        return usage_error("--combine needs --baselines with two views or more besides REF");
+        return usage_error("--combine needs two views or more besides REF (--baselines, or "
+                           "--maps RIG)");
     if (o->demo) {
         if (nargs != 0)
             return usage_error("--demo takes no LEFT RIGHT OUTPUT arguments ('%s')", argv[optind]);
@@ -470,7 +491,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (nargs != 3)
             return usage_error("expected LEFT RIGHT OUTPUT, got %d argument%s%s", nargs,
                                nargs == 1 ? "" : "s",
-                               nargs > 3 ? " (more views need --baselines)" : "");
+                               nargs > 3 ? " (more views need --baselines or --maps RIG)" : "");
         o->left_path = argv[optind];
         o->right_path = argv[optind + 1];
         o->out_path = argv[optind + 2];
@@ -938,6 +959,31 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
                mi.total_ms > 0 ? 100 * mi.hierarchy_ms / mi.total_ms : 0, mi.table_ms);
 }
 
+/* With --maps RIG and more views: which camera each view is, the rig's ratios and how far the
+ * 16ths the stage takes put a candidate at the largest disparity searched. */
+static void print_rig_summary(const options *o, const stereo_stage *s)
+{
+    const stereo_params *p = stereo_get_params(s);
+    if (o->quiet || !o->maps || p->views <= 2)
+        return;
+    char cams[96] = "", ratios[160] = "";
+    int lc = 0, lr = 0;
+    double worst = 0, dmax = p->min_disparity + p->num_disparities - 1;
+    for (int i = 0; i < p->views; i++) {
+        double off = fabs(p->baseline[i] / (double)STEREO_BASELINE_SCALE - o->rig_ratio[i]);
+        worst = off * dmax > worst ? off * dmax : worst;
+        if (lc >= 0 && (size_t)lc < sizeof cams)
+            lc += snprintf(cams + lc, sizeof cams - (size_t)lc, "%s%d", i ? "," : "",
+                           o->rig_camera[i]);
+        if (i && lr >= 0 && (size_t)lr < sizeof ratios)
+            lr += snprintf(ratios + lr, sizeof ratios - (size_t)lr, "%s%.6g", i > 1 ? "," : "",
+                           o->rig_ratio[i]);
+    }
+    printf("rig %s: cameras %s as REF, view 1, ...; ratios %s, %s in 16ths (at most %.2f px "
+           "off at d %.0f)\n", o->maps, cams, ratios,
+           o->baselines_from_rig ? "taken" : "--baselines equal to them", worst, dmax);
+}
+
 /* --maps as the files it names, for the output checks: one file, or LEFT,RIGHT camera_info
  * files (maps[1] empty for one). 0 without --maps. */
 static int split_maps(const char *opt, char maps[2][4096])
@@ -984,12 +1030,106 @@ static int check_outputs(const options *o, const outpath_file *extra, int n_extr
     return 0;
 }
 
+/* What --maps names when it is not a rig file, for the message that more views need one; NULL
+ * when it is a rig file (or unreadable: calib_rig_load then says why). */
+static const char *not_a_rig(const char *path)
+{
+    if (strchr(path, ','))
+        return "a LEFT,RIGHT pair of camera_info files (two cameras)";
+    FILE *f = fopen(path, "rb");
+    char head[8] = {0};
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    if (got == sizeof head && !memcmp(head, "STMAPS\r\n", 8))
+        return "a pair map file (two cameras' maps)";
+    char err[8];
+    if (got >= 5 && !memcmp(head, "%YAML", 5) && calib_is_rig(path, err, sizeof err) == 0)
+        return "a two-camera calibration YAML";
+    return NULL;
+}
+
+/* More views through a rig file (--maps RIG): REF is the rig's reference camera, VIEW1 its first
+ * other camera (ratio 1), the further views the rig's other cameras in camera order; one image
+ * per camera. The baselines are the rig's ratios rounded to 16ths, or --baselines, which must
+ * equal them. maps[i] becomes view i's map (borrowed from all[]). 0, or 1 / 2 after the message. */
+static int rig_views(options *o, const image *im, stereo_map all[CALIB_RIG_MAX],
+                     stereo_map maps[STEREO_MAX_VIEWS])
+{
+    char err[4096 + 256];
+    stereo_params *p = &o->p;
+    const int n = p->views;
+    const char *what = not_a_rig(o->maps);
+    if (what) {
+        fprintf(stderr, "stereo-match: --maps %s: %s, but %d images were given (REF and %d "
+                "views): more than two views need a rig file (stereo-calibrate --view ... --out "
+                "RIG)\n", o->maps, what, n, n - 1);
+        return 1;
+    }
+    calib_rig g;
+    if (calib_rig_load(o->maps, 0, 0, &g, all, err, sizeof err)) {
+        fprintf(stderr, "stereo-match: %s\n", err);
+        return 1;
+    }
+    if (g.ncams != n) {
+        fprintf(stderr, "stereo-match: --maps %s: a rig of %d cameras, but %d images were given "
+                "(REF and %d views): give one image per camera, REF camera %d first, then the "
+                "others in camera order\n", o->maps, g.ncams, n, n - 1, g.reference);
+        return 1;
+    }
+    o->rig_camera[0] = g.reference;
+    for (int k = 0, i = 1; k < g.ncams; k++)
+        if (k != g.reference)
+            o->rig_camera[i++] = k; /* g.first, the lowest other camera, is view 1 */
+    for (int i = 0; i < n; i++) {
+        int k = o->rig_camera[i];
+        if (im[i].width != g.image_width || im[i].height != g.image_height) {
+            char name[16] = "REF";
+            if (i)
+                snprintf(name, sizeof name, "view %d", i);
+            fprintf(stderr, "stereo-match: %s %s is %dx%d, but --maps %s maps camera %d (%s) "
+                    "from %dx%d images\n", name, o->view_path[i], im[i].width, im[i].height,
+                    o->maps, k, name, g.image_width, g.image_height);
+            return 1;
+        }
+        maps[i] = all[k];
+        o->rig_ratio[i] = g.ratio[k];
+        int bq = (int)lround(g.ratio[k] * STEREO_BASELINE_SCALE);
+        char b[24], r[24];
+        if (i > 0 && (bq == 0 || abs(bq) > STEREO_BASELINE_MAX * STEREO_BASELINE_SCALE)) {
+            fprintf(stderr, "stereo-match: --maps %s: camera %d (view %d, %s) has the baseline "
+                    "ratio %.6g: the stage takes 1/16 .. %d in size\n", o->maps, k, i,
+                    o->view_path[i], g.ratio[k], STEREO_BASELINE_MAX);
+            return 1;
+        }
+        if (i > 0 && !o->baselines_from_rig && p->baseline[i] != bq) {
+            fprintf(stderr, "stereo-match: --baselines: view %d (%s) has %s, but --maps %s puts "
+                    "its camera %d at %s (ratio %.6g): drop --baselines to take the rig's\n", i,
+                    o->view_path[i], stereo_baseline_str(p->baseline[i], b, sizeof b), o->maps,
+                    k, stereo_baseline_str(bq, r, sizeof r), g.ratio[k]);
+            return 1;
+        }
+        p->baseline[i] = i ? bq : 0;
+    }
+    for (int i = 2; i < n; i++) /* two cameras within 1/32 of each other */
+        for (int j = 1; j < i; j++)
+            if (p->baseline[i] == p->baseline[j]) {
+                fprintf(stderr, "stereo-match: --maps %s: cameras %d and %d (views %d and %d) "
+                        "round to the same baseline ratio (%.6g, %.6g)\n", o->maps,
+                        o->rig_camera[j], o->rig_camera[i], j, i, o->rig_ratio[j],
+                        o->rig_ratio[i]);
+                return 1;
+            }
+    return 0;
+}
+
 /* REF and the --baselines views (more than two images): one set, one output. */
 static int run_views(options *o)
 {
     char err[512];
     const int n = o->p.views;
     image im[STEREO_MAX_VIEWS] = {{0}};
+    stereo_map all[CALIB_RIG_MAX] = {{0}}, maps[STEREO_MAX_VIEWS] = {{0}};
     stereo_stage *s = NULL;
     int rc = check_outputs(o, NULL, 0);
     if (rc)
@@ -1000,25 +1140,30 @@ static int run_views(options *o)
             fprintf(stderr, "stereo-match: %s\n", err);
             goto done;
         }
-        if (im[i].width != im[0].width || im[i].height != im[0].height) {
+        if (!o->maps && (im[i].width != im[0].width || im[i].height != im[0].height)) {
             fprintf(stderr, "stereo-match: view %d %s is %dx%d but REF %s is %dx%d: every view "
                     "must have the reference's size\n", i, o->view_path[i], im[i].width,
                     im[i].height, o->view_path[0], im[0].width, im[0].height);
             goto done;
         }
     }
+    if (o->maps && (rc = rig_views(o, im, all, maps)) != 0)
+        goto done;
     double ms;
-    rc = create_stage(o, &im[0], NULL, &s);
+    rc = create_stage(o, &im[0], o->maps ? maps : NULL, &s);
     if (!rc)
         rc = process_views(o, s, im, n, &ms);
     if (rc)
         goto done;
     const char *paths[OUT_COUNT] = {o->out_path, o->right, o->color, o->confidence};
     rc = write_outputs(o, s, paths);
-    if (!rc)
+    if (!rc) {
         print_summary(o, s, ms);
+        print_rig_summary(o, s);
+    }
 done:
     stereo_destroy(s);
+    calib_rig_free_maps(all);
     for (int i = 0; i < n; i++)
         image_free(&im[i]);
     return rc;

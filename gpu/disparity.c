@@ -100,6 +100,24 @@ void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int toleranc
     }
 }
 
+void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0,
+                         int y1)
+{
+    int tol16 = STEREO_SUBPIXEL_SCALE * tolerance;
+    int16_t ring[STEREO_LR_RING]; /* the values right of x before the check */
+    for (int y = y0; y < y1; y++) {
+        int16_t *row = disp + (size_t)y * w;
+        const int16_t *right = disp_right + (size_t)y * w;
+        for (int x = w - 1; x >= 0; x--) { /* right to left: row[0 .. x] still unchecked */
+            int v = row[x];
+            ring[x & (STEREO_LR_RING - 1)] = (int16_t)v;
+            if (v >= 0 && !stereo_lr_views_consistent(x, v, w, row, ring, STEREO_LR_RING - 1,
+                                                      right, tol16))
+                row[x] = STEREO_INVALID;
+        }
+    }
+}
+
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1)
 {
     for (size_t p = (size_t)y0 * w; p < (size_t)y1 * w; p++)

@@ -6,6 +6,7 @@
 #include "stereo_math.h"
 
 #define PIX_BLOCK 256
+#define ROW_BLOCK 128 /* k_lr_finish_views: threads per row */
 
 static __global__ void k_median(const int16_t *in, int w, int h, int16_t *out)
 {
@@ -36,6 +37,43 @@ static __global__ void k_lr_finish(int16_t *disp, const int16_t *disp_right, uin
     }
     if (conf && v < 0)
         conf[p] = 0;
+}
+
+/* The LR check of more than two views (lr_check_views_rows): one block per row. The row's left
+ * values before the check go to shared memory first, so every thread reads them there (what the
+ * CPU's right-to-left pass in place reads: left of x not yet checked, right of x from its ring)
+ * and writes its own pixels' result to the map. */
+static __global__ void k_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
+                                         int w, int tol16)
+{
+    extern __shared__ int16_t before[]; /* w values */
+    const size_t base = (size_t)blockIdx.x * w;
+    int16_t *row = disp + base;
+    for (int x = threadIdx.x; x < w; x += blockDim.x)
+        before[x] = row[x];
+    __syncthreads();
+    for (int x = threadIdx.x; x < w; x += blockDim.x) {
+        int v = before[x];
+        if (v >= 0 && !stereo_lr_views_consistent(x, v, w, before, before, -1, disp_right + base,
+                                                  tol16)) {
+            v = STEREO_INVALID;
+            row[x] = STEREO_INVALID;
+        }
+        if (conf && v < 0)
+            conf[base + x] = 0;
+    }
+}
+
+cudaError_t launch_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
+                                   int w, int h, int tolerance, cudaStream_t stream)
+{
+    if (!disp_right) /* no LR check: what launch_lr_finish does without it */
+        return launch_lr_finish(disp, NULL, conf, w, h, tolerance, stream);
+    if (w < 1 || h < 1 || w > STEREO_MAX_SIDE)
+        return cudaErrorInvalidValue;
+    k_lr_finish_views<<<(unsigned)h, ROW_BLOCK, (size_t)w * sizeof(int16_t), stream>>>(
+        disp, disp_right, conf, w, STEREO_SUBPIXEL_SCALE * tolerance);
+    return cudaGetLastError();
 }
 
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream)

@@ -15,7 +15,12 @@
  *    rectified right pixel is invalid.
  *    Median: 3x3 median (stereo_median9) of each map, neighbours outside clamped to the border.
  *    LR check: a valid left value vl at x is kept iff stereo_lr_consistent(x, vl, right row,
- *    16 * tolerance).
+ *    16 * tolerance). With more than two views, the sides rule and a view on the other side
+ *    (multiview.h, mview_lr_occlusion_test; the right map is view 1's) iff
+ *    stereo_lr_views_consistent(x, vl, the left row before the check, the right row,
+ *    16 * tolerance): also kept where the two maps agree that x hides from view 1 the farther
+ *    point the right map names there, or that x is hidden from view 1 by the nearer point it
+ *    names (stereo_math.h).
  */
 #ifndef STEREO_DISPARITY_H
 #define STEREO_DISPARITY_H
@@ -42,6 +47,10 @@ void disparity_right_rows(const wta_config *c, const uint16_t *S1, const uint16_
 void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y1);
 /* In place on disp (rows [y0, y1)); conf (optional) is zeroed where disp becomes invalid. */
 void lr_check_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0, int y1);
+/* The LR check of more than two views (stereo_lr_views_consistent), in place, each row right to
+ * left (a ring of STEREO_LR_RING values keeps the row right of x as it was before the check). */
+void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int tolerance, int y0,
+                         int y1);
 /* Zeroes conf where disp is invalid. */
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1);
 

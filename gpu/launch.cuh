@@ -123,6 +123,10 @@ cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStr
 /* LR check (when disp_right != NULL) and zeroing of conf where disp is invalid (when conf). */
 cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *conf, int w,
                              int h, int tolerance, cudaStream_t stream);
+/* launch_lr_finish where mview_lr_occlusion_test holds (more than two views, the sides rule, one
+ * view on the other side): the LR check with the occlusion test, lr_check_views_rows. */
+cudaError_t launch_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
+                                   int w, int h, int tolerance, cudaStream_t stream);
 
 /* colormap.cu — disparity to RGBA through a 256-entry RGB table in device memory. */
 cudaError_t launch_colormap(const int16_t *disp, int w, int h, int lo, int hi,

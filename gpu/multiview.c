@@ -11,6 +11,9 @@
 
 #include "stereo_math.h"
 
+_Static_assert(STEREO_COST_AD == 2 && STEREO_COST_BT == 3,
+               "stereo_view_margin (stereo_math.h) names the grey-value costs by number");
+
 /* One row of the reference and of one other view, as the cost reads them. */
 typedef struct {
     const uint8_t *r0, *rv;             /* rank or grey values */
@@ -115,9 +118,12 @@ void mview_select_rows(const mview_config *m, const uint8_t *pos, const uint8_t 
                     }
                 }
             const size_t i = ((size_t)y * w + x) * D;
+            const int nx = (x + R < w - 1 ? x + R : w - 1) - (x - R > 0 ? x - R : 0) + 1;
+            const int ny = (y + R < h - 1 ? y + R : h - 1) - (y - R > 0 ? y - R : 0) + 1;
+            const int margin = stereo_view_margin(m->cost, nx * ny);
             for (int k = 0; k < D; k++)
                 cost[i + k] = (uint8_t)stereo_view_select(cost[i + k], pos[i + k], neg[i + k],
-                                                          bp[k], bn[k]);
+                                                          bp[k], bn[k], margin);
         }
 }
 

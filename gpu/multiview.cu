@@ -163,7 +163,7 @@ static __device__ __forceinline__ int side_value(uint8_t v, int max_cost)
 
 static __global__ void k_mview_select(const uint8_t *__restrict__ pos,
                                       const uint8_t *__restrict__ neg, uint8_t *__restrict__ cost,
-                                      int w, int h, int D, int max_cost)
+                                      int w, int h, int D, int max_cost, int cost_kind)
 {
     const int R = STEREO_VIEW_BOX_RADIUS;
     __shared__ int vp[SEL_COLS][SEL_K], vn[SEL_COLS][SEL_K];
@@ -203,8 +203,12 @@ static __global__ void k_mview_select(const uint8_t *__restrict__ pos,
                 bp += vp[c + j][kk];
                 bn += vn[c + j][kk];
             }
+            /* the window's pixels inside the image, for the grey costs' floor */
+            const int pixels = (min(x + R, w - 1) - max(x - R, 0) + 1) *
+                               (min(y + R, h - 1) - max(y - R, 0) + 1);
             const size_t o = y * plane + col;
-            cost[o] = (uint8_t)stereo_view_select(cost[o], __ldg(pos + o), __ldg(neg + o), bp, bn);
+            cost[o] = (uint8_t)stereo_view_select(cost[o], __ldg(pos + o), __ldg(neg + o), bp, bn,
+                                                  stereo_view_margin(cost_kind, pixels));
         }
         __syncthreads();
     }
@@ -276,6 +280,6 @@ cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, 
     if (sgrid.z > 65535)
         return cudaErrorInvalidValue;
     k_mview_select<<<sgrid, SEL_COLS * SEL_K, 0, stream>>>(pos, neg, cost, m->width, m->height,
-                                                           m->ndisp, m->max_cost);
+                                                           m->ndisp, m->max_cost, (int)m->cost);
     return cudaGetLastError();
 }

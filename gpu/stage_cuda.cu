@@ -27,6 +27,7 @@
 #include "colormap.h"
 #include "cuda_check.cuh"
 #include "launch.cuh"
+#include "multiview.h"
 #include "stage_cuda.h"
 #include "stereo_math.h"
 #include "transform.h"
@@ -423,9 +424,14 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         if (p->lr_check)
             LAUNCH(launch_median(s->raw_right, w, h, s->disp_right, st), "median");
     }
-    LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
-                            p->lr_tolerance, st),
-           "lr_finish");
+    if (mview_lr_occlusion_test(p)) /* against view 1, with the occlusion test (disparity.h) */
+        LAUNCH(launch_lr_finish_views(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
+                                      p->lr_tolerance, st),
+               "lr_finish_views");
+    else
+        LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
+                                p->lr_tolerance, st),
+               "lr_finish");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
                           s->grey[0], s->grey[1], w, h, st),

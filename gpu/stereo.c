@@ -839,7 +839,9 @@ static void job_median(void *ctx, int y0, int y1)
 static void job_finish(void *ctx, int y0, int y1)
 {
     job *j = ctx;
-    if (j->lr_check)
+    if (j->lr_check && mview_lr_occlusion_test(&j->s->p)) /* view 1, with the occlusion test */
+        lr_check_views_rows(j->s->disp, j->s->disp_right, j->sgm.width, j->lr_tolerance, y0, y1);
+    else if (j->lr_check)
         lr_check_rows(j->s->disp, j->s->disp_right, j->sgm.width, j->lr_tolerance, y0, y1);
     if (j->conf)
         confidence_mask_rows(j->s->disp, j->conf, j->sgm.width, y0, y1);

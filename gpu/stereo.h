@@ -86,9 +86,9 @@ typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 }
 /* How the per-view costs of (x, d) become one (multiview.h): sides (default), the mean over every
  * view that sees the position, except where the views on one side of the reference look
  * occluded over a 5 x 5 window: then the other side's mean alone; sum, that mean everywhere.
- * Sides is the default: with the default cost (rank) it beat the pair on every scene measured
- * (tsukuba and two generated ones), sum did not on tsukuba (docs/results.md, multi-baseline
- * matching, also for the other costs). */
+ * Sides is the default: with rank, ad and bt it beat the pair on every scene measured (tsukuba
+ * and two generated ones), census on the generated ones; sum did not on tsukuba (docs/results.md,
+ * multi-baseline matching). */
 typedef enum { STEREO_COMBINE_SIDES = 0, STEREO_COMBINE_SUM = 1 } stereo_combine;
 
 typedef struct {
@@ -226,8 +226,10 @@ stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const st
  * images[i] the view at baseline[i]; every image width x height (with maps: its map's source
  * size). n = 2 is stereo_process. The
  * results are those of the reference view; the right disparity and the LR check are against
- * view 1 (the diagonal search over the combined S, disparity.h), stereo_rectified(s, 1) is
- * view 1. */
+ * view 1 (the diagonal search over the combined S, disparity.h; with the sides rule and a view
+ * on the other side of the reference the check has an occlusion test from the reference's own
+ * map, stereo_lr_views_consistent: what view 1 cannot see, or sees hiding what the right map
+ * found, is kept), stereo_rectified(s, 1) is view 1. */
 stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, int n);
 
 /* How far the stereo_process running now (in another thread) has got, in per mille (0..1000)

@@ -136,18 +136,34 @@ STEREO_HD int stereo_view_mean(int sum, int n, int max_cost)
 #define STEREO_VIEW_UNSEEN 255
 #define STEREO_VIEW_BOX_RADIUS 2
 #define STEREO_VIEW_SIDE_RATIO 2
+/* The grey-value costs (ad, bt) add a floor to the ratio test: a side is taken for occluded only
+ * when its box sum exceeds the other's STEREO_VIEW_SIDE_RATIO times plus STEREO_VIEW_GREY_FLOOR
+ * per window pixel (grey levels, about the sensor noise). On weak texture both sides' grey
+ * differences are a few levels, and a ratio of two small sums flips the side from disparity to
+ * disparity on noise alone; the transforms (rank, census) measure order, not levels, and keep
+ * floor 0 (docs/results.md, multi-baseline matching). */
+#define STEREO_VIEW_GREY_FLOOR 4
+
+/* The floor of the sides rule's test for a window of `pixels` pixels and cost kind cost_kind (a
+ * stereo_cost): pixels * STEREO_VIEW_GREY_FLOOR for ad and bt, 0 for rank and census. */
+STEREO_HD int stereo_view_margin(int cost_kind, int pixels)
+{
+    return cost_kind == 2 /* STEREO_COST_AD */ || cost_kind == 3 /* STEREO_COST_BT */
+               ? pixels * STEREO_VIEW_GREY_FLOOR
+               : 0;
+}
 
 /* all: the mean over every view (stereo_view_mean); p, q: the means of the views with b > 0 and
- * b < 0; bp, bq: their box sums. When both sides see (x, d) and one side's box sum is more than
- * STEREO_VIEW_SIDE_RATIO times the other's, that side is taken for occluded: the other side's
- * mean alone. Otherwise all. */
-STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq)
+ * b < 0; bp, bq: their box sums; margin: stereo_view_margin. When both sides see (x, d) and one
+ * side's box sum is more than STEREO_VIEW_SIDE_RATIO times the other's plus margin, that side is
+ * taken for occluded: the other side's mean alone. Otherwise all. */
+STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq, int margin)
 {
     if (p == STEREO_VIEW_UNSEEN || q == STEREO_VIEW_UNSEEN)
         return all;
-    if (bp > STEREO_VIEW_SIDE_RATIO * bq)
+    if (bp > STEREO_VIEW_SIDE_RATIO * bq + margin)
         return q;
-    if (bq > STEREO_VIEW_SIDE_RATIO * bp)
+    if (bq > STEREO_VIEW_SIDE_RATIO * bp + margin)
         return p;
     return all;
 }
@@ -287,6 +303,66 @@ STEREO_HD int stereo_lr_consistent(int x, int vl, const int16_t *right_row, int 
     if (diff < 0)
         diff = -diff;
     return diff <= tol16;
+}
+
+/* ---- 7. left-right check with more than two views ---------------------------------------------
+ * The check stays against view 1, with an occlusion test from the reference's own map. With a
+ * view on the other side, a point hidden from view 1 is matched through that view, which the
+ * check against view 1 cannot confirm, and the diagonal search for view 1's disparity
+ * (disparity.h) may find such a point instead of the nearer surface that view 1 sees in the same
+ * column, so that a correct foreground pixel fails the plain check too. A valid left value vl at
+ * x that fails stereo_lr_consistent is kept when, with xr = x - round(vl / 16) inside and the
+ * right value vr there valid, the two maps agree on what view 1 sees at xr:
+ *   - foreground kept: vr < vl - tol16 names a farther point x' = xr + vr / 16 < x, and the left
+ *     map has x' at vr (within tol16): x, nearer, hides x' from view 1, so view 1 sees x at xr;
+ *     and x's STEREO_LR_RUN - 1 left neighbours are within tol16 of vl;
+ *   - hidden point kept: vr > vl + tol16 names a nearer point x'' = xr + vr / 16 > x, and the
+ *     left map has x'' at vr: x'' hides x from view 1, which cannot check it (the other side's
+ *     view matched it); and x's STEREO_LR_RUN - 1 right neighbours are within tol16 of vl.
+ * The runs keep single pixels out: a foreground edge that SGM or the median widened by a pixel or
+ * two onto the background meets the first condition too, a stray value the second (measured in
+ * docs/results.md). Every value read is the left map before the check: left[i] for i < x,
+ * ahead[i & ring] for i > x (ring: an index mask; -1 reads ahead[i] itself, a ring of
+ * STEREO_LR_RING entries is enough, as x'' - x <= D - 1 < 256). */
+#define STEREO_LR_RUN 3
+#define STEREO_LR_RING 256
+
+STEREO_HD int stereo_lr_views_consistent(int x, int vl, int w, const int16_t *left,
+                                         const int16_t *ahead, int ring,
+                                         const int16_t *right_row, int tol16)
+{
+    if (stereo_lr_consistent(x, vl, right_row, tol16))
+        return 1;
+    int xr = x - ((vl + 8) >> 4);
+    if (xr < 0)
+        return 0;
+    int vr = right_row[xr];
+    if (vr < 0)
+        return 0;
+    int xp = xr + (vr >> 4), vp, dp;
+    if (vr < vl - tol16) { /* a farther point behind x */
+        if (xp >= x || x < STEREO_LR_RUN - 1)
+            return 0;
+        vp = left[xp];
+        for (int j = 1; j < STEREO_LR_RUN; j++) {
+            int vn = left[x - j], dn = vn - vl;
+            if (vn < 0 || (dn < 0 ? -dn : dn) > tol16)
+                return 0;
+        }
+    } else if (vr > vl + tol16) { /* a nearer point in front of x */
+        if (xp <= x || xp >= w || x + STEREO_LR_RUN - 1 >= w)
+            return 0;
+        vp = ahead[xp & ring];
+        for (int j = 1; j < STEREO_LR_RUN; j++) {
+            int vn = ahead[(x + j) & ring], dn = vn - vl;
+            if (vn < 0 || (dn < 0 ? -dn : dn) > tol16)
+                return 0;
+        }
+    } else {
+        return 0;
+    }
+    dp = vp - vr;
+    return vp >= 0 && (dp < 0 ? -dp : dp) <= tol16;
 }
 
 /* ---- 7. 3x3 median of int16 values: a 19-exchange sorting network (Paeth / Devillard

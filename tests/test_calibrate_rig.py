@@ -18,6 +18,17 @@ and its C side (hal/calib.c calib_rig_*, through build/calib-maps).
                    calib-maps --info reads the rig, a 3-camera rig refused where two maps are
                    wanted; a two-camera rig file holding a pair YAML's numbers gives its maps
                    byte for byte
+  rig matching     3 cameras of the same kind on one line (0, +60, -60 mm; known poses, the
+                   rig file from rig_rectify of the true cameras) see a textured wall and a
+                   board in front of it (exact ground truth): stereo-match --maps RIG with the
+                   3 raw images takes the baselines 1,-1 from the rig, scores bad-2 (stereo-eval)
+                   below MATCH_BAD2_MAX and within MATCH_VS_PRE points of the same views
+                   rendered already rectified (--baselines 1,-1), and beats the pair through
+                   the rig's pair map file; --baselines equal to the rig's gives the same bytes;
+                   bad input (a rig of 2 cameras with 3 images, 3 cameras with 4 images, a pair
+                   map file with 3 images, a view of another size, --baselines other than the
+                   rig's, a pair with a 3-camera rig): one line naming the file and view, exit
+                   1, no output
   real pairs       ../shared/data/calib/opencv_samples through --view (N = 2; skipped when
                    absent): baseline within 1 % of the --left/--right calibration's, vertical
                    residual < 0.5 px, the C maps of the rig file equal to the tool's
@@ -365,6 +376,220 @@ def check_real(tap, work):
     check_pair_as_rig(tap, out, pair)
 
 
+# --- matching through a rig file: stereo-match --maps RIG REF VIEW1 VIEW2 OUT ----------------
+
+# three cameras of the generated rig's kind (intrinsics, distortion and turns of cameras 0, 1 and
+# 3 above) on one line: the reference at 0, view 1 at +60 mm (ratio 1), view 2 at -60 mm (-1)
+MATCH_CENTRES = [(0.0, 0.0, 0.0), (0.060, 0.0, 0.0), (-0.060, 0.0, 0.0)]
+MATCH_CAMS = [0, 1, 3]
+# the scene, in camera 0's frame: a textured wall at Z = 1.5 m, a textured board at 0.75 m in
+# front of it (X -0.12 .. 0.10, Y -0.10 .. 0.12 m); disparities about 24 and 48 px against view 1
+WALL_Z, BOARD_Z, BOARD_XY = 1.5, 0.75, (-0.12, 0.10, -0.10, 0.12)
+TEXELS_PER_M, TEX_SIZE = 800, 2048
+MATCH_D = 64
+# acceptance: bad-2 (% of all pixels, invalid ones filled, stereo-eval) of the 3 views matched
+# through the rig at most MATCH_BAD2_MAX, within MATCH_VS_PRE points of the same views rendered
+# already rectified, and below the pair through the rig's pair map file
+MATCH_BAD2_MAX, MATCH_VS_PRE = 1.0, 0.5
+
+
+def match_cameras():
+    cams = true_cameras()
+    out = []
+    for c, k in zip(MATCH_CENTRES, MATCH_CAMS):
+        r = cams[k]["R"]
+        out.append(dict(K=cams[k]["K"], D=cams[k]["D"], R=r, T=-r @ np.array(c)))
+    return out
+
+
+def texture(seed):
+    """A random texture at two scales, 0..255 float32 (TEX_SIZE square)."""
+    rng = np.random.default_rng(seed)
+    fine = cv2.GaussianBlur(rng.uniform(0, 255, (TEX_SIZE, TEX_SIZE)).astype(np.float32),
+                            (0, 0), 1.2)
+    coarse = cv2.resize(rng.uniform(0, 255, (TEX_SIZE // 32, TEX_SIZE // 32)).astype(np.float32),
+                        (TEX_SIZE, TEX_SIZE), interpolation=cv2.INTER_CUBIC)
+    return np.clip(0.5 * (fine - 128) * 2.2 + 0.5 * coarse, 0, 255).astype(np.float32)
+
+
+def trace(origin, dirs):
+    """Where rays (origin, dirs[..., 3] in camera 0's frame) meet the scene: X, Y, Z and whether
+    the board was hit."""
+    t_board = (BOARD_Z - origin[2]) / dirs[..., 2]
+    bx, by = origin[0] + t_board * dirs[..., 0], origin[1] + t_board * dirs[..., 1]
+    x0, x1, y0, y1 = BOARD_XY
+    on_board = (bx >= x0) & (bx <= x1) & (by >= y0) & (by <= y1)
+    t_wall = (WALL_Z - origin[2]) / dirs[..., 2]
+    t = np.where(on_board, t_board, t_wall)
+    return [origin[i] + t * dirs[..., i] for i in range(3)] + [on_board]
+
+
+def shade(tex, X, Y, on_board):
+    """Texture lookup (bilinear) at the scene points; the board has a texture of its own."""
+    off = TEX_SIZE / 2
+    mx = (X * TEXELS_PER_M + off).astype(np.float32)
+    my = (Y * TEXELS_PER_M + off).astype(np.float32)
+    wall = cv2.remap(tex[0], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    board = cv2.remap(tex[1], mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return np.where(on_board, board, wall)
+
+
+def render_camera(tc, tex, cam, rng):
+    """The camera's raw image (its lens distortion), supersampled and finished as the board
+    shots are."""
+    xn, yn = tc.camera_rays(cam["K"], cam["D"])
+    rt = cam["R"].T
+    dirs = np.stack([rt[:, 0][i] * xn + rt[:, 1][i] * yn + rt[:, 2][i] for i in range(3)], -1)
+    X, Y, _, on_board = trace(-rt @ cam["T"], dirs)
+    return tc.finish(shade(tex, X, Y, on_board), rng)
+
+
+def rectified_dirs(rect, k, s):
+    """Rays of rectified camera k's pixels (s samples per side) in camera 0's frame."""
+    f, cx, cy = rect["f"], rect["cx"], rect["cy"]
+    u = (np.arange(640 * s) + 0.5) / s - 0.5
+    v = (np.arange(480 * s) + 0.5) / s - 0.5
+    U, V = np.meshgrid((u - cx) / f, (v - cy) / f)
+    r = np.stack([U, V, np.ones_like(U)], -1)
+    return r @ rect["common"]  # rows: r_common^T r
+
+
+def check_rig_match(tap, tc, tool, work):
+    """A generated 3-camera rig with known poses: raw views rectified and matched through the
+    rig file, scored against the exact ground truth, against the same views rendered already
+    rectified (--baselines) and against the pair."""
+    out = os.path.join(work, "match")
+    os.mkdir(out)
+    cams = match_cameras()
+    tc.W, tc.H = 640, 480
+    rect = tool.rig_rectify([dict(M=c["K"], D=c["D"].reshape(1, -1), R=c["R"],
+                                  T=c["T"].reshape(3, 1)) for c in cams], 0, (640, 480),
+                            (640, 480), 0.0, ["view"] * 3)
+    rect["common"] = rect["R"][0] @ cams[0]["R"]  # camera 0's frame -> the common frame
+    yml = os.path.join(out, "rig.yml")
+    fs = cv2.FileStorage(yml, cv2.FILE_STORAGE_WRITE)
+    for key, v in (("rig_cameras", 3), ("reference", 0), ("image_width", 640),
+                   ("image_height", 480), ("rectified_width", 640), ("rectified_height", 480)):
+        fs.write(key, v)
+    fs.write("focal_px", float(rect["f"]))
+    fs.write("cy", float(rect["cy"]))
+    for k, c in enumerate(cams):
+        fs.write(f"cam{k}_M", c["K"])
+        fs.write(f"cam{k}_D", c["D"].reshape(1, -1))
+        fs.write(f"cam{k}_R", rect["R"][k])
+        fs.write(f"cam{k}_P", rect["P"][k])
+        fs.write(f"cam{k}_baseline_ratio", float(rect["ratio"][k]))
+    fs.release()
+    tex = [texture(21), texture(22)]
+    rng = np.random.default_rng(3)
+    raw, pre = [], []
+    for k, c in enumerate(cams):
+        raw.append(os.path.join(out, f"raw{k}.png"))
+        cv2.imwrite(raw[-1], render_camera(tc, tex, c, rng))
+        X, Y, _, on_board = trace(-c["R"].T @ c["T"], rectified_dirs(rect, k, 3))
+        pre.append(os.path.join(out, f"rect{k}.png"))
+        cv2.imwrite(pre[-1], tc.finish(shade(tex, X, Y, on_board), rng))
+    # ground truth of the rectified reference: d = f B_1 / Z, Z along the common optical axis
+    X, Y, Z, _ = trace(np.zeros(3), rectified_dirs(rect, 0, 1))
+    zc = np.stack([X, Y, Z], -1) @ rect["common"][2]
+    gt = rect["f"] * rect["along"][1] / zc
+    gt_path = os.path.join(out, "gt.pfm")
+    write_pfm(gt_path, gt)
+    tap.note(f"rig match scene: ratios {np.round(rect['ratio'], 6).tolist()}, f "
+             f"{rect['f']:.1f} px, ground truth {gt.min():.1f} .. {gt.max():.1f} px")
+    match = os.path.join(ROOT, BUILD, "stereo-match")
+    base = [match, "--backend", "cpu", "-d", str(MATCH_D)]
+    runs = {"rig, 3 views": base + ["--maps", yml] + raw,
+            "rig --baselines 1,-1": base + ["--maps", yml, "--baselines", "1,-1"] + raw,
+            "pre-rectified, 3 views": base + ["--baselines", "1,-1"] + pre,
+            "pre-rectified, pair": base + pre[:2]}
+    pair_maps = os.path.join(out, "pair.maps")
+    r = run([CALIB_MAPS, yml, pair_maps])
+    pair_file = os.path.join(out, "pair-0-1.maps")
+    runs["rig, pair (pair map file 0-1)"] = base + ["--maps", pair_file] + raw[:2]
+    score, outs = {}, {}
+    for i, (label, cmd) in enumerate(runs.items()):
+        disp = os.path.join(out, f"d{i}.pfm")
+        r = run(cmd + [disp])
+        outs[label] = r
+        ev = run([os.path.join(ROOT, BUILD, "stereo-eval"), disp, gt_path])
+        m = dict(re.findall(r"(\w+)=([-\d.]+)", ev.stdout))
+        score[label] = (float(m["bad2"]), float(m["density"])) if r.returncode == 0 and \
+            "bad2" in m else None
+        tap.note(f"{label}: " + (f"bad-2 {score[label][0]:.2f} %, density "
+                                 f"{score[label][1]:.1f} %" if score[label] else
+                                 f"failed: {r.stderr.strip()} {ev.stderr.strip()}"))
+    rig3, given = score["rig, 3 views"], score["rig --baselines 1,-1"]
+    pre3, pair = score["pre-rectified, 3 views"], score["rig, pair (pair map file 0-1)"]
+    summary = outs["rig, 3 views"].stdout
+    tap.ok(rig3 is not None and "3 views (baselines 1,-1; sides)" in summary and
+           "rig " + yml + ": cameras 0,1,2" in summary and "taken in 16ths" in summary,
+           "rig match: --maps RIG with 3 raw images runs, takes the baselines 1,-1 from the rig "
+           "and says so", summary, outs["rig, 3 views"].stderr)
+    if None in (rig3, given, pre3, pair):
+        tap.ok(False, "rig match: every run scored", *[o.stderr for o in outs.values()])
+        return
+    same = open(os.path.join(out, "d0.pfm"), "rb").read() == \
+        open(os.path.join(out, "d1.pfm"), "rb").read()
+    tap.ok(same, "rig match: --baselines 1,-1 equal to the rig's gives the same bytes")
+    tap.ok(rig3[0] < MATCH_BAD2_MAX and abs(rig3[0] - pre3[0]) < MATCH_VS_PRE,
+           f"rig match: 3 views through the rig bad-2 {rig3[0]:.2f} % < {MATCH_BAD2_MAX} %, "
+           f"within {MATCH_VS_PRE} point of the views rendered rectified ({pre3[0]:.2f} %)")
+    tap.ok(rig3[0] < pair[0],
+           f"rig match: 3 views through the rig beat the pair through its pair map file: bad-2 "
+           f"{rig3[0]:.2f} % < {pair[0]:.2f} % (pre-rectified pair "
+           f"{score['pre-rectified, pair'][0]:.2f} %)")
+    check_rig_match_bad(tap, out, yml, raw, pair_file, base)
+
+
+def write_pfm(path, disp):
+    h, w = disp.shape
+    with open(path, "wb") as f:
+        f.write(f"Pf\n{w} {h}\n-1\n".encode())
+        f.write(np.flipud(disp).astype("<f4").tobytes())
+
+
+def check_rig_match_bad(tap, out, yml, raw, pair_file, base):
+    """stereo-match --maps RIG: each bad input one line naming the file and view, exit 1 (2 for
+    usage), no output."""
+    od = os.path.join(out, "bad")
+    os.mkdir(od)
+    o = os.path.join(od, "d.pfm")
+    two = os.path.join(out, "rig2.yml")  # the rig's first two cameras alone
+    text = open(yml).read()
+    fs = cv2.FileStorage(yml, cv2.FILE_STORAGE_READ)
+    w = cv2.FileStorage(two, cv2.FILE_STORAGE_WRITE)
+    for key in ("rig_cameras", "reference", "image_width", "image_height", "rectified_width",
+                "rectified_height", "focal_px", "cy"):
+        v = fs.getNode(key).real()
+        w.write(key, 2 if key == "rig_cameras" else (int(v) if key not in ("focal_px", "cy")
+                                                     else v))
+    for k in (0, 1):
+        for key in ("M", "D", "R", "P"):
+            w.write(f"cam{k}_{key}", fs.getNode(f"cam{k}_{key}").mat())
+        w.write(f"cam{k}_baseline_ratio", fs.getNode(f"cam{k}_baseline_ratio").real())
+    w.release()
+    fs.release()
+    assert "rig_cameras: 3" in text
+    small = os.path.join(out, "small.png")
+    cv2.imwrite(small, cv2.imread(raw[2], cv2.IMREAD_GRAYSCALE)[:400, :600])
+    expect_failure(tap, "--maps RIG of 2 cameras with 3 images", base + ["--maps", two] + raw +
+                   [o], f"--maps {two}: a rig of 2 cameras, but 3 images", od)
+    expect_failure(tap, "--maps RIG of 3 cameras with 4 images",
+                   base + ["--maps", yml] + raw + [raw[1], o],
+                   f"--maps {yml}: a rig of 3 cameras, but 4 images", od)
+    expect_failure(tap, "--maps a pair map file with 3 images",
+                   base + ["--maps", pair_file] + raw + [o],
+                   f"--maps {pair_file}: a pair map file", od)
+    expect_failure(tap, "--maps RIG: a view of another size", base + ["--maps", yml] + raw[:2] +
+                   [small, o], f"view 2 {small} is 600x400, but --maps {yml} maps camera 2", od)
+    expect_failure(tap, "--maps RIG: --baselines other than the rig's",
+                   base + ["--maps", yml, "--baselines", "1,-0.5"] + raw + [o],
+                   f"view 2 ({raw[2]}) has -0.5, but --maps {yml} puts its camera 2 at -1", od)
+    expect_failure(tap, "--maps RIG: a pair with a rig of 3 cameras",
+                   base + ["--maps", yml] + raw[:2] + [o], "a rig file of 3 cameras", od)
+
+
 # --- bad inputs ------------------------------------------------------------------------------
 
 def expect_failure(tap, name, cmd, must_name, out_dir, status=1):
@@ -474,6 +699,7 @@ def main():
         if res4:
             check_c_side(tap, tc, work, res4)
         check_rig(tap, tc, tool, work, gen, [2, 0, 3, 1], 1)
+        check_rig_match(tap, tc, tool, work)
         check_real(tap, work)
         check_bad_inputs(tap, work, gen)
     finally:

@@ -643,8 +643,14 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
     --baselines 1,9 "$L" "$R" "$V2" "$O"
   expect_fail 2 "--baselines|more than 7" "--baselines: more than 7 views" \
     --baselines 1,2,3,4,5,6,7,-1 "$L" "$R" "$V2" "$O"
-  expect_fail 2 "--maps|--baselines" "--baselines with --maps: refused" \
-    --maps "$IN/none.maps" --baselines 1,2 "$L" "$R" "$V2" "$O"
+  # more views through --maps RIG (tests/test_calibrate_rig.py runs a real rig file)
+  expect_fail 1 "$IN/none.maps|cannot open" "--maps RIG with 3 images: a missing rig file, named" \
+    --backend cpu --maps "$IN/none.maps" "$L" "$R" "$V2" "$O"
+  expect_fail 1 "--maps|$IN/l.yaml,$IN/r.yaml|camera_info|3 images|rig file" \
+    "--maps LEFT,RIGHT camera_info pair with 3 images: more views need a rig file" \
+    --backend cpu --maps "$IN/l.yaml,$IN/r.yaml" "$L" "$R" "$V2" "$O"
+  expect_fail 2 "--depth|more than two views" "--depth with 3 views: refused by name" \
+    --backend cpu --focal 500 --baseline 0.1 --depth "$OD/z.png" --baselines 1,2 "$L" "$R" "$V2" "$O"
   expect_fail 2 "--baselines|left_%04d.png|pattern" "--baselines with a frame-number pattern" \
     --baselines 1,2 "$W/left_%04d.png" "$R" "$V2" "$O"
   expect_fail 2 "--baselines|$IN/dir.png|folder" "--baselines with a folder view" \
@@ -664,6 +670,13 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
     run_m --backend cuda --cost mi "$L" "$R" "$W/mi-cuda.pfm"
     check "--backend cuda --cost mi (hierarchy on the levels' CUDA stages): the CPU's bits" \
       eval '[ "$rc" -eq 0 ] && cmp -s "$W/mi-cpu.pfm" "$W/mi-cuda.pfm"'
+    # a view on each side: the LR check's occlusion test (k_lr_finish_views), every cost
+    for c in rank census ad bt; do
+      run_m --backend cpu --cost "$c" --right "$W/mvs-cpu-r.pfm" --baselines 1,-1 "$L" "$R" "$V3" "$W/mvs-cpu.pfm"
+      run_m --backend cuda --cost "$c" --right "$W/mvs-cuda-r.pfm" --baselines 1,-1 "$L" "$R" "$V3" "$W/mvs-cuda.pfm"
+      check "--backend cuda, --cost $c, views on both sides (1,-1): the CPU's bits, right map too" \
+        eval '[ "$rc" -eq 0 ] && cmp -s "$W/mvs-cpu.pfm" "$W/mvs-cuda.pfm" && cmp -s "$W/mvs-cpu-r.pfm" "$W/mvs-cuda-r.pfm"'
+    done
   else
     expect_fail 1 "CUDA backend unavailable" "--backend cuda with three views, no CUDA device" \
       --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$O"
@@ -675,7 +688,7 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
   expect_fail 2 "input view|$V2" "--baselines: the output names an input view" \
     --backend cpu --baselines 1,2,-1 "$L" "$R" "$V2" "$V3" "$V2"
   check "--baselines: the input view is untouched" eval 'png_ok "$V2" 96 64 8 0'
-  expect_fail 2 "more views need --baselines" "four arguments without --baselines" \
+  expect_fail 2 "more views need --baselines or --maps RIG" "four arguments without --baselines" \
     "$L" "$R" "$V2" "$O"
 else
   skip "multi-baseline matching" "stereo-synth --views failed"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_multiview_cost.c — multi-baseline matching (gpu/multiview.h): the sampling rule and the
  * combination formulas of stereo_math.h against hand-computed values and their definitions, the
+ * LR check of more views (the occlusion test both ways, disparity.h) on hand-built rows and
+ * against its definition restated on random rows (some wider than its ring), the
  * combined cost volume against a naive restatement of multiview.h (positions in 16ths of a pixel,
  * plain loops), and the stage with more than two views: exact disparities on a shifted texture,
  * two views through stereo_process_views equal to stereo_process, and every refusal naming what
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disparity.h"
 #include "multiview.h"
 #include "sgm.h"
 #include "stereo.h"
@@ -92,15 +95,136 @@ static void test_formula_view_lerp_mean_select(void **state)
     assert_int_equal(stereo_view_mean(0, 0, 62), 62);
     /* the sides rule: all, p, q, box sums */
     const int U = STEREO_VIEW_UNSEEN;
-    assert_int_equal(stereo_view_select(20, 10, 30, 100, 100), 20); /* alike: all */
-    assert_int_equal(stereo_view_select(20, 10, 30, 100, 200), 20); /* exactly 2x: all */
-    assert_int_equal(stereo_view_select(20, 10, 30, 100, 201), 10); /* q's side occluded */
-    assert_int_equal(stereo_view_select(20, 10, 30, 201, 100), 30); /* p's side occluded */
-    assert_int_equal(stereo_view_select(20, 10, 30, 0, 1), 10);
-    assert_int_equal(stereo_view_select(20, 10, 30, 0, 0), 20);
-    assert_int_equal(stereo_view_select(17, U, 17, 900, 10), 17);   /* one side unseen: all */
-    assert_int_equal(stereo_view_select(17, 17, U, 10, 900), 17);
-    assert_int_equal(stereo_view_select(80, U, U, 0, 0), 80);
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 100, 0), 20); /* alike: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 200, 0), 20); /* exactly 2x: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 201, 0), 10); /* q's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 201, 100, 0), 30); /* p's side occluded */
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 1, 0), 10);
+    assert_int_equal(stereo_view_select(20, 10, 30, 0, 0, 0), 20);
+    assert_int_equal(stereo_view_select(17, U, 17, 900, 10, 0), 17);   /* one side unseen: all */
+    assert_int_equal(stereo_view_select(17, 17, U, 10, 900, 0), 17);
+    assert_int_equal(stereo_view_select(80, U, U, 0, 0, 0), 80);
+    /* the floor: a side is occluded only beyond 2x the other plus the margin */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 300, 100), 20); /* 2x + 100: all */
+    assert_int_equal(stereo_view_select(20, 10, 30, 100, 301, 100), 10);
+    assert_int_equal(stereo_view_select(20, 10, 30, 301, 100, 100), 30);
+    assert_int_equal(stereo_view_select(5, 2, 8, 40, 170, 100), 5);   /* weak texture: all */
+    assert_int_equal(stereo_view_select(5, 2, 8, 40, 170, 0), 2);     /* without the floor */
+    /* the margin: STEREO_VIEW_GREY_FLOOR per window pixel for ad and bt, none for the transforms */
+    assert_int_equal(stereo_view_margin(STEREO_COST_AD, 25), 25 * STEREO_VIEW_GREY_FLOOR);
+    assert_int_equal(stereo_view_margin(STEREO_COST_BT, 9), 9 * STEREO_VIEW_GREY_FLOOR);
+    assert_int_equal(stereo_view_margin(STEREO_COST_RANK, 25), 0);
+    assert_int_equal(stereo_view_margin(STEREO_COST_CENSUS, 25), 0);
+    assert_int_equal(STEREO_VIEW_GREY_FLOOR, 4);
+}
+
+/* ---- the LR check of more views (disparity.h, stereo_lr_views_consistent) -------------------- */
+
+/* The definition restated on a copy of the row taken before the check. */
+static int naive_lr_views_keep(int x, int vl, const int16_t *before, const int16_t *right, int w,
+                               int tol16)
+{
+    int xr = x - (vl + 8) / 16;
+    if (xr >= 0 && right[xr] >= 0 && abs(vl - right[xr]) <= tol16)
+        return 1; /* the plain check */
+    if (xr < 0 || right[xr] < 0 || abs(right[xr] - vl) <= tol16)
+        return 0;
+    int xp = xr + right[xr] / 16; /* the point the right map names at xr */
+    int step = right[xr] < vl ? -1 : 1; /* farther: x hides it (run to the left); nearer: it
+                                           hides x (run to the right) */
+    if ((step < 0 && xp >= x) || (step > 0 && (xp <= x || xp >= w)))
+        return 0;
+    if (before[xp] < 0 || abs(before[xp] - right[xr]) > tol16)
+        return 0;
+    for (int j = 1; j < 3; j++) /* a run of 3 */
+        if (x + step * j < 0 || x + step * j >= w || before[x + step * j] < 0 ||
+            abs(before[x + step * j] - vl) > tol16)
+            return 0;
+    return 1;
+}
+
+static void test_lr_check_views(void **state)
+{
+    (void)state;
+    enum { W = 40 };
+    /* a foreground at d 12 from x 20 on, the background at d 5 left of it; view 1's pixels
+     * 8..14 (where the foreground's x 20..26 land) claimed by the background behind it
+     * (x' = xr + 5 = 13..19, hidden from view 1) */
+    int16_t row[W], right[W], plain[W];
+    for (int x = 0; x < W; x++) {
+        row[x] = (int16_t)(16 * (x < 20 ? 5 : 12));
+        int xr = x;
+        right[xr] = (int16_t)(16 * (xr >= 8 && xr < 15 ? 5 : xr >= 15 ? 12 : 5));
+    }
+    memcpy(plain, row, sizeof row);
+    lr_check_rows(plain, right, W, 1, 0, 1);
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 20; x < 27; x++)
+        assert_int_equal(plain[x], STEREO_INVALID); /* the plain check removes them all */
+    assert_int_equal(row[20], STEREO_INVALID);        /* the edge's first 2: no run of 3 */
+    assert_int_equal(row[21], STEREO_INVALID);
+    for (int x = 22; x < 27; x++)
+        assert_int_equal(row[x], 16 * 12);            /* x hides x' from view 1: kept */
+    for (int x = 0; x < W; x++)
+        if (x < 20 || x >= 27)
+            assert_int_equal(row[x], plain[x]);       /* elsewhere the plain check */
+    /* a foreground widened by 2 px onto the background (x 18, 19 at d 12): no run, removed */
+    for (int x = 0; x < W; x++)
+        row[x] = (int16_t)(16 * (x < 18 ? 5 : 12));
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    assert_int_equal(row[18], STEREO_INVALID);
+    assert_int_equal(row[19], STEREO_INVALID);
+    /* the farther point's own value disagrees with the right map: removed */
+    for (int x = 0; x < W; x++)
+        row[x] = (int16_t)(16 * (x < 20 ? 7 : 12));
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 20; x < 27; x++)
+        assert_int_equal(row[x], STEREO_INVALID);
+    /* the background hidden from view 1 behind the foreground (x 13..19 land on view 1's 8..14,
+     * where view 1 sees the foreground x'' = xr + 12 = 20..26): kept where it lies on a run of 3
+     * to the right (13..17), removed at 18 and 19 */
+    for (int x = 0; x < W; x++) {
+        row[x] = (int16_t)(16 * (x < 20 ? 5 : 12));
+        right[x] = (int16_t)(16 * (x >= 8 ? 12 : 5));
+    }
+    memcpy(plain, row, sizeof row);
+    lr_check_rows(plain, right, W, 1, 0, 1);
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 13; x < 20; x++)
+        assert_int_equal(plain[x], STEREO_INVALID); /* the plain check removes them */
+    for (int x = 13; x < 18; x++)
+        assert_int_equal(row[x], 16 * 5);
+    assert_int_equal(row[18], STEREO_INVALID);
+    assert_int_equal(row[19], STEREO_INVALID);
+    /* the nearer point's own value disagrees: removed */
+    for (int x = 0; x < W; x++)
+        row[x] = (int16_t)(16 * (x < 20 ? 5 : 9));
+    lr_check_views_rows(row, right, W, 1, 0, 1);
+    for (int x = 13; x < 20; x++)
+        if (x - 5 >= 8)
+            assert_int_equal(row[x], STEREO_INVALID);
+    /* random rows: in place right to left equals the definition on the row before the check;
+     * rows of 40 px (d < 24) and of 600 px (d < 256: the ring of STEREO_LR_RING wraps) */
+    static int16_t before[600], got[600], r[600];
+    for (int t = 0; t < 4000; t++) {
+        int n = t % 4 ? 40 : 600, dmax = n == 40 ? 24 : 256, tol = (int)(rnd() % 3);
+        for (int x = 0; x < n; x++) {
+            int d = (int)(rnd() % (unsigned)dmax);
+            before[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * d + (int)(rnd() % 16));
+            r[x] = rnd() % 9 == 0 ? STEREO_INVALID : (int16_t)(16 * (int)(rnd() % (unsigned)dmax));
+            if (rnd() % 3 == 0 && x > 0) /* runs, so the occlusion test passes now and then */
+                before[x] = before[x - 1];
+        }
+        memcpy(got, before, sizeof got);
+        lr_check_views_rows(got, r, n, tol, 0, 1);
+        for (int x = 0; x < n; x++) {
+            int16_t want = before[x] >= 0 && naive_lr_views_keep(x, before[x], before, r, n,
+                                                                 16 * tol)
+                               ? before[x] : STEREO_INVALID;
+            if (got[x] != want)
+                fail_msg("random row %d (%d px), x %d: %d, expected %d", t, n, x, got[x], want);
+        }
+    }
 }
 
 /* ---- the cost volume against multiview.h, restated ------------------------------------------- */
@@ -126,7 +250,9 @@ static int naive_pair_cost(stereo_cost cost, int cap, const uint8_t *v0, const u
     }
 }
 
-static void check_volume(stereo_cost cost, stereo_combine combine)
+/* narrow: grey values 100..111 only (weak texture: small ad / bt costs, where the sides rule's
+ * floor decides) */
+static void check_volume(stereo_cost cost, stereo_combine combine, int narrow)
 {
     enum { W = 37, H = 4, NV = 5 };
     const int dmin = 2, D = 16;
@@ -140,7 +266,7 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
         bits[v] = malloc(W * H * sizeof(uint64_t));
         for (int i = 0; i < W * H; i++) {
             vals[v][i] = (uint8_t)(rnd() % 81);
-            grey[v][i] = (uint8_t)rnd();
+            grey[v][i] = (uint8_t)(narrow ? 100 + rnd() % 12 : rnd());
             bits[v][i] = ((uint64_t)rnd() << 32 | rnd()) & ((1ull << 62) - 1);
         }
     }
@@ -196,17 +322,21 @@ static void check_volume(stereo_cost cost, stereo_combine combine)
                 int want = all[i];
                 if (combine == STEREO_COMBINE_SIDES && side[0][i] >= 0 && side[1][i] >= 0) {
                     /* box sums over the 5 x 5 window inside the image, unseen = cap */
-                    long box[2] = {0, 0};
+                    /* plus 4 grey levels per window pixel for ad and bt */
+                    long box[2] = {0, 0}, floor = 0;
                     for (int yy = y - 2; yy <= y + 2; yy++)
                         for (int xx = x - 2; xx <= x + 2; xx++)
-                            if (yy >= 0 && yy < H && xx >= 0 && xx < W)
+                            if (yy >= 0 && yy < H && xx >= 0 && xx < W) {
                                 for (int sd = 0; sd < 2; sd++) {
                                     int v = side[sd][((size_t)yy * W + xx) * D + k];
                                     box[sd] += v < 0 ? cap : v;
                                 }
-                    if (box[1] > 2 * box[0])
+                                if (cost == STEREO_COST_AD || cost == STEREO_COST_BT)
+                                    floor += 4;
+                            }
+                    if (box[1] > 2 * box[0] + floor)
                         want = side[0][i];
-                    else if (box[0] > 2 * box[1])
+                    else if (box[0] > 2 * box[1] + floor)
                         want = side[1][i];
                 }
                 if (got[i] != want)
@@ -224,8 +354,9 @@ static void test_cost_volume_matches_definition(void **state)
     const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
                                  STEREO_COST_BT};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
-        check_volume(costs[i], STEREO_COMBINE_SUM);
-        check_volume(costs[i], STEREO_COMBINE_SIDES);
+        check_volume(costs[i], STEREO_COMBINE_SUM, 0);
+        check_volume(costs[i], STEREO_COMBINE_SIDES, 0);
+        check_volume(costs[i], STEREO_COMBINE_SIDES, 1);
     }
 }
 
@@ -479,6 +610,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formula_view_offset),
         cmocka_unit_test(test_formula_view_lerp_mean_select),
+        cmocka_unit_test(test_lr_check_views),
         cmocka_unit_test(test_cost_volume_matches_definition),
         cmocka_unit_test(test_stage_views_find_the_shift),
         cmocka_unit_test(test_stage_two_views_equal_the_pair),
