@@ -46,6 +46,7 @@
 # About 50 s on 2 cores. Exits non-zero only on a setup error.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+TESTS_DIR=$PWD/tests
 B=${STEREO_BUILD:-build}
 LIVE=$B/stereo-live
 SY=$B/stereo-synth
@@ -62,16 +63,7 @@ ROOT=$PWD
 cd "$W" || exit 1            # the app writes nothing else, but 's' screenshots land in the cwd
 case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY HL=$OLDPWD/$HL BENCH=$OLDPWD/$BENCH ;; esac
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && sed 's/^/#   /' <<<"$2"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# check NAME DIAGNOSTIC-FILE COMMAND...: ok if the command succeeds
-check() {
-  local name=$1 diag=$2; shift 2
-  if "$@"; then ok "$name"; else not_ok "$name" "$(tail -15 "$diag" 2>/dev/null)"; fi
-}
-lines() { grep -c '' "$1"; }
+. "$TESTS_DIR/tap.sh"   # n, ok, not_ok, skip, check, lines
 # ends_within PID TENTHS: 0 once PID has ended (its status is then collected with wait), else
 # kills it after TENTHS tenths of a second and returns 1
 ends_within() {

@@ -27,6 +27,7 @@
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 60 s on 2 cores.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+TESTS_DIR=$PWD/tests
 B=${STEREO_BUILD:-build}
 LIVE=$PWD/$B/stereo-live
 HL=$PWD/$B/gpu/stereo-live-headless
@@ -38,14 +39,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/test_live_gst.XXXXXX") || { echo "Bail out! mktem
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && sed 's/^/#   /' <<<"$2"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() {
-  local name=$1 diag=$2; shift 2
-  if "$@"; then ok "$name"; else not_ok "$name" "$(tail -15 "$diag" 2>/dev/null)"; fi
-}
+. "$TESTS_DIR/tap.sh"   # n, ok, not_ok, skip, check, lines
 json() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
 # the last "gst: ..." statistics line of a log, as numbers: pairs framesL framesR skew maxskew tol
 gst_stats() {

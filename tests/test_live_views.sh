@@ -30,6 +30,7 @@
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 30 s on 2 cores.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+TESTS_DIR=$PWD/tests
 B=${STEREO_BUILD:-build}
 LIVE=$B/stereo-live
 SY=$B/stereo-synth
@@ -43,15 +44,7 @@ trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
 case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY ;; esac
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && sed 's/^/#   /' <<<"$2"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() {
-  local name=$1 diag=$2; shift 2
-  if "$@"; then ok "$name"; else not_ok "$name" "$(tail -15 "$diag" 2>/dev/null)"; fi
-}
-lines() { grep -c '' "$1"; }
+. "$TESTS_DIR/tap.sh"   # n, ok, not_ok, skip, check, lines
 SMALL=(--backend cpu --set synth.width=320 --set synth.height=240 --set stereo.disparities=32
        --set synth.fps=0)
 

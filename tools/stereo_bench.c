@@ -205,6 +205,19 @@ static int stage_sms(int sms)
     return got;
 }
 
+/* Uploads the YUYV frames of views 0..nv-1 into the stage; 0, or -1 with err. */
+static int upload_frame(stage_cuda *s, uint8_t *const *yuyv, int nv, const config *c, char *err,
+                        size_t errlen)
+{
+    stereo_image im[STEREO_MAX_VIEWS];
+    const stereo_image *views[STEREO_MAX_VIEWS];
+    for (int v = 0; v < nv; v++) {
+        im[v] = (stereo_image){yuyv[v], c->w, c->h, (size_t)c->w * 2, STEREO_PIX_YUYV};
+        views[v] = &im[v];
+    }
+    return stage_cuda_upload(s, views, err, errlen) == STEREO_OK ? 0 : -1;
+}
+
 static int run_config(const config *c, int sms, int runs, int frames, double copy_gbs, FILE *csv)
 {
     char err[512];
@@ -257,15 +270,8 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     const char *names[16];
     int n_stages = 0, n_prof = 0;
     for (int i = 0; i < (frames > 0 ? frames : WARMUP + runs); i++) {
-        stereo_image im[STEREO_MAX_VIEWS];
-        const stereo_image *views[STEREO_MAX_VIEWS];
-        for (int v = 0; v < nv; v++) {
-            im[v] = (stereo_image){yuyv[i % N_INPUTS][v], c->w, c->h, (size_t)c->w * 2,
-                                   STEREO_PIX_YUYV};
-            views[v] = &im[v];
-        }
         float ms;
-        if (stage_cuda_upload(s, views, err, sizeof err) != STEREO_OK ||
+        if (upload_frame(s, yuyv[i % N_INPUTS], nv, c, err, sizeof err) ||
             stage_cuda_replay(s, &ms, err, sizeof err) != STEREO_OK) {
             fprintf(stderr, "stereo-bench: %s\n", err);
             rc = 1;
@@ -279,15 +285,8 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     /* per-stage series */
     stage_cuda_set_profiling(s, 1);
     for (int i = 0; i < 64; i++) {
-        stereo_image im[STEREO_MAX_VIEWS];
-        const stereo_image *views[STEREO_MAX_VIEWS];
-        for (int v = 0; v < nv; v++) {
-            im[v] = (stereo_image){yuyv[i % N_INPUTS][v], c->w, c->h, (size_t)c->w * 2,
-                                   STEREO_PIX_YUYV};
-            views[v] = &im[v];
-        }
         float ms, sm[16];
-        if (stage_cuda_upload(s, views, err, sizeof err) != STEREO_OK ||
+        if (upload_frame(s, yuyv[i % N_INPUTS], nv, c, err, sizeof err) ||
             stage_cuda_replay(s, &ms, err, sizeof err) != STEREO_OK) {
             fprintf(stderr, "stereo-bench: %s\n", err);
             rc = 1;

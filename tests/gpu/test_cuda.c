@@ -417,6 +417,23 @@ done:
 static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
                                          STEREO_COST_BT};
 
+/* Random paths, cost, D (16 .. 16 * max_d16), dmin (0, or below max_dmin), rank window,
+ * penalties, adaptive P2, uniqueness, subpixel, LR check, median, tolerance and confidence. */
+static void random_options(stereo_params *p, int max_d16, int max_dmin)
+{
+    p->paths = rnd() % 2 ? 8 : 4;
+    p->cost = gpu_costs[rnd() % (sizeof gpu_costs / sizeof *gpu_costs)];
+    p->num_disparities = 16 * (1 + (int)(rnd() % (unsigned)max_d16));
+    p->min_disparity = rnd() % 3 ? 0 : (int)(rnd() % (unsigned)max_dmin);
+    p->rank_window = 3 + 2 * (rnd() % 7);
+    p->p1 = 1 + rnd() % 40;
+    p->p2 = p->p1 + 1 + rnd() % 300;
+    p->p2_adapt = rnd() % 2 ? 0 : 1 + rnd() % 64;
+    p->uniqueness = rnd() % 2 ? 0 : rnd() % 30;
+    p->subpixel = rnd() % 2, p->lr_check = rnd() % 2, p->median = rnd() % 2;
+    p->lr_tolerance = rnd() % 3, p->confidence = rnd() % 2;
+}
+
 static void option_grid(void)
 {
     pair pr;
@@ -439,17 +456,7 @@ static void option_grid(void)
     for (int i = 0; i < 60; i++) {
         stereo_params p;
         stereo_params_default(&p, 333, 217);
-        p.paths = rnd() % 2 ? 8 : 4;
-        p.cost = gpu_costs[rnd() % (sizeof gpu_costs / sizeof *gpu_costs)];
-        p.num_disparities = 16 * (1 + rnd() % 16);
-        p.min_disparity = rnd() % 3 ? 0 : rnd() % 20;
-        p.rank_window = 3 + 2 * (rnd() % 7);
-        p.p1 = 1 + rnd() % 40;
-        p.p2 = p.p1 + 1 + rnd() % 300;
-        p.p2_adapt = rnd() % 2 ? 0 : 1 + rnd() % 64;
-        p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
-        p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
-        p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+        random_options(&p, 16, 20);
         if (rnd() % 2) /* P1 / P2 per path (0: the path takes p1 / p2) */
             for (int r = 0; r < 8; r++) {
                 p.p1_path[r] = rnd() % 3 ? 1 + rnd() % 40 : 0;
@@ -687,17 +694,7 @@ static void multi_view(void)
             p.views = sets[si].n;
             memcpy(p.baseline, sets[si].b, sizeof(int) * (size_t)sets[si].n);
             p.combine = rnd() % 2 ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES;
-            p.cost = gpu_costs[rnd() % ncosts];
-            p.paths = rnd() % 2 ? 8 : 4;
-            p.num_disparities = 16 * (1 + rnd() % 8);
-            p.min_disparity = rnd() % 3 ? 0 : rnd() % 12;
-            p.rank_window = 3 + 2 * (rnd() % 7);
-            p.p1 = 1 + rnd() % 40;
-            p.p2 = p.p1 + 1 + rnd() % 300;
-            p.p2_adapt = rnd() % 2 ? 0 : 1 + rnd() % 64;
-            p.uniqueness = rnd() % 2 ? 0 : rnd() % 30;
-            p.subpixel = rnd() % 2, p.lr_check = rnd() % 2, p.median = rnd() % 2;
-            p.lr_tolerance = rnd() % 3, p.confidence = rnd() % 2;
+            random_options(&p, 8, 12);
             compare(&p, NULL, &pr, "views random options");
         }
         pair_free(&pr);
