@@ -331,9 +331,7 @@ STEREO_HD int stereo_lr_views_consistent(int x, int vl, int w, const int16_t *le
                                          const int16_t *ahead, int ring,
                                          const int16_t *right_row, int tol16)
 {
-    if (stereo_lr_consistent(x, vl, right_row, tol16))
-        return 1;
-    int xr = x - ((vl + 8) >> 4);
+    int xr = x - ((vl + 8) >> 4); /* stereo_lr_consistent's lookup, once */
     if (xr < 0)
         return 0;
     int vr = right_row[xr];
@@ -359,7 +357,7 @@ STEREO_HD int stereo_lr_views_consistent(int x, int vl, int w, const int16_t *le
                 return 0;
         }
     } else {
-        return 0;
+        return 1; /* |vl - vr| <= tol16: the plain check holds */
     }
     dp = vp - vr;
     return vp >= 0 && (dp < 0 ? -dp : dp) <= tol16;

@@ -593,11 +593,10 @@ nomem:
     return fail(err, errlen, "out of memory for a %dx%d scene", W, H);
 }
 
-int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int channels,
-                       size_t pitch, char *err, size_t errlen)
+/* The arguments synth_render_views and synth_render_view share: 0, or -1 with err. */
+static int check_render(const synth *s, int channels, size_t pitch, double t, char *err,
+                        size_t errlen)
 {
-    if (!s || !left || !right)
-        return fail(err, errlen, "render_views: NULL handle or buffer");
     if (channels != 1 && channels != 3)
         return fail(err, errlen, "channels: %d (1 = grey or 3 = RGB)", channels);
     if (pitch < (size_t)s->p.width * (size_t)channels)
@@ -605,6 +604,16 @@ int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int ch
                     (size_t)s->p.width * (size_t)channels);
     if (!isfinite(t))
         return fail(err, errlen, "t: not a finite number");
+    return 0;
+}
+
+int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int channels,
+                       size_t pitch, char *err, size_t errlen)
+{
+    if (!s || !left || !right)
+        return fail(err, errlen, "render_views: NULL handle or buffer");
+    if (check_render(s, channels, pitch, t, err, errlen) != 0)
+        return -1;
     set_time(s, t);
     set_baseline(s, 1.0);
     for (int view = VIEW_LEFT; view <= VIEW_RIGHT; view++) {
@@ -622,13 +631,8 @@ int synth_render_view(synth *s, double t, double baseline, uint8_t *out, int cha
 {
     if (!s || !out)
         return fail(err, errlen, "render_view: NULL handle or buffer");
-    if (channels != 1 && channels != 3)
-        return fail(err, errlen, "channels: %d (1 = grey or 3 = RGB)", channels);
-    if (pitch < (size_t)s->p.width * (size_t)channels)
-        return fail(err, errlen, "pitch: %zu is less than width * channels = %zu", pitch,
-                    (size_t)s->p.width * (size_t)channels);
-    if (!isfinite(t))
-        return fail(err, errlen, "t: not a finite number");
+    if (check_render(s, channels, pitch, t, err, errlen) != 0)
+        return -1;
     if (!(fabs(baseline) <= SYNTH_MAX_BASELINE))
         return fail(err, errlen, "baseline: %g is outside -%d..%d", baseline, SYNTH_MAX_BASELINE,
                     SYNTH_MAX_BASELINE);

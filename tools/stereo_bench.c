@@ -205,6 +205,20 @@ static int stage_sms(int sms)
     return got;
 }
 
+/* "8 paths", "bm 9x9", with more views " 3v sides" after it: the method column of a line. */
+static void method_label(const config *c, char *buf, size_t len)
+{
+    const int block = c->block ? c->block : 9; /* stereo_params_default's */
+    if (c->method == STEREO_METHOD_BM)
+        snprintf(buf, len, "bm %dx%d", block, block);
+    else
+        snprintf(buf, len, "%d paths", c->paths);
+    if (c->views > 2) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, " %dv %s", c->views, stereo_combine_to_str(c->combine));
+    }
+}
+
 /* Uploads the YUYV frames of views 0..nv-1 into the stage; 0, or -1 with err. */
 static int upload_frame(stage_cuda *s, uint8_t *const *yuyv, int nv, const config *c, char *err,
                         size_t errlen)
@@ -305,14 +319,7 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
         double bytes = frame_bytes(c, 1, dirs);
         double gbs = bytes / (total * 1e-3) / 1e9;
         char how[32];
-        if (c->method == STEREO_METHOD_BM)
-            snprintf(how, sizeof how, "bm %dx%d", c->block ? c->block : 9, c->block ? c->block : 9);
-        else
-            snprintf(how, sizeof how, "%d paths", c->paths);
-        if (nv > 2) {
-            size_t l = strlen(how);
-            snprintf(how + l, sizeof how - l, " %dv %s", nv, stereo_combine_to_str(c->combine));
-        }
+        method_label(c, how, sizeof how);
         printf("%4dx%-4d D%-3d %-7s %-6s  %7.3f ms  %7.1f fps  %7.1f MB/frame  %6.0f GB/s "
                "(%3.0f%% of copy)  |", c->w, c->h, c->D, how, stereo_cost_to_str(c->cost),
                total, 1e3 / total, bytes / 1e6, gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
@@ -468,14 +475,7 @@ static int run_async(const config *c, stereo_backend backend, int sms, int frame
     double med = rank_quantile(ms, frames, 0.5), p95 = rank_quantile(ms, frames, 0.95);
     const char *be = stereo_backend_to_str(stereo_active_backend(s));
     char method[32];
-    if (p.method == STEREO_METHOD_BM)
-        snprintf(method, sizeof method, "bm %dx%d", p.block, p.block);
-    else
-        snprintf(method, sizeof method, "%d paths", c->paths);
-    if (nv > 2) {
-        size_t l = strlen(method);
-        snprintf(method + l, sizeof method - l, " %dv %s", nv, stereo_combine_to_str(c->combine));
-    }
+    method_label(c, method, sizeof method);
     printf("async %4dx%-4d D%-3d %-8s %-6s %s backend%s: %d frames, %8.1f fps, stage ms "
            "median %.3f p95 %.3f max %.3f\n", c->w, c->h, c->D, method,
            stereo_cost_to_str(c->cost), be, rewrite ? ", rewritten" : "", frames, fps, med, p95,

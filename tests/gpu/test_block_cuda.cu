@@ -53,16 +53,6 @@ static size_t first_diff16(const uint16_t *a, const uint16_t *b, size_t n)
     return n;
 }
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            check(0, "%s: %s: %s (%s:%d)", what, #call, cudaGetErrorString(e_), __FILE__, \
-                  __LINE__);                                                               \
-            goto done;                                                                     \
-        }                                                                                  \
-    } while (0)
-
 static void run_case(int w, int h, int D, int dmin, int block, int kind, int sms)
 {
     char what[160];

@@ -60,33 +60,6 @@ static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int s
         }
 }
 
-static int pair_synth(pair *p, int w, int h, int channels, double t)
-{
-    p->n = 2;
-    synth_params sp = {w, h, t, 7, 0, 0};
-    synth *s;
-    char err[256];
-    if (synth_create(&sp, &s, err, sizeof err)) {
-        printf("synth: %s\n", err);
-        return -1;
-    }
-    for (int i = 0; i < 2; i++) {
-        p->data[i] = malloc((size_t)w * h * channels);
-        p->im[i] = (stereo_image){p->data[i], w, h, (size_t)w * channels,
-                                  channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8};
-    }
-    int rc = synth_render_views(s, t, p->data[0], p->data[1], channels, (size_t)w * channels, err,
-                                sizeof err);
-    synth_destroy(s);
-    return rc;
-}
-
-static void pair_free(pair *p)
-{
-    for (int i = 0; i < (p->n > 2 ? p->n : 2); i++)
-        free(p->data[i]);
-}
-
 /* n views of the generated scene at the baseline ratios b[0..n) (16ths; b[0] = 0, b[1] = 16),
  * channels 1 (grey) or 3 (RGB). */
 static int views_synth(pair *p, int w, int h, int channels, double t, int n, const int *b)
@@ -111,6 +84,20 @@ static int views_synth(pair *p, int w, int h, int channels, double t, int n, con
     if (rc)
         printf("synth: %s\n", err);
     return rc;
+}
+
+/* the left and right views of the generated scene (views_synth at ratios 0 and 1: bit for bit
+ * synth_render_views, hal/synth.h) */
+static int pair_synth(pair *p, int w, int h, int channels, double t)
+{
+    static const int b[2] = {0, 16};
+    return views_synth(p, w, h, channels, t, 2, b);
+}
+
+static void pair_free(pair *p)
+{
+    for (int i = 0; i < (p->n > 2 ? p->n : 2); i++)
+        free(p->data[i]);
 }
 
 /* n views of random texture in the given format and pitch: view i is the reference shifted by

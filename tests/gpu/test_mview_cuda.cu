@@ -97,16 +97,6 @@ static void make_view(int ci, int v, int bq, int w, int h, int dmin, int D, uint
         }
 }
 
-#define TRY(call)                                                                          \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            check(0, "%s: %s: %s (%s:%d)", what, #call, cudaGetErrorString(e_), __FILE__, \
-                  __LINE__);                                                               \
-            goto done;                                                                     \
-        }                                                                                  \
-    } while (0)
-
 static void run_case(int w, int h, int D, int dmin, int ci, stereo_combine combine, int views,
                      const int *baseline)
 {
