@@ -187,7 +187,7 @@ static const key_def keys[] = {
 
     {"stereo", "baselines", K_BASELINES, 0, 0, F(stereo.baseline), 0, 0},
     {"stereo", "combine", K_ENUM, 0, 0, F(stereo.combine), parse_combine, "sides, sum"},
-    {"stereo", "disparities", K_D, 16, 256, F(stereo.num_disparities), 0, 0},
+    {"stereo", "disparities", K_D, 16, 512, F(stereo.num_disparities), 0, 0},
     {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
     {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt, mi"},
     {"stereo", "method", K_ENUM, 0, 0, F(stereo.method), parse_method, "sgm, bm"},

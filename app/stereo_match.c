@@ -75,7 +75,7 @@ static const char usage_text[] =
     "  (frame i/N, fps) on stderr, then a summary line on stdout.\n"
     "\n"
     "Matching:\n"
-    "  -d, --disparities N    number of disparities D: multiple of 16, 16..256 (default 64)\n"
+    "  -d, --disparities N    number of disparities D: multiple of 16, 16..512 (default 64)\n"
     "      --min-disparity N  smallest disparity searched (default 0)\n"
     "      --cost NAME        matching cost: rank (9x9, default), census (9x7), ad (absolute\n"
     "                         grey difference, capped at 63), bt (Birchfield-Tomasi, capped\n"

@@ -178,7 +178,7 @@ static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out
 cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, cudaStream_t stream)
 {
     if (!a || !out || a->width < 1 || a->height < 1 || a->ndisp < 16 || a->ndisp % 16 ||
-        a->ndisp > 256 || cost_kind < 0 || cost_kind > 3 || a->height > 65535)
+        a->ndisp > 512 || cost_kind < 0 || cost_kind > 3 || a->height > 65535)
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)a->width, (unsigned)a->height);
     const unsigned threads = (unsigned)a->ndisp / 4;

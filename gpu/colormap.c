@@ -76,7 +76,7 @@ colormap_range colormap_fixed_range(int dmin, int ndisp)
 
 int colormap_auto_range(const int16_t *disp, size_t n, int dmin, int ndisp, colormap_range *out)
 {
-    enum { MAX_BINS = 16 * 256 + 1 };
+    enum { MAX_BINS = 16 * 512 + 1 }; /* D up to 512 (stereo_check_disparities) */
     uint32_t hist[MAX_BINS];
     const int base = 16 * dmin, bins = 16 * (ndisp - 1) + 1; /* v = base + bin */
     memset(hist, 0, sizeof hist);

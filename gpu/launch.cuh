@@ -83,6 +83,10 @@ typedef struct {
     const uint8_t *cost_vol;             /* NULL, or the complete cost volume (w * h * D, sgm.h)
                                             that the walk reads instead of computing costs
                                             (the volume build, SGM_VOLUME in sgm_walk.cuh) */
+    /* sweep design (sgm_sweep.cu) */
+    uint32_t *sweep_S;                   /* the forward sweep's partial sums, w * h * D / 2 words */
+    uint32_t *sweep_ring;                /* sweep_ring_words(w, D) words: the rows between warps */
+    int *sweep_sync;                     /* 8 bytes, zeroed once: the ticket counter (uint64) */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -117,6 +121,25 @@ cudaError_t launch_wta_dirs(const sgm_args *a, int paths, cudaStream_t stream);
 /* The same winner-takes-all (left and right disparity, confidence) on a complete 16-bit S volume
  * in a->S[0] (w * h * D, S(x, y, k) at (y * w + x) * D + k): block matching's box sums. */
 cudaError_t launch_wta_volume(const sgm_args *a, cudaStream_t stream);
+
+/* sgm_sweep.cu — the sweep design: the eight (or four) directions in two wavefront sweeps, the
+ * forward one writing a 16-bit partial sum once, the backward one adding it and finishing every
+ * pixel (4 bytes of memory traffic per voxel). Used when every L fits a byte (sgm_fits_bytes), no
+ * path weights are set and sgm_sweep_supports(D); the cost is rank's (computed on the fly) or
+ * a->cost_vol. */
+static inline int sgm_sweep_supports(int ndisp)
+{
+    return ndisp == 16 || ndisp == 32 || ndisp == 64 || ndisp == 128 || ndisp == 256 || ndisp == 512;
+}
+/* the ring of records between warps: two rows of w + 1 records of 3 * D / 2 + 4 words, every
+ * byte set to 0xff once (a tag no ticket writes before both rows are written) */
+static inline size_t sweep_ring_words(int w, int ndisp)
+{
+    return 2 * ((size_t)w + 1) * (3 * (size_t)ndisp / 2 + 4);
+}
+cudaError_t launch_sgm_sweep(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_sweep_rank(const sgm_args *a, int paths, cudaStream_t stream);
+cudaError_t launch_sgm_sweep_volume(const sgm_args *a, int paths, cudaStream_t stream);
 
 /* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);

@@ -88,6 +88,9 @@ struct stage_cuda {
     /* aggregation: per-direction byte volumes (sgm_dirs.cu) when L fits a byte and they fit in
      * memory, else the branches' 16-bit partial sums (sgm.cu) */
     int agg_dirs;
+    int agg_sweep;                 /* the sweep design (sgm_sweep.cu): sweep_S, ring, sync */
+    uint32_t *sweep_S, *sweep_ring;
+    int *sweep_sync;
     int bm;                        /* method bm: the box sums in S[0], their vertical pass in
                                       S[1] (block.h, launch_block_sum), no aggregation */
     uint8_t *cost_vol;             /* the cost volume, computed first and read by the volume
@@ -402,6 +405,13 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         mark(s, "box sum");
         LAUNCH(launch_wta_volume(&a, st), "wta_volume");
         mark(s, "wta");
+    } else if (s->agg_sweep) {
+        a.sweep_S = s->sweep_S;
+        a.sweep_ring = s->sweep_ring;
+        a.sweep_sync = s->sweep_sync;
+        a.sms = s->sms;
+        LAUNCH(launch_sgm_sweep(&a, p->paths, st), "sgm_sweep");
+        mark(s, "sweeps+wta");
     } else if (s->agg_dirs) {
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
@@ -639,13 +649,54 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 fits &= sgm_fits_bytes(max_cost, q1, q2);
             }
             s->bm = p->method == STEREO_METHOD_BM;
-            s->agg_dirs = !s->bm && fits &&
+            /* The sweep design (sgm_sweep.cu) needs 2 * vol bytes (the per-direction design
+             * paths * vol, the branches 2 * vol per branch) but runs slower wherever those fit:
+             * its rows form a wavefront, at most w / 2 of them at once, and on 16 SMs it is
+             * latency-bound (docs/cuda-notes.md). So it runs where nothing else fits or has
+             * kernels: more than 256 disparities, or volumes too large for the others.
+             * STEREO_CUDA_AGG=sweep forces it where it applies (measurements, tests). It
+             * reads every cost but rank from the cost volume. */
+            const char *cvs = getenv("STEREO_CUDA_COST_VOLUME");
+            const int big = p->num_disparities > 256;
+            int weighted = 0;
+            for (int r = 0; r < p->paths; r++)
+                weighted |= p->path_weight[r] != 1;
+            const int sweep_ok = !s->bm && fits && !weighted &&
+                                 sgm_sweep_supports(p->num_disparities) &&
+                                 (p->cost == STEREO_COST_RANK || s->nv > 2 ||
+                                  !(cvs && !strcmp(cvs, "0")));
+            const size_t sweep_bytes = vol * 2 + sweep_ring_words(p->width, p->num_disparities) * 4;
+            const int others_fit = !big && ((fits && (size_t)p->paths * vol <= budget) ||
+                                            4 * vol <= budget);
+            /* more than 256 disparities have no other design: the sweep may take half of what
+             * is free (1920x1080 D512, rank: 2.1 GB; an 8 GB Orin Nano has ~6 GB free) */
+            const size_t sweep_budget = big ? free_b / 2 : budget;
+            s->agg_sweep = sweep_ok &&
+                           sweep_bytes + (p->cost == STEREO_COST_RANK ? 0 : vol) <= sweep_budget &&
+                           (agg && !strcmp(agg, "sweep") ? 1 : big || (!agg && !others_fit));
+            if (big && !s->agg_sweep) {
+                snprintf(err, errlen,
+                         "%d disparities: the CUDA stage runs more than 256 only as SGM in its "
+                         "sweep design (D = 512, every L within a byte as with the default "
+                         "penalties, no path weights, %.0f MB of device memory)%s",
+                         p->num_disparities, (sweep_bytes + vol) / 1e6,
+                         s->bm ? "; block matching has no such kernels" : "");
+                return STEREO_ERR_NODEV;
+            }
+            if (s->agg_sweep) {
+                DEV_ALLOC(s->sweep_S, vol * 2);
+                DEV_ALLOC(s->sweep_ring, sweep_ring_words(p->width, p->num_disparities) * 4);
+                CUDA_TRY(cudaMemset(s->sweep_ring, 0xff, sweep_ring_words(p->width, p->num_disparities) * 4));
+                DEV_ALLOC(s->sweep_sync, 8);
+                CUDA_TRY(cudaMemset(s->sweep_sync, 0, 8));
+            }
+            s->agg_dirs = !s->bm && !s->agg_sweep && fits &&
                           (size_t)p->paths * vol <= budget && !(agg && !strcmp(agg, "branches"));
             if (s->agg_dirs)
                 DEV_ALLOC(s->L8, (size_t)p->paths * vol);
-            s->branches = s->agg_dirs || s->bm ? 0 : 4 * vol * 2 <= budget ? 4 : 2;
+            s->branches = s->agg_dirs || s->agg_sweep || s->bm ? 0 : 4 * vol * 2 <= budget ? 4 : 2;
             const char *env = getenv("STEREO_CUDA_BRANCHES");
-            if (!s->agg_dirs && !s->bm && env && (!strcmp(env, "2") || !strcmp(env, "4")))
+            if (!s->agg_dirs && !s->agg_sweep && !s->bm && env && (!strcmp(env, "2") || !strcmp(env, "4")))
                 s->branches = atoi(env);
             if (s->bm) {
                 DEV_ALLOC(s->S[0], vol * sizeof(uint16_t));
@@ -660,11 +711,14 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
              * STEREO_CUDA_COST_VOLUME=0 / 1 (tests, measurements) turns it off / on for every
              * cost. */
             const char *cv = getenv("STEREO_CUDA_COST_VOLUME");
-            const size_t agg_bytes = s->agg_dirs ? (size_t)p->paths * vol
-                                                 : (size_t)s->branches * vol * 2;
+            const size_t agg_bytes = s->agg_sweep ? sweep_bytes
+                                     : s->agg_dirs ? (size_t)p->paths * vol
+                                                   : (size_t)s->branches * vol * 2;
             int want_vol = p->cost != STEREO_COST_RANK && agg_bytes + vol <= budget;
             if (cv && (!strcmp(cv, "0") || !strcmp(cv, "1")))
                 want_vol = cv[0] == '1';
+            if (s->agg_sweep && p->cost != STEREO_COST_RANK) /* its only way to other costs */
+                want_vol = 1;
             if (s->nv > 2) /* the multi-baseline cost exists only as a volume (bm too) */
                 want_vol = 1;
             else if (s->bm) /* bm's box sums compute the pair's costs on the fly */
@@ -683,7 +737,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             if (s->nv > 2 && p->combine == STEREO_COMBINE_SIDES) {
                 /* 2 * vol bytes that nothing reads before launch_mview_cost is done with them:
                  * the first direction volumes, or the first 16-bit volume */
-                s->side_pos = s->agg_dirs ? s->L8 : (uint8_t *)s->S[0];
+                s->side_pos = s->agg_sweep ? (uint8_t *)s->sweep_S
+                              : s->agg_dirs ? s->L8 : (uint8_t *)s->S[0];
                 s->side_neg = s->side_pos + vol;
             }
             DEV_ALLOC(s->disp, n * 2);
@@ -772,6 +827,9 @@ static void release(stage_cuda *s)
     }
     cudaFree(s->cost_table);
     cudaFree(s->L8);
+    cudaFree(s->sweep_S);
+    cudaFree(s->sweep_ring);
+    cudaFree(s->sweep_sync);
     cudaFree(s->cost_vol);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);

@@ -226,8 +226,8 @@ static stereo_status fail(char *err, size_t errlen, stereo_status st, const char
 
 int stereo_check_disparities(int D, char *why, size_t whylen)
 {
-    if (D < 16 || D > 256)
-        snprintf(why, whylen, "%d is outside 16..256", D);
+    if (D < 16 || D > 512)
+        snprintf(why, whylen, "%d is outside 16..512", D);
     else if (D % 16 != 0)
         snprintf(why, whylen, "%d is not a multiple of 16 (try %d or %d)", D, D / 16 * 16,
                  D / 16 * 16 + 16);
@@ -571,9 +571,11 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
     }
     if (s->active == STEREO_BACKEND_CUDA) {
         st = stage_cuda_create(p, s->have_maps ? s->maps : NULL, &s->cuda, err, errlen);
-        if (st == STEREO_ERR_NOMEM && p->backend == STEREO_BACKEND_AUTO) {
-            /* the GPU is there but too small (or too full) for this size: the CPU backend
-             * may still fit (checked by cpu_alloc below) */
+        if ((st == STEREO_ERR_NOMEM || st == STEREO_ERR_NODEV) &&
+            p->backend == STEREO_BACKEND_AUTO) {
+            /* the GPU is there but too small (or too full) for this size, or the CUDA stage
+             * has no kernels for these options (more than 256 disparities outside the sweep
+             * design): the CPU backend may still fit (checked by cpu_alloc below) */
             snprintf(s->note, sizeof s->note, "using the CPU backend: %s", err);
             s->active = STEREO_BACKEND_CPU;
             st = STEREO_OK;

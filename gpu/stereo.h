@@ -189,10 +189,11 @@ void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2);
  * mi (both 63). */
 int stereo_max_cost(const stereo_params *p);
 
-/* Whether D is a number of disparities the stage searches: a multiple of 16 in 16..256 (the
+/* Whether D is a number of disparities the stage searches: a multiple of 16 in 16..512 (the
  * image width is checked with the other parameters). 0, or -1 with the condition that fails in
- * why: "512 is outside 16..256", or "100 is not a multiple of 16 (try 96 or 112)" with the
- * nearest valid values. */
+ * why: "528 is outside 16..512", or "100 is not a multiple of 16 (try 96 or 112)" with the
+ * nearest valid values. The CPU backend runs every such D; the CUDA stage runs D up to 256 with
+ * every option, and 512 with SGM where its sweep design applies (stage_cuda.h). */
 int stereo_check_disparities(int D, char *why, size_t whylen);
 
 /* Checks every parameter; on failure writes "name: what is wrong" into err. */

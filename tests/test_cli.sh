@@ -279,11 +279,11 @@ expect_fail 2 "--disparities: 24 is not a multiple of 16 (try 16 or 32)" \
   "-d 24: not a multiple of 16, the nearest valid values" -d 24 "$L" "$R" "$O"
 expect_fail 2 "--disparities: 100 is not a multiple of 16 (try 96 or 112)" \
   "-d 100: not a multiple of 16, the nearest valid values" -d 100 "$L" "$R" "$O"
-expect_fail 2 "--disparities: 0 is outside 16..256" "-d 0: outside the range" -d 0 "$L" "$R" "$O"
-expect_fail 2 "--disparities: 272 is outside 16..256" "-d 272: outside the range" \
-  -d 272 "$L" "$R" "$O"
-expect_fail 2 "--disparities: 512 is outside 16..256" "-d 512: outside the range (a multiple of 16)" \
-  -d 512 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 0 is outside 16..512" "-d 0: outside the range" -d 0 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 528 is outside 16..512" "-d 528: outside the range (a multiple of 16)" \
+  -d 528 "$L" "$R" "$O"
+expect_fail 2 "--disparities: 1024 is outside 16..512" "-d 1024: outside the range" \
+  -d 1024 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d 96 with a 96-wide image" -d 96 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d 112 with a 96-wide image" -d 112 "$L" "$R" "$O"
 expect_fail 2 "--disparities" "-d abc (not a number)" -d abc "$L" "$R" "$O"

@@ -196,7 +196,7 @@ static const struct {
     {"stereo", "baselines", {"", "2", "2,-1", "1,0", "1,1", "1,-1,-1", "1,9", "1,0.3", "1,x",
                              "1,2,3,4,5,6,7,8", "1,,2", "-1"}},
     {"stereo", "combine", {"", "avg", "Sides", "min"}},
-    {"stereo", "disparities", {"", "0", "8", "50", "65", "272", "-16", "64px", "512"}},
+    {"stereo", "disparities", {"", "0", "8", "50", "65", "528", "-16", "64px", "1024"}},
     {"stereo", "min_disparity", {"", "-1", "2032", "a"}},
     {"stereo", "cost", {"", "ssd", "Rank", "census9x7", "mi2"}},
     {"stereo", "method", {"", "sgbm", "BM", "local"}},
@@ -281,8 +281,8 @@ static void test_failures_change_nothing(void **state)
     assert_memory_equal(&a, &b, sizeof a);
     assert_int_equal(live_config_set(&b, "stereo", "disparities", "100", err, sizeof err), -1);
     assert_string_equal(err, "disparities: 100 is not a multiple of 16 (try 96 or 112)");
-    assert_int_equal(live_config_set(&b, "stereo", "disparities", "512", err, sizeof err), -1);
-    assert_string_equal(err, "disparities: 512 is outside 16..256");
+    assert_int_equal(live_config_set(&b, "stereo", "disparities", "528", err, sizeof err), -1);
+    assert_string_equal(err, "disparities: 528 is outside 16..512");
     assert_int_equal(live_config_set(&b, "controls", "gain", "lots", err, sizeof err), -1);
     assert_int_equal(live_config_set(&b, "files", "left", "l_%s", err, sizeof err), -1);
     assert_memory_equal(&a, &b, sizeof a);

@@ -199,6 +199,67 @@ done
 
 fi
 
+if want sweep; then
+step "the sweep design (sgm_sweep.cu) forced on every case, both builds; sanitizers on it; sweep against the per-direction design on 16 and 8 SMs"
+for b in build "$B87"/build; do
+  STEREO_CUDA_AGG=sweep "$b"/gpu/test-cuda .device/data >"$OUT/test-cuda-sweep.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  grep FAIL "$OUT/test-cuda-sweep.log" | head -8
+  echo "sweep design ($b): $(tail -1 "$OUT/test-cuda-sweep.log")"
+  tests_line="$tests_line; sweep $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-cuda-sweep.log")"
+done
+STEREO_CUDA_AGG=sweep STEREO_CUDA_SWEEP_K=8 "$B87"/build/gpu/test-cuda --quick >"$OUT/test-cuda-sweep8.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+echo "sweep design, 8 disparities a lane (compute_87, quick): $(tail -1 "$OUT/test-cuda-sweep8.log")"
+for tool in memcheck racecheck; do
+  STEREO_CUDA_AGG=sweep compute-sanitizer --tool $tool --error-exitcode 3 "$B87"/build/gpu/test-cuda --quick \
+    >"$OUT/sanitizer-$tool-sweep.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "$tool (sweep, compute_87): exit $rc; $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-sweep.log" | tail -1)"
+done
+for sms in 16 8; do
+  for cfg in "640x480 128 8" "1024x440 128 4" "1280x960 128 8" "1920x1080 256 8"; do
+    set -- $cfg
+    for agg in dirs sweep; do
+      echo "$sms SMs $agg: $(STEREO_CUDA_AGG=$agg "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
+        --runs ${SWEEP_RUNS:-50} --sms $sms | grep "$1")"
+    done
+  done
+done
+# 512 disparities (only the sweep design runs them) at 1920x1080 on 16 SMs: time and device memory
+for c in rank census; do
+  echo "16 SMs D512: $("$B87"/build/gpu/stereo-bench --size 1920x1080 --disparities 512 --paths 8 --cost $c \
+    --runs 5 --sms 16 2>&1 | grep -E "1920x1080|stereo-bench")"
+done
+# DRAM bytes per frame of the sweep against the per-direction design (ncu, 16 SMs, one frame)
+for cfg in "640x480 128 8" "1024x440 128 4" "1280x960 128 8"; do
+  set -- $cfg
+  for agg in dirs sweep; do
+    STEREO_CUDA_AGG=$agg ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
+      "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --frames 1 --sms 16 \
+      >"$OUT/ncu-sweep.csv" 2>/dev/null
+    python3 - "$OUT/ncu-sweep.csv" "$agg $1 D$2 $3p" $(( ${1%x*} * ${1#*x} * $2 )) <<'PY'
+import csv, sys
+scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if not rows:
+    print(f"ncu {sys.argv[2]}: no data"); sys.exit()
+h = rows[0]; iu, iv = h.index("Metric Unit"), h.index("Metric Value")
+tot = sum(float(r[iv].replace(",", "")) * scale.get(r[iu], 1) for r in rows[1:])
+print(f"ncu 16 SMs {sys.argv[2]}: DRAM {tot / 1e6:.0f} MB per frame, {tot / float(sys.argv[3]):.2f} B/voxel")
+PY
+  done
+done
+# how far ahead the sweep copies the previous warp's records (SWEEP_PFQS="2 4 ..."; measurements)
+for knob in ${SWEEP_PFQS:-}; do
+  for cfg in "640x480 128 8" "1280x960 128 8"; do
+    set -- $cfg
+    echo "16 SMs sweep pfq=$knob: $(STEREO_CUDA_SWEEP_PFQ=$knob STEREO_CUDA_AGG=sweep \
+      "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --runs ${SWEEP_RUNS:-50} --sms 16 | grep "$1")"
+  done
+done
+fi
+
 if want faults; then
 step "faults on the GPU path (tests/gpu/faults.sh: allocation failure, kernel fault mid-stream)"
 ninja build/gpu/stereo-live-headless >/dev/null 2>&1

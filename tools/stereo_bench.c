@@ -128,20 +128,27 @@ static double copy_bandwidth(void)
 }
 
 /* Bytes the design moves through device memory for one frame (see the kernels' comments).
- * dirs: the per-direction design (sgm_dirs.cu: every direction writes its L as one byte per
- * voxel, the sum+wta pass reads them all); else the branch design (sgm.cu: 16-bit partial sums,
- * 4 branches: each stored once, the other directions read-modify-write, the final pass reads
- * all four). */
-static double frame_bytes(const config *c, int yuyv, int dirs)
+ * design 1: the per-direction design (sgm_dirs.cu: every direction writes its L as one byte per
+ * voxel, the sum+wta pass reads them all); 2: the sweep design (sgm_sweep.cu: the forward sweep
+ * writes a 16-bit partial sum, the backward sweep reads it; each sweep reads the inputs once);
+ * 0: the branch design (sgm.cu: 16-bit partial sums, 4 branches: each stored once, the other
+ * directions read-modify-write, the final pass reads all four). */
+enum { DESIGN_BRANCHES, DESIGN_DIRS, DESIGN_SWEEP };
+static double frame_bytes(const config *c, int yuyv, int design)
 {
     double n = (double)c->w * c->h, D = c->D, t = c->cost == STEREO_COST_CENSUS || c->cost == STEREO_COST_BT ? 8 : 1;
     double grey_rect = 2 * (n * (yuyv ? 2 : 1) + 6 * n + 2 * n); /* camera, maps, grey + valid */
     double transform = 2 * (n + t * n);
     double inputs = c->paths * (1 + 2 * t) * n; /* each direction reads both transforms + grey */
     int branches = c->paths - 1 < 4 ? c->paths - 1 : 4;
+    const int dirs = design == DESIGN_DIRS;
     double aggregate = dirs ? c->paths * n * D + inputs
                             : branches * 2 * n * D + (c->paths - 1 - branches) * 4 * n * D + inputs;
     double wta = (dirs ? c->paths * n * D : branches * 2 * n * D) + 2 * n;
+    if (design == DESIGN_SWEEP) {
+        aggregate = 2 * n * D + 2 * (1 + 2 * t) * n;
+        wta = 2 * n * D + 2 * n;
+    }
     if (c->method == STEREO_METHOD_BM) { /* block.cu: V written, read; S written; S read */
         aggregate = 3 * 2 * n * D + 2 * (1 + 2 * t) * n;
         wta = 2 * n * D + 2 * n;
@@ -274,10 +281,13 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
                           v == 1 ? 0.998 : 1.003 - 0.001 * v, v == 1 ? -0.6 : 0.4 - 0.1 * v,
                           v == 1 ? 0.2 : -0.3 + 0.1 * v);
     stage_cuda *s;
+    size_t free0 = 0, free1 = 0, total = 0; /* the stage's device memory: free before and after */
+    cudaMemGetInfo(&free0, &total);
     if (stage_cuda_create(&p, maps, &s, err, sizeof err) != STEREO_OK) {
         fprintf(stderr, "stereo-bench: %dx%d D%d: %s\n", c->w, c->h, c->D, err);
         return 1;
     }
+    cudaMemGetInfo(&free1, &total);
     int rc = 0;
     float *t = malloc(sizeof(float) * (size_t)(runs > 1 ? runs : 1));
     float stage_t[16][64];
@@ -313,10 +323,12 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     }
     {
         float total = median(t, runs);
-        int dirs = 0; /* which aggregation design the stage chose: its profile marks say */
+        int design = DESIGN_BRANCHES; /* which one the stage chose: its profile marks say */
         for (int k = 0; k < n_stages; k++)
-            dirs |= strstr(names[k], "directions") != NULL;
-        double bytes = frame_bytes(c, 1, dirs);
+            design = strstr(names[k], "directions") ? DESIGN_DIRS
+                     : strstr(names[k], "sweeps")   ? DESIGN_SWEEP
+                                                    : design;
+        double bytes = frame_bytes(c, 1, design);
         double gbs = bytes / (total * 1e-3) / 1e9;
         char how[32];
         method_label(c, how, sizeof how);
@@ -325,7 +337,7 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
                total, 1e3 / total, bytes / 1e6, gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
         for (int k = 0; k < n_stages; k++)
             printf(" %s %.3f", names[k], median(stage_t[k], n_prof));
-        printf("\n");
+        printf(" | device memory %.0f MB\n", free0 > free1 ? (free0 - free1) / 1e6 : 0.0);
         if (csv) {
             fprintf(csv, "%d,%d,%d,%d,%s,%.4f,%.1f,%.0f", c->w, c->h, c->D, c->paths,
                     stereo_cost_to_str(c->cost), total, bytes / 1e6, gbs);
@@ -589,7 +601,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--disparities")) {
-            bad = parse_int(a, v, 16, 256, &custom.D);
+            bad = parse_int(a, v, 16, 512, &custom.D);
             d_given = 1;
         } else if (!strcmp(a, "--paths")) {
             bad = parse_int(a, v, 4, 8, &custom.paths);

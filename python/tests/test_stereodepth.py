@@ -214,7 +214,7 @@ def cli_error(*args):
 # (stereo-match arguments, keyword arguments): both refused with the same message
 BAD_OPTIONS = [
     (["-d", "100"], dict(disparities=100)),
-    (["-d", "512"], dict(disparities=512)),
+    (["-d", "528"], dict(disparities=528)),
     (["-d", "abc"], dict(disparities="abc")),
     (["-d", "320"], dict(disparities=320)),   # not below the width
     (["--cost", "sad"], dict(cost="sad")),

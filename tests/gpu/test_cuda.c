@@ -11,7 +11,8 @@
  * adaptive P2, uniqueness, subpixel, LR, median, confidence), block matching (method bm: blocks
  * 3, 9 and 31, every CUDA cost, odd sizes, D 64 and 128, dmin 0 and > 0; its box sum alone:
  * build/gpu/test-block-cuda), awkward sizes (333x217, 640x1,
- * 17x640, 631x479, widths that are no multiple of 32), grey / RGB / YUYV inputs with padded
+ * 17x640, 631x479, widths that are no multiple of 32), 512 disparities (the sweep design) and
+ * the D the CUDA stage refuses, grey / RGB / YUYV inputs with padded
  * pitches, rectification maps with pixels mapped from outside, the stage on 16 SMs (a green
  * context, driven from a second thread as the live app does), and every scene in DATA_DIR (the
  * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
@@ -565,6 +566,62 @@ static void awkward_sizes(void)
     }
 }
 
+/* More than 256 disparities: 512 runs on CUDA in the sweep design (which the stage picks by
+ * itself: no other design has kernels for it), bit for bit, with every cost, 4 and 8 paths,
+ * dmin > 0 and maps; a D above 256 that the CUDA stage cannot run, and block matching at 512,
+ * are refused by backend cuda (no device kernels: STEREO_ERR_NODEV, the message names the D)
+ * and run on the CPU under backend auto. */
+static void wide_range(void)
+{
+    static const struct { int w, h; stereo_cost cost; int paths, dmin; } cases[] = {
+        {700, 61, STEREO_COST_RANK, 8, 0}, {613, 37, STEREO_COST_CENSUS, 4, 3},
+        {560, 30, STEREO_COST_AD, 8, 0},   {590, 23, STEREO_COST_BT, 8, 7},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pair pr;
+        pair_random(&pr, cases[i].w, cases[i].h, STEREO_PIX_GREY8, 1, 200);
+        stereo_params p;
+        stereo_params_default(&p, cases[i].w, cases[i].h);
+        p.num_disparities = 512, p.min_disparity = cases[i].dmin, p.cost = cases[i].cost;
+        p.paths = cases[i].paths, p.confidence = 1, p.uniqueness = 5;
+        stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
+        compare(&p, NULL, &pr, "512 disparities");
+        pair_free(&pr);
+    }
+    pair pr;
+    pair_random(&pr, 640, 48, STEREO_PIX_RGB24, 0, 150);
+    stereo_map m[2];
+    random_maps(m, 600, 40, 640, 48);
+    stereo_params p;
+    stereo_params_default(&p, 600, 40);
+    p.num_disparities = 512;
+    compare(&p, m, &pr, "512 disparities, maps");
+    free_maps(m);
+    pair_free(&pr);
+    static const struct { int D; stereo_method method; } refused[] = {
+        {272, STEREO_METHOD_SGM}, {496, STEREO_METHOD_SGM}, {512, STEREO_METHOD_BM}};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        stereo_params_default(&p, 600, 40);
+        p.num_disparities = refused[i].D, p.method = refused[i].method;
+        p.backend = STEREO_BACKEND_CUDA;
+        stereo_stage *s = NULL;
+        char err[512] = "", want[32];
+        snprintf(want, sizeof want, "%d disparities", refused[i].D);
+        stereo_status st = stereo_create(&p, NULL, &s, err, sizeof err);
+        check(st == STEREO_ERR_NODEV && !s && strstr(err, want),
+              "D %d %s on CUDA: want a refusal naming the D, got status %d '%s'", refused[i].D,
+              stereo_method_to_str(refused[i].method), (int)st, err);
+        stereo_destroy(s);
+        p.backend = STEREO_BACKEND_AUTO;
+        s = NULL;
+        st = stereo_create(&p, NULL, &s, err, sizeof err);
+        check(st == STEREO_OK && s && stereo_active_backend(s) == STEREO_BACKEND_CPU,
+              "D %d %s, backend auto: want the CPU backend, got status %d '%s'", refused[i].D,
+              stereo_method_to_str(refused[i].method), (int)st, err);
+        stereo_destroy(s);
+    }
+}
+
 static void with_maps(void)
 {
     static const struct { int w, h, sw, sh; stereo_pixfmt fmt; } cases[] = {
@@ -942,11 +999,20 @@ int main(int argc, char **argv)
         stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
         compare(&q, NULL, &mv, "quick mi");
         pair_free(&mv);
+        /* the sweep design's lane layouts (16 disparities a lane, 4 and 32 lanes a row) */
+        pair_random(&mv, 540, 21, STEREO_PIX_GREY8, 0, 40);
+        stereo_params_default(&q, 540, 21);
+        q.num_disparities = 512, q.confidence = 1;
+        compare(&q, NULL, &mv, "quick 512");
+        q.num_disparities = 64, q.paths = 4;
+        compare(&q, NULL, &mv, "quick 64");
+        pair_free(&mv);
     } else {
         async_path(333, 217, 64);
         green_context(333, 217, 64);
         option_grid();
         awkward_sizes();
+        wide_range();
         with_maps();
         block_matching();
         multi_view();
