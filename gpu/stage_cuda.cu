@@ -663,7 +663,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 weighted |= p->path_weight[r] != 1;
             const int sweep_ok = !s->bm && fits && !weighted &&
                                  sgm_sweep_supports(p->num_disparities) &&
-                                 (p->cost == STEREO_COST_RANK || s->nv > 2 ||
+                                 (p->cost == STEREO_COST_RANK || s->nv > 2 || big ||
                                   !(cvs && !strcmp(cvs, "0")));
             const size_t sweep_bytes = vol * 2 + sweep_ring_words(p->width, p->num_disparities) * 4;
             const int others_fit = !big && ((fits && (size_t)p->paths * vol <= budget) ||

@@ -414,10 +414,10 @@ while read -r w h d paths; do
   ncu --clock-control none --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --csv "$B87"/build/gpu/stereo-bench --size "${w}x$h" --disparities "$d" --paths "$paths" --frames 1 \
       "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h.csv" 2>/dev/null
-  # libSGM's first frame (its 15 kernels: census x2, 8 paths, WTA, 2 medians, LR check, range),
-  # for the bytes per voxel of the peer (the same on any SM count)
-  if [ "$paths" = 8 ] && [ -x "$ANC/sgmbench-compute_87" ]; then
-    ncu --clock-control none --launch-count 15 --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+  # libSGM's first frame (its 7 + paths kernels: census x2, the paths, WTA, 2 medians, LR check,
+  # range), for the bytes per voxel of the peer (the same on any SM count), at every size
+  if [ -x "$ANC/sgmbench-compute_87" ]; then
+    ncu --clock-control none --launch-count $((7 + paths)) --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         --csv "$ANC/sgmbench-compute_87" "$w" "$h" "$d" "$paths" 1 >"$OUT/ncu-libsgm-${w}x$h.csv" 2>/dev/null
   fi
 done <<<"$PROXY_CONFIGS"
@@ -483,26 +483,42 @@ def ncu_sum(path):
 # is taken as the larger of the two (perfect overlap: optimistic). Orin AGX: 16 SMs, 1.3 GHz,
 # 204.8 GB/s; Orin Nano 8 GB: 8 SMs, 0.625 GHz, 68 GB/s (shared with the CPU in both).
 orins = (("Orin AGX", "16", 1.3e9, 204.8e9), ("Orin Nano", "8", 0.625e9, 68e9))
-print("Jetson projection, D128 8 paths (ms per frame = max(proxy time x 1.98 GHz / Orin clock, DRAM bytes / bandwidth)):")
-for size in ("640x480", "1280x960"):
+print("Jetson projection (ms per frame = max(proxy time x 1.98 GHz / Orin clock, DRAM bytes / bandwidth);"
+      " 'x' = libSGM's frame / the project's, the same way):")
+lib_bpv = {}
+sizes = []
+for r in rows:
+    if (r["size"], r["disparities"], r["paths"]) not in sizes:
+        sizes.append((r["size"], r["disparities"], r["paths"]))
+for size, dd, pp in sizes:
     lib = ncu_sum(os.path.join(out, f"ncu-libsgm-{size}.csv"))
+    w, h = map(int, size.split("x"))
+    if lib:
+        lib_bpv[size] = lib[1] / (w * h * int(dd))
     for name, sms, clock, bw in orins:
         d = by.get((sms, size), {}).get("compute_87")
         if not d or size not in ncu or not d.get("project_ms"):
             continue
         ti = float(d["project_ms"]) * 1.98e9 / clock; tm = ncu[size][1] / bw * 1e3
-        line = f"  {name:9} {size:>9}: project {max(ti, tm):6.2f} ms ({1e3 / max(ti, tm):5.0f} fps; instructions {ti:.2f}, memory {tm:.2f})"
+        t = max(ti, tm)
+        line = f"  {name:9} {size:>9} D{dd} {pp}p: project {t:6.2f} ms ({1e3 / t:5.0f} fps; instructions {ti:.2f}, memory {tm:.2f})"
         if lib and d.get("libsgm_ms"):
             li = float(d["libsgm_ms"]) * 1.98e9 / clock; lm = lib[1] / bw * 1e3
-            w, h = map(int, size.split("x"))
-            line += f"; libSGM {max(li, lm):6.2f} ms (instructions {li:.2f}, memory {lm:.2f}, {lib[1] / (w * h * 128):.2f} B/voxel)"
+            line += f"; libSGM {max(li, lm):6.2f} ms (instructions {li:.2f}, memory {lm:.2f}, {lib_bpv[size]:.2f} B/voxel); x {max(li, lm) / t:4.2f}"
         print(line)
-# rows in the committed format (docs/results-jetson-proxy.csv)
+# rows in the committed format (docs/results-jetson-proxy.csv): bytes per voxel (ncu, 16 SMs) on
+# the compute_87 rows of the proxies, libSGM's beside them; mode full (the coarse-to-fine mode
+# is not built); the shared scenes' mean bad-2 of the default (PROXY_BAD2: measured by
+# tests/test_accuracy.py on the CPU reference, whose bits the stage reproduces) on 1280x960
 with open(os.path.join(out, "results-jetson-proxy.csv"), "w") as fo:
     for r in rows:
-        bpv = ncu.get(r["size"], (0, 0, None))[2] if r["build"] == "compute_87" and r["sms"] == "16" else None
+        proxy = r["build"] == "compute_87" and r["sms"] in ("16", "8")
+        bpv = ncu.get(r["size"], (0, 0, None))[2] if proxy else None
+        lbpv = lib_bpv.get(r["size"]) if proxy else None
+        bad2 = os.environ.get("PROXY_BAD2", "") if r["size"] == "1280x960" else ""
         fo.write(",".join([r["date"], r["commit"], r["device"], r["sms"], r["build"], r["size"], r["disparities"],
-                           r["paths"], r["project_ms"], r["libsgm_ms"], f"{bpv:.2f}" if bpv else ""]) + "\n")
+                           r["paths"], r["project_ms"], r["libsgm_ms"], f"{bpv:.2f}" if bpv else "",
+                           f"{lbpv:.2f}" if lbpv else "", "full", bad2]) + "\n")
 PY
 fi
 
