@@ -43,6 +43,7 @@
 
 #include <ini.h>
 
+#include "outpath.h"
 #include "synth.h"
 
 #define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -1279,18 +1280,13 @@ int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
         return failf(err, errlen, "%s: out of memory", path);
     st->cfg = *c;
     int rc = -1;
-    st->fp = fopen(path, "r");
-    struct stat sb;
-    if (!st->fp) {
-        failf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    char why[160];
+    if (!(st->fp = open_input_file(path, why, sizeof why))) { /* no FIFO or device: outpath.h */
+        failf(err, errlen, "%s: %s", path, why);
         goto done;
     }
     if (!(st->buf = malloc(CONFIG_MAX_LINE + 2))) {
         failf(err, errlen, "%s: out of memory", path);
-        goto done;
-    }
-    if (fstat(fileno(st->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        failf(err, errlen, "%s: cannot open: %s", path, strerror(EISDIR));
         goto done;
     }
 

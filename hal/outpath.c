@@ -3,7 +3,9 @@
 #include "outpath.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +114,23 @@ static int check_one(const outpath_file *o, char *err, size_t errlen)
              dir, errno ? strerror(errno) : "not a directory");
         return -1;
     }
+    /* the temporary name must fit too, or the work would be done and then lost */
+    size_t tmp = sizeof OUTPATH_TMP_SUFFIX - 1;
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max <= 0)
+        name_max = NAME_MAX;
+    if (strlen(base) + tmp > (size_t)name_max) {
+        fail(err, errlen, "%s '%.60s...': the file name is %zu bytes; with the temporary suffix "
+             "'%s' it must fit in %ld, so at most %zu", o->what, o->path, strlen(base),
+             OUTPATH_TMP_SUFFIX, name_max, (size_t)name_max - tmp);
+        return -1;
+    }
+    if (strlen(o->path) + tmp >= PATH_MAX) {
+        fail(err, errlen, "%s '%.60s...': the path is %zu bytes; with the temporary suffix "
+             "'%s' it must stay below %d", o->what, o->path, strlen(o->path), OUTPATH_TMP_SUFFIX,
+             PATH_MAX);
+        return -1;
+    }
     return 0;
 }
 
@@ -153,24 +172,72 @@ int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *in
     return 0;
 }
 
+/* The temporary files being written, for outpath_remove_temps in a signal handler: a slot is
+ * claimed (1), its name filled, then live (2) while the file may exist, and freed (0) after the
+ * rename or the unlink. A write that finds every slot taken goes on unregistered. */
+#define TEMP_SLOTS 8
+static int temp_state[TEMP_SLOTS];
+static char temp_name[TEMP_SLOTS][PATH_MAX];
+
+static int temp_claim(void)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++) {
+        int free_slot = 0;
+        if (__atomic_compare_exchange_n(&temp_state[k], &free_slot, 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED))
+            return k;
+    }
+    return -1;
+}
+
+void outpath_remove_temps(void)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (__atomic_load_n(&temp_state[k], __ATOMIC_ACQUIRE) == 2)
+            unlink(temp_name[k]);
+}
+
+static void remove_temps_and_die(int sig)
+{
+    outpath_remove_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void outpath_remove_temps_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_temps_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
 int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,
                       size_t errlen)
 {
-    static const char suffix[] = ".tmp.XXXXXX";
+    static const char suffix[] = OUTPATH_TMP_SUFFIX;
     size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof suffix);
-    if (!tmp) {
-        fail(err, errlen, "%s: out of memory", path);
+    if (len + sizeof suffix > PATH_MAX) {
+        fail(err, errlen, "%s: the name is too long for its temporary file", path);
         return -1;
     }
+    int slot = temp_claim();
+    char local[PATH_MAX];
+    char *tmp = slot >= 0 ? temp_name[slot] : local;
     memcpy(tmp, path, len);
     memcpy(tmp + len, suffix, sizeof suffix);
+    if (slot >= 0) /* from here a signal may remove it (a name not yet created: no harm) */
+        __atomic_store_n(&temp_state[slot], 2, __ATOMIC_RELEASE);
 
     int fd = mkstemp(tmp);
     if (fd < 0) {
         fail(err, errlen, "%s: cannot create temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
+        goto done;
     }
     /* mkstemp creates mode 0600; a file written by us should be as readable as one written
      * with fopen. Keep the mode of a file we replace, else use the usual 0644. */
@@ -209,12 +276,15 @@ int atomic_write_file(const char *path, file_writer write, const void *ctx, char
              strerror(errno));
         goto fail;
     }
-    free(tmp);
+    if (slot >= 0)
+        __atomic_store_n(&temp_state[slot], 0, __ATOMIC_RELEASE);
     return 0;
 
 fail:
     unlink(tmp);
-    free(tmp);
+done:
+    if (slot >= 0)
+        __atomic_store_n(&temp_state[slot], 0, __ATOMIC_RELEASE);
     return -1;
 }
 
@@ -234,4 +304,54 @@ int atomic_write_bytes(const char *path, const void *data, size_t len, char *err
 {
     byte_span b = {data, len};
     return atomic_write_file(path, write_span, &b, err, errlen);
+}
+
+/* Why an existing file that is not a regular one cannot be read as one. */
+static const char *not_regular(mode_t m)
+{
+    return S_ISDIR(m) ? "cannot open: Is a directory" : S_ISFIFO(m) ? "is a FIFO, not a regular file"
+           : S_ISCHR(m) || S_ISBLK(m) ? "is a device, not a regular file"
+           : S_ISSOCK(m) ? "is a socket, not a regular file" : "is not a regular file";
+}
+
+static void say_why(char *why, size_t whylen, const char *fmt, const char *arg)
+{
+    if (why && whylen)
+        snprintf(why, whylen, fmt, arg);
+}
+
+FILE *open_input_file(const char *path, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        say_why(why, whylen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        say_why(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        say_why(why, whylen, "%s", not_regular(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        say_why(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+int input_is_regular(const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return 0;
+    say_why(why, whylen, "%s", not_regular(st.st_mode));
+    return -1;
 }

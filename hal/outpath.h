@@ -8,7 +8,10 @@
  *    its folder exists and is writable.
  * 2. atomic_write_file: an output is written to "<path>.tmp.XXXXXX" in its own folder and renamed
  *    into place, so an interrupted or failed run leaves the old file or the new one, never half
- *    of one, and no temporary file behind.
+ *    of one, and no temporary file behind (outpath_remove_temps_on_signals: not even when a
+ *    signal ends the program mid-write).
+ * 3. open_input_file: an input is opened without blocking and only when it is a regular file, so
+ *    a FIFO or a device named as a file is refused rather than waited on forever.
  *
  * libc only (built into libhal_core for the GPU machine too). Library code returns the error;
  * the programs print it after their name and exit (status 2 for a refused output).
@@ -23,6 +26,9 @@
 extern "C" {
 #endif
 
+/* The suffix of atomic_write_file's temporary files; outpath_check counts it in a name's length. */
+#define OUTPATH_TMP_SUFFIX ".tmp.XXXXXX"
+
 /* A file a program reads or writes, with the name the user knows it by in messages: an option
  * ("--color") or an argument ("output", "input LEFT"). A NULL or empty path is skipped. */
 typedef struct {
@@ -35,7 +41,9 @@ typedef struct {
  *   "output 'left.png' is the same file as input LEFT 'left.png'; choose another name"
  *   "--screenshot 'shot.png' is a symbolic link; outputs are not written through links"
  *   "--stats-json '/nonexistent/x.json': cannot write into the folder '/nonexistent': No such
- *    file or directory"  */
+ *    file or directory"
+ * A name is refused when it, with OUTPATH_TMP_SUFFIX added, is longer than its folder's file
+ * system takes (NAME_MAX) or the path longer than PATH_MAX: the temporary file must fit. */
 int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *inputs, int n_in,
                   char *err, size_t errlen);
 
@@ -52,6 +60,24 @@ int atomic_write_file(const char *path, file_writer write, const void *ctx, char
 
 /* atomic_write_file of a buffer already in memory: len bytes from data. */
 int atomic_write_bytes(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+/* Installs handlers of SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the temporary files of
+ * atomic_write_file calls in progress, then end the program by the same signal (the default
+ * action). For programs that have no handlers of their own (stereo-match, the tools). */
+void outpath_remove_temps_on_signals(void);
+
+/* The removal itself, async-signal-safe: for a program's own signal handler. */
+void outpath_remove_temps(void);
+
+/* Opens path for reading, refusing anything but a regular file without blocking: the open is
+ * O_NONBLOCK (a FIFO without a writer or a device would otherwise block in open or read), then
+ * the file is checked and the flag cleared. NULL with why set to "cannot open: REASON" or "is a
+ * FIFO, not a regular file" (directory, device, socket) when the file cannot be read as one. */
+FILE *open_input_file(const char *path, char *why, size_t whylen);
+
+/* 0 when path is a regular file or does not exist (its reader says so); -1 with why set as
+ * open_input_file's when it exists and is something else (checked without opening it). */
+int input_is_regular(const char *path, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }
