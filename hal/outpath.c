@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -170,6 +171,140 @@ int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *in
         }
     }
     return 0;
+}
+
+int outpath_check_folder(const char *what, const char *dir, const outpath_file *files, int n,
+                         char *err, size_t errlen)
+{
+    file_identity folder, parent;
+    identify(dir, &folder);
+    for (int i = 0; i < n; i++) {
+        char up[PATH_MAX];
+        const char *base;
+        if (!files[i].path || !*files[i].path || split_path(files[i].path, up, &base) != 0)
+            continue;
+        identify(up, &parent);
+        if (same_file(&folder, &parent)) {
+            fail(err, errlen, "%s '%s' would hold %s '%s'; it takes a new or empty folder of "
+                 "its own", what, dir, files[i].what, files[i].path);
+            return -1;
+        }
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        if (errno != ENOENT) {
+            fail(err, errlen, "%s '%s': %s", what, dir, strerror(errno));
+            return -1;
+        }
+        /* created by the program: its parent must take it ("rec/" is the folder "rec") */
+        char name[PATH_MAX];
+        size_t len = strlen(dir);
+        while (len > 1 && dir[len - 1] == '/')
+            len--;
+        snprintf(name, sizeof name, "%.*s", (int)len, dir);
+        outpath_file f = {what, name};
+        return check_one(&f, err, errlen);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fail(err, errlen, "%s '%s' exists and is not a directory%s; name a new or empty folder",
+             what, dir, S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        fail(err, errlen, "%s '%s': cannot read the folder: %s", what, dir, strerror(errno));
+        return -1;
+    }
+    char first[NAME_MAX + 1] = "";
+    long count = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && count++ == 0)
+            snprintf(first, sizeof first, "%s", e->d_name);
+    closedir(d);
+    if (count) {
+        fail(err, errlen, "%s '%s' holds files already ('%s'%s); name a new or empty folder",
+             what, dir, first, count > 1 ? " and more" : "");
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fail(err, errlen, "%s '%s': cannot write into the folder: %s", what, dir,
+             strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void outpath_add(outpath_registry *r, int is_output, const char *what, const char *path)
+{
+    if (!path || !*path || r->nomem)
+        return;
+    if (r->n == r->cap) {
+        int c = r->cap ? 2 * r->cap : 32;
+        outpath_file *f = realloc(r->file, (size_t)c * sizeof *f);
+        if (f)
+            r->file = f;
+        unsigned char *o = realloc(r->is_out, (size_t)c);
+        if (o)
+            r->is_out = o;
+        if (!f || !o) {
+            r->nomem = 1;
+            return;
+        }
+        r->cap = c;
+    }
+    char *w = strdup(what), *p = strdup(path);
+    if (!w || !p) {
+        free(w), free(p);
+        r->nomem = 1;
+        return;
+    }
+    r->file[r->n] = (outpath_file){w, p};
+    r->is_out[r->n++] = is_output != 0;
+}
+
+int outpath_registry_check(const outpath_registry *r, const char *folder_what,
+                           const char *folder, char *err, size_t errlen)
+{
+    if (r->nomem) {
+        fail(err, errlen, "out of memory listing the inputs and outputs");
+        return -1;
+    }
+    outpath_file *in = malloc(((size_t)r->n + 1) * sizeof *in);
+    outpath_file *out = malloc(((size_t)r->n + 1) * sizeof *out);
+    int n_in = 0, n_out = 0, rc = -1;
+    if (!in || !out) {
+        fail(err, errlen, "out of memory listing the inputs and outputs");
+        goto done;
+    }
+    for (int i = 0; i < r->n; i++) {
+        char why[64];
+        if (r->is_out[i])
+            out[n_out++] = r->file[i];
+        else if (input_is_regular(r->file[i].path, why, sizeof why) == 0)
+            in[n_in++] = r->file[i];
+        else { /* a FIFO would block the reader, a device never end */
+            fail(err, errlen, "%s '%s' %s; name a file", r->file[i].what, r->file[i].path, why);
+            goto done;
+        }
+    }
+    rc = outpath_check(out, n_out, in, n_in, err, errlen);
+    if (rc == 0 && folder && *folder)
+        rc = outpath_check_folder(folder_what, folder, r->file, r->n, err, errlen);
+done:
+    free(in);
+    free(out);
+    return rc;
+}
+
+void outpath_registry_free(outpath_registry *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        free((char *)r->file[i].what);
+        free((char *)r->file[i].path);
+    }
+    free(r->file);
+    free(r->is_out);
+    memset(r, 0, sizeof *r);
 }
 
 /* The temporary files being written, for outpath_remove_temps in a signal handler: a slot is

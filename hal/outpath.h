@@ -47,6 +47,34 @@ typedef struct {
 int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *inputs, int n_in,
                   char *err, size_t errlen);
 
+/* A folder a program fills with files of its own (a recording): it must be missing (created later
+ * by the program, in a folder that exists and takes new files) or an empty directory, and none of
+ * files[0..n) (the run's inputs and outputs) may lie in it. Returns 0, or -1 with one line:
+ *   "--record 'rec' holds files already ('left_000000.png' and 11 more); name a new or empty
+ *    folder"
+ *   "--record 'rec' would hold --screenshot 'rec/x.png'; it takes a new or empty folder of its own"
+ */
+int outpath_check_folder(const char *what, const char *dir, const outpath_file *files, int n,
+                         char *err, size_t errlen);
+
+/* Every file one run reads and writes, collected before any work and checked at once: the
+ * names are copied (add), outputs checked against inputs and each other (outpath_check), then
+ * against a folder of its own when one is named. An add that runs out of memory makes the
+ * check fail. */
+typedef struct {
+    outpath_file *file;   /* inputs and outputs in the order added */
+    unsigned char *is_out;
+    int n, cap, nomem;
+} outpath_registry;
+
+void outpath_add(outpath_registry *r, int is_output, const char *what, const char *path);
+/* Each input that exists must be a regular file (input_is_regular); then outpath_check of the
+ * outputs against the inputs, then (folder_what, folder non-NULL and not
+ * empty) outpath_check_folder of every file. 0, or -1 with err. */
+int outpath_registry_check(const outpath_registry *r, const char *folder_what,
+                           const char *folder, char *err, size_t errlen);
+void outpath_registry_free(outpath_registry *r);
+
 /* Writes one file's contents to f; returns 0 or -1 with err set. Need not check fwrite: the
  * caller checks the stream's error flag afterwards. */
 typedef int (*file_writer)(FILE *f, const char *path, const void *ctx, char *err, size_t errlen);
