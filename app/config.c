@@ -1273,18 +1273,27 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
 {
+    char why[160];
+    FILE *f = open_input_file(path, why, sizeof why); /* no FIFO or device: outpath.h */
+    if (!f) {
+        failf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    int rc = live_config_load_stream(f, path, c, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int live_config_load_stream(FILE *f, const char *path, live_config *c, char *err, size_t errlen)
+{
     if (err && errlen)
         err[0] = '\0';
     load_state *st = calloc(1, sizeof *st);
     if (!st)
         return failf(err, errlen, "%s: out of memory", path);
     st->cfg = *c;
+    st->fp = f;
     int rc = -1;
-    char why[160];
-    if (!(st->fp = open_input_file(path, why, sizeof why))) { /* no FIFO or device: outpath.h */
-        failf(err, errlen, "%s: %s", path, why);
-        goto done;
-    }
     if (!(st->buf = malloc(CONFIG_MAX_LINE + 2))) {
         failf(err, errlen, "%s: out of memory", path);
         goto done;
@@ -1327,8 +1336,6 @@ int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
     *c = st->cfg;
     rc = 0;
 done:
-    if (st->fp)
-        fclose(st->fp);
     free(st->buf);
     free(st);
     return rc;

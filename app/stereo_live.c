@@ -458,6 +458,8 @@ static int check_outputs(const live_config *cfg, const app_options *o)
     outpath_add(&r, 1, "--screenshot / run.screenshot", cfg->screenshot);
     outpath_add(&r, 1, "--stats-json", o->stats_json);
     int rc = outpath_registry_check(&r, "--record / record.dir", cfg->record_dir, err, sizeof err);
+    if (rc == 0)
+        rc = pair_recorder_check(cfg, err, sizeof err);
     outpath_registry_free(&r);
     if (rc != 0)
         report("%s", err);
