@@ -1710,7 +1710,6 @@ static int summary_write_json(const app *a, const summary *m, const char *path)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
-/* Source, maps, calibration, stage parameters. 0, or -1 after printing the reason. */
 #if !LIVE_LIBC_ONLY
 /* --record-depth: pair number index's depth beside it, DIR/depth_NNNNNN.png (the writer thread;
  * a->cam and the size are fixed while the pipeline runs). */
@@ -1810,6 +1809,8 @@ static int load_view_maps(app *a, char *err, size_t errlen)
 }
 #endif
 
+/* Opens the source and the maps and sets the stage's parameters: 0, else the exit status after
+ * one line (1: an input fails; EXIT_USAGE: the settings do not fit the images). */
 static int open_inputs(app *a)
 {
     char err[1024];
@@ -1852,9 +1853,11 @@ static int open_inputs(app *a)
     if (choose_camera(a) != 0) /* check_built_in refused focal / baseline */
         return -1;
 #endif
+    /* the settings against the images' size (a rig rectifying to 1x1, D >= the width): a bad
+     * setting, as live_config_check's, not a failure of the run */
     if (stereo_params_check(&a->params, err, sizeof err) != STEREO_OK) {
         report("stereo: %s", err);
-        return -1;
+        return EXIT_USAGE;
     }
     size_t n = (size_t)a->params.width * a->params.height;
     if (!(a->disparity = calloc(n, sizeof *a->disparity)) ||
@@ -1916,8 +1919,11 @@ int main(int argc, char **argv)
     int windowed = 0;
     display d;
 #endif
-    if (open_inputs(&a) != 0)
+    if ((rc = open_inputs(&a)) != 0) {
+        rc = rc < 0 ? 1 : rc;
         goto out;
+    }
+    rc = 1;
     if (live_pipeline_create(&a.cfg, &a.params, a.have_maps ? a.maps : NULL, a.src, &a.pipe, err,
                              sizeof err) != 0) {
         report("%s", err);
