@@ -156,8 +156,22 @@ static const char usage_text[] =
 #endif
     "";
 
-static volatile sig_atomic_t got_signal;
-static void on_signal(int sig) { got_signal = sig; }
+/* SIGINT / SIGTERM: once the session runs, the first one stops it in order (the loops watch
+ * got_signal; the summary, screenshot and recording are finished). Before that (a source whose
+ * start blocks, such as a GStreamer filesrc on a FIFO, waits in a call the app cannot
+ * interrupt), and at the second one, the app ends at once by the signal, removing the temporary
+ * file of an output being written (outpath.h): Ctrl-C works in every state. */
+static volatile sig_atomic_t got_signal, session_running;
+static void on_signal(int sig)
+{
+    if (!session_running || got_signal) {
+        outpath_remove_temps();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    got_signal = sig;
+}
 
 static int64_t monotonic_ns(void)
 {
@@ -1964,6 +1978,7 @@ int main(int argc, char **argv)
 #endif
     int64_t t_start = monotonic_ns();
     a.rt.t_ns = t_start;
+    session_running = 1;
 #if !LIVE_LIBC_ONLY
     if (live_pipeline_start(a.pipe, windowed ? wake_display : NULL, &d, err, sizeof err) != 0) {
 #else
