@@ -348,8 +348,12 @@ void outpath_remove_temps_on_signals(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&sa.sa_mask, sigs[i]);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaction(sigs[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction was;
+        /* a signal ignored from the start stays ignored (nohup, a shell's background job) */
+        if (sigaction(sigs[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,

@@ -91,7 +91,8 @@ int atomic_write_bytes(const char *path, const void *data, size_t len, char *err
 
 /* Installs handlers of SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the temporary files of
  * atomic_write_file calls in progress, then end the program by the same signal (the default
- * action). For programs that have no handlers of their own (stereo-match, the tools). */
+ * action); a signal the program was started ignoring stays ignored. For programs that have no
+ * handlers of their own (stereo-match, the tools). */
 void outpath_remove_temps_on_signals(void);
 
 /* The removal itself, async-signal-safe: for a program's own signal handler. */

@@ -114,9 +114,9 @@ static int hex_value(char c)
  * %XX is a percent-encoded byte. Beside those, a frame-number conversion (%04d) makes the path
  * an image sequence, and %% is a literal '%' (so is %25). out->target gets the path for a video,
  * the printf pattern ('%' doubled) for a sequence. */
-static int parse_file_path(const char *rest, source_uri *out, char *err, size_t errlen)
+static int parse_file_path(const char *text, const char *rest, source_uri *out, char *err,
+                           size_t errlen)
 {
-    const char *text = out->text;
     if (strncasecmp(rest, "localhost/", 10) == 0)
         rest += 9;
     if (!rest[0])
@@ -230,7 +230,7 @@ int source_uri_parse(const char *text, source_uri *out, char *err, size_t errlen
         snprintf(out->target, sizeof out->target, "%s", text);
         return 0;
     case URI_FILE:
-        return parse_file_path(rest, out, err, errlen);
+        return parse_file_path(text, rest, out, err, errlen);
     case URI_GST: {
         const char *s = rest;
         while (isspace((unsigned char)*s))
