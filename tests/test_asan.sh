@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # tests/test_asan.sh — the unit tests, tests/test_cli.sh and tests/test_hostile.sh again, on
-# programs built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (gcc, CPU backend), as TAP.
+# programs built with AddressSanitizer and UndefinedBehaviorSanitizer (gcc, CPU backend), as TAP.
 #
 # The build lives in a folder of its own, build-asan/ (./configure --out, a shadow of the source
 # tree with its own build/), so build/ is left alone; this script configures and builds it with

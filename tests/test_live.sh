@@ -20,8 +20,9 @@
 #      paths, census; maps by absolute path): the replay runs with them, same disparity;
 #      recording the replay again gives the same files bit for bit; recorded = processed;
 #      outputs refused before the session (exit 2, at once): --screenshot / --stats-json into a
-#      missing folder, naming each other, the configuration, the maps or the recording's files,
-#      a link, a device, a directory; --record into the folder a files source replays
+#      missing folder, naming each other, the configuration, the maps or a file in the recording
+#      folder, a link, a device, a directory; --record into the folder a files source replays
+#      (more hostile cases: tests/test_hostile.sh)
 #   6. the recording writer thread: slowed down (strace delays its renames), a live source drops
 #      recordings and counts them (recorded + record drops = processed, the queue flushed at the
 #      end), a files source waits and drops none; the folder vanishing mid-run ends the run with
