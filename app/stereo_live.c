@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #if !LIVE_LIBC_ONLY
 #include <SDL.h>
@@ -171,6 +172,22 @@ static void on_signal(int sig)
         return;
     }
     got_signal = sig;
+}
+
+/* The GStreamer source's start: 5 s beyond its first-frame limit (source_gst.c, 10 s). */
+#define START_DEADLINE_S 15
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static void on_start_deadline(int sig)
+{
+    static const char msg[] = "stereo-live: the GStreamer source did not start within "
+                              STR(START_DEADLINE_S) " s (an element blocked in its start, such "
+                              "as a filesrc reading a FIFO)\n";
+    (void)sig;
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* nothing more to say */
+    }
+    _exit(1);
 }
 
 static int64_t monotonic_ns(void)
@@ -1828,7 +1845,19 @@ static int load_view_maps(app *a, char *err, size_t errlen)
 static int open_inputs(app *a)
 {
     char err[1024];
-    if (frame_source_open(&a->cfg, &a->src, err, sizeof err) != FRAME_OK) {
+    /* a GStreamer element can block in its start (a filesrc on a FIFO named in a gst://
+     * description), before the source's own first-frame limit applies: a deadline ends it */
+    source_plan plan;
+    int gst = live_config_plan(&a->cfg, &plan, err, sizeof err) == 0 &&
+              (plan.kind == PLAN_GST_ONE || plan.kind == PLAN_GST_PAIR);
+    if (gst) {
+        signal(SIGALRM, on_start_deadline);
+        alarm(START_DEADLINE_S);
+    }
+    frame_status st = frame_source_open(&a->cfg, &a->src, err, sizeof err);
+    if (gst)
+        alarm(0);
+    if (st != FRAME_OK) {
         report("%s", err);
         return -1;
     }

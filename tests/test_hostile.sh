@@ -13,7 +13,7 @@
 #      before the session
 #   4. nothing blocks: a FIFO as a file:// video, as --config, as display.font, as stereo-match's
 #      input image and in the middle of an image sequence (both programs): refused at once;
-#      SIGINT ends a GStreamer start blocked on a FIFO
+#      SIGINT ends a GStreamer start blocked on a FIFO, and so does the start's 15 s deadline
 #   5. sizes before the work: a rig rectifying 64x48 images to 8192x8192, a rig for other image
 #      sizes (refused before its maps: peak RSS), GStreamer caps of 16384x16384 (refused by the
 #      caps, before a buffer: peak RSS)
@@ -26,7 +26,7 @@
 # The Python module's checks (sizes, NULs) are in python/tests. Run from the repo root (tests/run
 # does): bash tests/test_hostile.sh. Env: STEREO_BUILD (build); STEREO_SANITIZER (tests/
 # test_asan.sh sets it: the programs are built with ASan) leaves out the GStreamer cases and the
-# peak RSS bounds (ASan's shadow memory). About 15 s on 2 cores. Exits non-zero only on a setup
+# peak RSS bounds (ASan's shadow memory). About 25 s on 2 cores (15 of them the deadline). Exits non-zero only on a setup
 # error.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -178,8 +178,15 @@ if [ $GST -eq 1 ]; then
     ok "SIGINT ends a GStreamer start blocked on a FIFO"
   fi
   wait $pid 2>/dev/null
+  t0=$SECONDS
+  timeout -k 1 30 "$LIVE" "${SMALL[@]}" \
+    --input "gst://filesrc location=$W/fifo.avi ! decodebin ! videoconvert" >o.out 2>o.err
+  rc=$?
+  check "... and without a signal, the start's deadline ends it: exit $rc after $((SECONDS - t0)) s" \
+    o.err eval '[ $rc -eq 1 ] && grep -q "did not start within 15 s" o.err'
 else
   skip "SIGINT ends a GStreamer start blocked on a FIFO" "no GStreamer here${SAN:+ (built with $SAN)}"
+  skip "... and without a signal, the start's deadline ends it" "no GStreamer here${SAN:+ (built with $SAN)}"
 fi
 
 # ---- 5. sizes before the work -----------------------------------------------------------------
