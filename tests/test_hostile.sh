@@ -26,8 +26,8 @@
 # The Python module's checks (sizes, NULs) are in python/tests. Run from the repo root (tests/run
 # does): bash tests/test_hostile.sh. Env: STEREO_BUILD (build); STEREO_SANITIZER (tests/
 # test_asan.sh sets it: the programs are built with ASan) leaves out the GStreamer cases and the
-# peak RSS bounds (ASan's shadow memory). About 25 s on 2 cores (15 of them the deadline). Exits non-zero only on a setup
-# error.
+# peak RSS bounds (ASan's shadow memory). About 25 s on 2 cores (15 of them the deadline).
+# Exits non-zero only on a setup error.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
