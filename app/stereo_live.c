@@ -426,8 +426,9 @@ static int check_built_in(const live_config *cfg)
 }
 #endif
 
-/* An input URI's files into the registry: a video file, or every frame of an image sequence
- * (frames from 0 or 1 while they exist, as the files source reads them). */
+/* An input URI's files into the registry: a video file, or an image sequence's pattern (whose
+ * folder is the sequence's) and every frame (from 0 or 1 while they exist, as the files source
+ * reads them). */
 static void add_source_files(outpath_registry *r, const char *key, const source_uri *u)
 {
     if (u->kind != URI_FILE)
@@ -436,6 +437,7 @@ static void add_source_files(outpath_registry *r, const char *key, const source_
         outpath_add(r, 0, key, u->target);
         return;
     }
+    outpath_add(r, 0, key, u->target); /* its folder, even before a frame exists */
     char path[PATH_MAX], what[64];
     struct stat st;
     for (long k = 0; seq_frame_path(u->target, k, path, sizeof path) == 0; k++) {

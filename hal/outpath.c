@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* outpath.c — outputs checked before the work, and written atomically (outpath.h). libc only. */
+/* outpath.c — outputs checked before the work and written atomically, inputs opened without
+ * blocking (outpath.h). libc only. */
 #include "outpath.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,7 +11,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

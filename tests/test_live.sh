@@ -525,7 +525,7 @@ out_case "--stats-json = the recording's timestamps.txt" \
   --record rec --stats-json rec/timestamps.txt
 cp rec/replay.ini elsewhere.ini
 out_case "--record into the folder the files source replays" \
-  "stereo-live: --record / record.dir 'rec' would hold files.left (frame 0) '" \
+  "stereo-live: --record / record.dir 'rec' would hold files.left '" \
   --config elsewhere.ini --record rec
 ln -sf replay.orig link.json
 out_case "--stats-json a symbolic link" "--stats-json 'link.json' is a symbolic link" \
