@@ -166,9 +166,7 @@ static volatile sig_atomic_t got_signal, session_running;
 static void on_signal(int sig)
 {
     if (!session_running || got_signal) {
-        outpath_remove_temps();
-        signal(sig, SIG_DFL);
-        raise(sig);
+        outpath_remove_temps_and_die(sig);
         return;
     }
     got_signal = sig;

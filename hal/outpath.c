@@ -308,9 +308,9 @@ void outpath_registry_free(outpath_registry *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The temporary files being written, for outpath_remove_temps in a signal handler: a slot is
- * claimed (1), its name filled, then live (2) while the file may exist, and freed (0) after the
- * rename or the unlink. A write that finds every slot taken goes on unregistered. */
+/* The temporary files being written, for outpath_remove_temps_and_die in a signal handler: a
+ * slot is claimed (1), its name filled, then live (2) while the file may exist, and freed (0)
+ * after the rename or the unlink. A write that finds every slot taken goes on unregistered. */
 #define TEMP_SLOTS 8
 static int temp_state[TEMP_SLOTS];
 static char temp_name[TEMP_SLOTS][PATH_MAX];
@@ -326,18 +326,17 @@ static int temp_claim(void)
     return -1;
 }
 
-void outpath_remove_temps(void)
+void outpath_remove_temps_and_die(int sig)
 {
     for (int k = 0; k < TEMP_SLOTS; k++)
         if (__atomic_load_n(&temp_state[k], __ATOMIC_ACQUIRE) == 2)
             unlink(temp_name[k]);
-}
-
-static void remove_temps_and_die(int sig)
-{
-    outpath_remove_temps();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* pending until the handler returns */
 }
 
 void outpath_remove_temps_on_signals(void)
@@ -345,7 +344,7 @@ void outpath_remove_temps_on_signals(void)
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = remove_temps_and_die;
+    sa.sa_handler = outpath_remove_temps_and_die;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&sa.sa_mask, sigs[i]);

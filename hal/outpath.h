@@ -95,8 +95,10 @@ int atomic_write_bytes(const char *path, const void *data, size_t len, char *err
  * handlers of their own (stereo-match, the tools). */
 void outpath_remove_temps_on_signals(void);
 
-/* The removal itself, async-signal-safe: for a program's own signal handler. */
-void outpath_remove_temps(void);
+/* The handler itself, async-signal-safe, for a program's own signal handler: removes the
+ * temporary files of writes in progress, then sets sig's default action and raises it, so that
+ * the program ends by sig once the handler returns. */
+void outpath_remove_temps_and_die(int sig);
 
 /* Opens path for reading, refusing anything but a regular file without blocking: the open is
  * O_NONBLOCK (a FIFO without a writer or a device would otherwise block in open or read), then
