@@ -431,11 +431,9 @@ static void add_source_files(outpath_registry *r, const char *key, const source_
 {
     if (u->kind != URI_FILE)
         return;
-    if (!u->is_pattern) {
-        outpath_add(r, 0, key, u->target);
+    outpath_add(r, 0, key, u->target); /* a pattern: its folder, even before a frame exists */
+    if (!u->is_pattern)
         return;
-    }
-    outpath_add(r, 0, key, u->target); /* its folder, even before a frame exists */
     char path[PATH_MAX], what[64];
     struct stat st;
     for (long k = 0; seq_frame_path(u->target, k, path, sizeof path) == 0; k++) {
