@@ -43,6 +43,7 @@
 
 #include <ini.h>
 
+#include "outpath.h"
 #include "synth.h"
 
 #define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -1272,25 +1273,29 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
 {
+    char why[160];
+    FILE *f = open_input_file(path, why, sizeof why); /* no FIFO or device: outpath.h */
+    if (!f) {
+        failf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    int rc = live_config_load_stream(f, path, c, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int live_config_load_stream(FILE *f, const char *path, live_config *c, char *err, size_t errlen)
+{
     if (err && errlen)
         err[0] = '\0';
     load_state *st = calloc(1, sizeof *st);
     if (!st)
         return failf(err, errlen, "%s: out of memory", path);
     st->cfg = *c;
+    st->fp = f;
     int rc = -1;
-    st->fp = fopen(path, "r");
-    struct stat sb;
-    if (!st->fp) {
-        failf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        goto done;
-    }
     if (!(st->buf = malloc(CONFIG_MAX_LINE + 2))) {
         failf(err, errlen, "%s: out of memory", path);
-        goto done;
-    }
-    if (fstat(fileno(st->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        failf(err, errlen, "%s: cannot open: %s", path, strerror(EISDIR));
         goto done;
     }
 
@@ -1331,8 +1336,6 @@ int live_config_load(const char *path, live_config *c, char *err, size_t errlen)
     *c = st->cfg;
     rc = 0;
 done:
-    if (st->fp)
-        fclose(st->fp);
     free(st->buf);
     free(st);
     return rc;

@@ -128,6 +128,9 @@ void live_config_defaults(live_config *c);
 /* Reads FILE over the current values. 0, or -1 with "FILE:LINE: KEY: what is wrong" in err. */
 int live_config_load(const char *path, live_config *c, char *err, size_t errlen);
 
+/* The same from an open stream (left open), named path in messages. */
+int live_config_load_stream(FILE *f, const char *path, live_config *c, char *err, size_t errlen);
+
 /* Sets one key (as in the file) from text; the command line uses it for overrides.
  * 0, or -1 with "KEY: what is wrong" in err (unknown section/key, bad value). */
 int live_config_set(live_config *c, const char *section, const char *key, const char *value,

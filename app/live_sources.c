@@ -235,6 +235,19 @@ static void absolute_maps(const char *maps, char *out, size_t len)
         say(out, len, "%s", abs[0]);
 }
 
+/* What the recorder keeps of cfg: the settings for replay.ini, with [calibration] maps made
+ * absolute, and the views per delivery. */
+static void recorder_settings(pair_recorder *r, const live_config *cfg)
+{
+    r->settings = *cfg;
+    r->views = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
+    if (cfg->maps[0]) {
+        char maps[CONFIG_PATH_MAX];
+        absolute_maps(cfg->maps, maps, sizeof maps);
+        snprintf(r->settings.maps, sizeof r->settings.maps, "%s", maps);
+    }
+}
+
 int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen)
 {
     const char *dir = cfg->record_dir;
@@ -262,13 +275,7 @@ int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, s
         return -1;
     }
     fprintf(r->stamps, "# index t_ns (CLOCK_MONOTONIC, relative to the first pair)\n");
-    r->settings = *cfg;
-    r->views = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
-    if (cfg->maps[0]) {
-        char maps[CONFIG_PATH_MAX];
-        absolute_maps(cfg->maps, maps, sizeof maps);
-        snprintf(r->settings.maps, sizeof r->settings.maps, "%s", maps);
-    }
+    recorder_settings(r, cfg);
     *out = r;
     return 0;
 }
@@ -404,6 +411,94 @@ static int write_replay_ini(FILE *f, const char *path, const void *ctx, char *er
     return 0;
 }
 
+/* The largest [files] fps the configuration takes (config/README.md). */
+#define REPLAY_MAX_FPS 1000
+
+/* replay.ini's path, its folder with '%' doubled (a printf pattern's), and the recorded rate
+ * (1 .. REPLAY_MAX_FPS: the configuration's range) for r. */
+static void replay_ini_of(const pair_recorder *r, char path[PATH_MAX + 32], char dir[2 * PATH_MAX],
+                          replay_ini *ini)
+{
+    snprintf(path, PATH_MAX + 32, "%s/replay.ini", r->dir);
+    escape_percent(r->dir, dir, 2 * PATH_MAX);
+    double fps = 1;
+    if (r->count > 1 && r->last_ns > r->first_ns)
+        fps = (double)(r->count - 1) * 1e9 / (double)(r->last_ns - r->first_ns) + 0.5;
+    *ini = (replay_ini){r, path, dir,
+                        fps < 1 ? 1 : fps > REPLAY_MAX_FPS ? REPLAY_MAX_FPS : (int)fps};
+}
+
+int pair_recorder_check(const live_config *cfg, char *err, size_t errlen)
+{
+    const char *dir = cfg->record_dir;
+    if (!dir[0])
+        return 0;
+    pair_recorder *r = calloc(1, sizeof *r);
+    if (!r) {
+        say(err, errlen, "--record / record.dir '%s': out of memory", dir);
+        return -1;
+    }
+    /* the absolute path the recorder will take: the folder's, or its parent's and its name */
+    char parent[PATH_MAX], real_parent[PATH_MAX];
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    const char *slash = memrchr(dir, '/', len);
+    snprintf(parent, sizeof parent, "%.*s", !slash ? 1 : slash == dir ? 1 : (int)(slash - dir),
+             !slash ? "." : dir);
+    int rc = -1;
+    if (!realpath(dir, r->dir)) {
+        const char *base = slash ? slash + 1 : dir;
+        int n = realpath(parent, real_parent)
+                    ? snprintf(r->dir, sizeof r->dir, "%s/%.*s", strcmp(real_parent, "/")
+                               ? real_parent : "", (int)(len - (size_t)(base - dir)), base)
+                    : -1;
+        if (n < 0 || (size_t)n >= sizeof r->dir) {
+            rc = 0; /* the folder check says what is wrong with it */
+            goto done;
+        }
+    }
+    recorder_settings(r, cfg);
+    /* the widest numbers the comments can hold */
+    r->count = LONG_MAX;
+    r->first_ns = 0, r->last_ns = 1; /* the largest rate */
+    r->width = r->height = 8192;
+    for (int v = 0; v < r->views; v++)
+        r->lost[v] = UINT64_MAX;
+    char path[PATH_MAX + 32], esc[2 * PATH_MAX], why[512] = "";
+    replay_ini ini;
+    replay_ini_of(r, path, esc, &ini);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) {
+        say(err, errlen, "--record / record.dir '%s': out of memory", dir);
+        goto done;
+    }
+    int wrote = write_replay_ini(f, path, &ini, why, sizeof why);
+    fclose(f);
+    live_config back;
+    live_config_defaults(&back);
+    FILE *in = wrote == 0 ? fmemopen(text, size, "r") : NULL;
+    if (in && live_config_load_stream(in, "replay.ini", &back, why, sizeof why) == 0) {
+        char want[2 * PATH_MAX + 32];
+        snprintf(want, sizeof want, "%s%s/left_%%06d.png", r->views == 2 ? "" : "file://", esc);
+        rc = strcmp(r->views == 2 ? back.left_pattern : back.source_left, want) == 0 ? 0 : -1;
+        if (rc)
+            say(why, sizeof why, "left would read back as '%s'",
+                r->views == 2 ? back.left_pattern : back.source_left);
+    }
+    if (in)
+        fclose(in);
+    free(text);
+    if (rc)
+        say(err, errlen, "--record / record.dir '%s': its replay.ini would not read back whole "
+            "(%s); record into a folder with a shorter path, without ' ;' or ' #'", dir, why);
+done:
+    free(r);
+    return rc;
+}
+
 int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
 {
     if (!r)
@@ -414,15 +509,8 @@ int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
         rc = -1;
     }
     char path[PATH_MAX + 32], dir[2 * PATH_MAX];
-    snprintf(path, sizeof path, "%s/replay.ini", r->dir);
-    escape_percent(r->dir, dir, sizeof dir);
-    /* replay at the recorded rate */
-    int fps = 0;
-    if (r->count > 1 && r->last_ns > r->first_ns)
-        fps = (int)((double)(r->count - 1) * 1e9 / (double)(r->last_ns - r->first_ns) + 0.5);
-    if (fps < 1)
-        fps = 1;
-    replay_ini ini = {r, path, dir, fps};
+    replay_ini ini;
+    replay_ini_of(r, path, dir, &ini);
     char werr[2 * PATH_MAX + 128];
     if (atomic_write_file(path, write_replay_ini, &ini, werr, sizeof werr) != 0) {
         if (rc == 0)
@@ -434,6 +522,12 @@ int pair_recorder_close(pair_recorder *r, char *err, size_t errlen)
     return rc;
 }
 #else /* LIVE_LIBC_ONLY */
+int pair_recorder_check(const live_config *cfg, char *err, size_t errlen)
+{
+    (void)cfg, (void)err, (void)errlen;
+    return 0; /* pair_recorder_open says it is not built in */
+}
+
 int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen)
 {
     *out = NULL;

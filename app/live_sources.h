@@ -148,7 +148,8 @@ void frame_source_reclaim(frame_source *s);
  * DIR/left_%06d.png, DIR/right_%06d.png (grey, or RGB for RGB24 frames; YUYV as its Y plane,
  * which is all the stage reads of it; as the source gave them, before rectification),
  * DIR/timestamps.txt ("index t_ns" per pair, relative to the first), and at close
- * DIR/replay.ini, a configuration that replays the folder at the recorded rate with the
+ * DIR/replay.ini, a configuration that replays the folder at the recorded rate (at most 1000
+ * pairs/s, the largest [files] fps) with the
  * recording's [stereo] and [calibration] settings (maps made absolute), so that the replay
  * computes the same disparities:
  *   stereo-live --config DIR/replay.ini
@@ -160,6 +161,12 @@ void frame_source_reclaim(frame_source *s);
  * pair_recorder_write blocks for as long as writing one PNG file per view takes. */
 typedef struct pair_recorder pair_recorder;
 
+/* Before the session: whether the replay.ini of a recording into cfg->record_dir would read back
+ * whole (rendered in memory and loaded with the configuration reader: a folder whose absolute
+ * path holds " ;" or " #", or is too long for the reader's lines, is refused). The folder itself
+ * (new or empty) is checked by the app with the other files (outpath_check_folder). 0, or -1
+ * with "--record / record.dir 'DIR': ..." in err. */
+int pair_recorder_check(const live_config *cfg, char *err, size_t errlen);
 int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen);
 int pair_recorder_write(pair_recorder *r, const frame_pair *p, char *err, size_t errlen);
 long pair_recorder_count(const pair_recorder *r);

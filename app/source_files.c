@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 
 #include "image_io.h"
+#include "outpath.h"
+#include "sequence.h"
 
 typedef struct {
     char pattern[FRAME_MAX_VIEWS][CONFIG_PATH_MAX];
@@ -28,16 +30,20 @@ typedef struct {
 
 static void file_path(const files_source *f, int side, long index, char *buf, size_t len)
 {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(buf, len, f->pattern[side], (int)index); /* checked by live_config_check_pattern */
-#pragma GCC diagnostic pop
+    seq_frame_path(f->pattern[side], index, buf, len); /* checked by live_config_check_pattern */
 }
 
-static int file_exists(const char *path)
+/* 1: a regular file; 0: none; -1: something else (a FIFO, a device), with the message set:
+ * refused rather than taken for the end of the sequence or waited on. */
+static int file_exists(frame_source *s, const char *path)
 {
+    char why[64];
+    if (input_is_regular(path, why, sizeof why) != 0) {
+        say(s->message, sizeof s->message, "files: %s %s", path, why);
+        return -1;
+    }
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return stat(path, &st) == 0;
 }
 
 /* Reads one side into buf; the image must have the size and channels of the first one. */
@@ -67,7 +73,10 @@ static frame_status files_read(frame_source *s, uint8_t *const buf[], frame_pair
     files_source *f = s->state;
     char path[PATH_MAX + CONFIG_PATH_MAX];
     file_path(f, 0, f->next, path, sizeof path);
-    if (!file_exists(path)) {
+    int have = file_exists(s, path);
+    if (have < 0)
+        return FRAME_ERROR;
+    if (!have) {
         if (!f->loop || f->next == f->first)
             return FRAME_END;
         f->next = f->first; /* loop */
@@ -80,7 +89,10 @@ static frame_status files_read(frame_source *s, uint8_t *const buf[], frame_pair
     for (int v = 0; v < f->views; v++) {
         if (v > 0 && f->views > 2) { /* a view's file missing: that view lost for this frame */
             file_path(f, v, f->next, path, sizeof path);
-            if (!file_exists(path)) {
+            int have_v = file_exists(s, path);
+            if (have_v < 0)
+                return FRAME_ERROR;
+            if (!have_v) {
                 f->drops[v]++;
                 out->lost |= 1u << v;
                 say(s->message, sizeof s->message, "files: view %d lost: no %s", v, path);
@@ -131,7 +143,12 @@ static frame_status files_open(frame_source *s, const live_config *cfg, const so
     f->first = -1;
     for (long k = 0; k <= 1 && f->first < 0; k++) {
         file_path(f, 0, k, path, sizeof path);
-        if (file_exists(path))
+        int have = file_exists(s, path);
+        if (have < 0) {
+            say(err, errlen, "%s", s->message);
+            goto fail;
+        }
+        if (have)
             f->first = k;
     }
     if (f->first < 0) {

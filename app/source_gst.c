@@ -175,8 +175,10 @@ static int stream_bus_error(gst_stream *t, int eos_too, char *why, size_t len)
                 tail ? ")" : "");
             if (dbg && strstr(dbg, "not-negotiated")) {
                 size_t n = strlen(why);
-                say(why + n, len - n, "; the app takes GRAY8, YUY2 or RGB ([camera] format): "
-                    "end the pipeline with videoconvert or caps the source can give");
+                say(why + n, len - n, "; the app takes GRAY8, YUY2 or RGB ([camera] format) "
+                    "of up to %dx%d (side by side: %d wide): end the pipeline with videoconvert "
+                    "or caps the source can give", STEREO_MAX_SIDE, STEREO_MAX_SIDE,
+                    2 * STEREO_MAX_SIDE);
             }
             g_clear_error(&e);
             g_free(dbg);
@@ -661,8 +663,12 @@ static frame_status gst_open(frame_source *s, const live_config *cfg, const sour
                           : cfg->format == CAPTURE_FORMAT_YUYV ? "YUY2"
                           : cfg->format == CAPTURE_FORMAT_RGB24 ? "RGB"
                                                                 : "{ GRAY8, YUY2, RGB }";
-    char caps[128];
-    say(caps, sizeof caps, "video/x-raw, format=(string)%s", formats);
+    /* the size too, so that a frame the stage cannot take is refused by the caps negotiation
+     * before the first buffer is allocated (16384x16384 used to reach 540 MB first) */
+    char caps[192];
+    say(caps, sizeof caps, "video/x-raw, format=(string)%s, width=(int)[1, %d], "
+        "height=(int)[1, %d]", formats, g->n == 1 ? 2 * STEREO_MAX_SIDE : STEREO_MAX_SIDE,
+        STEREO_MAX_SIDE);
     g->caps = gst_caps_from_string(caps);
     g->clock = gst_system_clock_obtain();
     g_object_set(g->clock, "clock-type", GST_CLOCK_TYPE_MONOTONIC, NULL);

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #if !LIVE_LIBC_ONLY
 #include <SDL.h>
@@ -53,6 +55,7 @@
 #include "live_sources.h"
 #include "outpath.h"
 #include "parse_num.h"
+#include "sequence.h"
 #include "stereo.h"
 #include "version.h"
 
@@ -154,8 +157,36 @@ static const char usage_text[] =
 #endif
     "";
 
-static volatile sig_atomic_t got_signal;
-static void on_signal(int sig) { got_signal = sig; }
+/* SIGINT / SIGTERM: once the session runs, the first one stops it in order (the loops watch
+ * got_signal; the summary, screenshot and recording are finished). Before that (a source whose
+ * start blocks, such as a GStreamer filesrc on a FIFO, waits in a call the app cannot
+ * interrupt), and at the second one, the app ends at once by the signal, removing the temporary
+ * file of an output being written (outpath.h): Ctrl-C works in every state. */
+static volatile sig_atomic_t got_signal, session_running;
+static void on_signal(int sig)
+{
+    if (!session_running || got_signal) {
+        outpath_remove_temps_and_die(sig);
+        return;
+    }
+    got_signal = sig;
+}
+
+/* The GStreamer source's start: 5 s beyond its first-frame limit (source_gst.c, 10 s). */
+#define START_DEADLINE_S 15
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static void on_start_deadline(int sig)
+{
+    static const char msg[] = "stereo-live: the GStreamer source did not start within "
+                              STR(START_DEADLINE_S) " s (an element blocked in its start, such "
+                              "as a filesrc reading a FIFO)\n";
+    (void)sig;
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* nothing more to say */
+    }
+    _exit(1);
+}
 
 static int64_t monotonic_ns(void)
 {
@@ -393,64 +424,75 @@ static int check_built_in(const live_config *cfg)
 }
 #endif
 
-/* The files written at the end (screenshot, --stats-json), checked before the session rather
- * than after it: neither may name the configuration, a calibration file or the other, be a link,
- * a directory or a device, or lie in a folder that cannot be written (outpath.h). The recording
- * folder is opened (and so checked) when the pipeline is created. 0, or -1 after one line. */
+/* An input URI's files into the registry: a video file, or an image sequence's pattern (whose
+ * folder is the sequence's) and every frame (from 0 or 1 while they exist, as the files source
+ * reads them). */
+static void add_source_files(outpath_registry *r, const char *key, const source_uri *u)
+{
+    if (u->kind != URI_FILE)
+        return;
+    outpath_add(r, 0, key, u->target); /* a pattern: its folder, even before a frame exists */
+    if (!u->is_pattern)
+        return;
+    char path[PATH_MAX], what[64];
+    struct stat st;
+    for (long k = 0; seq_frame_path(u->target, k, path, sizeof path) == 0; k++) {
+        if (stat(path, &st) != 0) {
+            if (k == 0)
+                continue;
+            break;
+        }
+        snprintf(what, sizeof what, "%s (frame %ld)", key, k);
+        outpath_add(r, 0, what, path);
+    }
+}
+
+/* Every file the session reads and every file it writes, checked before it starts (outpath.h):
+ * the screenshot and --stats-json may not name an input (the configuration, a calibration file,
+ * the font, a video or any frame of an image sequence of any view) or each other, be a link, a
+ * directory or a device, or lie in a folder that cannot be written; the recording takes a new or
+ * empty folder of its own, which holds none of them. 0, or -1 after one line. */
 static int check_outputs(const live_config *cfg, const app_options *o)
 {
-    char maps[2][CONFIG_PATH_MAX] = {"", ""};
+    outpath_registry r = {0};
+    char err[3 * CONFIG_PATH_MAX + 256];
     const char *comma = strchr(cfg->maps, ',');
+    char maps[2][CONFIG_PATH_MAX] = {"", ""};
     snprintf(maps[0], sizeof maps[0], "%.*s",
              comma ? (int)(comma - cfg->maps) : (int)sizeof maps[0] - 1, cfg->maps);
     if (comma)
         snprintf(maps[1], sizeof maps[1], "%s", comma + 1);
-    /* the recording's own text files, when its folder is there already */
-    char stamps[CONFIG_PATH_MAX + 32] = "", replay[CONFIG_PATH_MAX + 32] = "";
-    struct stat rec, src;
-    int have_rec = cfg->record_dir[0] && stat(cfg->record_dir, &rec) == 0 && S_ISDIR(rec.st_mode);
-    if (have_rec) {
-        snprintf(stamps, sizeof stamps, "%s/timestamps.txt", cfg->record_dir);
-        snprintf(replay, sizeof replay, "%s/replay.ini", cfg->record_dir);
-    }
-    const outpath_file out[] = {{"--screenshot / run.screenshot", cfg->screenshot},
-                                {"--stats-json", o->stats_json},
-                                {"--record / record.dir", stamps},
-                                {"--record / record.dir", replay}};
-    const outpath_file in[] = {{"--config", o->config_path},
-                               {"calibration.maps", maps[0]},
-                               {"calibration.maps", maps[1]}};
-    char err[3 * CONFIG_PATH_MAX + 256];
-    if (outpath_check(out, 4, in, 3, err, sizeof err) != 0) {
-        report("%s", err);
-        return -1;
-    }
-    /* recording into the folder a files source reads would replace the frames being replayed */
+    outpath_add(&r, 0, "--config", o->config_path);
+    outpath_add(&r, 0, "calibration.maps", maps[0]);
+    outpath_add(&r, 0, "calibration.maps", maps[1]);
+    outpath_add(&r, 0, "display.font", cfg->font);
     source_plan plan;
-    if (have_rec && live_config_plan(cfg, &plan, err, sizeof err) == 0 &&
-        plan.kind == PLAN_FILES) {
+    if (live_config_plan(cfg, &plan, err, sizeof err) == 0) {
         source_uri views[STEREO_MAX_VIEWS]; /* views 2 ...: checked by live_config_check */
-        int nv = live_config_view_uris(cfg, &plan, views, err, sizeof err) == 0 &&
-                 cfg->stereo.views > 2 ? cfg->stereo.views : 2;
-        const char *pattern[STEREO_MAX_VIEWS] = {plan.uri[0].target, plan.uri[1].target};
-        for (int i = 2; i < nv; i++)
-            pattern[i] = views[i].target;
-        for (int i = 0; i < nv; i++) {
-            char dir[CONFIG_PATH_MAX];
-            const char *slash = strrchr(pattern[i], '/');
-            snprintf(dir, sizeof dir, "%.*s", !slash ? 1 : slash == pattern[i] ? 1
-                     : (int)(slash - pattern[i]), !slash ? "." : pattern[i]);
-            if (stat(dir, &src) == 0 && src.st_dev == rec.st_dev && src.st_ino == rec.st_ino) {
-                char key[16];
-                snprintf(key, sizeof key, i == 0 ? "left" : i == 1 ? "right" : "view%d", i);
-                report("--record / record.dir '%s' is the folder the files source reads "
-                       "(%s.%s '%s'); record into another folder", cfg->record_dir,
-                       plan.from_type ? "files" : "source", key, pattern[i]);
-                return -1;
-            }
+        int nv = cfg->stereo.views > 2 &&
+                 live_config_view_uris(cfg, &plan, views, err, sizeof err) == 0 ? cfg->stereo.views
+                                                                                 : 0;
+        for (int i = 0; i < plan.nuri; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s.%s", plan.from_type ? "files" : "source",
+                     plan.nuri == 1 ? "input" : i ? "right" : "left");
+            add_source_files(&r, key, &plan.uri[i]);
+        }
+        for (int i = 2; i < nv; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "source.view%d", i);
+            add_source_files(&r, key, &views[i]);
         }
     }
-    return 0;
+    outpath_add(&r, 1, "--screenshot / run.screenshot", cfg->screenshot);
+    outpath_add(&r, 1, "--stats-json", o->stats_json);
+    int rc = outpath_registry_check(&r, "--record / record.dir", cfg->record_dir, err, sizeof err);
+    if (rc == 0)
+        rc = pair_recorder_check(cfg, err, sizeof err);
+    outpath_registry_free(&r);
+    if (rc != 0)
+        report("%s", err);
+    return rc;
 }
 
 /* Defaults, the file, the options, the cross-checks: 0, or -1 after printing one line. */
@@ -1697,7 +1739,6 @@ static int summary_write_json(const app *a, const summary *m, const char *path)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
-/* Source, maps, calibration, stage parameters. 0, or -1 after printing the reason. */
 #if !LIVE_LIBC_ONLY
 /* --record-depth: pair number index's depth beside it, DIR/depth_NNNNNN.png (the writer thread;
  * a->cam and the size are fixed while the pipeline runs). */
@@ -1797,10 +1838,24 @@ static int load_view_maps(app *a, char *err, size_t errlen)
 }
 #endif
 
+/* Opens the source and the maps and sets the stage's parameters: 0, else the exit status after
+ * one line (1: an input fails; EXIT_USAGE: the settings do not fit the images). */
 static int open_inputs(app *a)
 {
     char err[1024];
-    if (frame_source_open(&a->cfg, &a->src, err, sizeof err) != FRAME_OK) {
+    /* a GStreamer element can block in its start (a filesrc on a FIFO named in a gst://
+     * description), before the source's own first-frame limit applies: a deadline ends it */
+    source_plan plan;
+    int gst = live_config_plan(&a->cfg, &plan, err, sizeof err) == 0 &&
+              (plan.kind == PLAN_GST_ONE || plan.kind == PLAN_GST_PAIR);
+    if (gst) {
+        signal(SIGALRM, on_start_deadline);
+        alarm(START_DEADLINE_S);
+    }
+    frame_status st = frame_source_open(&a->cfg, &a->src, err, sizeof err);
+    if (gst)
+        alarm(0);
+    if (st != FRAME_OK) {
         report("%s", err);
         return -1;
     }
@@ -1839,9 +1894,11 @@ static int open_inputs(app *a)
     if (choose_camera(a) != 0) /* check_built_in refused focal / baseline */
         return -1;
 #endif
+    /* the settings against the images' size (a rig rectifying to 1x1, D >= the width): a bad
+     * setting, as live_config_check's, not a failure of the run */
     if (stereo_params_check(&a->params, err, sizeof err) != STEREO_OK) {
         report("stereo: %s", err);
-        return -1;
+        return EXIT_USAGE;
     }
     size_t n = (size_t)a->params.width * a->params.height;
     if (!(a->disparity = calloc(n, sizeof *a->disparity)) ||
@@ -1903,8 +1960,11 @@ int main(int argc, char **argv)
     int windowed = 0;
     display d;
 #endif
-    if (open_inputs(&a) != 0)
+    if ((rc = open_inputs(&a)) != 0) {
+        rc = rc < 0 ? 1 : rc;
         goto out;
+    }
+    rc = 1;
     if (live_pipeline_create(&a.cfg, &a.params, a.have_maps ? a.maps : NULL, a.src, &a.pipe, err,
                              sizeof err) != 0) {
         report("%s", err);
@@ -1945,6 +2005,7 @@ int main(int argc, char **argv)
 #endif
     int64_t t_start = monotonic_ns();
     a.rt.t_ns = t_start;
+    session_running = 1;
 #if !LIVE_LIBC_ONLY
     if (live_pipeline_start(a.pipe, windowed ? wake_display : NULL, &d, err, sizeof err) != 0) {
 #else

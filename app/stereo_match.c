@@ -1488,6 +1488,7 @@ int main(int argc, char **argv)
 {
     options o;
     memset(&o, 0, sizeof o);
+    outpath_remove_temps_on_signals(); /* Ctrl-C mid-sequence: no FILE.tmp.XXXXXX left behind */
     int rc = parse_options(argc, argv, &o);
     if (rc)
         return rc;

@@ -605,18 +605,42 @@ static void compute_map(const double M[3][3], const double D[CALIB_MAX_DIST], co
 }
 
 /* The output size asked for (0x0: the calibration's rectified size rw x rh), checked. */
-static int output_size(int *out_w, int *out_h, int rw, int rh, const char *name, char *err,
-                       size_t errlen)
+/* The maps' size: out_w x out_h when given, else the file's rectified size rw x rh, which may be
+ * at most RECT_MAX_SCALE times the camera images' iw x ih on a side (a larger one rectifies
+ * nothing the cameras saw, and its maps and stage would be built for nothing: 8192x8192 from
+ * 64x48 images took 45 s and 8.9 GB before). Checked before any map is built. */
+#define RECT_MAX_SCALE 4
+static int output_size(int *out_w, int *out_h, int rw, int rh, int iw, int ih, const char *name,
+                       char *err, size_t errlen)
 {
     if (*out_w == 0 && *out_h == 0) {
         *out_w = rw;
         *out_h = rh;
+        if ((long)rw > (long)RECT_MAX_SCALE * iw || (long)rh > (long)RECT_MAX_SCALE * ih) {
+            imgio_error(err, errlen, name, "rectified_width x rectified_height %dx%d is more than "
+                        "%d times the %dx%d camera images on a side: not a rectification of them",
+                        rw, rh, RECT_MAX_SCALE, iw, ih);
+            return -1;
+        }
     }
     if (*out_w < 1 || *out_h < 1) {
         imgio_error(err, errlen, name, "output size %dx%d is out of range", *out_w, *out_h);
         return -1;
     }
     return image_check_side(name, *out_w, *out_h, err, errlen);
+}
+
+/* When cam_w > 0, a calibration must be for cam_w x cam_h camera images: checked before its maps
+ * are built (a mismatch used to build 1.18 GB of maps first). */
+static int check_camera_size(const char *path, int iw, int ih, int cam_w, int cam_h, char *err,
+                             size_t errlen)
+{
+    if (cam_w > 0 && (iw != cam_w || ih != cam_h)) {
+        imgio_error(err, errlen, path, "maps are for %dx%d camera images, but the images are %dx%d",
+                    iw, ih, cam_w, cam_h);
+        return -1;
+    }
+    return 0;
 }
 
 /* inv(P[:, 0:3] * R): rectified pixel -> camera ray; -1 naming which (e.g. "P1 * R1") when
@@ -660,7 +684,8 @@ static int compute_maps(const stereo_calib *c, int out_w, int out_h, stereo_map 
                         const char *name, char *err, size_t errlen)
 {
     memset(maps, 0, 2 * sizeof *maps);
-    if (output_size(&out_w, &out_h, c->rect_width, c->rect_height, name, err, errlen))
+    if (output_size(&out_w, &out_h, c->rect_width, c->rect_height, c->image_width,
+                    c->image_height, name, err, errlen))
         return -1;
     double ir[2][9];
     if (rectified_to_ray(c->P[0], c->Rrect[0], ir[0], "P1 * R1", name, err, errlen) ||
@@ -692,7 +717,8 @@ static int rig_compute_maps(const calib_rig *g, int out_w, int out_h,
                             size_t errlen)
 {
     memset(maps, 0, CALIB_RIG_MAX * sizeof *maps);
-    if (output_size(&out_w, &out_h, g->rect_width, g->rect_height, name, err, errlen))
+    if (output_size(&out_w, &out_h, g->rect_width, g->rect_height, g->image_width,
+                    g->image_height, name, err, errlen))
         return -1;
     for (int k = 0; k < g->ncams; k++) {
         char which[40];
@@ -718,29 +744,22 @@ int calib_rig_load(const char *path, int cam_w, int cam_h, calib_rig *rig,
                    stereo_map maps[CALIB_RIG_MAX], char *err, size_t errlen)
 {
     memset(maps, 0, CALIB_RIG_MAX * sizeof *maps);
-    if (calib_rig_read(path, rig, err, errlen) ||
-        rig_compute_maps(rig, 0, 0, maps, path, err, errlen))
-        return -1;
-    if (cam_w > 0 && (rig->image_width != cam_w || rig->image_height != cam_h)) {
-        imgio_error(err, errlen, path, "maps are for %dx%d camera images, but the images are %dx%d",
-                    rig->image_width, rig->image_height, cam_w, cam_h);
-        calib_rig_free_maps(maps);
-        return -1;
-    }
-    return 0;
+    return calib_rig_read(path, rig, err, errlen) ||
+                   check_camera_size(path, rig->image_width, rig->image_height, cam_w, cam_h, err,
+                                     errlen) ||
+                   rig_compute_maps(rig, 0, 0, maps, path, err, errlen)
+               ? -1 : 0;
 }
 
 /* When cam_w > 0 the maps must be for cam_w x cam_h camera images (else they are freed). */
 static int check_source_size(const char *path, int cam_w, int cam_h, stereo_map maps[2],
                              char *err, size_t errlen)
 {
-    if (cam_w > 0 && (maps[0].src_width != cam_w || maps[0].src_height != cam_h)) {
-        imgio_error(err, errlen, path, "maps are for %dx%d camera images, but the images are %dx%d",
-                    maps[0].src_width, maps[0].src_height, cam_w, cam_h);
-        mapfile_free(maps);
-        return -1;
-    }
-    return 0;
+    if (check_camera_size(path, maps[0].src_width, maps[0].src_height, cam_w, cam_h, err,
+                          errlen) == 0)
+        return 0;
+    mapfile_free(maps);
+    return -1;
 }
 
 int calib_load_maps(const char *path, int cam_w, int cam_h, stereo_map maps[2], char *err,
@@ -788,11 +807,12 @@ int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map ma
         return -1;
     if (pair) {
         stereo_calib c;
-        if (calib_read_camera_info(left, right, &c, err, errlen) ||
-            give_camera(path, &c, cam, has_camera, err, errlen) ||
-            compute_maps(&c, 0, 0, maps, path, err, errlen))
-            return -1;
-        return check_source_size(path, cam_w, cam_h, maps, err, errlen);
+        return calib_read_camera_info(left, right, &c, err, errlen) ||
+                       give_camera(path, &c, cam, has_camera, err, errlen) ||
+                       check_camera_size(path, c.image_width, c.image_height, cam_w, cam_h, err,
+                                         errlen) ||
+                       compute_maps(&c, 0, 0, maps, path, err, errlen)
+                   ? -1 : 0;
     }
     FILE *f = imgio_open(path, err, errlen);
     if (!f)
@@ -810,7 +830,7 @@ int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map ma
         if (rig) { /* two cameras: the reference (left) and the other one (right) */
             calib_rig g;
             stereo_map all[CALIB_RIG_MAX];
-            if (calib_rig_load(path, 0, 0, &g, all, err, errlen))
+            if (calib_rig_load(path, cam_w, cam_h, &g, all, err, errlen))
                 return -1;
             if (g.ncams > 2) {
                 calib_rig_free_maps(all);
@@ -821,13 +841,13 @@ int calib_load_maps_camera(const char *path, int cam_w, int cam_h, stereo_map ma
             }
             maps[0] = all[g.reference];
             maps[1] = all[g.first];
-            return check_source_size(path, cam_w, cam_h, maps, err, errlen);
+            return 0;
         }
         stereo_calib c;
         if (calib_read_yaml(path, &c, err, errlen) ||
-            give_camera(path, &c, cam, has_camera, err, errlen))
-            return -1;
-        if (compute_maps(&c, 0, 0, maps, path, err, errlen))
+            give_camera(path, &c, cam, has_camera, err, errlen) ||
+            check_camera_size(path, c.image_width, c.image_height, cam_w, cam_h, err, errlen) ||
+            compute_maps(&c, 0, 0, maps, path, err, errlen))
             return -1;
     } else {
         camera_info ci;

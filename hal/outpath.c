@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* outpath.c — outputs checked before the work, and written atomically (outpath.h). libc only. */
+/* outpath.c — outputs checked before the work and written atomically, inputs opened without
+ * blocking (outpath.h). libc only. */
 #include "outpath.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +116,23 @@ static int check_one(const outpath_file *o, char *err, size_t errlen)
              dir, errno ? strerror(errno) : "not a directory");
         return -1;
     }
+    /* the temporary name must fit too, or the work would be done and then lost */
+    size_t tmp = sizeof OUTPATH_TMP_SUFFIX - 1;
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max <= 0)
+        name_max = NAME_MAX;
+    if (strlen(base) + tmp > (size_t)name_max) {
+        fail(err, errlen, "%s '%.60s...': the file name is %zu bytes; with the temporary suffix "
+             "'%s' it must fit in %ld, so at most %zu", o->what, o->path, strlen(base),
+             OUTPATH_TMP_SUFFIX, name_max, (size_t)name_max - tmp);
+        return -1;
+    }
+    if (strlen(o->path) + tmp >= PATH_MAX) {
+        fail(err, errlen, "%s '%.60s...': the path is %zu bytes; with the temporary suffix "
+             "'%s' it must stay below %d", o->what, o->path, strlen(o->path), OUTPATH_TMP_SUFFIX,
+             PATH_MAX);
+        return -1;
+    }
     return 0;
 }
 
@@ -153,24 +174,209 @@ int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *in
     return 0;
 }
 
+int outpath_check_folder(const char *what, const char *dir, const outpath_file *files, int n,
+                         char *err, size_t errlen)
+{
+    file_identity folder, parent;
+    identify(dir, &folder);
+    for (int i = 0; i < n; i++) {
+        char up[PATH_MAX];
+        const char *base;
+        if (!files[i].path || !*files[i].path || split_path(files[i].path, up, &base) != 0)
+            continue;
+        identify(up, &parent);
+        if (same_file(&folder, &parent)) {
+            fail(err, errlen, "%s '%s' would hold %s '%s'; it takes a new or empty folder of "
+                 "its own", what, dir, files[i].what, files[i].path);
+            return -1;
+        }
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        if (errno != ENOENT) {
+            fail(err, errlen, "%s '%s': %s", what, dir, strerror(errno));
+            return -1;
+        }
+        /* created by the program: its parent must take it ("rec/" is the folder "rec") */
+        char name[PATH_MAX];
+        size_t len = strlen(dir);
+        while (len > 1 && dir[len - 1] == '/')
+            len--;
+        snprintf(name, sizeof name, "%.*s", (int)len, dir);
+        outpath_file f = {what, name};
+        return check_one(&f, err, errlen);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fail(err, errlen, "%s '%s' exists and is not a directory%s; name a new or empty folder",
+             what, dir, S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        fail(err, errlen, "%s '%s': cannot read the folder: %s", what, dir, strerror(errno));
+        return -1;
+    }
+    char first[NAME_MAX + 1] = "";
+    long count = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && count++ == 0)
+            snprintf(first, sizeof first, "%s", e->d_name);
+    closedir(d);
+    if (count) {
+        fail(err, errlen, "%s '%s' holds files already ('%s'%s); name a new or empty folder",
+             what, dir, first, count > 1 ? " and more" : "");
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fail(err, errlen, "%s '%s': cannot write into the folder: %s", what, dir,
+             strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void outpath_add(outpath_registry *r, int is_output, const char *what, const char *path)
+{
+    if (!path || !*path || r->nomem)
+        return;
+    if (r->n == r->cap) {
+        int c = r->cap ? 2 * r->cap : 32;
+        outpath_file *f = realloc(r->file, (size_t)c * sizeof *f);
+        if (f)
+            r->file = f;
+        unsigned char *o = realloc(r->is_out, (size_t)c);
+        if (o)
+            r->is_out = o;
+        if (!f || !o) {
+            r->nomem = 1;
+            return;
+        }
+        r->cap = c;
+    }
+    char *w = strdup(what), *p = strdup(path);
+    if (!w || !p) {
+        free(w), free(p);
+        r->nomem = 1;
+        return;
+    }
+    r->file[r->n] = (outpath_file){w, p};
+    r->is_out[r->n++] = is_output != 0;
+}
+
+int outpath_registry_check(const outpath_registry *r, const char *folder_what,
+                           const char *folder, char *err, size_t errlen)
+{
+    if (r->nomem) {
+        fail(err, errlen, "out of memory listing the inputs and outputs");
+        return -1;
+    }
+    outpath_file *in = malloc(((size_t)r->n + 1) * sizeof *in);
+    outpath_file *out = malloc(((size_t)r->n + 1) * sizeof *out);
+    int n_in = 0, n_out = 0, rc = -1;
+    if (!in || !out) {
+        fail(err, errlen, "out of memory listing the inputs and outputs");
+        goto done;
+    }
+    for (int i = 0; i < r->n; i++) {
+        char why[64];
+        if (r->is_out[i])
+            out[n_out++] = r->file[i];
+        else if (input_is_regular(r->file[i].path, why, sizeof why) == 0)
+            in[n_in++] = r->file[i];
+        else { /* a FIFO would block the reader, a device never end */
+            fail(err, errlen, "%s '%s' %s; name a file", r->file[i].what, r->file[i].path, why);
+            goto done;
+        }
+    }
+    rc = outpath_check(out, n_out, in, n_in, err, errlen);
+    if (rc == 0 && folder && *folder)
+        rc = outpath_check_folder(folder_what, folder, r->file, r->n, err, errlen);
+done:
+    free(in);
+    free(out);
+    return rc;
+}
+
+void outpath_registry_free(outpath_registry *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        free((char *)r->file[i].what);
+        free((char *)r->file[i].path);
+    }
+    free(r->file);
+    free(r->is_out);
+    memset(r, 0, sizeof *r);
+}
+
+/* The temporary files being written, for outpath_remove_temps_and_die in a signal handler: a
+ * slot is claimed (1), its name filled, then live (2) while the file may exist, and freed (0)
+ * after the rename or the unlink. A write that finds every slot taken goes on unregistered. */
+#define TEMP_SLOTS 8
+static int temp_state[TEMP_SLOTS];
+static char temp_name[TEMP_SLOTS][PATH_MAX];
+
+static int temp_claim(void)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++) {
+        int free_slot = 0;
+        if (__atomic_compare_exchange_n(&temp_state[k], &free_slot, 1, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED))
+            return k;
+    }
+    return -1;
+}
+
+void outpath_remove_temps_and_die(int sig)
+{
+    for (int k = 0; k < TEMP_SLOTS; k++)
+        if (__atomic_load_n(&temp_state[k], __ATOMIC_ACQUIRE) == 2)
+            unlink(temp_name[k]);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* pending until the handler returns */
+}
+
+void outpath_remove_temps_on_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = outpath_remove_temps_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction was;
+        /* a signal ignored from the start stays ignored (nohup, a shell's background job) */
+        if (sigaction(sigs[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int atomic_write_file(const char *path, file_writer write, const void *ctx, char *err,
                       size_t errlen)
 {
-    static const char suffix[] = ".tmp.XXXXXX";
+    static const char suffix[] = OUTPATH_TMP_SUFFIX;
     size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof suffix);
-    if (!tmp) {
-        fail(err, errlen, "%s: out of memory", path);
+    if (len + sizeof suffix > PATH_MAX) {
+        fail(err, errlen, "%s: the name is too long for its temporary file", path);
         return -1;
     }
+    int slot = temp_claim();
+    char local[PATH_MAX];
+    char *tmp = slot >= 0 ? temp_name[slot] : local;
     memcpy(tmp, path, len);
     memcpy(tmp + len, suffix, sizeof suffix);
+    if (slot >= 0) /* from here a signal may remove it (a name not yet created: no harm) */
+        __atomic_store_n(&temp_state[slot], 2, __ATOMIC_RELEASE);
 
     int fd = mkstemp(tmp);
     if (fd < 0) {
         fail(err, errlen, "%s: cannot create temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
+        goto done;
     }
     /* mkstemp creates mode 0600; a file written by us should be as readable as one written
      * with fopen. Keep the mode of a file we replace, else use the usual 0644. */
@@ -209,12 +415,15 @@ int atomic_write_file(const char *path, file_writer write, const void *ctx, char
              strerror(errno));
         goto fail;
     }
-    free(tmp);
+    if (slot >= 0)
+        __atomic_store_n(&temp_state[slot], 0, __ATOMIC_RELEASE);
     return 0;
 
 fail:
     unlink(tmp);
-    free(tmp);
+done:
+    if (slot >= 0)
+        __atomic_store_n(&temp_state[slot], 0, __ATOMIC_RELEASE);
     return -1;
 }
 
@@ -234,4 +443,54 @@ int atomic_write_bytes(const char *path, const void *data, size_t len, char *err
 {
     byte_span b = {data, len};
     return atomic_write_file(path, write_span, &b, err, errlen);
+}
+
+/* Why an existing file that is not a regular one cannot be read as one. */
+static const char *not_regular(mode_t m)
+{
+    return S_ISDIR(m) ? "cannot open: Is a directory" : S_ISFIFO(m) ? "is a FIFO, not a regular file"
+           : S_ISCHR(m) || S_ISBLK(m) ? "is a device, not a regular file"
+           : S_ISSOCK(m) ? "is a socket, not a regular file" : "is not a regular file";
+}
+
+static void say_why(char *why, size_t whylen, const char *fmt, const char *arg)
+{
+    if (why && whylen)
+        snprintf(why, whylen, fmt, arg);
+}
+
+FILE *open_input_file(const char *path, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        say_why(why, whylen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        say_why(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        say_why(why, whylen, "%s", not_regular(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        say_why(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+int input_is_regular(const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return 0;
+    say_why(why, whylen, "%s", not_regular(st.st_mode));
+    return -1;
 }

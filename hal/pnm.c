@@ -3,6 +3,8 @@
  * shares. libc only: this file is built on machines without libpng or libturbojpeg. */
 #include "pnm.h"
 
+#include "outpath.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -45,24 +47,18 @@ FILE *imgio_open(const char *path, char *err, size_t errlen)
         imgio_error(err, errlen, "(empty path)", "no file name given");
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
+    /* a FIFO or a device would block or never end: regular files only (outpath.h) */
+    char why[160];
+    FILE *f = open_input_file(path, why, sizeof why);
     if (!f) {
-        imgio_error(err, errlen, path, "cannot open: %s", strerror(errno));
+        imgio_error(err, errlen, path, "%s", why);
         return NULL;
     }
-    /* fopen succeeds on a directory on Linux; the read would then fail with a vaguer EISDIR. */
     struct stat st;
-    if (fstat(fileno(f), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            imgio_error(err, errlen, path, "is a directory, not an image file");
-            fclose(f);
-            return NULL;
-        }
-        if (S_ISREG(st.st_mode) && st.st_size == 0) {
-            imgio_error(err, errlen, path, "empty file");
-            fclose(f);
-            return NULL;
-        }
+    if (fstat(fileno(f), &st) == 0 && st.st_size == 0) {
+        imgio_error(err, errlen, path, "empty file");
+        fclose(f);
+        return NULL;
     }
     return f;
 }

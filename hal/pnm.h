@@ -34,8 +34,9 @@ int pnm_write(const char *path, const image *img, char *err, size_t errlen);
 void imgio_error(char *err, size_t errlen, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Opens path for binary reading; fails with a clear message for a missing file, a directory,
- * or anything else fopen refuses. */
+/* Opens path for binary reading; fails with a clear message for a missing file, a directory, a
+ * FIFO or a device (refused without blocking: open_input_file, outpath.h), an empty file, or
+ * anything else open refuses. */
 FILE *imgio_open(const char *path, char *err, size_t errlen);
 
 /* Refuses, from a file's header and before anything is allocated, an image (or map) larger than

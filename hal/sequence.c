@@ -2,6 +2,8 @@
 /* sequence.c — see sequence.h. */
 #include "sequence.h"
 
+#include "outpath.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -60,8 +62,7 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The pattern with frame number k; the pattern was checked (one integer conversion). */
-static int format_frame(const char *pattern, long k, char *buf, size_t len)
+int seq_frame_path(const char *pattern, long k, char *buf, size_t len)
 {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -124,18 +125,25 @@ int seq_from_patterns(const char *left, const char *right, seq_list *out, char *
     char l[4096], r[4096];
     long first = -1;
     for (long k = 0; k <= 1 && first < 0; k++)
-        if (format_frame(left, k, l, sizeof l) == 0 && is_file(l))
+        if (seq_frame_path(left, k, l, sizeof l) == 0 && is_file(l))
             first = k;
     if (first < 0) {
-        format_frame(left, 0, l, sizeof l);
+        seq_frame_path(left, 0, l, sizeof l);
         return failf(err, errlen, "LEFT %s: no such file, nor the one numbered 1: a sequence "
                      "starts at 0 or 1", l);
     }
     int cap = 0;
     for (long k = first;; k++) {
-        if (format_frame(left, k, l, sizeof l) || format_frame(right, k, r, sizeof r)) {
+        if (seq_frame_path(left, k, l, sizeof l) || seq_frame_path(right, k, r, sizeof r)) {
             seq_free(out);
             return failf(err, errlen, "LEFT / RIGHT: the path of frame %ld is too long", k);
+        }
+        char why[64]; /* a FIFO or a device in the sequence: refused, not taken for its end */
+        const char *bad = input_is_regular(l, why, sizeof why) ? l
+                          : input_is_regular(r, why, sizeof why) ? r : NULL;
+        if (bad) {
+            seq_free(out);
+            return failf(err, errlen, "%s %s %s", bad == l ? "LEFT" : "RIGHT", bad, why);
         }
         int have_l = is_file(l), have_r = is_file(r);
         if (!have_l && !have_r)
@@ -280,7 +288,7 @@ int seq_output_path(const seq_list *s, int i, const char *target, const char *ex
                     size_t len)
 {
     if (!s->from_dirs)
-        return format_frame(target, s->index[i], buf, len);
+        return seq_frame_path(target, s->index[i], buf, len);
     size_t t = strlen(target);
     int n = snprintf(buf, len, "%s%s%s%s", target, t && target[t - 1] == '/' ? "" : "/",
                      s->stem[i], ext);

@@ -32,6 +32,10 @@ typedef struct {
  * a width of up to 2 digits; %% is a literal %). 0, or -1 with "what: 'pattern' ..." in err. */
 int seq_check_pattern(const char *what, const char *pattern, char *err, size_t errlen);
 
+/* Frame k's name from a checked pattern (one frame-number conversion). 0, or -1 when it does
+ * not fit in buf. */
+int seq_frame_path(const char *pattern, long k, char *buf, size_t len);
+
 /* Whether the path holds a '%' (a pattern rather than one file). */
 int seq_is_pattern(const char *path);
 

@@ -2,6 +2,8 @@
 /* source_uri.c — the live input URIs and the plan of which backend reads them (source_uri.h). */
 #include "source_uri.h"
 
+#include "synth.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -55,8 +57,8 @@ static int parse_uint(const char *s, size_t n, long lo, long hi, int *out)
     return 0;
 }
 
-/* synth://?width=W&height=H&fps=F (each optional; the [synth] keys' ranges: hal/synth.h's
- * sizes are checked again when the scene is created). */
+/* synth://?width=W&height=H&fps=F (each optional; the [synth] keys' ranges, hal/synth.h's
+ * sizes, so that a bad one is refused with the other options, not when the scene starts). */
 static int parse_synth_options(const char *q, source_uri *u, char *err, size_t errlen)
 {
     while (*q) {
@@ -67,27 +69,107 @@ static int parse_synth_options(const char *q, source_uri *u, char *err, size_t e
                         "height, fps, e.g. synth://?width=320&height=240)", u->text, (int)n, q);
         size_t klen = (size_t)(eq - q), vlen = n - klen - 1;
         int *field = NULL;
-        long hi = 8192;
+        long lo = SYNTH_MIN_SIZE, hi = SYNTH_MAX_SIZE;
         if (klen == 5 && strncmp(q, "width", 5) == 0)
             field = &u->width;
         else if (klen == 6 && strncmp(q, "height", 6) == 0)
             field = &u->height;
         else if (klen == 3 && strncmp(q, "fps", 3) == 0)
-            field = &u->fps, hi = 1000;
+            field = &u->fps, lo = 0, hi = 1000;
         if (!field)
             return fail(err, errlen, "'%s': unknown synth option '%.*s' (synth options: width, "
                         "height, fps)", u->text, (int)klen, q);
         if (*field >= 0)
             return fail(err, errlen, "'%s': synth option '%.*s' given twice", u->text,
                         (int)klen, q);
-        if (parse_uint(eq + 1, vlen, field == &u->fps ? 0 : 1, hi, field) != 0)
+        if (parse_uint(eq + 1, vlen, lo, hi, field) != 0)
             return fail(err, errlen, "'%s': synth option %.*s = '%.*s' is not an integer in "
-                        "%d..%ld", u->text, (int)klen, q, (int)vlen, eq + 1,
-                        field == &u->fps ? 0 : 1, hi);
+                        "%ld..%ld", u->text, (int)klen, q, (int)vlen, eq + 1, lo, hi);
         q += n;
         if (*q == '&')
             q++;
     }
+    return 0;
+}
+
+/* The length of a frame-number conversion at s ("%04d": %, flags 0-+ space, a width of up to
+ * two digits, d, i or u; sequence.h's rule), else 0. */
+static size_t conversion_length(const char *s)
+{
+    const char *q = s + 1;
+    while (*q && strchr("0-+ ", *q))
+        q++;
+    for (int digits = 0; isdigit((unsigned char)*q) && digits < 2; digits++)
+        q++;
+    return *q == 'd' || *q == 'i' || *q == 'u' ? (size_t)(q - s) + 1 : 0;
+}
+
+static int hex_value(char c)
+{
+    return isdigit((unsigned char)c) ? c - '0'
+           : isxdigit((unsigned char)c) ? tolower((unsigned char)c) - 'a' + 10 : -1;
+}
+
+/* file://PATH (RFC 8089): "localhost/" names the local host, so file://localhost/a is /a;
+ * %XX is a percent-encoded byte. Beside those, a frame-number conversion (%04d) makes the path
+ * an image sequence, and %% is a literal '%' (so is %25). out->target gets the path for a video,
+ * the printf pattern ('%' doubled) for a sequence. */
+static int parse_file_path(const char *text, const char *rest, source_uri *out, char *err,
+                           size_t errlen)
+{
+    if (strncasecmp(rest, "localhost/", 10) == 0)
+        rest += 9;
+    if (!rest[0])
+        return fail(err, errlen, "'%s': no path (file:///abs/video.mp4, file://rel/video.mp4 "
+                    "or file://left_%%04d.png)", text);
+    char pattern[SOURCE_URI_MAX];
+    size_t k = 0;
+    int conversions = 0;
+    for (const char *p = rest; *p;) {
+        if (k + 3 >= sizeof pattern) /* decoding only shortens the text: cannot happen */
+            return fail(err, errlen, "'%s': too long", text);
+        if (*p != '%') {
+            pattern[k++] = *p++;
+            continue;
+        }
+        size_t n = p[1] == '%' ? 2 : conversion_length(p);
+        if (n) { /* kept as printf reads it */
+            conversions += p[1] != '%';
+            memcpy(pattern + k, p, n);
+            k += n, p += n;
+            continue;
+        }
+        int hi = hex_value(p[1]), lo = hi < 0 ? -1 : hex_value(p[2]);
+        if (lo < 0)
+            return fail(err, errlen, "'%s': '%.3s' at byte %zu is neither a frame number "
+                        "(%%04d: an image sequence) nor %%XX (a percent-encoded byte); a "
+                        "literal %% is %%%% or %%25", text, p, (size_t)(p - text) + 1);
+        int byte = hi * 16 + lo;
+        if (byte < 0x20 || byte == 0x7f)
+            return fail(err, errlen, "'%s': '%.3s' decodes to a control character", text, p);
+        if (byte == '%')
+            pattern[k++] = '%';
+        pattern[k++] = (char)byte;
+        p += 3;
+    }
+    pattern[k] = '\0';
+    if (conversions > 1)
+        return fail(err, errlen, "'%s': %d frame-number conversions; an image sequence has one "
+                    "(file://left_%%04d.png; a literal %% is %%%%)", text, conversions);
+    /* GStreamer's description quotes the path: it may not close the quotes */
+    if (strchr(pattern, '"') || strchr(pattern, '\\'))
+        return fail(err, errlen, "'%s': a path with '\"' or '\\' is not supported", text);
+    out->is_pattern = conversions == 1;
+    if (out->is_pattern) {
+        memcpy(out->target, pattern, k + 1);
+        return 0;
+    }
+    size_t j = 0; /* a video: the file's own name, %% undone */
+    for (size_t i = 0; i < k; i++) {
+        out->target[j++] = pattern[i];
+        i += pattern[i] == '%' && pattern[i + 1] == '%';
+    }
+    out->target[j] = '\0';
     return 0;
 }
 
@@ -148,15 +230,7 @@ int source_uri_parse(const char *text, source_uri *out, char *err, size_t errlen
         snprintf(out->target, sizeof out->target, "%s", text);
         return 0;
     case URI_FILE:
-        if (!rest[0])
-            return fail(err, errlen, "'%s': no path (file:///abs/video.mp4, file://rel/video.mp4 "
-                        "or file://left_%%04d.png)", text);
-        /* GStreamer's description quotes the path: it may not close the quotes */
-        if (strchr(rest, '"') || strchr(rest, '\\'))
-            return fail(err, errlen, "'%s': a path with '\"' or '\\' is not supported", text);
-        snprintf(out->target, sizeof out->target, "%s", rest);
-        out->is_pattern = strchr(rest, '%') != NULL;
-        return 0;
+        return parse_file_path(text, rest, out, err, errlen);
     case URI_GST: {
         const char *s = rest;
         while (isspace((unsigned char)*s))

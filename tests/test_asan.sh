@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/test_asan.sh — the unit tests and tests/test_cli.sh again, on programs built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (gcc, CPU backend), as TAP.
+# tests/test_asan.sh — the unit tests, tests/test_cli.sh and tests/test_hostile.sh again, on
+# programs built with AddressSanitizer and UndefinedBehaviorSanitizer (gcc, CPU backend), as TAP.
 #
 # The build lives in a folder of its own, build-asan/ (./configure --out, a shadow of the source
 # tree with its own build/), so build/ is left alone; this script configures and builds it with
@@ -83,6 +83,8 @@ for t in "$D"/build/tests/test_*; do
 done
 san_run test_cli.sh env STEREO_BUILD="$D/build" STEREO_SANITIZER=$SAN bash tests/test_cli.sh
 result "test_cli.sh on the ASan+UBSan programs ($cases cases)"
+san_run test_hostile.sh env STEREO_BUILD="$D/build" STEREO_SANITIZER=$SAN bash tests/test_hostile.sh
+result "test_hostile.sh on the ASan+UBSan programs ($cases cases)"
 
 echo "1..$n"
 printf '%s\n' "${tap[@]}"

@@ -567,13 +567,20 @@ static void test_files_that_cannot_be_read(void **state)
     assert_int_equal(live_config_load(tmpdir, &c, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: cannot open: %s", tmpdir, strerror(EISDIR));
     assert_string_equal(err, want);
-    /* a device that never ends: refused after a bounded read (it used to grow a line buffer
-     * to several GB, then run on the defaults and exit 0) */
+    /* a device that never ends, and a FIFO without a writer (which used to block in open):
+     * refused before reading, without blocking */
     live_config d;
     live_config_defaults(&d);
     assert_int_equal(live_config_load("/dev/zero", &c, err, sizeof err), -1);
-    assert_string_equal(err, "/dev/zero:1: the line contains a NUL byte");
+    assert_string_equal(err, "/dev/zero: is a device, not a regular file");
     assert_memory_equal(&c, &d, sizeof c);
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.ini", tmpdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(live_config_load(fifo, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: is a FIFO, not a regular file", fifo);
+    assert_string_equal(err, want);
+    unlink(fifo);
     /* a line without an end */
     size_t big = 3u << 20;
     char *buf = malloc(big);

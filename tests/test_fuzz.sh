@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # tests/test_fuzz.sh — every libFuzzer harness (tests/fuzz/: image, pfm, mapfile, calib_yaml,
-# camera_info, config) for a bounded time, as TAP: tools/fuzz.sh NAME SECONDS, which builds them
+# camera_info, config, uri) for a bounded time, as TAP: tools/fuzz.sh NAME SECONDS, which builds them
 # in build-fuzz/ (clang, ASan + UBSan) and starts from the seed corpus tests/fuzz/corpus/NAME/,
 # so every crasher kept there is replayed first. A harness passes when the run ends by its time
 # limit with no crash, leak, sanitizer report or hang (libFuzzer's exit status 0) after more

@@ -20,8 +20,9 @@
 #      paths, census; maps by absolute path): the replay runs with them, same disparity;
 #      recording the replay again gives the same files bit for bit; recorded = processed;
 #      outputs refused before the session (exit 2, at once): --screenshot / --stats-json into a
-#      missing folder, naming each other, the configuration, the maps or the recording's files,
-#      a link, a device, a directory; --record into the folder a files source replays
+#      missing folder, naming each other, the configuration, the maps or a file in the recording
+#      folder, a link, a device, a directory; --record into the folder a files source replays
+#      (more hostile cases: tests/test_hostile.sh)
 #   6. the recording writer thread: slowed down (strace delays its renames), a live source drops
 #      recordings and counts them (recorded + record drops = processed, the queue flushed at the
 #      end), a files source waits and drops none; the folder vanishing mid-run ends the run with
@@ -473,13 +474,13 @@ Q: !!opencv-matrix
    dt: d
    data: [ 1., 0., 0., -32., 0., 1., 0., -24., 0., 0., 0., 48., 0., 0., 16.666666666666667, 0. ]
 YAML
-timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
+timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4m --set synth.width=64 \
   --set synth.height=48 --set stereo.disparities=16 --set calibration.maps=rig64.yml \
   --screenshot rec4.png >r4.out 2>r4.err
 rc=$?
 check "record through calibration maps: exit $rc, replay.ini names the maps by absolute path" \
-  r4.err eval '[ $rc -eq 0 ] && grep -qx "maps = $(pwd -P)/rig64.yml" rec4/replay.ini'
-(cd elsewhere && timeout 60 "$LIVE" --config ../rec4/replay.ini --headless \
+  r4.err eval '[ $rc -eq 0 ] && grep -qx "maps = $(pwd -P)/rig64.yml" rec4m/replay.ini'
+(cd elsewhere && timeout 60 "$LIVE" --config ../rec4m/replay.ini --headless \
   --screenshot ../rep4.png >../p4.out 2>../p4.err)
 rc=$?
 check "replay through the same maps (from another directory): exit $rc, the same last disparity" \
@@ -520,11 +521,11 @@ out_case "--screenshot = calibration.maps" \
   "--screenshot / run.screenshot 'rig.png' is the same file as calibration.maps 'rig.png'" \
   --set calibration.maps=rig.png --screenshot rig.png
 out_case "--stats-json = the recording's timestamps.txt" \
-  "--record / record.dir 'rec/timestamps.txt' is the same file as --stats-json 'rec/timestamps.txt'" \
+  "--record / record.dir 'rec' would hold --stats-json 'rec/timestamps.txt'; it takes a new or empty folder of its own" \
   --record rec --stats-json rec/timestamps.txt
 cp rec/replay.ini elsewhere.ini
 out_case "--record into the folder the files source replays" \
-  "stereo-live: --record / record.dir 'rec' is the folder the files source reads (files.left" \
+  "stereo-live: --record / record.dir 'rec' would hold files.left '" \
   --config elsewhere.ini --record rec
 ln -sf replay.orig link.json
 out_case "--stats-json a symbolic link" "--stats-json 'link.json' is a symbolic link" \

@@ -256,7 +256,7 @@ bad_case "lose_view outside the views" 2 "lose_view: view 3, but there are 3 vie
 bad_case "lose_view not VIEW,FIRST,LAST" 2 "synth.lose_view=2,5: '2,5' is not VIEW,FIRST,LAST" \
   --baselines 1,-1 --set synth.lose_view=2,5
 mkdir -p va vb
-bad_case "recording into the folder of view 2's sequence" 2 "is the folder the files source reads (source.view2 'vb/c_%d.png')" \
+bad_case "recording into the folder of view 2's sequence" 2 "record.dir 'vb' would hold source.view2 'vb/c_%d.png'" \
   --baselines 1,-1 --left 'file://va/l_%d.png' --right 'file://va/r_%d.png' \
   --view 'file://vb/c_%d.png' --record vb
 printf '[stereo]\nbaselines = 1,1\n' >bad.ini

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_outpath.c — outpath_check: an output that names an input or another output (by the same
  * name, another path, a hard link, a link to its folder), a symbolic link, a directory, a device,
- * a missing folder; and atomic_write_file failing half-way. */
+ * a missing folder, a name too long for its temporary file; atomic_write_file failing half-way
+ * or ended by a signal; inputs that are FIFOs or devices (open_input_file). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "outpath.h"
@@ -202,6 +205,88 @@ static void failed_write_keeps_old_file_and_leaves_no_temp(void **state)
     unlink(path);
 }
 
+/* A name that fits alone but not with ".tmp.XXXXXX" is refused before the work, not lost after
+ * it; one that fits with the suffix passes. */
+static void name_too_long_for_its_temporary_file_is_refused(void **state)
+{
+    char name[300], path[PATH_MAX + 300];
+    long name_max = pathconf(tmpdir, _PC_NAME_MAX);
+    assert_true(name_max > 20 && name_max < 290);
+    size_t fits = (size_t)name_max - (sizeof OUTPATH_TMP_SUFFIX - 1);
+    memset(name, 'a', fits + 1);
+    name[fits + 1] = '\0';
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    assert_int_equal(check2("output", path, "input LEFT", NULL), -1);
+    assert_non_null(strstr(err, "with the temporary suffix '.tmp.XXXXXX'"));
+    name[fits] = '\0';
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    assert_int_equal(check2("output", path, "input LEFT", NULL), 0);
+    assert_int_equal(atomic_write_bytes(path, "x", 1, err, sizeof err), 0);
+    unlink(path);
+}
+
+/* A FIFO without a writer, a device and a directory are refused at once, not waited on. */
+static void input_fifo_and_device_are_refused_without_blocking(void **state)
+{
+    char fifo[PATH_MAX], why[160];
+    tmp_path(fifo, "in.fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(5); /* a blocking open would end the test here */
+    assert_null(open_input_file(fifo, why, sizeof why));
+    assert_string_equal(why, "is a FIFO, not a regular file");
+    assert_int_equal(input_is_regular(fifo, why, sizeof why), -1);
+    assert_null(open_input_file("/dev/zero", why, sizeof why));
+    assert_string_equal(why, "is a device, not a regular file");
+    assert_null(open_input_file(tmpdir, why, sizeof why));
+    assert_null(open_input_file("/nonexistent/x", why, sizeof why));
+    assert_non_null(strstr(why, "cannot open: "));
+    alarm(0);
+    char reg[PATH_MAX];
+    write_text(tmp_path(reg, "reg.txt"), "abc", 3);
+    FILE *f = open_input_file(reg, why, sizeof why);
+    assert_non_null(f);
+    char buf[4] = {0};
+    assert_int_equal(fread(buf, 1, 3, f), 3); /* blocking reads again */
+    assert_string_equal(buf, "abc");
+    fclose(f);
+    assert_int_equal(input_is_regular(reg, why, sizeof why), 0);
+    unlink(fifo);
+    unlink(reg);
+}
+
+static int write_half_then_signal(FILE *f, const char *path, const void *ctx, char *e, size_t n)
+{
+    fputs("half", f);
+    fflush(f);
+    raise(*(const int *)ctx);
+    return 0;
+}
+
+/* SIGTERM or SIGINT in the middle of a write: the program ends by the signal and leaves neither
+ * the temporary file nor a partial output. */
+static void signal_mid_write_leaves_no_temporary_file(void **state)
+{
+    static const int sigs[] = {SIGTERM, SIGINT};
+    for (int k = 0; k < 2; k++) {
+        char path[PATH_MAX];
+        tmp_path(path, "signalled.png");
+        int before = count_entries();
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            outpath_remove_temps_on_signals();
+            atomic_write_file(path, write_half_then_signal, &sigs[k], err, sizeof err);
+            _exit(0);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), sigs[k]);
+        assert_int_equal(count_entries(), before);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+}
+
 static int make_tmpdir(void **state) { return tmpdir_make("test_outpath"); }
 static int remove_tmpdir(void **state) { return tmpdir_remove(); }
 
@@ -218,6 +303,9 @@ int main(void)
         cmocka_unit_test(read_only_folder_is_refused),
         cmocka_unit_test(missing_input_is_left_to_its_reader),
         cmocka_unit_test(failed_write_keeps_old_file_and_leaves_no_temp),
+        cmocka_unit_test(name_too_long_for_its_temporary_file_is_refused),
+        cmocka_unit_test(input_fifo_and_device_are_refused_without_blocking),
+        cmocka_unit_test(signal_mid_write_leaves_no_temporary_file),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -64,6 +64,24 @@ static void every_form_parses(void **state)
     assert_string_equal(u.target, "rec/left_%06d.png");
     assert_int_equal(u.is_pattern, 1);
     assert_false(source_uri_is_gst(&u));
+    /* RFC 8089: localhost, percent-encoding; %% and %25 a literal '%', %04d a sequence (whose
+     * target keeps a literal '%' doubled, as printf reads it) */
+    static const struct {
+        const char *uri, *target;
+        int is_pattern;
+    } files[] = {
+        {"file://localhost/data/left.mp4", "/data/left.mp4", 0},
+        {"file:///data/my%20video%2Fx.mp4", "/data/my video/x.mp4", 0},
+        {"file://100%%.avi", "100%.avi", 0},
+        {"file://100%25.avi", "100%.avi", 0},
+        {"file://rec%25/left_%06d.png", "rec%%/left_%06d.png", 1},
+        {"file://100%%/l_%2d.png", "100%%/l_%2d.png", 1},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        u = parse_ok(files[i].uri);
+        assert_string_equal(u.target, files[i].target);
+        assert_int_equal(u.is_pattern, files[i].is_pattern);
+    }
     u = parse_ok("gst://  videotestsrc is-live=true ! video/x-raw,width=320  ");
     assert_int_equal(u.kind, URI_GST);
     assert_string_equal(u.target, "videotestsrc is-live=true ! video/x-raw,width=320");
@@ -100,13 +118,22 @@ static void bad_uris_are_refused_clearly(void **state)
     parse_bad("rtsp:///path", "no host");
     parse_bad("file://", "no path");
     parse_bad("file://a\"b.mp4", "not supported");
+    parse_bad("file://a%22b.mp4", "not supported"); /* decoded, then checked */
+    parse_bad("file://100%.avi", "neither a frame number");
+    parse_bad("file://100%", "neither a frame number");
+    parse_bad("file://l_%s.png", "neither a frame number");
+    parse_bad("file://a%0Ab.avi", "control character");
+    parse_bad("file://a%00b.avi", "control character");
+    parse_bad("file://l_%04d_%04d.png", "2 frame-number conversions");
     parse_bad("gst://", "no pipeline");
     parse_bad("gst://   ", "no pipeline");
     parse_bad("gst://videotestsrc !", "ends with '!'");
     parse_bad("synth://x", "query");
     parse_bad("synth://?width", "KEY=VALUE");
     parse_bad("synth://?depth=3", "unknown synth option 'depth'");
-    parse_bad("synth://?width=0", "1..8192");
+    parse_bad("synth://?width=0", "32..4096");
+    parse_bad("synth://?width=17", "32..4096"); /* the scene's range, not only at run time */
+    parse_bad("synth://?height=4097", "32..4096");
     parse_bad("synth://?width=abc", "not an integer");
     parse_bad("synth://?fps=1001", "0..1000");
     parse_bad("synth://?width=64&width=64", "given twice");

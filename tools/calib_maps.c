@@ -323,6 +323,7 @@ static int write_maps(const char *calib_path, const char *maps_path, int w, int 
 int main(int argc, char **argv)
 {
     enum { O_COMPARE = 256, O_INFO, O_SIZE, O_TOL, O_HELP, O_VERSION };
+    outpath_remove_temps_on_signals(); /* no temporary file left by a signal */
     static const struct option opts[] = {
         {"compare", no_argument, 0, O_COMPARE}, {"info", no_argument, 0, O_INFO},
         {"size", required_argument, 0, O_SIZE}, {"tolerance", required_argument, 0, O_TOL},

@@ -3,7 +3,7 @@
 # tools/fuzz.sh — builds the libFuzzer harnesses (tests/fuzz/, clang with ASan and UBSan, in
 # build-fuzz/: a folder of its own, build/ is left alone) and fuzzes one reader for a while.
 #
-#   tools/fuzz.sh NAME [SECONDS]     NAME: image pfm mapfile calib_yaml camera_info config
+#   tools/fuzz.sh NAME [SECONDS]     NAME: image pfm mapfile calib_yaml camera_info config uri
 #                                    SECONDS: default 600 (a longer run: e.g. 3600)
 #   tools/fuzz.sh --list             the names
 #
@@ -16,7 +16,7 @@
 # Env: STEREO_FUZZ_DIR (default build-fuzz); extra libFuzzer options after SECONDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names="image pfm mapfile calib_yaml camera_info config"
+names="image pfm mapfile calib_yaml camera_info config uri"
 if [ "${1:-}" = --list ]; then echo "$names"; exit 0; fi
 name=${1:-}
 case " $names " in

@@ -170,6 +170,7 @@ int main(int argc, char **argv)
     synth_params p = {.width = 640, .height = 480, .t = 0, .seed = 1, .max_disparity = 0,
                       .edge_radius = 2};
     int rgb = 0, nviews = 0;
+    outpath_remove_temps_on_signals(); /* no temporary file left by a signal */
     double views[MAX_EXTRA_VIEWS];
     const char *outdir = NULL;
 

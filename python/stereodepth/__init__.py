@@ -140,14 +140,22 @@ def _option_text(cli, value):
     raise ValueError(f"--{cli}: {value!r} is not a number, a list or a string")
 
 
+def _c_string(text, what):
+    """text (str, bytes or a path) as the NUL-terminated bytes the library reads; a NUL inside
+    would end the C string there and cut the value silently, so it is refused."""
+    b = os.fsencode(text) if isinstance(text, (os.PathLike, bytes)) else str(text).encode()
+    if b"\0" in b:
+        raise ValueError(f"{what}: {text!r} contains a NUL character")
+    return b
+
+
 def _split_options(options):
     """(CLI names, values as bytes or None, maps) for the library, in the order given."""
     names, values, maps = [], [], None
     for key, value in options.items():
         if key == "maps":
             if value is not None:
-                maps = os.fsencode(value) if isinstance(value, os.PathLike) else \
-                    str(value).encode()
+                maps = _c_string(value, "maps")
             continue
         cli = key.replace("_", "-")
         if cli not in _OPTIONS or "-" in key:
@@ -156,7 +164,7 @@ def _split_options(options):
         text, given = _option_text(cli, value)
         if given:
             names.append(cli.encode())
-            values.append(None if text is None else text.encode())
+            values.append(None if text is None else _c_string(text, key))
     return names, values, maps
 
 
@@ -184,9 +192,15 @@ def _image(a, what):
     return a, channels
 
 
+_INT_MIN, _INT_MAX = -2**31, 2**31 - 1   # the library's C int
+
+
 def _size(v, what):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise ValueError(f"{what}: {v!r} is not an integer")
+    if not _INT_MIN <= int(v) <= _INT_MAX:  # ctypes would wrap it (2**32 + 64 -> 64)
+        raise OverflowError(f"{what}: {int(v)} does not fit the library's int "
+                            f"({_INT_MIN}..{_INT_MAX})")
     return int(v)
 
 
@@ -294,7 +308,7 @@ def calibration(path):
     of version 2 (stereo-calibrate --maps, calib-maps). f = P1[0][0], B = |T|, cx, cy = P1's
     principal point, doffs = P2's cx - P1's. RuntimeError (the reader's message) when it cannot
     be read or has no camera (a version 1 map file)."""
-    spec = os.fsencode(path) if isinstance(path, os.PathLike) else str(path).encode()
+    spec = _c_string(path, "path")
     out, size = (ctypes.c_double * 5)(), (ctypes.c_int * 2)()
     err = ctypes.create_string_buffer(_ERRLEN)
     rc = _lib.sd_calibration(spec, ctypes.byref(out), ctypes.byref(size), err, _ERRLEN)

@@ -353,6 +353,23 @@ def write_calibration(path, size=(320, 240), baseline=0.1, zero_disparity=True):
     return dict(P1=P1, T=T)
 
 
+def test_sizes_and_strings_are_never_truncated(tmp_path):
+    """A size beyond the library's C int raises OverflowError (ctypes would wrap 2**32 + 64 to
+    64); a NUL inside an option, maps or a calibration path raises ValueError (the C string
+    would end there: cost='rank\\0census' would be rank)."""
+    for w, h, what in [(2**32 + 64, 48, "width"), (64, 2**32 + 48, "height"),
+                       (np.int64(2**31), 48, "width"), (-2**31 - 1, 48, "width")]:
+        with pytest.raises(OverflowError, match=f"{what}: .* does not fit"):
+            sd.Matcher(w, h)
+    for kwargs in [dict(cost="rank\0census"), dict(disparities="64\0"),
+                   dict(maps=str(tmp_path / "a\0b.yml")), dict(maps=b"x\0y")]:
+        key = next(iter(kwargs))
+        with pytest.raises(ValueError, match=f"{key}: .* contains a NUL character"):
+            sd.Matcher(64, 48, **kwargs)
+    with pytest.raises(ValueError, match="contains a NUL character"):
+        sd.calibration("rig.yml\0ignored")
+
+
 def test_maps_and_calibration_equal_cli(scene, tmp_path):
     yml = tmp_path / "rig.yml"
     truth = write_calibration(yml)

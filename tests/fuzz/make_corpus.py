@@ -108,6 +108,9 @@ for k, (m, d, r, p, ratio) in enumerate(((M[0], D[0], R1, P1, 0), (M[1], D[1], R
     rig3 += "".join(mat("cam%d_%s" % (k, key), v, True) for key, v in (("M", m), ("D", d), ("R", r), ("P", p)))
     rig3 += "cam%d_baseline_ratio: %d\n" % (k, ratio)
 put("calib_yaml", "rig3.yml", rig3.encode())
+# the rig's size fields: a rectified size of its own, so mutations reach the size checks
+rig3r = rig3.replace("focal_px:", "rectified_width: %d\nrectified_height: %d\nfocal_px:" % (size[0] * 2, size[1] * 2), 1)
+put("calib_yaml", "rig3-rectified.yml", rig3r.encode())
 
 def camera_info(k, model="plumb_bob", dist=None):
     d = D[k] if dist is None else dist
@@ -151,3 +154,11 @@ dir = rec
 [run]
 frames = 5 ; a comment
 """)
+
+# live input URIs (fuzz_uri: up to three lines, input / left / right)
+for i, text in enumerate([b"v4l2:///dev/video0\n/dev/video2", b"csi://0\ncsi://1",
+                          b"rtsp://cam/left\nrtsp://cam/right", b"file://localhost/data/my%20video.mp4",
+                          b"\nfile://rec/left_%06d.png\nfile://rec%25/right_%06d.png",
+                          b"file://100%%.avi", b"gst://videotestsrc is-live=true ! video/x-raw,width=320",
+                          b"synth://?width=320&height=240&fps=0"]):
+    put("uri", "%d.txt" % i, text)
