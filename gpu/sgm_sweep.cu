@@ -512,7 +512,7 @@ static cudaError_t launch_sweep_kg(const sgm_args *a, int paths, cudaStream_t st
         (size_t)(SWEEP_BLOCK / 32) * ((2 * (RPW + 1) + SWEEP_NQ) * REC + 32 * W) * sizeof(uint32_t);
     /* how many steps ahead group 0 copies the previous warp's records (1 .. SWEEP_NQ - 1);
      * STEREO_CUDA_SWEEP_PFQ overrides (measurements) */
-    int pfq = 2;
+    int pfq = 1;
     const char *e_pfq = getenv("STEREO_CUDA_SWEEP_PFQ");
     if (e_pfq && atoi(e_pfq) >= 1 && atoi(e_pfq) < SWEEP_NQ)
         pfq = atoi(e_pfq);

@@ -481,8 +481,10 @@ def ncu_sum(path):
 # Orin takes at least its instruction time (the proxy's time scaled from the H100's boost clock,
 # 1.98 GHz, to the Orin's GPU clock) and at least its DRAM bytes over the Orin's bandwidth; it
 # is taken as the larger of the two (perfect overlap: optimistic). Orin AGX: 16 SMs, 1.3 GHz,
-# 204.8 GB/s; Orin Nano 8 GB: 8 SMs, 0.625 GHz, 68 GB/s (shared with the CPU in both).
-orins = (("Orin AGX", "16", 1.3e9, 204.8e9), ("Orin Nano", "8", 0.625e9, 68e9))
+# 204.8 GB/s; Orin NX 16 GB: 8 SMs, 0.918 GHz, 102.4 GB/s; Orin Nano 8 GB: 8 SMs, 0.625 GHz,
+# 68 GB/s (shared with the CPU in all).
+orins = (("Orin AGX", "16", 1.3e9, 204.8e9), ("Orin NX", "8", 0.918e9, 102.4e9),
+         ("Orin Nano", "8", 0.625e9, 68e9))
 print("Jetson projection (ms per frame = max(proxy time x 1.98 GHz / Orin clock, DRAM bytes / bandwidth);"
       " 'x' = libSGM's frame / the project's, the same way):")
 lib_bpv = {}
