@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
+# GC_STEPS="tests sweep faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
