@@ -36,6 +36,7 @@
 #include "calib.h"
 #include "colormap.h"
 #include "depth.h"
+#include "disparity.h"
 #include "image_io.h"
 #include "legend.h"
 #include "mapfile.h"
@@ -909,6 +910,25 @@ static int write_outputs(options *o, stereo_stage *s, const char *const path[OUT
     return rc ? 1 : 0;
 }
 
+/* A warning when the matches pile up at the top of the range (disparity.h): nearer points than
+ * the range reaches, which it matches to its largest disparity or to noise. share: the largest
+ * share of the pairs over the limit (pairs of total; a single pair: 1 of 1). */
+static void warn_range_top(const stereo_params *p, double share, int pairs, int total)
+{
+    if (!pairs)
+        return;
+    int dmax = p->min_disparity + p->num_disparities - 1, more = p->num_disparities * 2;
+    char which[64] = "";
+    if (total > 1)
+        snprintf(which, sizeof which, " in %d of %d pairs (up to)", pairs, total);
+    fprintf(stderr,
+            "stereo-match: warning:%s %.1f%% of the valid pixels are matched within 1 px of the "
+            "largest disparity searched (%d): the scene has points nearer than the range "
+            "reaches; try -d %d%s\n",
+            which, 100 * share, dmax, more > 512 ? 512 : more,
+            more > 512 ? " or a larger --min-disparity" : "");
+}
+
 static void print_summary(const options *o, stereo_stage *s, double ms)
 {
     if (o->quiet)
@@ -951,6 +971,8 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
            p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost), method,
            views, stereo_backend_to_str(stereo_active_backend(s)), green, ms,
            o->repeat > 1 ? " (median)" : "", 100.0 * valid / n, range);
+    double top = disparity_top_share(d, n, p->min_disparity, p->num_disparities);
+    warn_range_top(p, top, top > DISPARITY_TOP_WARN, 1);
     stereo_mi_info mi;
     if (stereo_mi_status(s, &mi) == 0) /* the last run's split (gpu/mi.h) */
         printf("mi, last run: hierarchy (%d level%s below full size, 1/%d first) %.1f ms of "
@@ -1318,7 +1340,8 @@ static int run_sequence(options *o)
     stereo_map maps[2] = {{0}};
     stereo_stage *s = NULL;
     int w0 = 0, h0 = 0;
-    double t_start = now_ms(), stage_ms = 0, valid_pct = 0;
+    double t_start = now_ms(), stage_ms = 0, valid_pct = 0, top_max = 0;
+    int top_pairs = 0; /* pairs whose matches pile up at the top of the range */
     if ((rc = sequence_outputs(o, &q, &outs)) != 0 ||
         (rc = check_sequence_outputs(o, &q, outs)) != 0)
         goto done;
@@ -1370,6 +1393,11 @@ static int run_sequence(options *o)
         for (size_t k = 0; k < n; k++)
             valid += d[k] >= 0;
         valid_pct += 100.0 * valid / n;
+        const double top = disparity_top_share(d, n, p->min_disparity, p->num_disparities);
+        if (top > DISPARITY_TOP_WARN) {
+            top_pairs++;
+            top_max = top > top_max ? top : top_max;
+        }
         sequence_progress(o, i + 1, q.n, now_ms() - t_start);
     }
     rc = 0;
@@ -1383,6 +1411,7 @@ static int run_sequence(options *o)
                p->height, p->num_disparities, p->min_disparity, stereo_cost_to_str(p->cost),
                p->paths, stereo_backend_to_str(stereo_active_backend(s)), wall,
                wall > 0 ? q.n / wall : 0.0, stage_ms / q.n, valid_pct / q.n);
+        warn_range_top(p, top_max, top_pairs, q.n);
         print_depth_summary(o);
     }
 done:

@@ -118,6 +118,18 @@ void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int to
     }
 }
 
+double disparity_top_share(const int16_t *disp, size_t n, int dmin, int ndisp)
+{
+    const int top = STEREO_SUBPIXEL_SCALE * (dmin + ndisp - 2); /* within 1 px of the last */
+    size_t valid = 0, at_top = 0;
+    for (size_t i = 0; i < n; i++)
+        if (disp[i] >= 0) {
+            valid++;
+            at_top += disp[i] >= top;
+        }
+    return valid ? (double)at_top / (double)valid : 0.0;
+}
+
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1)
 {
     for (size_t p = (size_t)y0 * w; p < (size_t)y1 * w; p++)

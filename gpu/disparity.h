@@ -25,6 +25,7 @@
 #ifndef STEREO_DISPARITY_H
 #define STEREO_DISPARITY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -53,6 +54,14 @@ void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int to
                          int y1);
 /* Zeroes conf where disp is invalid. */
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1);
+
+/* Matches that pile up at the top of the search range dmin .. dmin + ndisp - 1: the share
+ * (0..1) of the valid pixels of disp (n values, 16ths of a pixel) whose disparity is within one
+ * pixel of the largest searched, 0 without valid pixels. Points nearer than the range reaches
+ * are matched there (or to noise): a share above DISPARITY_TOP_WARN says the range is too
+ * small for the scene. */
+#define DISPARITY_TOP_WARN 0.03
+double disparity_top_share(const int16_t *disp, size_t n, int dmin, int ndisp);
 
 #ifdef __cplusplus
 }

@@ -463,6 +463,17 @@ else
           && pfm_ok "$O" 96 64'
 fi
 
+# matches piling up at the top of the range: a scene with disparities up to 48 searched with
+# D32 warns once on stderr (naming the largest disparity searched and a larger -d); D64 does not
+"$SY" --size 256x96 --max-disp 48 "$W/near" >/dev/null 2>&1 || setup_fail "stereo-synth 256x96"
+run_m -d 32 --backend cpu "$W/near/left.png" "$W/near/right.png" "$OD/near.pfm"
+check "-d 32 on a scene reaching 48: a warning that the matches pile up at the top of the range" \
+  eval '[ "$rc" -eq 0 ] && [ "$(stderr_lines)" -eq 1 ] &&
+        grep -q "warning: .*largest disparity searched (31).*try -d 64" "$W/se"'
+run_m -d 64 --backend cpu "$W/near/left.png" "$W/near/right.png" "$OD/near.pfm"
+check "-d 64 on the same scene: no warning" eval '[ "$rc" -eq 0 ] && [ ! -s "$W/se" ]'
+rm -f "$OD/near.pfm"
+
 # why there is no CUDA device, in words that fit the machine: a CPU-only build says so; without
 # the driver library (libcuda.so.1), the runtime's "CUDA driver version is insufficient" would
 # send the user to update a driver they do not have
