@@ -922,9 +922,9 @@ static void warn_range_top(const stereo_params *p, double share, int pairs, int 
     if (total > 1)
         snprintf(which, sizeof which, " in %d of %d pairs (up to)", pairs, total);
     fprintf(stderr,
-            "stereo-match: warning:%s %.1f%% of the valid pixels are matched within 1 px of the "
-            "largest disparity searched (%d): the scene has points nearer than the range "
-            "reaches; try -d %d%s\n",
+            "stereo-match: warning:%s %.1f%% of the valid pixels are matched at the largest "
+            "disparity searched (%d): the scene has points nearer than the range reaches; "
+            "try -d %d%s\n",
             which, 100 * share, dmax, more > 512 ? 512 : more,
             more > 512 ? " or a larger --min-disparity" : "");
 }

@@ -120,7 +120,7 @@ void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int to
 
 double disparity_top_share(const int16_t *disp, size_t n, int dmin, int ndisp)
 {
-    const int top = STEREO_SUBPIXEL_SCALE * (dmin + ndisp - 2); /* within 1 px of the last */
+    const int top = STEREO_SUBPIXEL_SCALE * (dmin + ndisp - 1); /* the last one searched */
     size_t valid = 0, at_top = 0;
     for (size_t i = 0; i < n; i++)
         if (disp[i] >= 0) {

@@ -469,7 +469,7 @@ fi
 run_m -d 32 --backend cpu "$W/near/left.png" "$W/near/right.png" "$OD/near.pfm"
 check "-d 32 on a scene reaching 48: a warning that the matches pile up at the top of the range" \
   eval '[ "$rc" -eq 0 ] && [ "$(stderr_lines)" -eq 1 ] &&
-        grep -q "warning: .*largest disparity searched (31).*try -d 64" "$W/se"'
+        grep -q "warning: .*the largest disparity searched (31).*try -d 64" "$W/se"'
 run_m -d 64 --backend cpu "$W/near/left.png" "$W/near/right.png" "$OD/near.pfm"
 check "-d 64 on the same scene: no warning" eval '[ "$rc" -eq 0 ] && [ ! -s "$W/se" ]'
 rm -f "$OD/near.pfm"
