@@ -60,7 +60,9 @@ void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int
  * searched (where the winner-takes-all found its minimum at the range's end: no subpixel step
  * there), 0 without valid pixels. Points nearer than the range reaches are matched there (or to
  * noise): a share above DISPARITY_TOP_WARN says the range is too small for the scene. */
-#define DISPARITY_TOP_WARN 0.01 /* measured: 0-0.04 % with a range that holds the scene (six Middlebury scenes, a generated one), 2.6-18 % with half of it */
+/* measured on six Middlebury scenes and a generated one: 0-0.04 % with a range that holds the
+ * scene, 2.6-18 % with half of it */
+#define DISPARITY_TOP_WARN 0.01
 double disparity_top_share(const int16_t *disp, size_t n, int dmin, int ndisp);
 
 #ifdef __cplusplus
