@@ -174,7 +174,7 @@ def page():
         w(f"libSGM projected the same way takes {rnd(min(ratios), 1)}-{rnd(max(ratios), 1)}x the "
           "stage's time per frame at these sizes.")
         w("")
-    return "\n".join(wrap(line) for line in out) + "\n"
+    return "\n".join(wrap(line) for line in out).rstrip("\n") + "\n"
 
 
 def wrap(line):
