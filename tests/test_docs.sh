@@ -98,7 +98,7 @@ tap(not missing and len(held) > 20,
 
 
 def slug(heading):
-    s = re.sub(r"[`*_]|\[|\]\([^)]*\)", "", heading.strip()).lower()
+    s = re.sub(r"[`*]|\[|\]\([^)]*\)", "", heading.strip()).lower()
     s = re.sub(r"[^\w\- ]", "", s)
     return s.replace(" ", "-")
 
