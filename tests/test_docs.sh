@@ -9,11 +9,12 @@
 #      with a leading ~ ignored, must appear there with the same digits and unit
 #   4. every relative link in those files points at a file that exists, and a #fragment into a
 #      Markdown file at one of its headings (GitHub's anchors)
-# DOCS_ROOT=DIR checks a copy of the tree instead (the test's own failure check uses it).
+#   5. the checks can fail: run on a copy with a fault of each kind planted, each is reported
+# DOCS_ROOT=DIR checks a copy instead (README.md, docs/, config/, python/ and tools/gen-results.py),
+# to see the test fail on a planted fault.
 # Run from the repo root (tests/run does): bash tests/test_docs.sh.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-TOOLS=$PWD/tools
 cd "${DOCS_ROOT:-.}" || exit 1
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -44,14 +45,15 @@ for f in "${PENDING[@]}"; do
 done
 
 # 2. the results page is generated from the CSV
-if out=$("$PY" "$TOOLS/gen-results.py" --stdout 2>&1) && [ "$out" = "$(cat docs/results-proxy.md)" ]; then
+if out=$("$PY" tools/gen-results.py --stdout 2>&1) && [ "$out" = "$(cat docs/results-proxy.md)" ]; then
   ok "docs/results-proxy.md is what tools/gen-results.py makes of results-jetson-proxy.csv"
 else
   not_ok "docs/results-proxy.md is what tools/gen-results.py makes of results-jetson-proxy.csv" \
     "$(diff <(echo "$out") docs/results-proxy.md | head -20)"
 fi
 
-# 3 and 4, in Python
+# 3 and 4, in Python: they print their own lines and the plan
+check_figures_and_links() {
 N0=$n "$PY" - "${files[@]}" <<'PY'
 import os, re, sys
 
@@ -130,5 +132,35 @@ for f in files:
         elif frag and full.endswith(".md") and frag not in anchors(full):
             bad.append(f"{f}: ({target}): no heading #{frag} in {full}")
 tap(not bad and count > 20, f"{count} relative links lead to files and headings that exist", "\n".join(bad))
-print(f"1..{n}")
+print(f"N={n}")
 PY
+}
+out=$(check_figures_and_links)
+echo "${out%N=*}" | sed '/^$/d'
+n=${out##*N=}
+
+# 5. the checks can fail: a copy of the pages with one fault of each kind planted
+if [ -z "${DOCS_ROOT:-}" ]; then
+  W=$(mktemp -d "${TMPDIR:-/tmp}/test_docs.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
+  trap 'rm -rf "$W"' EXIT
+  mkdir -p "$W/tools" && cp -r README.md docs config python "$W/" && cp tools/gen-results.py "$W/tools/"
+  echo 'Added in session 3.' >>"$W/docs/usage.md"
+  echo 'See issue #5.' >>"$W/python/README.md"
+  sed -i 's/0\.369 ms/0.365 ms/' "$W/README.md"
+  sed -i '$s/,[0-9.]*,\([0-9.]*,[0-9.]*,[0-9.]*,full,\)$/,99.999,\1/' "$W/docs/results-jetson-proxy.csv"
+  echo '[a page](docs/no-such-page.md) and [a heading](docs/usage.md#no-such-heading)' >>"$W/README.md"
+  got=$(DOCS_ROOT=$W bash "$0" 2>&1)
+  missing=()
+  for want in 'docs/usage.md:[0-9]*:Added in session 3' 'python/README.md:[0-9]*:See issue #5' \
+              'not ok 3 - docs/results-proxy.md' 'not on docs/results-proxy.md.*0\.365 ms' \
+              'no docs/no-such-page.md' 'no heading #no-such-heading in docs/usage.md'; do
+    grep -q "$want" <<<"$got" || missing+=("$want")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    ok "the checks fail on planted faults (session, issue, stale page, README figure, link, heading)"
+  else
+    not_ok "the checks fail on planted faults" "not reported: ${missing[*]}
+$got"
+  fi
+fi
+echo "1..$n"
