@@ -6,7 +6,8 @@
 #   2. docs/results-proxy.md is what tools/gen-results.py makes of docs/results-jetson-proxy.csv
 #   3. every figure in README.md is on that results page: a number with a unit of measure (ms, s,
 #      min, fps, %, x, GB/s, MB/s, GHz, MHz; a range such as 1.1-1.5x counts whole), outside code,
-#      with a leading ~ ignored, must appear there with the same digits and unit
+#      with a leading ~ ignored, must appear there with the same digits and unit (the page's
+#      tables give bare numbers: the README quotes its prose and the projection table)
 #   4. every relative link in those files points at a file that exists, and a #fragment into a
 #      Markdown file at one of its headings (GitHub's anchors)
 #   5. the checks can fail: run on a copy with a fault of each kind planted, each is reported
@@ -14,15 +15,12 @@
 # to see the test fail on a planted fault.
 # Run from the repo root (tests/run does): bash tests/test_docs.sh.
 set -u
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/.." || exit 1
+. tests/tap.sh
 cd "${DOCS_ROOT:-.}" || exit 1
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ $# -gt 1 ] && sed 's/^/#   /' <<<"$2"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # Being rewritten on another branch; checked once that branch is merged (then drop it from here).
 PENDING=(docs/results-cpu.md)
@@ -52,7 +50,7 @@ else
     "$(diff <(echo "$out") docs/results-proxy.md | head -20)"
 fi
 
-# 3 and 4, in Python: they print their own lines and the plan
+# 3 and 4, in Python: it prints their TAP lines, then N=<the count so far>
 check_figures_and_links() {
 N0=$n "$PY" - "${files[@]}" <<'PY'
 import os, re, sys
@@ -149,7 +147,7 @@ if [ -z "${DOCS_ROOT:-}" ]; then
   sed -i 's/0\.369 ms/0.365 ms/' "$W/README.md"
   sed -i '$s/,[0-9.]*,\([0-9.]*,[0-9.]*,[0-9.]*,full,\)$/,99.999,\1/' "$W/docs/results-jetson-proxy.csv"
   echo '[a page](docs/no-such-page.md) and [a heading](docs/usage.md#no-such-heading)' >>"$W/README.md"
-  got=$(DOCS_ROOT=$W bash "$0" 2>&1)
+  got=$(DOCS_ROOT=$W bash "$SELF" 2>&1)
   missing=()
   for want in 'docs/usage.md:[0-9]*:Added in session 3' 'python/README.md:[0-9]*:See issue #5' \
               'not ok 3 - docs/results-proxy.md' 'not on docs/results-proxy.md.*0\.365 ms' \
