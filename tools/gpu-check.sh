@@ -226,6 +226,13 @@ for sms in 16 8; do
     done
   done
 done
+# 512 disparities at 1920x1080 on 16 SMs: bit for bit against the CPU reference (test-cuda
+# --d512, compute_87), then time and device memory
+"$B87"/build/gpu/test-cuda --d512 >"$OUT/test-cuda-d512.log" 2>&1
+rc=$?; [ $rc -ne 0 ] && status=1
+grep FAIL "$OUT/test-cuda-d512.log" | head -4
+echo "1920x1080 D512 on 16 SMs (compute_87): $(tail -1 "$OUT/test-cuda-d512.log")"
+tests_line="$tests_line; 1920x1080 D512: $(tail -1 "$OUT/test-cuda-d512.log")"
 # 512 disparities (only the sweep design runs them) at 1920x1080 on 16 SMs: time and device memory
 for c in rank census; do
   echo "16 SMs D512: $("$B87"/build/gpu/stereo-bench --size 1920x1080 --disparities 512 --paths 8 --cost $c \

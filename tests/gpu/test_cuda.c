@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cuda.c — the CUDA backend against the CPU reference, bit for bit (runs on a GPU machine).
  *
- *   build/gpu/test-cuda [--quick] [DATA_DIR]
+ *   build/gpu/test-cuda [--quick | --d512] [DATA_DIR]
  *
  * --quick: a few small cases only (for compute-sanitizer, which runs kernels far slower).
+ * --d512: 1920x1080 with 512 disparities on 16 SMs (the sweep design at full size; a minute of
+ * the CPU reference).
  *
  * Every case runs the same input through a CPU stage and a CUDA stage with the same parameters
  * and compares every output byte: left and right disparity, confidence, both rectified images,
@@ -566,6 +568,25 @@ static void awkward_sizes(void)
     }
 }
 
+/* --d512: the generated scene at 1920x1080 with 512 disparities, 8 paths, on 16 SMs (the Orin
+ * AGX proxy), rank and census, against the CPU reference: the sweep design at full size. */
+static void d512_full_size(void)
+{
+    pair pr;
+    if (pair_synth(&pr, 1920, 1080, 1, 0.3)) {
+        check(0, "synth 1920x1080");
+        return;
+    }
+    stereo_params p;
+    stereo_params_default(&p, 1920, 1080);
+    p.num_disparities = 512, p.confidence = 1, p.sms = 16;
+    compare(&p, NULL, &pr, "1920x1080 D512, 16 SMs");
+    p.cost = STEREO_COST_CENSUS;
+    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+    compare(&p, NULL, &pr, "1920x1080 D512 census, 16 SMs");
+    pair_free(&pr);
+}
+
 /* More than 256 disparities: 512 runs on CUDA in the sweep design (which the stage picks by
  * itself: no other design has kernels for it), bit for bit, with every cost, 4 and 8 paths,
  * dmin > 0 and maps; a D above 256 that the CUDA stage cannot run, and block matching at 512,
@@ -953,7 +974,9 @@ int main(int argc, char **argv)
     }
     stereo_destroy(s);
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    if (quick) {
+    if (argc > 1 && !strcmp(argv[1], "--d512")) {
+        d512_full_size();
+    } else if (quick) {
         pair pr;
         pair_random(&pr, 67, 29, STEREO_PIX_RGB24, 3, 5);
         stereo_params q;
