@@ -395,7 +395,9 @@ static __global__ void __launch_bounds__(SWEEP_BLOCK) k_sweep(sgm_args a, int nt
                 /* the previous warp is not that far yet: copy the record again, synchronously */
                 __syncwarp();
                 if (g == 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
                     __nanosleep(32);
+#endif
                     const uint32_t *src = ring_in + (size_t)(s + 1) * REC;
 #pragma unroll
                     for (int d = 0; d < 3; d++)
