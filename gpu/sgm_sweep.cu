@@ -82,41 +82,6 @@ static __device__ __forceinline__ int sweep_dir(int r)
     return BWD ? (r == 0 ? 1 : r == 1 ? 3 : r == 2 ? 7 : 6) : (r == 0 ? 0 : r == 1 ? 2 : r == 2 ? 4 : 5);
 }
 
-/* One direction's step in the interleaved layout (the recurrence of walk_line_il): cur from prev
- * (the L of the pixel the direction comes from), its minimum min_prev2 (both halves) and the
- * jump term (P2' - P1, both halves); returns the group minimum of cur in both halves. With
- * prev = 0 and min_prev2 = 0 (no pixel to come from) cur = cost. */
-template <int K, int G>
-static __device__ __forceinline__ uint32_t il_recur(const uint32_t (&prev)[K / 2],
-                                                    const uint32_t (&cost)[K / 2],
-                                                    uint32_t min_prev2, uint32_t jump,
-                                                    uint32_t p1x2, int gl, uint32_t (&cur)[K / 2])
-{
-    constexpr int W = K / 2;
-    const unsigned full = 0xffffffffu;
-    uint32_t below = __shfl_up_sync(full, prev[W - 1], 1, G); /* hi: L(k0 - 1) */
-    uint32_t above = __shfl_down_sync(full, prev[0], 1, G);   /* lo: L(k0 + K) */
-    if (gl == 0)
-        below = IL_FAR2;
-    if (gl == G - 1)
-        above = IL_FAR2;
-    const uint32_t first = __byte_perm(below, prev[W - 1], 0x5432); /* k - 1 of word 0 */
-    const uint32_t last = __byte_perm(prev[0], above, 0x5432);      /* k + 1 of word W - 1 */
-    const uint32_t jump2 = min_prev2 + jump;
-#pragma unroll
-    for (int i = 0; i < W; i++) {
-        const uint32_t km1 = i > 0 ? prev[i > 0 ? i - 1 : 0] : first;
-        const uint32_t kp1 = i < W - 1 ? prev[i < W - 1 ? i + 1 : 0] : last;
-        const uint32_t v = il_addmin(il_min3(km1, kp1, jump2), p1x2, prev[i]);
-        cur[i] = cost[i] + v - min_prev2; /* integers: see "no carries" in sgm_walk.cuh */
-    }
-    uint32_t m2 = cur[0];
-#pragma unroll
-    for (int i = 1; i < W; i++)
-        m2 = il_min(m2, cur[i]);
-    return il_group_min<G>(m2, full);
-}
-
 /* Stages 6 and 7 for one pixel of the backward sweep from its complete S (t: the interleaved
  * words of the lane): the left disparity and confidence (written by the group's lane 0) and one
  * step of the right disparity's ring (rv: the best sum per slot, rx: the column it came from;

@@ -798,6 +798,42 @@ static __device__ __forceinline__ uint32_t il_group_min(uint32_t v, unsigned mas
     return v;
 }
 
+/* One direction's step in the interleaved layout (walk_line_il, and the sweeps of sgm_sweep.cu):
+ * cur from prev
+ * (the L of the pixel the direction comes from), its minimum min_prev2 (both halves) and the
+ * jump term (P2' - P1, both halves); returns the group minimum of cur in both halves. With
+ * prev = 0 and min_prev2 = 0 (no pixel to come from) cur = cost. */
+template <int K, int G>
+static __device__ __forceinline__ uint32_t il_recur(const uint32_t (&prev)[K / 2],
+                                                    const uint32_t (&cost)[K / 2],
+                                                    uint32_t min_prev2, uint32_t jump,
+                                                    uint32_t p1x2, int gl, uint32_t (&cur)[K / 2])
+{
+    constexpr int W = K / 2;
+    const unsigned full = 0xffffffffu;
+    uint32_t below = __shfl_up_sync(full, prev[W - 1], 1, G); /* hi: L(k0 - 1) */
+    uint32_t above = __shfl_down_sync(full, prev[0], 1, G);   /* lo: L(k0 + K) */
+    if (gl == 0)
+        below = IL_FAR2;
+    if (gl == G - 1)
+        above = IL_FAR2;
+    const uint32_t first = __byte_perm(below, prev[W - 1], 0x5432); /* k - 1 of word 0 */
+    const uint32_t last = __byte_perm(prev[0], above, 0x5432);      /* k + 1 of word W - 1 */
+    const uint32_t jump2 = min_prev2 + jump;
+#pragma unroll
+    for (int i = 0; i < W; i++) {
+        const uint32_t km1 = i > 0 ? prev[i > 0 ? i - 1 : 0] : first;
+        const uint32_t kp1 = i < W - 1 ? prev[i < W - 1 ? i + 1 : 0] : last;
+        const uint32_t v = il_addmin(il_min3(km1, kp1, jump2), p1x2, prev[i]);
+        cur[i] = cost[i] + v - min_prev2; /* integers: see "no carries" in sgm_walk.cuh */
+    }
+    uint32_t m2 = cur[0];
+#pragma unroll
+    for (int i = 1; i < W; i++)
+        m2 = il_min(m2, cur[i]);
+    return il_group_min<G>(m2, full);
+}
+
 /* Costs in the interleaved layout: word j = (C(k0 + j), C(k0 + j + W)); max_cost where x - d < 0.
  * Rank: the window (bytes xr0 - K + 1 .. xr0 of the right rank row, disparity k0 + i at window
  * byte K - 1 - i) is first realigned to whole words (win[i] = window bytes 4i .. 4i + 3, one
@@ -894,7 +930,6 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
 {
     constexpr int W = K / 2;
     constexpr int PF = 4; /* steps in flight */
-    const unsigned mask = 0xffffffffu;
     const int w = a.width, D = K * G;
     int x0, y0, dx, dy;
     const int steps = line_steps(a, dir, gid, live, &x0, &y0, &dx, &dy);
@@ -915,6 +950,9 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
             ring[j].grey = 0;
     }
     uint32_t prev[W];
+#pragma unroll
+    for (int i = 0; i < W; i++)
+        prev[i] = 0;
     uint32_t min_prev2 = 0;
     int grey_prev = 0;
     for (int base = 0; base < steps_all; base += PF) {
@@ -928,34 +966,9 @@ static __device__ __forceinline__ void walk_line_il(const sgm_args &a, int dir, 
             step_inputs<K, CENSUS, 1> &in = ring[j];
             uint32_t cost[W], cur[W];
             step_costs_il<K, CENSUS>(a, in, xr0, cost);
-            if (step == 0) {
-#pragma unroll
-                for (int i = 0; i < W; i++)
-                    cur[i] = cost[i];
-            } else {
-                uint32_t below = __shfl_up_sync(mask, prev[W - 1], 1, G); /* hi: L(k0 - 1) */
-                uint32_t above = __shfl_down_sync(mask, prev[0], 1, G);   /* lo: L(k0 + K) */
-                if (lane == 0)
-                    below = IL_FAR2;
-                if (lane == G - 1)
-                    above = IL_FAR2;
-                const uint32_t first = __byte_perm(below, prev[W - 1], 0x5432); /* k - 1 of word 0 */
-                const uint32_t last = __byte_perm(prev[0], above, 0x5432);      /* k + 1 of word W-1 */
-                const uint32_t jump2 = min_prev2 + jump_table[abs(in.grey - grey_prev)];
-#pragma unroll
-                for (int i = 0; i < W; i++) {
-                    uint32_t km1 = i > 0 ? prev[i > 0 ? i - 1 : 0] : first;
-                    uint32_t kp1 = i < W - 1 ? prev[i < W - 1 ? i + 1 : 0] : last;
-                    uint32_t v = il_addmin(il_min3(km1, kp1, jump2), p1x2, prev[i]);
-                    cur[i] = cost[i] + v - min_prev2; /* integers: see "no carries" above */
-                }
-            }
-            /* the line minimum in both halves */
-            uint32_t m2 = cur[0];
-#pragma unroll
-            for (int i = 1; i < W; i++)
-                m2 = il_min(m2, cur[i]);
-            min_prev2 = il_group_min<G>(m2, mask);
+            /* the line's first step: prev = 0 and min_prev2 = 0 give cur = cost (il_recur) */
+            min_prev2 = il_recur<K, G>(prev, cost, min_prev2, jump_table[abs(in.grey - grey_prev)],
+                                       p1x2, lane, cur);
             grey_prev = in.grey;
             if (step < steps)
                 store_il_bytes<K>(out + p * D, cur);
