@@ -15,6 +15,7 @@
 #include "mapfile.h"
 #include "stereo.h"
 #include "stereo_options.h"
+#include "version.h"
 
 #define SD_MAGIC 0x73646d74u /* "sdmt": a live handle */
 
@@ -22,6 +23,7 @@ struct sd_matcher {
     unsigned magic;
     int in_w, in_h;        /* camera images */
     stereo_stage *stage;   /* works on the rectified size (stereo_get_params) */
+    int computed;          /* a pair was computed: sd_matcher_result has values to give */
 };
 
 static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
@@ -38,6 +40,10 @@ static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
 }
 
 int sd_abi_version(void) { return SD_ABI_VERSION; }
+
+const char *sd_version(void) { return version_number(); }
+
+const char *sd_commit(void) { return version_commit(); }
 
 static char option_names[512];
 
@@ -87,6 +93,7 @@ int sd_matcher_create(int width, int height, int n, const char *const *names,
             return SD_EVALUE;
     if (stereo_options_finish(&o, err, errlen))
         return SD_EVALUE;
+    o.p.confidence = 1; /* sd_matcher_result's SD_CONFIDENCE (the disparities do not change) */
     stereo_map maps[2] = {{0}};
     if (maps_spec && calib_load_maps(maps_spec, width, height, maps, err, errlen))
         return SD_ERUNTIME; /* stereo-match exits 1 on an unreadable --maps */
@@ -146,6 +153,14 @@ static int image_arg(const char *what, const uint8_t *data, size_t pitch, int wi
     return SD_OK;
 }
 
+/* A disparity map (16ths, negative = invalid) as floats in pixels, NaN where invalid: what
+ * stereo-match writes to a .pfm (which has +inf there). */
+static void disparity_floats(const int16_t *d, size_t count, float *out)
+{
+    for (size_t i = 0; i < count; i++)
+        out[i] = d[i] < 0 ? NAN : d[i] / (float)STEREO_SUBPIXEL_SCALE;
+}
+
 int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,
                        int left_channels, const uint8_t *right, size_t right_pitch,
                        int right_channels, int width, int height, float *out, size_t out_count,
@@ -174,10 +189,40 @@ int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,
     if (st != STEREO_OK)
         return fail(st == STEREO_ERR_PARAM ? SD_EVALUE : SD_ERUNTIME, err, errlen, "%s",
                     stereo_error(m->stage));
-    const int16_t *d = stereo_disparity(m->stage);
-    for (size_t i = 0; i < count; i++) /* as stereo-match's .pfm, NaN for its +inf */
-        out[i] = d[i] < 0 ? NAN : d[i] / (float)STEREO_SUBPIXEL_SCALE;
+    disparity_floats(stereo_disparity(m->stage), count, out);
+    m->computed = 1;
     return SD_OK;
+}
+
+int sd_matcher_result(const sd_matcher *m, int kind, void *out, size_t out_count, char *err,
+                      size_t errlen)
+{
+    if (!live(m))
+        return fail(SD_EVALUE, err, errlen, "the matcher is closed");
+    if (!m->computed)
+        return fail(SD_EVALUE, err, errlen, "no pair computed yet");
+    const stereo_params *p = stereo_get_params(m->stage);
+    size_t count = (size_t)p->width * p->height;
+    if (!out || out_count != count)
+        return fail(SD_EVALUE, err, errlen, "output of %zu values for %dx%d results", out_count,
+                    p->width, p->height);
+    switch (kind) {
+    case SD_RIGHT:
+        if (!p->lr_check)
+            return fail(SD_EVALUE, err, errlen,
+                        "no right disparity: the left-right check is off (no_lr), and it is "
+                        "computed for that check");
+        disparity_floats(stereo_disparity_right(m->stage), count, out);
+        return SD_OK;
+    case SD_CONFIDENCE:
+        memcpy(out, stereo_confidence(m->stage), count);
+        return SD_OK;
+    case SD_RECT_LEFT:
+    case SD_RECT_RIGHT:
+        memcpy(out, stereo_rectified(m->stage, kind == SD_RECT_RIGHT), count);
+        return SD_OK;
+    }
+    return fail(SD_EVALUE, err, errlen, "unknown result kind %d", kind);
 }
 
 const char *sd_matcher_backend(const sd_matcher *m)

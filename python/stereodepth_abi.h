@@ -25,13 +25,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SD_ABI_VERSION 2
+#define SD_ABI_VERSION 3
 
 enum { SD_OK = 0, SD_EVALUE = 1, SD_ERUNTIME = 2 };
 
 typedef struct sd_matcher sd_matcher;
 
 int sd_abi_version(void);
+
+/* The project version ("0.5.0", the file VERSION) and the git commit the library was built
+ * from ("e30971e", "-dirty" with edits, "unknown"). */
+const char *sd_version(void);
+const char *sd_commit(void);
 
 /* The stage option names, comma-separated in stereo-match --help order, each followed by '='
  * when it takes a value ("disparities=,min-disparity=,...,no-subpixel,no-lr,..."). */
@@ -57,6 +62,20 @@ int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,
                        int left_channels, const uint8_t *right, size_t right_pitch,
                        int right_channels, int width, int height, float *out, size_t out_count,
                        char *err, size_t errlen);
+
+/* The other results of the last sd_matcher_compute, out_count = out_w * out_h values
+ * (sd_matcher_shape) of the kind asked for:
+ *   SD_RIGHT       the right view's disparity, floats in pixels, NaN where invalid (it exists
+ *                  only with the left-right check on, the default; otherwise SD_EVALUE);
+ *   SD_CONFIDENCE  the confidence of the left disparity, bytes 0..255, 0 where it is invalid
+ *                  (stereo.h);
+ *   SD_RECT_LEFT, SD_RECT_RIGHT  the rectified grey images, bytes (the inputs in grey when the
+ *                  matcher has no maps).
+ * SD_EVALUE before the first compute, for an unknown kind or a wrong count. The values stay
+ * until the next compute. */
+enum { SD_RIGHT = 0, SD_CONFIDENCE = 1, SD_RECT_LEFT = 2, SD_RECT_RIGHT = 3 };
+int sd_matcher_result(const sd_matcher *m, int kind, void *out, size_t out_count, char *err,
+                      size_t errlen);
 
 /* Input (camera) size and output (rectified) size. SD_EVALUE on a NULL handle. */
 int sd_matcher_shape(const sd_matcher *m, int *in_w, int *in_h, int *out_w, int *out_h);

@@ -170,6 +170,12 @@ static void test_misuse(void **state)
     int a, b, c, d;
     assert_int_equal(sd_matcher_shape(NULL, &a, &b, &c, &d), SD_EVALUE);
     sd_matcher *m = make("32", err, sizeof err);
+    /* the other results: none before a compute */
+    static uint8_t conf[W * H];
+    assert_int_equal(sd_matcher_result(m, SD_CONFIDENCE, conf, W * H, err, sizeof err),
+                     SD_EVALUE);
+    assert_string_equal(err, "no pair computed yet");
+    assert_int_equal(sd_matcher_result(NULL, SD_RIGHT, out, W * H, err, sizeof err), SD_EVALUE);
     struct { int w, h, lc, rc; size_t lp, rp, count; const void *l, *r; float *o; const char *msg; }
     bad[] = {
         {W / 2, H, 1, 1, W, W, W * H, img, img, out, "images of 80x120 for a matcher of 160x120"},
@@ -193,7 +199,18 @@ static void test_misuse(void **state)
     /* still usable after every refusal */
     assert_int_equal(sd_matcher_compute(m, img, W, 1, img, W, 1, W, H, out, W * H, err,
                                         sizeof err), SD_OK);
+    /* then the other results, each of the output size; a wrong count or kind is refused */
+    assert_int_equal(sd_matcher_result(m, SD_RIGHT, out, W * H, err, sizeof err), SD_OK);
+    assert_int_equal(sd_matcher_result(m, SD_CONFIDENCE, conf, W * H, err, sizeof err), SD_OK);
+    assert_int_equal(sd_matcher_result(m, SD_RECT_LEFT, conf, W * H, err, sizeof err), SD_OK);
+    assert_int_equal(sd_matcher_result(m, SD_RECT_RIGHT, conf, W * H - 1, err, sizeof err),
+                     SD_EVALUE);
+    assert_non_null(strstr(err, "output of 19199 values"));
+    assert_int_equal(sd_matcher_result(m, 9, conf, W * H, err, sizeof err), SD_EVALUE);
+    assert_string_equal(err, "unknown result kind 9");
     sd_matcher_destroy(m);
+    assert_non_null(sd_version());
+    assert_true(strlen(sd_version()) > 0 && strlen(sd_commit()) > 0);
     /* calibrations */
     double geo[5];
     int size[2];

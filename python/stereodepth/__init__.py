@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["match", "Matcher", "depth", "points", "calibration", "Calibration", "option_names",
-           "backends", "library_path"]
+           "backends", "library_path", "__version__"]
 
-_ABI_VERSION = 2  # python/stereodepth_abi.h SD_ABI_VERSION
+_ABI_VERSION = 3  # python/stereodepth_abi.h SD_ABI_VERSION
 _SD_OK, _SD_EVALUE, _SD_ERUNTIME = 0, 1, 2
 _ERRLEN = 1024
 
@@ -85,6 +85,14 @@ _lib.sd_matcher_note.restype = ctypes.c_char_p
 _lib.sd_matcher_note.argtypes = [ctypes.c_void_p]
 _lib.sd_matcher_destroy.restype = None
 _lib.sd_matcher_destroy.argtypes = [ctypes.c_void_p]
+_lib.sd_version.restype = ctypes.c_char_p
+_lib.sd_version.argtypes = []
+_lib.sd_commit.restype = ctypes.c_char_p
+_lib.sd_commit.argtypes = []
+_lib.sd_matcher_result.restype = ctypes.c_int
+_lib.sd_matcher_result.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                                   ctypes.c_char_p, ctypes.c_size_t]
+_SD_RIGHT, _SD_CONFIDENCE, _SD_RECT_LEFT, _SD_RECT_RIGHT = 0, 1, 2, 3
 _lib.sd_calibration.restype = ctypes.c_int
 _lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double * 5),
                                 ctypes.POINTER(ctypes.c_int * 2), ctypes.c_char_p,
@@ -94,6 +102,9 @@ _lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double 
 _OPTIONS = {}
 for _item in _lib.sd_option_names().decode().split(","):
     _OPTIONS[_item.rstrip("=")] = _item.endswith("=")
+
+
+__version__ = _lib.sd_version().decode()  # the project's VERSION the library was built from
 
 
 def library_path():
@@ -107,8 +118,8 @@ def backends():
 
 
 def option_names():
-    """The keyword options Matcher and match take (besides maps), in stereo-match --help order."""
-    return [name.replace("-", "_") for name in _OPTIONS]
+    """Every keyword option Matcher and match take, in stereo-match --help order, then maps."""
+    return [name.replace("-", "_") for name in _OPTIONS] + ["maps"]
 
 
 def _raise(code, err):
@@ -160,7 +171,7 @@ def _split_options(options):
         cli = key.replace("_", "-")
         if cli not in _OPTIONS or "-" in key:
             raise ValueError(f"unknown option '{key}' (the options are "
-                             f"{', '.join(option_names())} and maps)")
+                             f"{', '.join(option_names())})")
         text, given = _option_text(cli, value)
         if given:
             names.append(cli.encode())
@@ -208,7 +219,8 @@ class Matcher:
     """A stage for pairs of width x height images, created once; compute() reuses its buffers.
 
     Matcher(640, 480, disparities=96, cost="census").compute(left, right) -> float32 HxW
-    disparity in pixels (NaN where invalid); with maps, of the rectified size. close() (or a
+    disparity in pixels (NaN where invalid); with maps, of the rectified size. The same pair's
+    other results then come from right_disparity(), confidence() and rectified(). close() (or a
     with block) frees the stage now; a closed Matcher raises ValueError. One compute at a time
     per Matcher (a lock); the library's own threads do the work (threads option).
     """
@@ -254,6 +266,36 @@ class Matcher:
         if rc != _SD_OK:
             _raise(rc, err)
         return out
+
+    def _result(self, kind, dtype):
+        out = np.empty(self.shape, dtype)
+        err = ctypes.create_string_buffer(_ERRLEN)
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("the matcher is closed")
+            rc = _lib.sd_matcher_result(self._handle, kind, out.ctypes.data, out.size, err,
+                                        _ERRLEN)
+        if rc != _SD_OK:
+            _raise(rc, err)
+        return out
+
+    def right_disparity(self):
+        """The right view's disparity of the last pair computed: float32 HxW in pixels, NaN where
+        invalid (what stereo-match --right writes). It is computed for the left-right check:
+        with no_lr=True there is none (ValueError). ValueError before the first compute."""
+        d = self._result(_SD_RIGHT, np.float32)
+        return d
+
+    def confidence(self):
+        """The confidence of the last pair's left disparity: uint8 HxW, 0..255 (higher: the best
+        cost stands out more from the second best, stereo.h), 0 where the disparity is invalid
+        (what stereo-match --confidence writes)."""
+        return self._result(_SD_CONFIDENCE, np.uint8)
+
+    def rectified(self):
+        """The last pair as the stage matched it: (left, right) uint8 HxW grey images, rectified
+        when the Matcher has maps."""
+        return self._result(_SD_RECT_LEFT, np.uint8), self._result(_SD_RECT_RIGHT, np.uint8)
 
     def close(self):
         """Frees the stage; later calls raise ValueError. Closing twice is harmless."""
@@ -333,6 +375,9 @@ def _geometry(disparity, f, B, cx, cy, calib, need_centre):
     else:
         doffs = 0.0
     vals = {"doffs": float(doffs)}
+    if need_centre and calib is None:  # the image centre by default, as stereo-match --center
+        cx = (d.shape[1] - 1) / 2.0 if cx is None else cx
+        cy = (d.shape[0] - 1) / 2.0 if cy is None else cy
     for k, v in (("f", f), ("B", B)) + ((("cx", cx), ("cy", cy)) if need_centre else ()):
         try:
             vals[k] = float(v) if not isinstance(v, (bool, np.bool_)) else None
@@ -370,7 +415,8 @@ def points(disparity, f=None, B=None, cx=None, cy=None, *, calibration=None):
     d + doffs <= 0.
 
     Z = f * B / (d + doffs), X = (x - cx) * Z / f, Y = (y - cy) * Z / f with x, y the pixel's column and
-    row (the left rectified camera's frame: X right, Y down, Z forward). f, B, cx, cy, or
+    row (the left rectified camera's frame: X right, Y down, Z forward). f, B, cx, cy (default:
+    the image centre, ((width - 1) / 2, (height - 1) / 2), as stereo-match --center), or
     calibration (a path or a Calibration)."""
     d, g = _geometry(disparity, f, B, cx, cy, calibration, True)
     z = _depth64(d, g)

@@ -391,6 +391,44 @@ def test_maps_and_calibration_equal_cli(scene, tmp_path):
         sd.Matcher(640, 480, maps=yml)   # a calibration for another camera size
 
 
+def test_other_results_equal_cli(scene, tmp_path):
+    """right_disparity(), confidence() and rectified() of the last pair: what stereo-match
+    --right and --confidence write, and the inputs in grey (no maps); refused before a compute,
+    and the right disparity without the left-right check."""
+    right, conf = tmp_path / "right.pfm", tmp_path / "conf.png"
+    cli("-d", 32, "--backend", "cpu", "--right", right, "--confidence", conf, scene["lp"],
+        scene["rp"], tmp_path / "o.pfm")
+    want_right = cv2.imread(str(right), cv2.IMREAD_UNCHANGED)
+    want_right[np.isinf(want_right)] = np.nan
+    with sd.Matcher(320, 240, disparities=32, backend="cpu") as m:
+        with pytest.raises(ValueError, match="no pair computed yet"):
+            m.confidence()
+        m.compute(scene["left"], scene["right"])
+        assert_same(m.right_disparity(), want_right)
+        c = m.confidence()
+        assert c.dtype == np.uint8 and np.array_equal(c, cv2.imread(str(conf), cv2.IMREAD_UNCHANGED))
+        rl, rr = m.rectified()
+        for got, bgr in ((rl, scene["left"]), (rr, scene["right"])):  # gpu/grey.h's Y
+            b, g, r = (bgr[:, :, i].astype(np.int32) for i in range(3))
+            assert got.dtype == np.uint8
+            assert np.array_equal(got, ((77 * r + 150 * g + 29 * b + 128) >> 8).astype(np.uint8))
+    with sd.Matcher(320, 240, disparities=32, no_lr=True) as m:
+        m.compute(scene["left"], scene["right"])
+        with pytest.raises(ValueError, match="left-right check is off"):
+            m.right_disparity()
+    with pytest.raises(ValueError, match="closed"):
+        m.confidence()
+
+
+def test_version_and_option_names():
+    version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert sd.__version__ == version
+    names = sd.option_names()
+    assert names[-1] == "maps" and "disparities" in names and "no_lr" in names
+    with pytest.raises(ValueError, match="maps"):
+        sd.Matcher(64, 48, foo=1)
+
+
 def test_depth_and_points():
     d = np.array([[10.0, 20.0, np.nan], [0.0, -1.0, 2.5]], np.float32)
     f, B, cx, cy = 500.0, 0.12, 1.0, 0.5
@@ -412,8 +450,11 @@ def test_depth_and_points():
                      (dict(f="x", B=0.1), "f: a finite number")]:
         with pytest.raises(ValueError, match=text):
             sd.depth(d, **kw)
+    # cx, cy default to the image centre, as stereo-match --center
+    assert_same(sd.points(d, f, B), sd.points(d, f, B, (3 - 1) / 2, (2 - 1) / 2))
+    assert_same(sd.points(d, f, B, cy=0.25), sd.points(d, f, B, 1.0, 0.25))
     with pytest.raises(ValueError, match="cx: a finite number"):
-        sd.points(d, f, B)
+        sd.points(d, f, B, cx="x")
     with pytest.raises(ValueError, match="a float HxW array"):
         sd.depth(np.zeros((2, 3), np.int16), f, B)
 
