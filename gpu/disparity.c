@@ -28,14 +28,8 @@ STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S1, cons
             for (int k = 0; k < D; k++)
                 if ((k < best - 1 || k > best + 1) && s[k] < s2)
                     s2 = s[k];
-            int ok = x >= c->dmin && (!valid || valid[p]) &&
-                     (c->uniqueness == 0 || stereo_unique(s1, s2, c->uniqueness));
-            int v = STEREO_SUBPIXEL_SCALE * (c->dmin + best);
-            if (c->subpixel && best > 0 && best < D - 1)
-                v += stereo_subpixel_offset(s[best - 1], (int)s1, s[best + 1]);
-            disp[p] = ok ? (int16_t)v : STEREO_INVALID;
-            if (conf)
-                conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+            disparity_wta_pixel(c, x, p, best, s1, s2, best > 0 ? s[best - 1] : 0,
+                                best < D - 1 ? s[best + 1] : 0, valid, disp, conf);
         }
     }
 }
