@@ -6,17 +6,33 @@
 #include <stdio.h>
 #include <string.h>
 
+void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l)
+{
+    const size_t w = (size_t)c->width, h = (size_t)c->height, D = (size_t)c->ndisp;
+    const size_t V = 32; /* the widest vector (AVX2) in bytes: loads may pass an end by one */
+    size_t at = 0;
+    l->B = D + SGM_SIMD_PAD;
+    l->nblk = w + 2 * h + 1;
+    l->sts = (w + D + 16 + 31) / 32 * 32;
+#define TAKE(field, n) (l->field = at, at += ((size_t)(n) + 31) / 32 * 32)
+    TAKE(rows, 3 * l->nblk * l->B + SGM_SIMD_PAD);
+    TAKE(zero, l->B + SGM_SIMD_PAD);
+    TAKE(hz, 2 * D);
+    TAKE(mins, 6 * w);
+    TAKE(sum, D);
+    TAKE(cost, D / 2 + V);       /* bytes */
+    TAKE(rrev, (w + D) / 2 + V); /* bytes */
+    TAKE(st, D * l->sts);
+    TAKE(grp, 8 * D);
+#undef TAKE
+    l->total = at;
+}
+
 size_t sgm_simd_scratch_size(const sgm_config *c)
 {
-    /* sgm_simd_kernels.h's layout_of, each part rounded up to 64 bytes, plus the alignment of
-     * the start */
-    const size_t w = (size_t)c->width, D = (size_t)c->ndisp, w8 = (w + 7) / 8 * 8;
-    const size_t sts = (w8 + D + 16 + 31) / 32 * 32;
-    const size_t parts[6] = {6 * w * D, 2 * D, D, 6 * w, w8 * D, D * sts};
-    size_t n = 64;
-    for (int i = 0; i < 6; i++)
-        n += (parts[i] * 2 + 63) / 64 * 64;
-    return n;
+    sgm_simd_layout l;
+    sgm_simd_layout_of(c, &l);
+    return l.total * 2 + 64; /* + the alignment of the start */
 }
 
 /* The compiled instruction sets, best first, each with whether this CPU runs it. */

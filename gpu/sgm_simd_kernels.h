@@ -9,13 +9,26 @@
  * vectors. Every lane operation is an exact uint16 operation: L <= max_cost + P2 < 0x7fff and
  * the sentinel STEREO_SGM_FAR + P1 < 0x10000, the sums as in sgm.h.
  *
- * Layout of a sweep's scratch (sgm_simd_scratch_size), uint16 unless said, aligned to 64 bytes:
- *   rows [2][3][w][D]   the previous / current row's L of the vertical and diagonal directions
- *   hz   [2][D]         the horizontal direction's L at the previous / current pixel
- *   zero [D]            zeros: the "previous L" of a path's first pixel (gives L = C)
- *   mins [2][3][w]      min_k L of the row directions, previous / current row
- *   srow [w8][D]        part 1: the row's total S, pixel-major (w8 = w rounded up to 8)
- *   st   [D][sts]       part 1: the same, transposed: st[k][x]; columns w.. hold 0xffff
+ * A sweep's scratch (sgm_simd_scratch_size), uint16, each part aligned to 64 bytes:
+ *   rows  [3][w + 2h + 1][B] the vertical and diagonal directions' L. A block of B = D + 16
+ *                            holds a pixel's L at [16 .. 16 + D) after 16 sentinels
+ *                            (STEREO_SGM_FAR): loads at k - 1 and k + 1 read a sentinel at the
+ *                            ends of the range (the next block's first one past k = D - 1).
+ *                            Row yi of the sweep keeps pixel x in block x - 2 sx yi (+ 2h when
+ *                            sx = 1): pixel x of the row goes where pixel x - 2 sx of the
+ *                            previous row was, which neither it (reading x - sx, x, x + sx) nor
+ *                            a later pixel of the row reads any more; one row's worth of blocks
+ *                            is live and the previous row needs no copy.
+ *   zero  [B]                zeros between sentinels: the "previous L" of a path's first pixel
+ *                            (with min 0 it gives L = C)
+ *   hz    [2][D]             the horizontal direction's L at the previous / current pixel
+ *   mins  [2][3][w]          min_k L of the row directions, previous / current row
+ *   sum   [D]                part 1: the pixel's total S
+ *   cost  [D]                the pixel's costs, when the sweep computes them (rank)
+ *   rrev  [w + D]            the right rank row reversed, for those costs
+ *   st    [D][sts]           part 1: the row's total S transposed, st[k][x], for the right
+ *                            disparity, biased (row_wta_right); columns w .. sts - 1 hold 0x7fff
+ *   grp   [8][D]             part 1: the last 8 pixels' totals, transposed into st by 8 x 8
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,9 +44,6 @@
 #define VB 32
 #elif defined(__SSE2__)
 #include <emmintrin.h>
-#if defined(__SSE4_1__)
-#include <smmintrin.h>
-#endif
 #define VB 16
 #elif defined(__ARM_NEON)
 #include <arm_neon.h>
@@ -45,6 +55,7 @@
 
 typedef uint16_t vu16 __attribute__((vector_size(VB)));
 typedef int16_t vi16 __attribute__((vector_size(VB)));
+typedef uint8_t vu8 __attribute__((vector_size(VB)));
 typedef uint8_t vu8h __attribute__((vector_size(VL))); /* VL bytes, widened to one vu16 */
 typedef uint16_t v8u16 __attribute__((vector_size(16))); /* the transpose's 8 x 8 blocks */
 typedef int16_t v8i16 __attribute__((vector_size(16)));
@@ -62,22 +73,39 @@ INLINE vu16 vld(const uint16_t *p)
 
 INLINE void vst(uint16_t *p, vu16 v) { memcpy(p, &v, sizeof v); }
 
+/* a store that bypasses the caches where the ISA has one (p aligned to VB): the partial sums of
+ * part 0 are read again only in part 1 */
+INLINE void vst_stream(uint16_t *p, vu16 v)
+{
+#if defined(__AVX2__)
+    _mm256_stream_si256((__m256i *)p, (__m256i)v);
+#elif defined(__SSE2__)
+    _mm_stream_si128((__m128i *)p, (__m128i)v);
+#else
+    vst(p, v);
+#endif
+}
+
 INLINE vu16 vsplat(uint16_t x) { return (vu16){0} + x; }
 
 /* VL bytes widened to uint16 lanes */
 INLINE vu16 vld_u8(const uint8_t *p)
 {
+#if defined(__AVX2__)
+    return (vu16)_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+#elif defined(__SSE2__)
+    return (vu16)_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p), _mm_setzero_si128());
+#else
     vu8h b;
     memcpy(&b, p, sizeof b);
     return __builtin_convertvector(b, vu16);
+#endif
 }
 
 INLINE vu16 vmin(vu16 a, vu16 b)
 {
 #if defined(__AVX2__)
     return (vu16)_mm256_min_epu16((__m256i)a, (__m256i)b);
-#elif defined(__SSE4_1__)
-    return (vu16)_mm_min_epu16((__m128i)a, (__m128i)b);
 #elif defined(__SSE2__)
     return a - (vu16)_mm_subs_epu16((__m128i)a, (__m128i)b); /* a - max(a - b, 0) */
 #elif defined(__ARM_NEON)
@@ -87,8 +115,48 @@ INLINE vu16 vmin(vu16 a, vu16 b)
 #endif
 }
 
-/* lanes where m is all ones take b, the others a */
-INLINE vu16 vblend(vu16 a, vu16 b, vu16 m) { return (a & ~m) | (b & m); }
+/* signed min, and a blend by a mask of whole lanes: for the right disparity's search on
+ * biased values (row_wta_right) */
+INLINE vi16 vmin_s(vi16 a, vi16 b)
+{
+#if defined(__AVX2__)
+    return (vi16)_mm256_min_epi16((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+    return (vi16)_mm_min_epi16((__m128i)a, (__m128i)b);
+#elif defined(__ARM_NEON)
+    return (vi16)vminq_s16((int16x8_t)a, (int16x8_t)b);
+#else
+    return b ^ ((a ^ b) & (a < b));
+#endif
+}
+
+INLINE vi16 vblend_s(vi16 a, vi16 b, vi16 m)
+{
+#if defined(__AVX2__)
+    return (vi16)_mm256_blendv_epi8((__m256i)a, (__m256i)b, (__m256i)m);
+#elif defined(__ARM_NEON)
+    return (vi16)vbslq_s16((uint16x8_t)m, (int16x8_t)b, (int16x8_t)a);
+#else
+    return (a & ~m) | (b & m);
+#endif
+}
+
+/* |a - b| of uint8 lanes */
+INLINE vu8 vabsdiff_u8(vu8 a, vu8 b)
+{
+#if defined(__AVX2__)
+    return (vu8)_mm256_sub_epi8(_mm256_max_epu8((__m256i)a, (__m256i)b),
+                                _mm256_min_epu8((__m256i)a, (__m256i)b));
+#elif defined(__SSE2__)
+    return (vu8)_mm_or_si128(_mm_subs_epu8((__m128i)a, (__m128i)b),
+                             _mm_subs_epu8((__m128i)b, (__m128i)a));
+#elif defined(__ARM_NEON)
+    return (vu8)vabdq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    vu8 m = (vu8)(a < b);
+    return ((b - a) & m) | ((a - b) & ~m);
+#endif
+}
 
 /* Lane shifts across two vectors: shift_down(a, b)[j] = (a : b)[VL - 1 + j] (the element before
  * each of b's), shift_up(a, b)[j] = (a : b)[j + 1] (the element after each of a's). */
@@ -106,29 +174,64 @@ INLINE vu16 shift_up(vu16 a, vu16 b)
 {
     return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 }
-INLINE uint16_t hmin(vu16 v)
+#elif defined(__SSE2__)
+INLINE vu16 shift_down(vu16 a, vu16 b)
 {
-    v = vmin(v, SHUFFLE2(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    v = vmin(v, SHUFFLE2(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3));
-    v = vmin(v, SHUFFLE2(v, v, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1));
-    v = vmin(v, SHUFFLE2(v, v, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0));
-    return v[0];
+    return (vu16)_mm_or_si128(_mm_slli_si128((__m128i)b, 2), _mm_srli_si128((__m128i)a, 14));
+}
+INLINE vu16 shift_up(vu16 a, vu16 b)
+{
+    return (vu16)_mm_or_si128(_mm_srli_si128((__m128i)a, 2), _mm_slli_si128((__m128i)b, 14));
+}
+#elif defined(__ARM_NEON)
+INLINE vu16 shift_down(vu16 a, vu16 b)
+{
+    return (vu16)vextq_u16((uint16x8_t)a, (uint16x8_t)b, 7);
+}
+INLINE vu16 shift_up(vu16 a, vu16 b)
+{
+    return (vu16)vextq_u16((uint16x8_t)a, (uint16x8_t)b, 1);
 }
 #else
 INLINE vu16 shift_down(vu16 a, vu16 b) { return SHUFFLE2(a, b, 7, 8, 9, 10, 11, 12, 13, 14); }
 INLINE vu16 shift_up(vu16 a, vu16 b) { return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7, 8); }
+#endif
+
+/* min over the lanes */
 INLINE uint16_t hmin(vu16 v)
 {
-#if defined(__ARM_NEON) && defined(__aarch64__)
+#if defined(__AVX2__)
+    __m128i m = _mm_min_epu16(_mm256_castsi256_si128((__m256i)v),
+                              _mm256_extracti128_si256((__m256i)v, 1));
+    return (uint16_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m));
+#elif defined(__SSE2__)
+    __m128i m = (__m128i)v;
+    m = (__m128i)vmin((vu16)m, (vu16)_mm_shuffle_epi32(m, 0x4e));
+    m = (__m128i)vmin((vu16)m, (vu16)_mm_shuffle_epi32(m, 0xb1));
+    m = (__m128i)vmin((vu16)m, (vu16)_mm_shufflelo_epi16(m, 0xb1));
+    return (uint16_t)_mm_cvtsi128_si32(m);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
     return vminvq_u16((uint16x8_t)v);
 #else
-    v = vmin(v, SHUFFLE2(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
-    v = vmin(v, SHUFFLE2(v, v, 2, 3, 0, 1, 2, 3, 0, 1));
-    v = vmin(v, SHUFFLE2(v, v, 1, 0, 1, 0, 1, 0, 1, 0));
-    return v[0];
+    uint16_t m = v[0];
+    for (int i = 1; i < VL; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
 #endif
 }
-#endif
+
+/* the first k < D with s[k] == x, without branches on the data: the minimum over the vectors
+ * of k where s[k] == x and 0xffff elsewhere */
+INLINE int find_first(const uint16_t *s, int D, uint16_t x)
+{
+    const vu16 vx = vsplat(x);
+    vu16 lane, first = vsplat(0xffff);
+    for (int j = 0; j < VL; j++)
+        lane[j] = (uint16_t)j;
+    for (int i = 0; i < D; i += VL)
+        first = vmin(first, (lane + (uint16_t)i) | ~(vu16)(vld(s + i) == vx));
+    return hmin(first);
+}
 
 /* 8 x 8 transpose of uint16: out[i][j] = in[j][i], rows at the given strides (elements) */
 #if defined(__clang__)
@@ -162,47 +265,85 @@ INLINE void transpose8(const uint16_t *in, size_t in_stride, uint16_t *out, size
 /* ---- the scratch ------------------------------------------------------------------------- */
 
 #define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
+#define PAD SGM_SIMD_PAD
 
 typedef struct {
-    uint16_t *rows, *hz, *zero, *mins, *srow, *st;
-    size_t sts; /* st's row stride in elements */
+    uint16_t *rows, *zero, *hz, *mins, *sum, *cost, *rrev, *st, *grp;
+    size_t B, nblk, sts;
 } scratch_layout;
 
 static scratch_layout layout_of(const sgm_config *c, void *base)
 {
-    const size_t w = (size_t)c->width, D = (size_t)c->ndisp, w8 = ALIGN_UP(w, 8);
-    scratch_layout s;
-    uint8_t *p = (uint8_t *)ALIGN_UP((uintptr_t)base, 64);
-    s.sts = ALIGN_UP(w8 + D + 16, 32);
-    s.rows = (uint16_t *)p, p += ALIGN_UP(6 * w * D * 2, 64);
-    s.hz = (uint16_t *)p, p += ALIGN_UP(2 * D * 2, 64);
-    s.zero = (uint16_t *)p, p += ALIGN_UP(D * 2, 64);
-    s.mins = (uint16_t *)p, p += ALIGN_UP(6 * w * 2, 64);
-    s.srow = (uint16_t *)p, p += ALIGN_UP(w8 * D * 2, 64);
-    s.st = (uint16_t *)p;
-    return s;
+    sgm_simd_layout l;
+    sgm_simd_layout_of(c, &l);
+    uint16_t *p = (uint16_t *)ALIGN_UP((uintptr_t)base, 64);
+    return (scratch_layout){p + l.rows, p + l.zero, p + l.hz, p + l.mins, p + l.sum, p + l.cost,
+                            p + l.rrev, p + l.st, p + l.grp, l.B, l.nblk, l.sts};
+}
+
+/* ---- the costs of one pixel, rank (sgm.h): |rankL(x) - rankR(x - d)|, max_cost outside ---- */
+
+static inline void rank_row_reverse(const sgm_fused *f, int y, uint16_t *rrev16)
+{
+    const int w = f->sgm->width;
+    uint8_t *rrev = (uint8_t *)rrev16;
+    const uint8_t *rr = f->rank[1] + (size_t)y * w;
+    for (int t = 0; t < w; t++)
+        rrev[t] = rr[w - 1 - t];
+}
+
+INLINE void rank_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev16, uint8_t *cp)
+{
+    const sgm_config *c = f->sgm;
+    const int w = c->width, D = c->ndisp;
+    int inside = x - c->dmin + 1;
+    inside = inside > D ? D : inside < 0 ? 0 : inside;
+    if (inside > 0) { /* rankR(x - dmin - k) = rrev[w - 1 - x + dmin + k] */
+        const uint8_t *q = (const uint8_t *)rrev16 + (w - 1 - x + c->dmin);
+        const vu8 base = (vu8){0} + f->rank[0][(size_t)y * w + x];
+        for (int k = 0; k < D; k += VB) {
+            vu8 v;
+            memcpy(&v, q + k, sizeof v);
+            v = vabsdiff_u8(base, v);
+            memcpy(cp + k, &v, sizeof v);
+        }
+    }
+    memset(cp + inside, c->max_cost, (size_t)(D - inside));
 }
 
 /* ---- one pixel of a sweep ------------------------------------------------------------------
  * n directions (2: horizontal and vertical; 4: and the two diagonals) at one pixel: for each
- * r, cur[r][k] = the recurrence (sgm.h) from prev[r] (the zero row at a path's first pixel,
+ * r, cur[r][k] = the recurrence (sgm.h) from prev[r] (the zero block at a path's first pixel,
  * with minprev 0, which gives L = C); mins[r] = min_k cur[r]. out = sum_r w_r cur[r] (+ add,
- * another sweep's partial sum, when add is not NULL). */
+ * the other sweep's partial sum, when add is not NULL). prev[0] / cur[0] (horizontal) are plain
+ * arrays, read aligned and shifted in registers (the previous pixel's L was stored just now: a
+ * load across two recent stores would wait for them); prev[1..] are blocks with sentinels. */
 INLINE void pixel_step(const uint8_t *cp, int n, const uint16_t *const prev[4],
                        uint16_t *const cur[4], const uint16_t p1[4], const uint16_t jump[4],
                        const uint16_t minprev[4], const uint16_t wt[4], int weighted,
-                       const uint16_t *add, uint16_t *out, uint16_t mins[4], int D)
+                       const uint16_t *add, uint16_t *out, int stream, uint16_t mins[4], int D)
 {
     const vu16 far = vsplat(STEREO_SGM_FAR);
     vu16 vm[4] = {far, far, far, far};
+    vu16 h_before = far, h_k = vld(prev[0]);
     for (int i = 0; i < D; i += VL) {
         const vu16 c = vld_u8(cp + i);
         vu16 sum = add ? vld(add + i) : vsplat(0);
         for (int r = 0; r < n; r++) {
             const uint16_t *P = prev[r];
-            const vu16 pk = vld(P + i);
-            const vu16 km1 = shift_down(i ? vld(P + i - VL) : far, pk);
-            const vu16 kp1 = shift_up(pk, i + VL < D ? vld(P + i + VL) : far);
+            vu16 pk, km1, kp1;
+            if (r == 0) {
+                const vu16 next = i + VL < D ? vld(P + i + VL) : far;
+                pk = h_k;
+                km1 = shift_down(h_before, pk);
+                kp1 = shift_up(pk, next);
+                h_before = pk;
+                h_k = next;
+            } else {
+                pk = vld(P + i);
+                km1 = vld(P + i - 1);
+                kp1 = vld(P + i + 1);
+            }
             const vu16 side = vmin(km1, kp1) + vsplat(p1[r]);
             const vu16 v = vmin(vmin(pk, side), vsplat(jump[r]));
             const vu16 L = c + v - vsplat(minprev[r]);
@@ -210,49 +351,49 @@ INLINE void pixel_step(const uint8_t *cp, int n, const uint16_t *const prev[4],
             vm[r] = vmin(vm[r], L);
             sum += weighted ? L * vsplat(wt[r]) : L;
         }
-        vst(out + i, sum);
+        if (stream)
+            vst_stream(out + i, sum);
+        else
+            vst(out + i, sum);
     }
     for (int r = 0; r < n; r++)
         mins[r] = hmin(vm[r]);
 }
 
-/* ---- winner-takes-all on one row --------------------------------------------------------- */
+/* ---- winner-takes-all --------------------------------------------------------------------- */
 
-/* Left disparity of row y (disparity.h, stage 6) from st[k][x]. */
-static void row_wta_left(const sgm_fused *f, const scratch_layout *s, int y)
+/* Left disparity of pixel x of row y (disparity.h, stage 6) from its total S in s (D values) */
+INLINE void pixel_wta_left(const sgm_fused *f, int y, int x, uint16_t *s)
 {
     const wta_config *c = f->wta;
-    const int w = c->width, D = c->ndisp;
-    const int second = c->uniqueness > 0 || f->conf; /* s2 is needed */
-    uint16_t best_a[VL], idx_a[VL], sm1_a[VL], sp1_a[VL], s2_a[VL];
-    for (int x0 = 0; x0 < w; x0 += VL) {
-        const uint16_t *col = s->st + x0;
-        vu16 best = vld(col), idx = vsplat(0), sm1 = best, sp1 = best, before = best;
-        for (int k = 1; k < D; k++) {
-            const vu16 v = vld(col + (size_t)k * s->sts);
-            sp1 = vblend(sp1, v, (vu16)(idx == vsplat((uint16_t)(k - 1))));
-            const vu16 lt = (vu16)(v < best);
-            best = vmin(best, v);
-            idx = vblend(idx, vsplat((uint16_t)k), lt);
-            sm1 = vblend(sm1, before, lt);
-            before = v;
-        }
-        vu16 s2 = vsplat(0xffff);
-        if (second)
-            for (int k = 0; k < D; k++) { /* min over |k - k*| > 1 */
-                const vu16 kk = vsplat((uint16_t)k);
-                const vu16 near = (vu16)(kk + 1 >= idx) & (vu16)(kk <= idx + 1);
-                s2 = vmin(s2, vld(col + (size_t)k * s->sts) | near);
-            }
-        vst(best_a, best), vst(idx_a, idx), vst(sm1_a, sm1), vst(sp1_a, sp1), vst(s2_a, s2);
-        for (int j = 0; j < VL && x0 + j < w; j++)
-            disparity_wta_pixel(c, x0 + j, (size_t)y * w + x0 + j, idx_a[j], best_a[j], s2_a[j],
-                                sm1_a[j], sp1_a[j], f->valid[0], f->disp, f->conf);
+    const int D = c->ndisp;
+    vu16 m = vld(s);
+    for (int i = VL; i < D; i += VL)
+        m = vmin(m, vld(s + i));
+    const uint16_t s1 = hmin(m);
+    const int best = find_first(s, D, s1);
+    uint32_t s2 = 0xffff;
+    if (c->uniqueness > 0 || f->conf) { /* min over |k - best| > 1: the three set aside */
+        const int lo = best > 0 ? best - 1 : 0, hi = best < D - 1 ? best + 1 : D - 1;
+        uint16_t keep[3];
+        for (int k = lo; k <= hi; k++)
+            keep[k - lo] = s[k], s[k] = 0xffff;
+        m = vld(s);
+        for (int i = VL; i < D; i += VL)
+            m = vmin(m, vld(s + i));
+        s2 = hmin(m);
+        for (int k = lo; k <= hi; k++)
+            s[k] = keep[k - lo];
     }
+    disparity_wta_pixel(c, x, (size_t)y * c->width + x, best, s1, s2,
+                        best > 0 ? s[best - 1] : 0, best < D - 1 ? s[best + 1] : 0,
+                        f->valid[0], f->disp, f->conf);
 }
 
 /* Right disparity of row y (stage 7): for right pixel xr, k* = argmin_k st[k][xr + dmin + k]
- * (ties to the smaller k); columns past the image hold 0xffff, which never wins. */
+ * (ties to the smaller k). st holds S ^ 0x8000, whose signed order is S's unsigned order (one
+ * compare and one blend per step); columns past the image hold 0x7fff (S = 0xffff), which
+ * never wins. */
 static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
 {
     const wta_config *c = f->wta;
@@ -262,13 +403,13 @@ static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
     uint16_t idx_a[VL];
     for (int x0 = 0; x0 < nr; x0 += VL) {
         const uint16_t *col = s->st + x0 + c->dmin;
-        vu16 best = vld(col), idx = vsplat(0);
+        vi16 best = (vi16)vld(col), idx = (vi16){0};
         for (int k = 1; k < D; k++) {
-            const vu16 v = vld(col + (size_t)k * (s->sts + 1));
-            idx = vblend(idx, vsplat((uint16_t)k), (vu16)(v < best));
-            best = vmin(best, v);
+            const vi16 v = (vi16)vld(col + (size_t)k * (s->sts + 1));
+            idx = vblend_s(idx, (vi16){0} + (int16_t)k, (vi16)(v < best));
+            best = vmin_s(best, v);
         }
-        vst(idx_a, idx);
+        vst(idx_a, (vu16)idx);
         for (int j = 0; j < VL && x0 + j < nr; j++)
             out[x0 + j] = valid && !valid[x0 + j]
                               ? STEREO_INVALID
@@ -276,15 +417,6 @@ static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
     }
     for (int xr = nr > 0 ? nr : 0; xr < w; xr++)
         out[xr] = STEREO_INVALID;
-}
-
-/* srow (pixel-major) -> st (disparity-major), 8 x 8 blocks */
-static void row_transpose(const sgm_config *c, const scratch_layout *s)
-{
-    const size_t w8 = ALIGN_UP((size_t)c->width, 8), D = (size_t)c->ndisp;
-    for (size_t x = 0; x < w8; x += 8)
-        for (size_t k = 0; k < D; k += 8)
-            transpose8(s->srow + x * D + k, D, s->st + k * s->sts + x, s->sts);
 }
 
 /* ---- a sweep's rows --------------------------------------------------------------------- */
@@ -297,6 +429,7 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
     const int sx = backward ? -1 : 1, sy = sx;
     const size_t row = (size_t)w * D;
     const scratch_layout s = layout_of(c, scratch);
+    const int right = part && f->disp_right; /* the right disparity: st is filled */
     /* this sweep's directions (sgm.h): horizontal, vertical, the diagonals from x - sx, x + sx */
     const int dirs[4] = {backward ? 1 : 0, backward ? 3 : 2, backward ? 7 : 4, backward ? 6 : 5};
     uint16_t p1[4], wt[4], p2[4][256];
@@ -311,33 +444,43 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
     /* part 0: rows yi = 0 .. its share - 1 of this sweep's order; part 1: the rest */
     const int share0 = backward ? h - m : m;
     const int yi0 = part ? share0 : 0, yi1 = part ? h : share0;
-    if (part == 0)
-        memset(s.zero, 0, (size_t)D * 2);
-    else { /* st's columns past the image, srow's padding pixels: never a winner */
-        const size_t w8 = ALIGN_UP((size_t)w, 8);
+    if (part == 0) { /* the sentinels and the zero block */
+        for (size_t b = 0; b < 3 * s.nblk + 1; b++)
+            for (int i = 0; i < PAD; i++)
+                s.rows[b * s.B + i] = STEREO_SGM_FAR;
+        for (int i = 0; i < PAD; i++)
+            s.zero[i] = s.zero[PAD + D + i] = STEREO_SGM_FAR;
+        memset(s.zero + PAD, 0, (size_t)D * 2);
+    } else if (right) { /* st's columns past the image: never a winner */
         for (size_t k = 0; k < (size_t)D; k++)
             for (size_t x = (size_t)w; x < s.sts; x++)
-                s.st[k * s.sts + x] = 0xffff;
-        for (size_t i = (size_t)w * D; i < w8 * D; i++)
-            s.srow[i] = 0xffff;
+                s.st[k * s.sts + x] = 0x7fff;
     }
+    const uint16_t *zero = s.zero + PAD;
     for (int yi = yi0; yi < yi1; yi++) {
-        const int y = backward ? h - 1 - yi : yi, cur_r = yi & 1, prev_r = cur_r ^ 1;
-        uint16_t *cur_rows = s.rows + (size_t)cur_r * 3 * row;
-        const uint16_t *prev_rows = s.rows + (size_t)prev_r * 3 * row;
-        uint16_t *cur_min = s.mins + (size_t)cur_r * 3 * w;
-        const uint16_t *prev_min = s.mins + (size_t)prev_r * 3 * w;
+        const int y = backward ? h - 1 - yi : yi;
+        /* the blocks of row yi and yi - 1: pixel x in block x - 2 sx yi (+ 2 h when sx = 1) */
+        const ptrdiff_t cur_off = (sx > 0 ? 2 * h : 0) - 2 * (ptrdiff_t)sx * yi;
+        const ptrdiff_t prev_off = cur_off + 2 * sx;
+        uint16_t *cur_min = s.mins + (size_t)(yi & 1) * 3 * w;
+        const uint16_t *prev_min = s.mins + (size_t)((yi & 1) ^ 1) * 3 * w;
         const uint8_t *g_row = f->grey + (size_t)y * w;
         const uint8_t *g_prev = yi ? f->grey + (size_t)(y - sy) * w : NULL;
-        uint16_t *S_row = f->S + (size_t)y * row;
+        /* S: rows m .. h-1 as they are; rows 0 .. m-1 (written by the forward sweep, read by
+         * the backward one) mirrored, pixel (x, y) at (w - 1 - x, m - 1 - y): the reading sweep
+         * reads ascending addresses, which the hardware prefetches best */
+        const int mirror = y < m;
+        uint16_t *S_row = f->S + (size_t)(mirror ? m - 1 - y : y) * row;
         uint16_t h_min = 0;
+        if (!f->cost)
+            rank_row_reverse(f, y, s.rrev);
         for (int xi = 0; xi < w; xi++) {
             const int x = backward ? w - 1 - xi : xi;
             const int g = g_row[x];
             const uint16_t *prev[4];
             uint16_t *cur[4], jump[4], minprev[4], mins[4];
             /* horizontal: the previous pixel x - sx of this row */
-            prev[0] = xi ? s.hz + (size_t)((xi & 1) ^ 1) * D : s.zero;
+            prev[0] = xi ? s.hz + (size_t)((xi & 1) ^ 1) * D : zero;
             cur[0] = s.hz + (size_t)(xi & 1) * D;
             minprev[0] = xi ? h_min : 0;
             jump[0] = (uint16_t)(minprev[0] + p2[0][abs(g - (xi ? g_row[x - sx] : g))]);
@@ -345,24 +488,47 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
             for (int r = 1; r < n; r++) {
                 const int fx = r == 1 ? x : r == 2 ? x - sx : x + sx;
                 const int have = yi > 0 && fx >= 0 && fx < w;
-                prev[r] = have ? prev_rows + ((size_t)(r - 1) * w + fx) * D : s.zero;
-                cur[r] = cur_rows + ((size_t)(r - 1) * w + x) * D;
+                uint16_t *dir_rows = s.rows + PAD + (size_t)(r - 1) * s.nblk * s.B;
+                prev[r] = have ? dir_rows + (size_t)(fx + prev_off) * s.B : zero;
+                cur[r] = dir_rows + (size_t)(x + cur_off) * s.B;
                 minprev[r] = have ? prev_min[(r - 1) * w + fx] : 0;
                 jump[r] = (uint16_t)(minprev[r] + p2[r][abs(g - (have ? g_prev[fx] : g))]);
             }
-            const uint16_t *add = part ? S_row + (size_t)x * D : NULL;
-            uint16_t *out = part ? s.srow + (size_t)x * D : S_row + (size_t)x * D;
-            pixel_step(f->cost + ((size_t)y * w + x) * D, n, prev, cur, p1, jump, minprev, wt,
-                       weighted, add, out, mins, D);
+            const uint8_t *cp = f->cost + ((size_t)y * w + x) * D;
+            if (!f->cost) {
+                rank_costs(f, y, x, s.rrev, (uint8_t *)s.cost);
+                cp = (const uint8_t *)s.cost;
+            }
+            uint16_t *S_px = S_row + (size_t)(mirror ? w - 1 - x : x) * D;
+            uint16_t *out = S_px;
+            if (part) {
+                out = right ? s.grp + (size_t)(x & 7) * D : s.sum;
+                pixel_step(cp, n, prev, cur, p1, jump, minprev, wt, weighted, S_px, out, 0,
+                           mins, D);
+                pixel_wta_left(f, y, x, out);
+                if (right) { /* biased for row_wta_right; into st when a group of 8 is done */
+                    for (int i = 0; i < D; i += VL)
+                        vst(out + i, vld(out + i) ^ 0x8000);
+                    if (backward ? (x & 7) == 0 : (x & 7) == 7 || x == w - 1)
+                        for (int k = 0; k < D; k += 8)
+                            transpose8(s.grp + k, (size_t)D,
+                                       s.st + (size_t)k * s.sts + (x & ~7), s.sts);
+                }
+            } else {
+                pixel_step(cp, n, prev, cur, p1, jump, minprev, wt, weighted, NULL, out, 1,
+                           mins, D);
+            }
             h_min = mins[0];
             for (int r = 1; r < n; r++)
                 cur_min[(r - 1) * w + x] = mins[r];
         }
-        if (part) {
-            row_transpose(c, &s);
-            row_wta_left(f, &s, y);
-            if (f->disp_right)
-                row_wta_right(f, &s, y);
+        if (right) {
+            /* the last group's pixels past the image (forward, w % 8 != 0) were transposed
+             * too: back to 0xffff */
+            for (size_t k = 0; k < (size_t)D; k++)
+                for (size_t x = (size_t)w; x < ALIGN_UP((size_t)w, 8); x++)
+                    s.st[k * s.sts + x] = 0x7fff;
+            row_wta_right(f, &s, y);
         }
         if (rows_done)
             __atomic_add_fetch(rows_done, 1, __ATOMIC_RELAXED);
@@ -383,6 +549,11 @@ static void sweep_part(const sgm_fused *f, int backward, int part, void *scratch
     else
         weighted ? sweep_rows(f, backward, part, scratch, rows_done, 2, 1)
                  : sweep_rows(f, backward, part, scratch, rows_done, 2, 0);
+    /* the streaming stores of part 0 are seen by the other thread in part 1 */
+#if defined(__SSE2__)
+    if (part == 0)
+        _mm_sfence();
+#endif
 }
 
 const sgm_simd_isa SGM_SIMD_TABLE = {SGM_SIMD_NAME, sweep_part};

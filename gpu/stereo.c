@@ -472,7 +472,8 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     }
     ok &= !!(s->cost = malloc(vol));
     for (int i = 0; i < 2; i++) {
-        ok &= !!(s->S[i] = malloc(vol * sizeof(uint16_t)));
+        /* 64-byte aligned: the fused path streams whole vectors into S */
+        ok &= !!(s->S[i] = aligned_alloc(64, (vol * sizeof(uint16_t) + 63) / 64 * 64));
         ok &= !!(s->sweep_scratch[i] = malloc(sweep_scratch_size(p)));
     }
     ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
@@ -899,18 +900,24 @@ static void cpu_match(stereo_stage *s, job *j)
     const stereo_params *p = &s->p;
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
-    /* 4. matching cost volume */
-    run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+    /* 4. matching cost volume (the fused SGM path computes rank's costs itself) */
+    const int fused = s->simd && !j->bm;
+    const int rank_on_the_fly = fused && p->cost == STEREO_COST_RANK && view_count(p) == 2;
+    if (!rank_on_the_fly)
+        run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+    else
+        __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_cost(p), __ATOMIC_RELAXED);
     if (view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
         run_rows(s, j, h, job_side_select, c * units_select(p));
     if (j->bm) {
         /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
         run_rows(s, j, h, job_block_vertical, c * units_block(p));
         run_rows(s, j, h, job_block_horizontal, c * units_block(p));
-    } else if (s->simd) {
+    } else if (fused) {
         /* 5.-6. SGM fused with the winner-takes-all and the right disparity (sgm_simd.h): the
          * two sweeps' first parts, then their second parts, one sweep per thread */
-        j->fused = (sgm_fused){&j->sgm, &j->wta, p->paths, s->cost, j->grey[0], s->S[0],
+        j->fused = (sgm_fused){&j->sgm, &j->wta, p->paths, rank_on_the_fly ? NULL : s->cost,
+                               {s->rank[0], s->rank[1]}, j->grey[0], s->S[0],
                                {j->valid[0], j->valid[1]}, s->disp,
                                j->lr_check ? s->disp_right : NULL, j->conf};
         for (j->part = 0; j->part < 2; j->part++)
@@ -922,7 +929,7 @@ static void cpu_match(stereo_stage *s, job *j)
         parallel_for(s->pool, 2, 1, job_sweep, j);
     }
     /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
-    if (j->bm || !s->simd)
+    if (!fused)
         run_rows(s, j, h, job_wta, c * units_wta(p));
     /* 7. 3x3 median on both maps, then the left-right check */
     if (j->median) {
