@@ -8,11 +8,11 @@
 
 void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l)
 {
-    const size_t w = (size_t)c->width, h = (size_t)c->height, D = (size_t)c->ndisp;
+    const size_t w = (size_t)c->width, D = (size_t)c->ndisp;
     const size_t V = 32; /* the widest vector (AVX2) in bytes: loads may pass an end by one */
     size_t at = 0;
     l->B = D + SGM_SIMD_PAD;
-    l->nblk = w + 2 * h + 1;
+    l->nblk = w + 2;
     l->sts = (w + D + 16 + 31) / 32 * 32;
 #define TAKE(field, n) (l->field = at, at += ((size_t)(n) + 31) / 32 * 32)
     TAKE(rows, 3 * l->nblk * l->B + SGM_SIMD_PAD);

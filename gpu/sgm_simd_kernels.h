@@ -10,15 +10,15 @@
  * the sentinel STEREO_SGM_FAR + P1 < 0x10000, the sums as in sgm.h.
  *
  * A sweep's scratch (sgm_simd_scratch_size), uint16, each part aligned to 64 bytes:
- *   rows  [3][w + 2h + 1][B] the vertical and diagonal directions' L. A block of B = D + 16
+ *   rows  [3][w + 2][B]      the vertical and diagonal directions' L. A block of B = D + 16
  *                            holds a pixel's L at [16 .. 16 + D) after 16 sentinels
  *                            (STEREO_SGM_FAR): loads at k - 1 and k + 1 read a sentinel at the
  *                            ends of the range (the next block's first one past k = D - 1).
- *                            Row yi of the sweep keeps pixel x in block x - 2 sx yi (+ 2h when
- *                            sx = 1): pixel x of the row goes where pixel x - 2 sx of the
- *                            previous row was, which neither it (reading x - sx, x, x + sx) nor
- *                            a later pixel of the row reads any more; one row's worth of blocks
- *                            is live and the previous row needs no copy.
+ *                            The blocks are a ring: row yi of the sweep keeps pixel x in block
+ *                            (x - 2 sx yi) mod (w + 2), so pixel x of the row goes where pixel
+ *                            x - 2 sx of the previous row was (or one of the two spare blocks),
+ *                            which neither it (reading x - sx, x, x + sx) nor a later pixel of
+ *                            the row reads any more: the previous row needs no copy.
  *   zero  [B]                zeros between sentinels: the "previous L" of a path's first pixel
  *                            (with min 0 it gives L = C)
  *   hz    [2][D]             the horizontal direction's L at the previous / current pixel
@@ -421,6 +421,9 @@ static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
 
 /* ---- a sweep's rows --------------------------------------------------------------------- */
 
+/* b mod n for b in [0, 2n) */
+INLINE int ring(int b, int n) { return b >= n ? b - n : b; }
+
 INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch,
                        uint64_t *rows_done, const int n, const int weighted)
 {
@@ -459,9 +462,10 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
     const uint16_t *zero = s.zero + PAD;
     for (int yi = yi0; yi < yi1; yi++) {
         const int y = backward ? h - 1 - yi : yi;
-        /* the blocks of row yi and yi - 1: pixel x in block x - 2 sx yi (+ 2 h when sx = 1) */
-        const ptrdiff_t cur_off = (sx > 0 ? 2 * h : 0) - 2 * (ptrdiff_t)sx * yi;
-        const ptrdiff_t prev_off = cur_off + 2 * sx;
+        /* the ring's blocks of row yi and yi - 1: pixel x in (x + off) mod nblk */
+        const int nblk = (int)s.nblk;
+        const int cur_off = (int)(((-2 * (int64_t)sx * yi) % nblk + nblk) % nblk);
+        const int prev_off = (cur_off + 2 * sx + nblk) % nblk;
         uint16_t *cur_min = s.mins + (size_t)(yi & 1) * 3 * w;
         const uint16_t *prev_min = s.mins + (size_t)((yi & 1) ^ 1) * 3 * w;
         const uint8_t *g_row = f->grey + (size_t)y * w;
@@ -489,8 +493,8 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
                 const int fx = r == 1 ? x : r == 2 ? x - sx : x + sx;
                 const int have = yi > 0 && fx >= 0 && fx < w;
                 uint16_t *dir_rows = s.rows + PAD + (size_t)(r - 1) * s.nblk * s.B;
-                prev[r] = have ? dir_rows + (size_t)(fx + prev_off) * s.B : zero;
-                cur[r] = dir_rows + (size_t)(x + cur_off) * s.B;
+                prev[r] = have ? dir_rows + (size_t)ring(fx + prev_off, nblk) * s.B : zero;
+                cur[r] = dir_rows + (size_t)ring(x + cur_off, nblk) * s.B;
                 minprev[r] = have ? prev_min[(r - 1) * w + fx] : 0;
                 jump[r] = (uint16_t)(minprev[r] + p2[r][abs(g - (have ? g_prev[fx] : g))]);
             }
