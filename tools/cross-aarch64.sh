@@ -121,9 +121,13 @@ for scene in small pair; do
         [ $side = a ] && bin=$XB/stereo-match
         args=${cfg/CONF/--confidence $W/$side$k.c.png}
         [ "$args" = "$cfg" ] && : >"$W/$side$k.c.png"
+        case $cfg in # the right disparity needs the LR check
+          *--no-lr*) : >"$W/$side$k.r.pfm" ;;
+          *) args="$args --right $W/$side$k.r.pfm" ;;
+        esac
         # shellcheck disable=SC2086
-        STEREO_CPU_KERNELS=$kernels $run "$bin" --backend cpu $args --right "$W/$side$k.r.pfm" \
-          "$W/$scene/left.png" "$W/$scene/right.png" "$W/$side$k.pfm" >"$W/$side.log" 2>&1
+        STEREO_CPU_KERNELS=$kernels $run "$bin" --backend cpu $args "$W/$scene/left.png" \
+          "$W/$scene/right.png" "$W/$side$k.pfm" >"$W/$side.log" 2>&1
       done
       if [ -s "$W/x$k.pfm" ] && cmp -s "$W/x$k.pfm" "$W/a$k.pfm" &&
          cmp -s "$W/x$k.r.pfm" "$W/a$k.r.pfm" && cmp -s "$W/x$k.c.png" "$W/a$k.c.png"; then
