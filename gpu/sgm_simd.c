@@ -19,7 +19,6 @@ void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l)
     TAKE(zero, l->B + SGM_SIMD_PAD);
     TAKE(hz, 2 * D);
     TAKE(mins, 6 * w);
-    TAKE(sum, D);
     TAKE(cost, D / 2 + V);       /* bytes */
     TAKE(rrev, (w + D) / 2 + V); /* bytes */
     TAKE(st, D * l->sts);

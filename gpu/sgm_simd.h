@@ -37,9 +37,9 @@ typedef struct {
     const sgm_config *sgm;
     const wta_config *wta;    /* same width, height, dmin and ndisp as sgm */
     int paths;                /* 4 or 8 */
-    const uint8_t *cost;      /* the cost volume (sgm.h), or NULL: the sweeps compute the rank
-                                 costs (sgm_cost_rank_rows) of each pixel from rank[] */
-    const uint8_t *rank[2];   /* the rank transforms of the left and the right image */
+    const uint8_t *cost;      /* the cost volume (sgm.h), or NULL: the sweeps compute each
+                                 pixel's costs min(|L(x) - R(x - d)|, max_cost) from absdiff[]: */
+    const uint8_t *absdiff[2]; /* the rank transforms (cost rank) or the grey images (ad) */
     const uint8_t *grey;      /* the left grey image, for the adaptive P2 */
     uint16_t *S;              /* w * h * D: the sweeps' partial sums between the parts */
     const uint8_t *valid[2];  /* rectification validity of the left / right image, or NULL */
@@ -65,7 +65,7 @@ size_t sgm_simd_scratch_size(const sgm_config *c);
  * nblk the blocks per direction, sts the row stride of st. */
 #define SGM_SIMD_PAD 16
 typedef struct {
-    size_t rows, zero, hz, mins, sum, cost, rrev, st, grp, total;
+    size_t rows, zero, hz, mins, cost, rrev, st, grp, total;
     size_t B, nblk, sts;
 } sgm_simd_layout;
 void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l);

@@ -23,12 +23,11 @@
  *                            (with min 0 it gives L = C)
  *   hz    [2][D]             the horizontal direction's L at the previous / current pixel
  *   mins  [2][3][w]          min_k L of the row directions, previous / current row
- *   sum   [D]                part 1: the pixel's total S
- *   cost  [D]                the pixel's costs, when the sweep computes them (rank)
- *   rrev  [w + D]            the right rank row reversed, for those costs
+ *   cost  [D]                the pixel's costs, when the sweep computes them (rank, ad)
+ *   rrev  [w + D]            the right image's row (rank or grey) reversed, for those costs
  *   st    [D][sts]           part 1: the row's total S transposed, st[k][x], for the right
  *                            disparity, biased (row_wta_right); columns w .. sts - 1 hold 0x7fff
- *   grp   [8][D]             part 1: the last 8 pixels' totals, transposed into st by 8 x 8
+ *   grp   [8][D]             part 1: the totals of the group of 8 pixels being done (x & ~7)
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -138,6 +137,19 @@ INLINE vi16 vblend_s(vi16 a, vi16 b, vi16 m)
     return (vi16)vbslq_s16((uint16x8_t)m, (int16x8_t)b, (int16x8_t)a);
 #else
     return (a & ~m) | (b & m);
+#endif
+}
+
+INLINE vu8 vmin_u8(vu8 a, vu8 b)
+{
+#if defined(__AVX2__)
+    return (vu8)_mm256_min_epu8((__m256i)a, (__m256i)b);
+#elif defined(__SSE2__)
+    return (vu8)_mm_min_epu8((__m128i)a, (__m128i)b);
+#elif defined(__ARM_NEON)
+    return (vu8)vminq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    return b ^ ((a ^ b) & (vu8)(a < b));
 #endif
 }
 
@@ -268,7 +280,7 @@ INLINE void transpose8(const uint16_t *in, size_t in_stride, uint16_t *out, size
 #define PAD SGM_SIMD_PAD
 
 typedef struct {
-    uint16_t *rows, *zero, *hz, *mins, *sum, *cost, *rrev, *st, *grp;
+    uint16_t *rows, *zero, *hz, *mins, *cost, *rrev, *st, *grp;
     size_t B, nblk, sts;
 } scratch_layout;
 
@@ -277,34 +289,37 @@ static scratch_layout layout_of(const sgm_config *c, void *base)
     sgm_simd_layout l;
     sgm_simd_layout_of(c, &l);
     uint16_t *p = (uint16_t *)ALIGN_UP((uintptr_t)base, 64);
-    return (scratch_layout){p + l.rows, p + l.zero, p + l.hz, p + l.mins, p + l.sum, p + l.cost,
-                            p + l.rrev, p + l.st, p + l.grp, l.B, l.nblk, l.sts};
+    return (scratch_layout){p + l.rows, p + l.zero, p + l.hz,  p + l.mins, p + l.cost,
+                            p + l.rrev, p + l.st,  p + l.grp, l.B,        l.nblk, l.sts};
 }
 
-/* ---- the costs of one pixel, rank (sgm.h): |rankL(x) - rankR(x - d)|, max_cost outside ---- */
+/* ---- the costs of one pixel, rank and ad (sgm.h) -----------------------------------------
+ * min(|IL(x) - IR(x - d)|, max_cost) on the rank transforms (whose difference never exceeds
+ * max_cost) or the grey images (stereo_ad_cost); max_cost where x - d < 0. */
 
-static inline void rank_row_reverse(const sgm_fused *f, int y, uint16_t *rrev16)
+static inline void absdiff_row_reverse(const sgm_fused *f, int y, uint16_t *rrev16)
 {
     const int w = f->sgm->width;
     uint8_t *rrev = (uint8_t *)rrev16;
-    const uint8_t *rr = f->rank[1] + (size_t)y * w;
+    const uint8_t *rr = f->absdiff[1] + (size_t)y * w;
     for (int t = 0; t < w; t++)
         rrev[t] = rr[w - 1 - t];
 }
 
-INLINE void rank_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev16, uint8_t *cp)
+INLINE void absdiff_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev16, uint8_t *cp)
 {
     const sgm_config *c = f->sgm;
     const int w = c->width, D = c->ndisp;
     int inside = x - c->dmin + 1;
     inside = inside > D ? D : inside < 0 ? 0 : inside;
-    if (inside > 0) { /* rankR(x - dmin - k) = rrev[w - 1 - x + dmin + k] */
+    if (inside > 0) { /* IR(x - dmin - k) = rrev[w - 1 - x + dmin + k] */
         const uint8_t *q = (const uint8_t *)rrev16 + (w - 1 - x + c->dmin);
-        const vu8 base = (vu8){0} + f->rank[0][(size_t)y * w + x];
+        const vu8 base = (vu8){0} + f->absdiff[0][(size_t)y * w + x];
+        const vu8 cap = (vu8){0} + (uint8_t)c->max_cost;
         for (int k = 0; k < D; k += VB) {
             vu8 v;
             memcpy(&v, q + k, sizeof v);
-            v = vabsdiff_u8(base, v);
+            v = vmin_u8(vabsdiff_u8(base, v), cap);
             memcpy(cp + k, &v, sizeof v);
         }
     }
@@ -477,7 +492,7 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
         uint16_t *S_row = f->S + (size_t)(mirror ? m - 1 - y : y) * row;
         uint16_t h_min = 0;
         if (!f->cost)
-            rank_row_reverse(f, y, s.rrev);
+            absdiff_row_reverse(f, y, s.rrev);
         for (int xi = 0; xi < w; xi++) {
             const int x = backward ? w - 1 - xi : xi;
             const int g = g_row[x];
@@ -500,23 +515,29 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
             }
             const uint8_t *cp = f->cost + ((size_t)y * w + x) * D;
             if (!f->cost) {
-                rank_costs(f, y, x, s.rrev, (uint8_t *)s.cost);
+                absdiff_costs(f, y, x, s.rrev, (uint8_t *)s.cost);
                 cp = (const uint8_t *)s.cost;
             }
             uint16_t *S_px = S_row + (size_t)(mirror ? w - 1 - x : x) * D;
             uint16_t *out = S_px;
             if (part) {
-                out = right ? s.grp + (size_t)(x & 7) * D : s.sum;
+                out = s.grp + (size_t)(x & 7) * D;
                 pixel_step(cp, n, prev, cur, p1, jump, minprev, wt, weighted, S_px, out, 0,
                            mins, D);
-                pixel_wta_left(f, y, x, out);
-                if (right) { /* biased for row_wta_right; into st when a group of 8 is done */
-                    for (int i = 0; i < D; i += VL)
-                        vst(out + i, vld(out + i) ^ 0x8000);
-                    if (backward ? (x & 7) == 0 : (x & 7) == 7 || x == w - 1)
+                /* a group of 8 pixels done (or the row's last): their left disparities one
+                 * after the other (independent chains, which overlap), then, biased for
+                 * row_wta_right, into st */
+                if (backward ? (x & 7) == 0 : (x & 7) == 7 || x == w - 1) {
+                    const int x8 = x & ~7, n8 = w - x8 < 8 ? w - x8 : 8;
+                    for (int j = 0; j < n8; j++)
+                        pixel_wta_left(f, y, x8 + j, s.grp + (size_t)j * D);
+                    if (right) {
+                        for (int i = 0; i < n8 * D; i += VL)
+                            vst(s.grp + i, vld(s.grp + i) ^ 0x8000);
                         for (int k = 0; k < D; k += 8)
-                            transpose8(s.grp + k, (size_t)D,
-                                       s.st + (size_t)k * s.sts + (x & ~7), s.sts);
+                            transpose8(s.grp + k, (size_t)D, s.st + (size_t)k * s.sts + x8,
+                                       s.sts);
+                    }
                 }
             } else {
                 pixel_step(cp, n, prev, cur, p1, jump, minprev, wt, weighted, NULL, out, 1,
@@ -527,8 +548,8 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
                 cur_min[(r - 1) * w + x] = mins[r];
         }
         if (right) {
-            /* the last group's pixels past the image (forward, w % 8 != 0) were transposed
-             * too: back to 0xffff */
+            /* the pixels past the image in the row's last group (w % 8 != 0) were
+             * transposed too: back to 0x7fff */
             for (size_t k = 0; k < (size_t)D; k++)
                 for (size_t x = (size_t)w; x < ALIGN_UP((size_t)w, 8); x++)
                     s.st[k * s.sts + x] = 0x7fff;

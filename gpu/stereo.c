@@ -900,10 +900,11 @@ static void cpu_match(stereo_stage *s, job *j)
     const stereo_params *p = &s->p;
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
-    /* 4. matching cost volume (the fused SGM path computes rank's costs itself) */
+    /* 4. matching cost volume (the fused SGM path computes rank's and ad's costs itself) */
     const int fused = s->simd && !j->bm;
-    const int rank_on_the_fly = fused && p->cost == STEREO_COST_RANK && view_count(p) == 2;
-    if (!rank_on_the_fly)
+    const int on_the_fly = fused && view_count(p) == 2 &&
+                           (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD);
+    if (!on_the_fly)
         run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
     else
         __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_cost(p), __ATOMIC_RELAXED);
@@ -916,8 +917,10 @@ static void cpu_match(stereo_stage *s, job *j)
     } else if (fused) {
         /* 5.-6. SGM fused with the winner-takes-all and the right disparity (sgm_simd.h): the
          * two sweeps' first parts, then their second parts, one sweep per thread */
-        j->fused = (sgm_fused){&j->sgm, &j->wta, p->paths, rank_on_the_fly ? NULL : s->cost,
-                               {s->rank[0], s->rank[1]}, j->grey[0], s->S[0],
+        const int rank = p->cost == STEREO_COST_RANK;
+        j->fused = (sgm_fused){&j->sgm, &j->wta, p->paths, on_the_fly ? NULL : s->cost,
+                               {rank ? s->rank[0] : j->grey[0], rank ? s->rank[1] : j->grey[1]},
+                               j->grey[0], s->S[0],
                                {j->valid[0], j->valid[1]}, s->disp,
                                j->lr_check ? s->disp_right : NULL, j->conf};
         for (j->part = 0; j->part < 2; j->part++)
