@@ -42,16 +42,19 @@ static int isa_count(const sgm_simd_isa *list[3], int runs[3])
     __builtin_cpu_init();
     list[n] = &sgm_simd_avx2, runs[n++] = __builtin_cpu_supports("avx2");
 #endif
+#if defined(__SSE2__) || defined(__ARM_NEON)
     list[n] = &sgm_simd_baseline, runs[n++] = 1;
+#endif
+    list[n] = &sgm_simd_generic, runs[n++] = 1;
     return n;
 }
 
 const char *sgm_simd_names(void)
 {
 #if defined(__x86_64__)
-    return "auto, reference, avx2, sse2";
+    return "auto, reference, avx2, sse2, generic";
 #elif defined(__ARM_NEON)
-    return "auto, reference, neon";
+    return "auto, reference, neon, generic";
 #else
     return "auto, reference, generic";
 #endif
@@ -66,7 +69,9 @@ int sgm_simd_select(const char *name, const sgm_simd_isa **out, char *err, size_
         return 0;
     const int any = !name || strcmp(name, "auto") == 0;
     for (int i = 0; i < n; i++) {
-        if (!any && strcmp(name, list[i]->name) != 0)
+        /* auto: a real instruction set, else the reference (generic vectors lowered to scalar
+         * code are slower than the reference's loops) */
+        if (any ? list[i] == &sgm_simd_generic : strcmp(name, list[i]->name) != 0)
             continue;
         if (runs[i]) {
             *out = list[i];
@@ -75,6 +80,8 @@ int sgm_simd_select(const char *name, const sgm_simd_isa **out, char *err, size_
         snprintf(err, errlen, "'%s': this CPU does not run it", name);
         return -1;
     }
+    if (any)
+        return 0; /* the reference */
     snprintf(err, errlen, "'%s' is not one of %s", name, sgm_simd_names());
     return -1;
 }

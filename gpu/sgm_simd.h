@@ -16,8 +16,9 @@
  *
  * Every vector operation is an exact integer operation on uint16 lanes (L and the sums fit, as
  * sgm.h shows), so the order of operations cannot change a bit. The kernels are compiled once
- * per instruction set (sgm_simd_kernels.h): the baseline one (SSE2 on x86-64, NEON on aarch64,
- * GCC's generic vectors elsewhere) and, on x86-64, AVX2, chosen at run time by the CPU.
+ * per instruction set (sgm_simd_kernels.h): the baseline one (SSE2 on x86-64, NEON on aarch64),
+ * on x86-64 AVX2, chosen at run time by the CPU, and GCC's generic vectors (the only one on
+ * other targets).
  */
 #ifndef STEREO_SGM_SIMD_H
 #define STEREO_SGM_SIMD_H
@@ -70,8 +71,9 @@ typedef struct {
 } sgm_simd_layout;
 void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l);
 
-/* The instruction set by name: "auto" (or NULL) the best this CPU runs; "reference" gives NULL
- * with 0 returned (the plain-C reference, sgm.h). Returns -1 with a message in err for a name
+/* The instruction set by name: "auto" (or NULL) the best this CPU runs (NULL, the reference,
+ * on a target with neither SSE2 nor NEON); "reference" gives NULL with 0 returned (the plain-C
+ * reference, sgm.h); "generic" GCC's generic vectors. Returns -1 with a message in err for a name
  * that is unknown, or not built in, or that this CPU cannot run. */
 int sgm_simd_select(const char *name, const sgm_simd_isa **out, char *err, size_t errlen);
 
@@ -79,7 +81,10 @@ int sgm_simd_select(const char *name, const sgm_simd_isa **out, char *err, size_
 const char *sgm_simd_names(void);
 
 /* One table per compiled instruction set (sgm_simd_*.c). */
+extern const sgm_simd_isa sgm_simd_generic;
+#if defined(__SSE2__) || defined(__ARM_NEON)
 extern const sgm_simd_isa sgm_simd_baseline;
+#endif
 #if defined(__x86_64__)
 extern const sgm_simd_isa sgm_simd_avx2;
 #endif

@@ -38,13 +38,20 @@
 #include "stereo.h"
 #include "stereo_math.h"
 
-#if defined(__AVX2__)
+/* The instruction set: SGM_SIMD_GENERIC (sgm_simd_generic.c) takes GCC's generic vectors
+ * whatever the target has */
+#if defined(SGM_SIMD_GENERIC)
+#define VB 16
+#elif defined(__AVX2__)
+#define ISA_AVX2 1
 #include <immintrin.h>
 #define VB 32
 #elif defined(__SSE2__)
+#define ISA_SSE2 1
 #include <emmintrin.h>
 #define VB 16
 #elif defined(__ARM_NEON)
+#define ISA_NEON 1
 #include <arm_neon.h>
 #define VB 16
 #else
@@ -76,9 +83,9 @@ INLINE void vst(uint16_t *p, vu16 v) { memcpy(p, &v, sizeof v); }
  * part 0 are read again only in part 1 */
 INLINE void vst_stream(uint16_t *p, vu16 v)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     _mm256_stream_si256((__m256i *)p, (__m256i)v);
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     _mm_stream_si128((__m128i *)p, (__m128i)v);
 #else
     vst(p, v);
@@ -90,9 +97,9 @@ INLINE vu16 vsplat(uint16_t x) { return (vu16){0} + x; }
 /* VL bytes widened to uint16 lanes */
 INLINE vu16 vld_u8(const uint8_t *p)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     return (vu16)_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     return (vu16)_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p), _mm_setzero_si128());
 #else
     vu8h b;
@@ -103,11 +110,11 @@ INLINE vu16 vld_u8(const uint8_t *p)
 
 INLINE vu16 vmin(vu16 a, vu16 b)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     return (vu16)_mm256_min_epu16((__m256i)a, (__m256i)b);
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     return a - (vu16)_mm_subs_epu16((__m128i)a, (__m128i)b); /* a - max(a - b, 0) */
-#elif defined(__ARM_NEON)
+#elif defined(ISA_NEON)
     return (vu16)vminq_u16((uint16x8_t)a, (uint16x8_t)b);
 #else
     return b ^ ((a ^ b) & (vu16)(a < b));
@@ -118,11 +125,11 @@ INLINE vu16 vmin(vu16 a, vu16 b)
  * biased values (row_wta_right) */
 INLINE vi16 vmin_s(vi16 a, vi16 b)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     return (vi16)_mm256_min_epi16((__m256i)a, (__m256i)b);
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     return (vi16)_mm_min_epi16((__m128i)a, (__m128i)b);
-#elif defined(__ARM_NEON)
+#elif defined(ISA_NEON)
     return (vi16)vminq_s16((int16x8_t)a, (int16x8_t)b);
 #else
     return b ^ ((a ^ b) & (a < b));
@@ -131,22 +138,22 @@ INLINE vi16 vmin_s(vi16 a, vi16 b)
 
 INLINE vi16 vblend_s(vi16 a, vi16 b, vi16 m)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     return (vi16)_mm256_blendv_epi8((__m256i)a, (__m256i)b, (__m256i)m);
-#elif defined(__ARM_NEON)
+#elif defined(ISA_NEON)
     return (vi16)vbslq_s16((uint16x8_t)m, (int16x8_t)b, (int16x8_t)a);
 #else
     return (a & ~m) | (b & m);
 #endif
 }
 
-INLINE vu8 vmin_u8(vu8 a, vu8 b)
+INLINE vu8 bytes_min(vu8 a, vu8 b)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     return (vu8)_mm256_min_epu8((__m256i)a, (__m256i)b);
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     return (vu8)_mm_min_epu8((__m128i)a, (__m128i)b);
-#elif defined(__ARM_NEON)
+#elif defined(ISA_NEON)
     return (vu8)vminq_u8((uint8x16_t)a, (uint8x16_t)b);
 #else
     return b ^ ((a ^ b) & (vu8)(a < b));
@@ -154,15 +161,15 @@ INLINE vu8 vmin_u8(vu8 a, vu8 b)
 }
 
 /* |a - b| of uint8 lanes */
-INLINE vu8 vabsdiff_u8(vu8 a, vu8 b)
+INLINE vu8 bytes_absdiff(vu8 a, vu8 b)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     return (vu8)_mm256_sub_epi8(_mm256_max_epu8((__m256i)a, (__m256i)b),
                                 _mm256_min_epu8((__m256i)a, (__m256i)b));
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     return (vu8)_mm_or_si128(_mm_subs_epu8((__m128i)a, (__m128i)b),
                              _mm_subs_epu8((__m128i)b, (__m128i)a));
-#elif defined(__ARM_NEON)
+#elif defined(ISA_NEON)
     return (vu8)vabdq_u8((uint8x16_t)a, (uint8x16_t)b);
 #else
     vu8 m = (vu8)(a < b);
@@ -186,7 +193,7 @@ INLINE vu16 shift_up(vu16 a, vu16 b)
 {
     return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 }
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
 INLINE vu16 shift_down(vu16 a, vu16 b)
 {
     return (vu16)_mm_or_si128(_mm_slli_si128((__m128i)b, 2), _mm_srli_si128((__m128i)a, 14));
@@ -195,7 +202,7 @@ INLINE vu16 shift_up(vu16 a, vu16 b)
 {
     return (vu16)_mm_or_si128(_mm_srli_si128((__m128i)a, 2), _mm_slli_si128((__m128i)b, 14));
 }
-#elif defined(__ARM_NEON)
+#elif defined(ISA_NEON)
 INLINE vu16 shift_down(vu16 a, vu16 b)
 {
     return (vu16)vextq_u16((uint16x8_t)a, (uint16x8_t)b, 7);
@@ -212,17 +219,17 @@ INLINE vu16 shift_up(vu16 a, vu16 b) { return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7
 /* min over the lanes */
 INLINE uint16_t hmin(vu16 v)
 {
-#if defined(__AVX2__)
+#if defined(ISA_AVX2)
     __m128i m = _mm_min_epu16(_mm256_castsi256_si128((__m256i)v),
                               _mm256_extracti128_si256((__m256i)v, 1));
     return (uint16_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m));
-#elif defined(__SSE2__)
+#elif defined(ISA_SSE2)
     __m128i m = (__m128i)v;
     m = (__m128i)vmin((vu16)m, (vu16)_mm_shuffle_epi32(m, 0x4e));
     m = (__m128i)vmin((vu16)m, (vu16)_mm_shuffle_epi32(m, 0xb1));
     m = (__m128i)vmin((vu16)m, (vu16)_mm_shufflelo_epi16(m, 0xb1));
     return (uint16_t)_mm_cvtsi128_si32(m);
-#elif defined(__ARM_NEON) && defined(__aarch64__)
+#elif defined(ISA_NEON) && defined(__aarch64__)
     return vminvq_u16((uint16x8_t)v);
 #else
     uint16_t m = v[0];
@@ -319,7 +326,7 @@ INLINE void absdiff_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev
         for (int k = 0; k < D; k += VB) {
             vu8 v;
             memcpy(&v, q + k, sizeof v);
-            v = vmin_u8(vabsdiff_u8(base, v), cap);
+            v = bytes_min(bytes_absdiff(base, v), cap);
             memcpy(cp + k, &v, sizeof v);
         }
     }
@@ -575,7 +582,7 @@ static void sweep_part(const sgm_fused *f, int backward, int part, void *scratch
         weighted ? sweep_rows(f, backward, part, scratch, rows_done, 2, 1)
                  : sweep_rows(f, backward, part, scratch, rows_done, 2, 0);
     /* the streaming stores of part 0 are seen by the other thread in part 1 */
-#if defined(__SSE2__)
+#if defined(ISA_SSE2)
     if (part == 0)
         _mm_sfence();
 #endif
