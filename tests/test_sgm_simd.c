@@ -21,15 +21,8 @@
 #include "sgm_simd.h"
 #include "stereo.h"
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-static int rnd_range(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+#include "rng.h"
+
 
 /* A pair: the right image the left one shifted by a few disparities in bands, plus noise, so
  * the search has real minima; or plain noise. */
@@ -245,6 +238,7 @@ static void test_kernels_env_refused(void **state)
 
 int main(void)
 {
+    rng_seed(0x2545f4914f6cdd1dull);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_matches_reference),
         cmocka_unit_test(test_fused_wide_range),
