@@ -4,9 +4,9 @@
  * confidence of whole stages, for every instruction set this build has and this CPU runs, on
  * random pairs of awkward sizes (odd widths, one to three rows, D up to the width) with random
  * options: every cost, 4 and 8 paths, penalties and weights per path (sums past 32767 too),
- * the adaptive P2, uniqueness, subpixel, LR check, median, confidence, minimum disparity,
- * rectification maps that leave pixels invalid, one to three threads. Only libc and the stage:
- * tools/cross-aarch64.sh runs it under qemu for NEON.
+ * the adaptive P2, uniqueness, subpixel, LR check, median, confidence, minimum disparity (up to
+ * past the width), rectification maps that leave pixels invalid, one to three threads, three
+ * and four views. Only libc and the stage: tools/cross-aarch64.sh runs it under qemu for NEON.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,9 +44,9 @@ static void random_pair(int w, int h, int D, uint8_t *l, uint8_t *r)
 
 /* Identity maps with some pixels sent outside the image: the rectified pixel is invalid there,
  * which both disparities' searches read. */
-static void random_maps(int w, int h, stereo_map m[2], int16_t *xy[2], uint16_t *frac[2])
+static void random_maps(int w, int h, int nv, stereo_map *m, int16_t **xy, uint16_t **frac)
 {
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < nv; v++) {
         xy[v] = malloc((size_t)w * h * 2 * sizeof **xy);
         frac[v] = calloc((size_t)w * h, sizeof **frac);
         for (int y = 0; y < h; y++)
@@ -71,6 +71,8 @@ static void random_params(stereo_params *p, int w, int h, int *use_maps)
     p->backend = STEREO_BACKEND_CPU;
     p->num_disparities = D;
     p->min_disparity = rnd() % 3 == 0 ? rnd_range(0, 20) : 0;
+    if (rnd() % 12 == 0) /* around the width: few or no pixels with a candidate */
+        p->min_disparity = rnd_range(w - D, w + 5);
     p->cost = costs[rnd() % 5];
     p->rank_window = 2 * rnd_range(1, 4) + 1;
     p->paths = rnd() % 2 ? 8 : 4;
@@ -103,18 +105,22 @@ static void random_params(stereo_params *p, int w, int h, int *use_maps)
     *use_maps = rnd() % 3 == 0;
 }
 
-/* One stage on the pair with the given kernels (STEREO_CPU_KERNELS). */
+/* One stage on the images (p->views of them, 0: two) with the given kernels
+ * (STEREO_CPU_KERNELS). */
 static stereo_stage *run_with(const char *kernels, const stereo_params *p, const stereo_map *maps,
-                              const uint8_t *l, const uint8_t *r)
+                              uint8_t *const *im)
 {
     setenv("STEREO_CPU_KERNELS", kernels, 1);
     stereo_stage *s;
     char err[256];
     if (stereo_create(p, maps, &s, err, sizeof err) != STEREO_OK)
         fail_msg("%s: %s", kernels, err);
-    const stereo_image a = {l, p->width, p->height, (size_t)p->width, STEREO_PIX_GREY8};
-    const stereo_image b = {r, p->width, p->height, (size_t)p->width, STEREO_PIX_GREY8};
-    assert_int_equal(stereo_process(s, &a, &b), STEREO_OK);
+    const int n = p->views > 2 ? p->views : 2;
+    stereo_image v[STEREO_MAX_VIEWS];
+    for (int i = 0; i < n; i++)
+        v[i] = (stereo_image){im[i], p->width, p->height, (size_t)p->width, STEREO_PIX_GREY8};
+    if (stereo_process_views(s, v, n) != STEREO_OK)
+        fail_msg("%s: %s", kernels, stereo_error(s));
     return s;
 }
 
@@ -134,16 +140,20 @@ static int isa_names(const char *names[4])
 
 static void compare_case(const stereo_params *p, int use_maps, const char *isa, int case_no)
 {
-    const int w = p->width, h = p->height;
-    uint8_t *l = malloc((size_t)w * h), *r = malloc((size_t)w * h);
-    random_pair(w, h, p->num_disparities + p->min_disparity, l, r);
-    stereo_map m[2];
-    int16_t *xy[2] = {NULL, NULL};
-    uint16_t *frac[2] = {NULL, NULL};
+    const int w = p->width, h = p->height, nv = p->views > 2 ? p->views : 2;
+    uint8_t *im[STEREO_MAX_VIEWS];
+    for (int i = 0; i < nv; i++)
+        im[i] = malloc((size_t)w * h);
+    random_pair(w, h, p->num_disparities + p->min_disparity, im[0], im[1]);
+    for (int i = 2; i < nv; i++) /* more views: pairs of their own with the reference */
+        random_pair(w, h, p->num_disparities + p->min_disparity, im[0], im[i]);
+    stereo_map m[STEREO_MAX_VIEWS];
+    int16_t *xy[STEREO_MAX_VIEWS] = {NULL};
+    uint16_t *frac[STEREO_MAX_VIEWS] = {NULL};
     if (use_maps)
-        random_maps(w, h, m, xy, frac);
-    stereo_stage *ref = run_with("reference", p, use_maps ? m : NULL, l, r);
-    stereo_stage *fast = run_with(isa, p, use_maps ? m : NULL, l, r);
+        random_maps(w, h, nv, m, xy, frac);
+    stereo_stage *ref = run_with("reference", p, use_maps ? m : NULL, im);
+    stereo_stage *fast = run_with(isa, p, use_maps ? m : NULL, im);
     const size_t n = (size_t)w * h;
     const char *what = NULL;
     if (memcmp(stereo_disparity(ref), stereo_disparity(fast), n * 2))
@@ -155,19 +165,20 @@ static void compare_case(const stereo_params *p, int use_maps, const char *isa, 
         what = "confidence";
     if (what)
         fail_msg("case %d, %s: %s differs (%dx%d D %d dmin %d cost %s paths %d p1 %d p2 %d "
-                 "adapt %d w0 %d uniq %d subpix %d lr %d median %d conf %d maps %d threads %d)",
+                 "adapt %d w0 %d uniq %d subpix %d lr %d median %d conf %d maps %d threads %d "
+                 "views %d)",
                  case_no, isa, what, w, h, p->num_disparities, p->min_disparity,
                  stereo_cost_to_str(p->cost), p->paths, p->p1, p->p2, p->p2_adapt,
                  p->path_weight[0], p->uniqueness, p->subpixel, p->lr_check, p->median,
-                 p->confidence, use_maps, p->threads);
+                 p->confidence, use_maps, p->threads, nv);
     stereo_destroy(ref);
     stereo_destroy(fast);
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < nv; v++) {
         free(xy[v]);
         free(frac[v]);
     }
-    free(l);
-    free(r);
+    for (int i = 0; i < nv; i++)
+        free(im[i]);
 }
 
 /* STEREO_SGM_SIMD_CASES: the number of random cases (default 200; tools/cross-aarch64.sh --all
@@ -210,6 +221,30 @@ static void test_fused_wide_range(void **state)
         }
 }
 
+/* More than two views (multiview.h): the combined cost volume, the sides rule's means in the
+ * buffer the fused path leaves alone, and the LR check with the occlusion test. */
+static void test_fused_more_views(void **state)
+{
+    (void)state;
+    static const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
+                                        STEREO_COST_BT};
+    const char *names[4];
+    int nisa = isa_names(names);
+    for (int c = 0; c < 24; c++) {
+        stereo_params p;
+        int use_maps;
+        random_params(&p, rnd_range(40, 120), rnd_range(2, 24), &use_maps);
+        p.cost = costs[rnd() % 4];
+        p.min_disparity = 0;
+        p.views = rnd_range(3, 4);
+        p.combine = rnd() % 2 ? STEREO_COMBINE_SIDES : STEREO_COMBINE_SUM;
+        p.baseline[2] = -16;
+        p.baseline[3] = 8 * rnd_range(3, 4);
+        for (int i = 0; i < nisa; i++)
+            compare_case(&p, use_maps, names[i], 1000 + c);
+    }
+}
+
 /* Bad values of STEREO_CPU_KERNELS are refused at create, by name. */
 static void test_kernels_env_refused(void **state)
 {
@@ -242,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_matches_reference),
         cmocka_unit_test(test_fused_wide_range),
+        cmocka_unit_test(test_fused_more_views),
         cmocka_unit_test(test_kernels_env_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
