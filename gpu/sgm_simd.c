@@ -34,6 +34,14 @@ size_t sgm_simd_scratch_size(const sgm_config *c)
     return l.total * 2 + 64; /* + the alignment of the start */
 }
 
+int sgm_simd_bytes_fit(const sgm_config *c, int paths)
+{
+    for (int r = 0; r < paths; r++)
+        if (c->max_cost + (c->per_dir ? c->dir_p2[r] : c->p2) > 255)
+            return 0;
+    return 1;
+}
+
 /* The compiled instruction sets, best first, each with whether this CPU runs it. */
 static int isa_count(const sgm_simd_isa *list[3], int runs[3])
 {

@@ -61,6 +61,10 @@ typedef struct {
 
 size_t sgm_simd_scratch_size(const sgm_config *c);
 
+/* Whether every direction's L fits a byte: max_cost + P2_r <= 255 for each of the paths (L <=
+ * max_cost + P2_r, sgm.h); the kernels then run on uint8 lanes. */
+int sgm_simd_bytes_fit(const sgm_config *c, int paths);
+
 /* Where each part of a sweep's scratch starts (uint16 elements from its 64-byte aligned start;
  * sgm_simd_kernels.h says what each holds), B = D + SGM_SIMD_PAD the size of a block of rows,
  * nblk the blocks per direction, sts the row stride of st. */

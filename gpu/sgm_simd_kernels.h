@@ -177,6 +177,42 @@ INLINE vu8 bytes_absdiff(vu8 a, vu8 b)
 #endif
 }
 
+/* saturating a + b of uint8 lanes */
+INLINE vu8 bytes_adds(vu8 a, vu8 b)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_adds_epu8((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_adds_epu8((__m128i)a, (__m128i)b);
+#elif defined(ISA_NEON)
+    return (vu8)vqaddq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    vu8 t = a + b;
+    return t | (vu8)(t < a);
+#endif
+}
+
+/* the uint8 lanes 0 .. VL-1 (lo) and VL .. VB-1 (hi) widened to uint16 */
+INLINE void bytes_widen(vu8 a, vu16 *lo, vu16 *hi)
+{
+#if defined(ISA_AVX2)
+    *lo = (vu16)_mm256_cvtepu8_epi16(_mm256_castsi256_si128((__m256i)a));
+    *hi = (vu16)_mm256_cvtepu8_epi16(_mm256_extracti128_si256((__m256i)a, 1));
+#elif defined(ISA_SSE2)
+    *lo = (vu16)_mm_unpacklo_epi8((__m128i)a, _mm_setzero_si128());
+    *hi = (vu16)_mm_unpackhi_epi8((__m128i)a, _mm_setzero_si128());
+#elif defined(ISA_NEON)
+    *lo = (vu16)vmovl_u8(vget_low_u8((uint8x16_t)a));
+    *hi = (vu16)vmovl_u8(vget_high_u8((uint8x16_t)a));
+#else
+    vu8h l, h;
+    memcpy(&l, &a, sizeof l);
+    memcpy(&h, (const uint8_t *)&a + sizeof l, sizeof h);
+    *lo = __builtin_convertvector(l, vu16);
+    *hi = __builtin_convertvector(h, vu16);
+#endif
+}
+
 /* Lane shifts across two vectors: shift_down(a, b)[j] = (a : b)[VL - 1 + j] (the element before
  * each of b's), shift_up(a, b)[j] = (a : b)[j + 1] (the element after each of a's). */
 #if defined(__clang__)
@@ -216,6 +252,48 @@ INLINE vu16 shift_down(vu16 a, vu16 b) { return SHUFFLE2(a, b, 7, 8, 9, 10, 11, 
 INLINE vu16 shift_up(vu16 a, vu16 b) { return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7, 8); }
 #endif
 
+/* the same on uint8 lanes: bytes_shift_down(a, b)[j] = (a : b)[VB - 1 + j], bytes_shift_up(a,
+ * b)[j] = (a : b)[j + 1] */
+#if defined(__clang__)
+#define SHUFFLEB(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef int8_t vi8 __attribute__((vector_size(VB)));
+#define SHUFFLEB(a, b, ...) __builtin_shuffle(a, b, (vi8){__VA_ARGS__})
+#endif
+#if VB == 32
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48,
+                    49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62);
+}
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                    21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32);
+}
+#elif defined(ISA_SSE2)
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b)
+{
+    return (vu8)_mm_or_si128(_mm_slli_si128((__m128i)b, 1), _mm_srli_si128((__m128i)a, 15));
+}
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b)
+{
+    return (vu8)_mm_or_si128(_mm_srli_si128((__m128i)a, 1), _mm_slli_si128((__m128i)b, 15));
+}
+#elif defined(ISA_NEON)
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b) { return (vu8)vextq_u8((uint8x16_t)a, (uint8x16_t)b, 15); }
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b) { return (vu8)vextq_u8((uint8x16_t)a, (uint8x16_t)b, 1); }
+#else
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+}
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+}
+#endif
+
 /* min over the lanes */
 INLINE uint16_t hmin(vu16 v)
 {
@@ -236,6 +314,18 @@ INLINE uint16_t hmin(vu16 v)
     for (int i = 1; i < VL; i++)
         m = v[i] < m ? v[i] : m;
     return m;
+#endif
+}
+
+/* min over the uint8 lanes */
+INLINE uint8_t bytes_hmin(vu8 v)
+{
+#if defined(ISA_NEON) && defined(__aarch64__)
+    return vminvq_u8((uint8x16_t)v);
+#else
+    vu16 lo, hi;
+    bytes_widen(v, &lo, &hi);
+    return (uint8_t)hmin(vmin(lo, hi));
 #endif
 }
 
@@ -382,6 +472,64 @@ INLINE void pixel_step(const uint8_t *cp, int n, const uint16_t *const prev[4],
         mins[r] = hmin(vm[r]);
 }
 
+/* pixel_step with uint8 lanes, where every L fits a byte (sgm_simd_bytes_fit): twice the voxels
+ * per operation. Bytes saturate at 255 where the 16-bit lanes go past it (a neighbour + P1,
+ * the sentinel 255 + P1, minprev + P2'): each such term is then >= 255 >= L(p - r, k), so the
+ * minimum is the same. L - minprev is taken before the cost is added, so it never wraps. The
+ * sums stay 16-bit. */
+INLINE void pixel_step8(const uint8_t *cp, int n, const uint8_t *const prev[4],
+                        uint8_t *const cur[4], const uint16_t p1[4], const uint16_t jump[4],
+                        const uint16_t minprev[4], const uint16_t wt[4], int weighted,
+                        const uint16_t *add, uint16_t *out, int stream, uint16_t mins[4], int D)
+{
+    const vu8 far = (vu8){0} + 0xff;
+    vu8 vm[4] = {far, far, far, far};
+    vu8 h_before = far, h_k;
+    memcpy(&h_k, prev[0], sizeof h_k);
+    for (int i = 0; i < D; i += VB) {
+        vu8 c;
+        memcpy(&c, cp + i, sizeof c);
+        vu16 sum_lo = add ? vld(add + i) : vsplat(0), sum_hi = add ? vld(add + i + VL) : vsplat(0);
+        for (int r = 0; r < n; r++) {
+            const uint8_t *P = prev[r];
+            vu8 pk, km1, kp1;
+            if (r == 0) {
+                vu8 next = far;
+                if (i + VB < D)
+                    memcpy(&next, P + i + VB, sizeof next);
+                pk = h_k;
+                km1 = bytes_shift_down(h_before, pk);
+                kp1 = bytes_shift_up(pk, next);
+                h_before = pk;
+                h_k = next;
+            } else {
+                memcpy(&pk, P + i, sizeof pk);
+                memcpy(&km1, P + i - 1, sizeof km1);
+                memcpy(&kp1, P + i + 1, sizeof kp1);
+            }
+            const vu8 side = bytes_adds(bytes_min(km1, kp1), (vu8){0} + (uint8_t)p1[r]);
+            const vu8 j = (vu8){0} + (uint8_t)(jump[r] < 255 ? jump[r] : 255);
+            const vu8 v = bytes_min(bytes_min(pk, side), j);
+            const vu8 L = (v - (uint8_t)minprev[r]) + c;
+            memcpy(cur[r] + i, &L, sizeof L);
+            vm[r] = bytes_min(vm[r], L);
+            vu16 lo, hi;
+            bytes_widen(L, &lo, &hi);
+            sum_lo += weighted ? lo * vsplat(wt[r]) : lo;
+            sum_hi += weighted ? hi * vsplat(wt[r]) : hi;
+        }
+        if (stream) {
+            vst_stream(out + i, sum_lo);
+            vst_stream(out + i + VL, sum_hi);
+        } else {
+            vst(out + i, sum_lo);
+            vst(out + i + VL, sum_hi);
+        }
+    }
+    for (int r = 0; r < n; r++)
+        mins[r] = bytes_hmin(vm[r]);
+}
+
 /* ---- winner-takes-all --------------------------------------------------------------------- */
 
 /* Left disparity of pixel x of row y (disparity.h, stage 6) from its total S in s (D values) */
@@ -447,7 +595,7 @@ static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
 INLINE int ring(int b, int n) { return b >= n ? b - n : b; }
 
 INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch,
-                       uint64_t *rows_done, const int n, const int weighted)
+                       uint64_t *rows_done, const int n, const int weighted, const int bytes)
 {
     const sgm_config *c = f->sgm;
     const int w = c->width, h = c->height, D = c->ndisp, m = h / 2;
@@ -469,19 +617,31 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
     /* part 0: rows yi = 0 .. its share - 1 of this sweep's order; part 1: the rest */
     const int share0 = backward ? h - m : m;
     const int yi0 = part ? share0 : 0, yi1 = part ? h : share0;
+    /* rows, hz and zero in bytes: a block is 32 bytes of sentinels and D elements of 1 (bytes)
+     * or 2 bytes */
+    const size_t es = bytes ? 1 : 2, Bb = 2 * PAD + (size_t)D * es;
+    uint8_t *const rows = (uint8_t *)s.rows, *const hz = (uint8_t *)s.hz;
+    uint8_t *const zero = (uint8_t *)s.zero + 2 * PAD;
     if (part == 0) { /* the sentinels and the zero block */
         for (size_t b = 0; b < 3 * s.nblk + 1; b++)
-            for (int i = 0; i < PAD; i++)
-                s.rows[b * s.B + i] = STEREO_SGM_FAR;
-        for (int i = 0; i < PAD; i++)
-            s.zero[i] = s.zero[PAD + D + i] = STEREO_SGM_FAR;
-        memset(s.zero + PAD, 0, (size_t)D * 2);
+            for (int i = 0; i < PAD; i++) {
+                if (bytes)
+                    rows[b * Bb + 2 * i] = rows[b * Bb + 2 * i + 1] = 0xff;
+                else
+                    ((uint16_t *)(rows + b * Bb))[i] = STEREO_SGM_FAR;
+            }
+        for (int i = 0; i < PAD; i++) {
+            if (bytes)
+                zero[-1 - 2 * i] = zero[-2 - 2 * i] = zero[D + 2 * i] = zero[D + 2 * i + 1] = 0xff;
+            else
+                ((uint16_t *)zero)[-1 - i] = ((uint16_t *)zero)[D + i] = STEREO_SGM_FAR;
+        }
+        memset(zero, 0, (size_t)D * es);
     } else if (right) { /* st's columns past the image: never a winner */
         for (size_t k = 0; k < (size_t)D; k++)
             for (size_t x = (size_t)w; x < s.sts; x++)
                 s.st[k * s.sts + x] = 0x7fff;
     }
-    const uint16_t *zero = s.zero + PAD;
     for (int yi = yi0; yi < yi1; yi++) {
         const int y = backward ? h - 1 - yi : yi;
         /* the ring's blocks of row yi and yi - 1: pixel x in (x + off) mod nblk */
@@ -503,20 +663,21 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
         for (int xi = 0; xi < w; xi++) {
             const int x = backward ? w - 1 - xi : xi;
             const int g = g_row[x];
-            const uint16_t *prev[4];
-            uint16_t *cur[4], jump[4], minprev[4], mins[4];
+            const uint8_t *prev[4];
+            uint8_t *cur[4];
+            uint16_t jump[4], minprev[4], mins[4];
             /* horizontal: the previous pixel x - sx of this row */
-            prev[0] = xi ? s.hz + (size_t)((xi & 1) ^ 1) * D : zero;
-            cur[0] = s.hz + (size_t)(xi & 1) * D;
+            prev[0] = xi ? hz + (size_t)((xi & 1) ^ 1) * D * es : zero;
+            cur[0] = hz + (size_t)(xi & 1) * D * es;
             minprev[0] = xi ? h_min : 0;
             jump[0] = (uint16_t)(minprev[0] + p2[0][abs(g - (xi ? g_row[x - sx] : g))]);
             /* vertical and diagonals: the previous row at x, x - sx, x + sx */
             for (int r = 1; r < n; r++) {
                 const int fx = r == 1 ? x : r == 2 ? x - sx : x + sx;
                 const int have = yi > 0 && fx >= 0 && fx < w;
-                uint16_t *dir_rows = s.rows + PAD + (size_t)(r - 1) * s.nblk * s.B;
-                prev[r] = have ? dir_rows + (size_t)ring(fx + prev_off, nblk) * s.B : zero;
-                cur[r] = dir_rows + (size_t)ring(x + cur_off, nblk) * s.B;
+                uint8_t *dir_rows = rows + 2 * PAD + (size_t)(r - 1) * s.nblk * Bb;
+                prev[r] = have ? dir_rows + (size_t)ring(fx + prev_off, nblk) * Bb : zero;
+                cur[r] = dir_rows + (size_t)ring(x + cur_off, nblk) * Bb;
                 minprev[r] = have ? prev_min[(r - 1) * w + fx] : 0;
                 jump[r] = (uint16_t)(minprev[r] + p2[r][abs(g - (have ? g_prev[fx] : g))]);
             }
@@ -529,8 +690,12 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
             uint16_t *out = S_px;
             if (part) {
                 out = s.grp + (size_t)(x & 7) * D;
-                pixel_step(cp, n, prev, cur, p1, jump, minprev, wt, weighted, S_px, out, 0,
-                           mins, D);
+                if (bytes)
+                    pixel_step8(cp, n, prev, cur, p1, jump, minprev, wt, weighted, S_px, out, 0,
+                                mins, D);
+                else
+                    pixel_step(cp, n, (const uint16_t *const *)prev, (uint16_t *const *)cur, p1,
+                               jump, minprev, wt, weighted, S_px, out, 0, mins, D);
                 /* a group of 8 pixels done (or the row's last): their left disparities one
                  * after the other (independent chains, which overlap), then, biased for
                  * row_wta_right, into st */
@@ -546,9 +711,12 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
                                        s.sts);
                     }
                 }
+            } else if (bytes) {
+                pixel_step8(cp, n, prev, cur, p1, jump, minprev, wt, weighted, NULL, out, 1, mins,
+                            D);
             } else {
-                pixel_step(cp, n, prev, cur, p1, jump, minprev, wt, weighted, NULL, out, 1,
-                           mins, D);
+                pixel_step(cp, n, (const uint16_t *const *)prev, (uint16_t *const *)cur, p1, jump,
+                           minprev, wt, weighted, NULL, out, 1, mins, D);
             }
             h_min = mins[0];
             for (int r = 1; r < n; r++)
@@ -574,13 +742,21 @@ static void sweep_part(const sgm_fused *f, int backward, int part, void *scratch
     int weighted = 0;
     for (int r = 0; r < 8 && c->per_dir; r++)
         weighted |= c->dir_weight[r] != 1;
-    /* the number of directions and the weighting as constants of four specialised copies */
-    if (f->paths == 8)
-        weighted ? sweep_rows(f, backward, part, scratch, rows_done, 4, 1)
-                 : sweep_rows(f, backward, part, scratch, rows_done, 4, 0);
+    /* the number of directions, the weighting and the lanes as constants of eight specialised
+     * copies */
+    const int b = sgm_simd_bytes_fit(c, f->paths) && c->ndisp % VB == 0; /* whole vectors */
+    if (f->paths == 8 && !weighted)
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 4, 0, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 4, 0, 0);
+    else if (f->paths == 8)
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 4, 1, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 4, 1, 0);
+    else if (!weighted)
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 2, 0, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 2, 0, 0);
     else
-        weighted ? sweep_rows(f, backward, part, scratch, rows_done, 2, 1)
-                 : sweep_rows(f, backward, part, scratch, rows_done, 2, 0);
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 2, 1, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 2, 1, 0);
     /* the streaming stores of part 0 are seen by the other thread in part 1 */
 #if defined(ISA_SSE2)
     if (part == 0)
