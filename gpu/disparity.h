@@ -28,9 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stereo.h"
-#include "stereo_math.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +43,9 @@ typedef struct {
  * sm1 = S(k* - 1), sp1 = S(k* + 1) (read only when 0 < k* < D - 1): disp[p], and conf[p] when
  * conf is not NULL. Shared by the reference and the fused path (sgm_simd.h). */
 #ifndef __CUDACC__
+#include "stereo.h"
+#include "stereo_math.h"
+
 static inline void disparity_wta_pixel(const wta_config *c, int x, size_t p, int best,
                                        uint32_t s1, uint32_t s2, uint32_t sm1, uint32_t sp1,
                                        const uint8_t *valid, int16_t *disp, uint8_t *conf)

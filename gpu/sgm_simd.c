@@ -77,16 +77,19 @@ int sgm_simd_select(const char *name, const sgm_simd_isa **out, char *err, size_
         return 0;
     const int any = !name || strcmp(name, "auto") == 0;
     for (int i = 0; i < n; i++) {
-        /* auto: a real instruction set, else the reference (generic vectors lowered to scalar
-         * code are slower than the reference's loops) */
-        if (any ? list[i] == &sgm_simd_generic : strcmp(name, list[i]->name) != 0)
+        if (any) {
+            /* the best this CPU runs, but not the generic vectors: lowered to scalar code where
+             * neither SSE2 nor NEON is, they are slower than the reference's loops */
+            if (!runs[i] || list[i] == &sgm_simd_generic)
+                continue;
+        } else if (strcmp(name, list[i]->name) != 0) {
             continue;
-        if (runs[i]) {
-            *out = list[i];
-            return 0;
+        } else if (!runs[i]) {
+            snprintf(err, errlen, "'%s': this CPU does not run it", name);
+            return -1;
         }
-        snprintf(err, errlen, "'%s': this CPU does not run it", name);
-        return -1;
+        *out = list[i];
+        return 0;
     }
     if (any)
         return 0; /* the reference */
