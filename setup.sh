@@ -15,6 +15,9 @@
 # (app/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
 # decodebin and videoconvert from -base; rtspsrc, jpegenc/jpegdec, avimux and pngdec from -good)
 # and tests/test_live_gst.sh, which encodes its test video with gst-launch-1.0 (-tools).
+# On an amd64 machine, tools/cross-aarch64.sh (tests/test_aarch64.sh) needs the aarch64 cross
+# compiler, qemu-user, and the arm64 packages of the libraries the non-CUDA build links
+# (Debian's multiarch: setup.sh adds the arm64 architecture to dpkg for them).
 set -eu
 cd "$(dirname "$0")"
 packages="gcc ninja-build pkg-config zlib1g-dev libpng-dev libturbojpeg0-dev libcmocka-dev
@@ -25,6 +28,11 @@ clang libclang-rt-14-dev llvm
 python3-pytest python3-matplotlib python3-venv python3-setuptools
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-tools"
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  packages="$packages gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user zlib1g-dev:arm64
+libpng-dev:arm64 libturbojpeg0-dev:arm64 libcmocka-dev:arm64 libyaml-dev:arm64 libinih-dev:arm64
+libv4l-dev:arm64 libsdl2-dev:arm64 libsdl2-ttf-dev:arm64"
+fi
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -34,6 +42,10 @@ if [ -n "$missing" ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   export DEBIAN_FRONTEND=noninteractive
+  case "$missing" in
+    *:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 ||
+                $sudo dpkg --add-architecture arm64 ;;
+  esac
   $sudo apt-get update -q
   # shellcheck disable=SC2086
   $sudo apt-get install -y -q --no-install-recommends $missing

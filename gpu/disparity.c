@@ -28,14 +28,8 @@ STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S1, cons
             for (int k = 0; k < D; k++)
                 if ((k < best - 1 || k > best + 1) && s[k] < s2)
                     s2 = s[k];
-            int ok = x >= c->dmin && (!valid || valid[p]) &&
-                     (c->uniqueness == 0 || stereo_unique(s1, s2, c->uniqueness));
-            int v = STEREO_SUBPIXEL_SCALE * (c->dmin + best);
-            if (c->subpixel && best > 0 && best < D - 1)
-                v += stereo_subpixel_offset(s[best - 1], (int)s1, s[best + 1]);
-            disp[p] = ok ? (int16_t)v : STEREO_INVALID;
-            if (conf)
-                conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+            disparity_wta_pixel(c, x, p, best, s1, s2, best > 0 ? s[best - 1] : 0,
+                                best < D - 1 ? s[best + 1] : 0, valid, disp, conf);
         }
     }
 }
@@ -74,17 +68,22 @@ STEREO_HOT void disparity_right_rows(const wta_config *c, const uint16_t *S1, co
 
 static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y1)
+/* The first and last pixel clamp their neighbours; the pixels between, without a branch, are a
+ * loop gcc vectorises (the sorting network's min / max on int16 lanes). */
+STEREO_HOT void median3x3_rows(const int16_t *in, int w, int h, int16_t *out, int y0, int y1)
 {
     for (int y = y0; y < y1; y++) {
         const int16_t *a = in + (size_t)clampi(y - 1, 0, h - 1) * w;
         const int16_t *b = in + (size_t)y * w;
         const int16_t *c = in + (size_t)clampi(y + 1, 0, h - 1) * w;
-        for (int x = 0; x < w; x++) {
-            int l = x > 0 ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
-            out[(size_t)y * w + x] =
-                stereo_median9(a[l], a[x], a[r], b[l], b[x], b[r], c[l], c[x], c[r]);
+        int16_t *o = out + (size_t)y * w;
+        for (int e = 0; e < (w > 1 ? 2 : 1); e++) { /* the first and the last pixel */
+            int x = e ? w - 1 : 0, l = x > 0 ? x - 1 : 0, r = x + 1 < w ? x + 1 : w - 1;
+            o[x] = stereo_median9(a[l], a[x], a[r], b[l], b[x], b[r], c[l], c[x], c[r]);
         }
+        for (int x = 1; x < w - 1; x++)
+            o[x] = stereo_median9(a[x - 1], a[x], a[x + 1], b[x - 1], b[x], b[x + 1], c[x - 1],
+                                  c[x], c[x + 1]);
     }
 }
 

@@ -39,6 +39,28 @@ typedef struct {
     int subpixel;      /* 0/1 */
 } wta_config;
 
+/* Stage 6's result for pixel x (index p) of the row whose search found k* = best, s1, s2 and
+ * sm1 = S(k* - 1), sp1 = S(k* + 1) (read only when 0 < k* < D - 1): disp[p], and conf[p] when
+ * conf is not NULL. Shared by the reference and the fused path (sgm_simd.h). */
+#ifndef __CUDACC__
+#include "stereo.h"
+#include "stereo_math.h"
+
+static inline void disparity_wta_pixel(const wta_config *c, int x, size_t p, int best,
+                                       uint32_t s1, uint32_t s2, uint32_t sm1, uint32_t sp1,
+                                       const uint8_t *valid, int16_t *disp, uint8_t *conf)
+{
+    int ok = x >= c->dmin && (!valid || valid[p]) &&
+             (c->uniqueness == 0 || stereo_unique(s1, s2, c->uniqueness));
+    int v = STEREO_SUBPIXEL_SCALE * (c->dmin + best);
+    if (c->subpixel && best > 0 && best < c->ndisp - 1)
+        v += stereo_subpixel_offset((int)sm1, (int)s1, (int)sp1);
+    disp[p] = ok ? (int16_t)v : STEREO_INVALID;
+    if (conf)
+        conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+}
+#endif
+
 /* Rows [y0, y1): disp (and conf when non-NULL) from S = S1 + S2 (S2 may be NULL: S = S1; the
  * CPU's two aggregation sweeps each leave a partial sum). valid may be NULL (all valid). */
 void disparity_wta_rows(const wta_config *c, const uint16_t *S1, const uint16_t *S2,

@@ -23,6 +23,7 @@
 #include "parallel.h"
 #include "rectify.h"
 #include "sgm.h"
+#include "sgm_simd.h"
 #include "stage_cuda.h"
 #include "transform.h"
 
@@ -44,6 +45,7 @@ struct stereo_stage {
     uint8_t *cost;          /* w * h * D */
     uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
     void *sweep_scratch[2];
+    const sgm_simd_isa *simd; /* the fused SGM path (sgm_simd.h), or NULL: the reference */
     int16_t *disp, *disp_right, *tmp;
     uint8_t *conf;
     /* cost mi (mi.h) */
@@ -383,6 +385,14 @@ static int copy_map(const stereo_map *in, stereo_map *out)
     return 0;
 }
 
+/* A sweep's scratch: enough for the reference's sweep and for the fused path's. */
+static size_t sweep_scratch_size(const stereo_params *p)
+{
+    const sgm_config c = {.width = p->width, .height = p->height, .ndisp = p->num_disparities};
+    size_t ref = sgm_sweep_scratch_size(&c), simd = sgm_simd_scratch_size(&c);
+    return ref > simd ? ref : simd;
+}
+
 /* Mirrors cpu_alloc (and copy_map) buffer by buffer: change both together. */
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
 {
@@ -395,8 +405,7 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
         for (int i = 0; i < view_count(p); i++)
             mapped += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
-    uint64_t sweep = sgm_sweep_scratch_size(&(sgm_config){
-        .width = p->width, .height = p->height, .ndisp = p->num_disparities});
+    uint64_t sweep = sweep_scratch_size(p);
     uint64_t mi = 0;
     if (p->cost == STEREO_COST_MI) {
         mi_level l1;
@@ -430,6 +439,12 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
                     "megapixel and disparity), more than 80 %% of this machine's %.1f GB of "
                     "memory: use smaller images or fewer disparities",
                     need / 1e9, p->width, p->height, p->num_disparities, phys / 1e9);
+    /* the SGM kernels: the fused SIMD path unless STEREO_CPU_KERNELS names another (tests and
+     * measurements: "reference" for the plain-C reference, or an instruction set) */
+    const char *kernels = getenv("STEREO_CPU_KERNELS");
+    char why[120];
+    if (sgm_simd_select(kernels && *kernels ? kernels : NULL, &s->simd, why, sizeof why) != 0)
+        return fail(err, errlen, STEREO_ERR_PARAM, "STEREO_CPU_KERNELS: %s", why);
     if (parallel_create(p->threads, &s->pool) != 0)
         return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
     int ok = 1;
@@ -457,9 +472,9 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     }
     ok &= !!(s->cost = malloc(vol));
     for (int i = 0; i < 2; i++) {
-        ok &= !!(s->S[i] = malloc(vol * sizeof(uint16_t)));
-        ok &= !!(s->sweep_scratch[i] = malloc(sgm_sweep_scratch_size(&(sgm_config){
-                     .width = p->width, .height = p->height, .ndisp = p->num_disparities})));
+        /* 64-byte aligned: the fused path streams whole vectors into S */
+        ok &= !!(s->S[i] = aligned_alloc(64, (vol * sizeof(uint16_t) + 63) / 64 * 64));
+        ok &= !!(s->sweep_scratch[i] = malloc(sweep_scratch_size(p)));
     }
     ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
     ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
@@ -673,6 +688,8 @@ typedef struct {
                                  0: a level of the MI hierarchy, which the progress leaves out */
     const int16_t *in;
     int16_t *out;
+    sgm_fused fused;          /* the fused SGM path's frame (sgm_simd.h) */
+    int part;                 /* and its part, 0 or 1 */
     parallel_fn stage;        /* run_rows: the stage's row function, */
     uint64_t row_units;       /* and the work units one of its rows counts for the progress */
 } job;
@@ -822,6 +839,15 @@ static void job_sweep(void *ctx, int b0, int b1)
                             j->count ? &s->sweep_rows[backward] : NULL);
 }
 
+static void job_fused(void *ctx, int b0, int b1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    for (int backward = b0; backward < b1; backward++)
+        s->simd->sweep_part(&j->fused, backward, j->part, s->sweep_scratch[backward],
+                            j->count ? &s->sweep_rows[backward] : NULL);
+}
+
 static void job_wta(void *ctx, int y0, int y1)
 {
     job *j = ctx;
@@ -876,21 +902,40 @@ static void cpu_match(stereo_stage *s, job *j)
     const stereo_params *p = &s->p;
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
-    /* 4. matching cost volume */
-    run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+    /* 4. matching cost volume (the fused SGM path computes rank's and ad's costs itself) */
+    const int fused = s->simd && !j->bm;
+    const int on_the_fly = fused && view_count(p) == 2 &&
+                           (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD);
+    if (!on_the_fly)
+        run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+    else
+        __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_cost(p), __ATOMIC_RELAXED);
     if (view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
         run_rows(s, j, h, job_side_select, c * units_select(p));
     if (j->bm) {
         /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
         run_rows(s, j, h, job_block_vertical, c * units_block(p));
         run_rows(s, j, h, job_block_horizontal, c * units_block(p));
+    } else if (fused) {
+        /* 5.-6. SGM fused with the winner-takes-all and the right disparity (sgm_simd.h): the
+         * two sweeps' first parts, then their second parts, one sweep per thread */
+        const int rank = p->cost == STEREO_COST_RANK;
+        j->fused = (sgm_fused){&j->sgm, &j->wta, p->paths, on_the_fly ? NULL : s->cost,
+                               {rank ? s->rank[0] : j->grey[0], rank ? s->rank[1] : j->grey[1]},
+                               j->grey[0], s->S[0],
+                               {j->valid[0], j->valid[1]}, s->disp,
+                               j->lr_check ? s->disp_right : NULL, j->conf};
+        for (j->part = 0; j->part < 2; j->part++)
+            parallel_for(s->pool, 2, 1, job_fused, j);
+        __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_wta(p), __ATOMIC_RELAXED);
     } else {
         /* 5. SGM: the forward and the backward sweep, one job each (sgm.h; at full size they
          * count their rows in sweep_rows, which stereo_progress adds to units_done) */
         parallel_for(s->pool, 2, 1, job_sweep, j);
     }
     /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
-    run_rows(s, j, h, job_wta, c * units_wta(p));
+    if (!fused)
+        run_rows(s, j, h, job_wta, c * units_wta(p));
     /* 7. 3x3 median on both maps, then the left-right check */
     if (j->median) {
         cpu_median(s, j, &s->disp);

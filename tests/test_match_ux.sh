@@ -162,7 +162,7 @@ expect_fail 2 "--legend" "--legend without --color refused" --legend "$L" "$R" "
 
 # ---- 3. progress ---------------------------------------------------------------------------
 t0=$(date +%s.%N)
-run_m --backend cpu -d 128 --threads 1 --repeat 16 --progress "$W/m/left.png" "$W/m/right.png" "$W/p.pfm"
+run_m --backend cpu -d 128 --threads 1 --repeat 80 --progress "$W/m/left.png" "$W/m/right.png" "$W/p.pfm"
 t1=$(date +%s.%N)
 wall=$("$PY" -c "print(round($t1 - $t0, 2))")
 if "$PY" -c "import sys; sys.exit(0 if $wall >= 2.5 else 1)"; then
@@ -178,10 +178,10 @@ for l in lines:
     assert float(m.group(2)) >= 2.0, "a line before 2 s: %r" % l
 assert pct == sorted(set(pct)) and pct[-1] == 100, "percentages %s" % pct
 EOF
-  result $? "--progress, a CPU pair of $wall s (--repeat 16): rising 'progress N%' lines from 2 s, ending at 100 %" "stderr: $(head -c 400 "$W/se")"
+  result $? "--progress, a CPU pair of $wall s (--repeat 80): rising 'progress N%' lines from 2 s, ending at 100 %" "stderr: $(head -c 400 "$W/se")"
   [ "$(grep -c '' "$W/so")" -eq 1 ] && grep -q '(median)' "$W/so"
   result $? "--progress: stdout keeps its one summary line" "stdout: $(cat "$W/so")"
-  run_m --backend cpu -d 128 --threads 1 --repeat 16 "$W/m/left.png" "$W/m/right.png" "$W/p.pfm"
+  run_m --backend cpu -d 128 --threads 1 --repeat 80 "$W/m/left.png" "$W/m/right.png" "$W/p.pfm"
   [ "$rc" -eq 0 ] && [ ! -s "$W/se" ]
   result $? "without --progress, stderr not a terminal: nothing on stderr" "stderr: $(head -c 300 "$W/se")"
 else

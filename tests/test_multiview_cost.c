@@ -23,15 +23,8 @@
 #include "stereo.h"
 #include "stereo_math.h"
 
-/* ---- deterministic random numbers (xorshift) ------------------------------------------------- */
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
+#include "rng.h"
+
 
 /* ---- the formulas ------------------------------------------------------------------------------ */
 
@@ -607,6 +600,7 @@ static void test_baselines_from_str(void **state)
 
 int main(void)
 {
+    rng_seed(0x2545f4914f6cdd1dull);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formula_view_offset),
         cmocka_unit_test(test_formula_view_lerp_mean_select),

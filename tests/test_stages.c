@@ -31,16 +31,8 @@
 #include "synth.h"
 #include "transform.h"
 
-/* ---- deterministic random numbers (xorshift) ------------------------------------------------- */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-static int rnd_range(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+#include "rng.h"
+
 
 static uint8_t *random_image(int w, int h, int levels)
 {

@@ -1,0 +1,767 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sgm_simd_kernels.h — the fused SGM path's kernels (sgm_simd.h), written once on a small
+ * vector API and compiled once per instruction set: a file that includes this header defines
+ * SGM_SIMD_TABLE (the name of its sgm_simd_isa) and SGM_SIMD_NAME, and is compiled with that
+ * set's flags (sgm_simd_base.c: the baseline; sgm_simd_avx2.c: -mavx2).
+ *
+ * Vectors hold VL uint16 lanes (16 with AVX2, 8 with SSE2, NEON and GCC's generic vectors).
+ * D is a multiple of 16 (stereo_params_check), so a pixel's D disparities are D / VL whole
+ * vectors. Every lane operation is an exact uint16 operation: L <= max_cost + P2 < 0x7fff and
+ * the sentinel STEREO_SGM_FAR + P1 < 0x10000, the sums as in sgm.h.
+ *
+ * A sweep's scratch (sgm_simd_scratch_size), uint16, each part aligned to 64 bytes:
+ *   rows  [3][w + 2][B]      the vertical and diagonal directions' L. A block of B = D + 16
+ *                            holds a pixel's L at [16 .. 16 + D) after 16 sentinels
+ *                            (STEREO_SGM_FAR): loads at k - 1 and k + 1 read a sentinel at the
+ *                            ends of the range (the next block's first one past k = D - 1).
+ *                            The blocks are a ring: row yi of the sweep keeps pixel x in block
+ *                            (x - 2 sx yi) mod (w + 2), so pixel x of the row goes where pixel
+ *                            x - 2 sx of the previous row was (or one of the two spare blocks),
+ *                            which neither it (reading x - sx, x, x + sx) nor a later pixel of
+ *                            the row reads any more: the previous row needs no copy.
+ *   zero  [B]                zeros between sentinels: the "previous L" of a path's first pixel
+ *                            (with min 0 it gives L = C)
+ *   hz    [2][D]             the horizontal direction's L at the previous / current pixel
+ *   mins  [2][3][w]          min_k L of the row directions, previous / current row
+ *   cost  [D]                the pixel's costs, when the sweep computes them (rank, ad)
+ *   rrev  [w + D]            the right image's row (rank or grey) reversed, for those costs
+ *   st    [D][sts]           part 1: the row's total S transposed, st[k][x], for the right
+ *                            disparity, biased (row_wta_right); columns w .. sts - 1 hold 0x7fff
+ *   grp   [8][D]             part 1: the totals of the group of 8 pixels being done (x & ~7)
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgm_simd.h"
+#include "stereo.h"
+#include "stereo_math.h"
+
+/* The instruction set: SGM_SIMD_GENERIC (sgm_simd_generic.c) takes GCC's generic vectors
+ * whatever the target has */
+#if defined(SGM_SIMD_GENERIC)
+#define VB 16
+#elif defined(__AVX2__)
+#define ISA_AVX2 1
+#include <immintrin.h>
+#define VB 32
+#elif defined(__SSE2__)
+#define ISA_SSE2 1
+#include <emmintrin.h>
+#define VB 16
+#elif defined(__ARM_NEON)
+#define ISA_NEON 1
+#include <arm_neon.h>
+#define VB 16
+#else
+#define VB 16
+#endif
+#define VL (VB / 2)
+
+typedef uint16_t vu16 __attribute__((vector_size(VB)));
+typedef int16_t vi16 __attribute__((vector_size(VB)));
+typedef uint8_t vu8 __attribute__((vector_size(VB)));
+typedef uint8_t vu8h __attribute__((vector_size(VL))); /* VL bytes, widened to one vu16 */
+typedef uint16_t v8u16 __attribute__((vector_size(16))); /* the transpose's 8 x 8 blocks */
+typedef int16_t v8i16 __attribute__((vector_size(16)));
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* ---- the vector API ------------------------------------------------------------------------ */
+
+INLINE vu16 vld(const uint16_t *p)
+{
+    vu16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+INLINE void vst(uint16_t *p, vu16 v) { memcpy(p, &v, sizeof v); }
+
+/* a store that bypasses the caches where the ISA has one (p aligned to VB): the partial sums of
+ * part 0 are read again only in part 1 */
+INLINE void vst_stream(uint16_t *p, vu16 v)
+{
+#if defined(ISA_AVX2)
+    _mm256_stream_si256((__m256i *)p, (__m256i)v);
+#elif defined(ISA_SSE2)
+    _mm_stream_si128((__m128i *)p, (__m128i)v);
+#else
+    vst(p, v);
+#endif
+}
+
+INLINE vu16 vsplat(uint16_t x) { return (vu16){0} + x; }
+
+/* VL bytes widened to uint16 lanes */
+INLINE vu16 vld_u8(const uint8_t *p)
+{
+#if defined(ISA_AVX2)
+    return (vu16)_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)p));
+#elif defined(ISA_SSE2)
+    return (vu16)_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)p), _mm_setzero_si128());
+#else
+    vu8h b;
+    memcpy(&b, p, sizeof b);
+    return __builtin_convertvector(b, vu16);
+#endif
+}
+
+INLINE vu16 vmin(vu16 a, vu16 b)
+{
+#if defined(ISA_AVX2)
+    return (vu16)_mm256_min_epu16((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return a - (vu16)_mm_subs_epu16((__m128i)a, (__m128i)b); /* a - max(a - b, 0) */
+#elif defined(ISA_NEON)
+    return (vu16)vminq_u16((uint16x8_t)a, (uint16x8_t)b);
+#else
+    return b ^ ((a ^ b) & (vu16)(a < b));
+#endif
+}
+
+/* signed min, and a blend by a mask of whole lanes: for the right disparity's search on
+ * biased values (row_wta_right) */
+INLINE vi16 vmin_s(vi16 a, vi16 b)
+{
+#if defined(ISA_AVX2)
+    return (vi16)_mm256_min_epi16((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return (vi16)_mm_min_epi16((__m128i)a, (__m128i)b);
+#elif defined(ISA_NEON)
+    return (vi16)vminq_s16((int16x8_t)a, (int16x8_t)b);
+#else
+    return b ^ ((a ^ b) & (a < b));
+#endif
+}
+
+INLINE vi16 vblend_s(vi16 a, vi16 b, vi16 m)
+{
+#if defined(ISA_AVX2)
+    return (vi16)_mm256_blendv_epi8((__m256i)a, (__m256i)b, (__m256i)m);
+#elif defined(ISA_NEON)
+    return (vi16)vbslq_s16((uint16x8_t)m, (int16x8_t)b, (int16x8_t)a);
+#else
+    return (a & ~m) | (b & m);
+#endif
+}
+
+INLINE vu8 bytes_min(vu8 a, vu8 b)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_min_epu8((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_min_epu8((__m128i)a, (__m128i)b);
+#elif defined(ISA_NEON)
+    return (vu8)vminq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    return b ^ ((a ^ b) & (vu8)(a < b));
+#endif
+}
+
+/* |a - b| of uint8 lanes */
+INLINE vu8 bytes_absdiff(vu8 a, vu8 b)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_sub_epi8(_mm256_max_epu8((__m256i)a, (__m256i)b),
+                                _mm256_min_epu8((__m256i)a, (__m256i)b));
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_or_si128(_mm_subs_epu8((__m128i)a, (__m128i)b),
+                             _mm_subs_epu8((__m128i)b, (__m128i)a));
+#elif defined(ISA_NEON)
+    return (vu8)vabdq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    vu8 m = (vu8)(a < b);
+    return ((b - a) & m) | ((a - b) & ~m);
+#endif
+}
+
+/* saturating a + b of uint8 lanes */
+INLINE vu8 bytes_adds(vu8 a, vu8 b)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_adds_epu8((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_adds_epu8((__m128i)a, (__m128i)b);
+#elif defined(ISA_NEON)
+    return (vu8)vqaddq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    vu8 t = a + b;
+    return t | (vu8)(t < a);
+#endif
+}
+
+/* the uint8 lanes 0 .. VL-1 (lo) and VL .. VB-1 (hi) widened to uint16 */
+INLINE void bytes_widen(vu8 a, vu16 *lo, vu16 *hi)
+{
+#if defined(ISA_AVX2)
+    *lo = (vu16)_mm256_cvtepu8_epi16(_mm256_castsi256_si128((__m256i)a));
+    *hi = (vu16)_mm256_cvtepu8_epi16(_mm256_extracti128_si256((__m256i)a, 1));
+#elif defined(ISA_SSE2)
+    *lo = (vu16)_mm_unpacklo_epi8((__m128i)a, _mm_setzero_si128());
+    *hi = (vu16)_mm_unpackhi_epi8((__m128i)a, _mm_setzero_si128());
+#elif defined(ISA_NEON)
+    *lo = (vu16)vmovl_u8(vget_low_u8((uint8x16_t)a));
+    *hi = (vu16)vmovl_u8(vget_high_u8((uint8x16_t)a));
+#else
+    vu8h l, h;
+    memcpy(&l, &a, sizeof l);
+    memcpy(&h, (const uint8_t *)&a + sizeof l, sizeof h);
+    *lo = __builtin_convertvector(l, vu16);
+    *hi = __builtin_convertvector(h, vu16);
+#endif
+}
+
+/* Lane shifts across two vectors: shift_down(a, b)[j] = (a : b)[VL - 1 + j] (the element before
+ * each of b's), shift_up(a, b)[j] = (a : b)[j + 1] (the element after each of a's). */
+#if defined(__clang__)
+#define SHUFFLE2(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define SHUFFLE2(a, b, ...) __builtin_shuffle(a, b, (vi16){__VA_ARGS__})
+#endif
+#if VL == 16
+INLINE vu16 shift_down(vu16 a, vu16 b)
+{
+    return SHUFFLE2(a, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+}
+INLINE vu16 shift_up(vu16 a, vu16 b)
+{
+    return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+}
+#elif defined(ISA_SSE2)
+INLINE vu16 shift_down(vu16 a, vu16 b)
+{
+    return (vu16)_mm_or_si128(_mm_slli_si128((__m128i)b, 2), _mm_srli_si128((__m128i)a, 14));
+}
+INLINE vu16 shift_up(vu16 a, vu16 b)
+{
+    return (vu16)_mm_or_si128(_mm_srli_si128((__m128i)a, 2), _mm_slli_si128((__m128i)b, 14));
+}
+#elif defined(ISA_NEON)
+INLINE vu16 shift_down(vu16 a, vu16 b)
+{
+    return (vu16)vextq_u16((uint16x8_t)a, (uint16x8_t)b, 7);
+}
+INLINE vu16 shift_up(vu16 a, vu16 b)
+{
+    return (vu16)vextq_u16((uint16x8_t)a, (uint16x8_t)b, 1);
+}
+#else
+INLINE vu16 shift_down(vu16 a, vu16 b) { return SHUFFLE2(a, b, 7, 8, 9, 10, 11, 12, 13, 14); }
+INLINE vu16 shift_up(vu16 a, vu16 b) { return SHUFFLE2(a, b, 1, 2, 3, 4, 5, 6, 7, 8); }
+#endif
+
+/* the same on uint8 lanes: bytes_shift_down(a, b)[j] = (a : b)[VB - 1 + j], bytes_shift_up(a,
+ * b)[j] = (a : b)[j + 1] */
+#if defined(__clang__)
+#define SHUFFLEB(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef int8_t vi8 __attribute__((vector_size(VB)));
+#define SHUFFLEB(a, b, ...) __builtin_shuffle(a, b, (vi8){__VA_ARGS__})
+#endif
+#if VB == 32
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48,
+                    49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62);
+}
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                    21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32);
+}
+#elif defined(ISA_SSE2)
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b)
+{
+    return (vu8)_mm_or_si128(_mm_slli_si128((__m128i)b, 1), _mm_srli_si128((__m128i)a, 15));
+}
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b)
+{
+    return (vu8)_mm_or_si128(_mm_srli_si128((__m128i)a, 1), _mm_slli_si128((__m128i)b, 15));
+}
+#elif defined(ISA_NEON)
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b) { return (vu8)vextq_u8((uint8x16_t)a, (uint8x16_t)b, 15); }
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b) { return (vu8)vextq_u8((uint8x16_t)a, (uint8x16_t)b, 1); }
+#else
+INLINE vu8 bytes_shift_down(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+}
+INLINE vu8 bytes_shift_up(vu8 a, vu8 b)
+{
+    return SHUFFLEB(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+}
+#endif
+
+/* min over the lanes */
+INLINE uint16_t hmin(vu16 v)
+{
+#if defined(ISA_AVX2)
+    __m128i m = _mm_min_epu16(_mm256_castsi256_si128((__m256i)v),
+                              _mm256_extracti128_si256((__m256i)v, 1));
+    return (uint16_t)_mm_cvtsi128_si32(_mm_minpos_epu16(m));
+#elif defined(ISA_SSE2)
+    __m128i m = (__m128i)v;
+    m = (__m128i)vmin((vu16)m, (vu16)_mm_shuffle_epi32(m, 0x4e));
+    m = (__m128i)vmin((vu16)m, (vu16)_mm_shuffle_epi32(m, 0xb1));
+    m = (__m128i)vmin((vu16)m, (vu16)_mm_shufflelo_epi16(m, 0xb1));
+    return (uint16_t)_mm_cvtsi128_si32(m);
+#elif defined(ISA_NEON) && defined(__aarch64__)
+    return vminvq_u16((uint16x8_t)v);
+#else
+    uint16_t m = v[0];
+    for (int i = 1; i < VL; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+#endif
+}
+
+/* min over the uint8 lanes */
+INLINE uint8_t bytes_hmin(vu8 v)
+{
+#if defined(ISA_NEON) && defined(__aarch64__)
+    return vminvq_u8((uint8x16_t)v);
+#else
+    vu16 lo, hi;
+    bytes_widen(v, &lo, &hi);
+    return (uint8_t)hmin(vmin(lo, hi));
+#endif
+}
+
+/* the first k < D with s[k] == x, without branches on the data: the minimum over the vectors
+ * of k where s[k] == x and 0xffff elsewhere */
+INLINE int find_first(const uint16_t *s, int D, uint16_t x)
+{
+    const vu16 vx = vsplat(x);
+    vu16 lane, first = vsplat(0xffff);
+    for (int j = 0; j < VL; j++)
+        lane[j] = (uint16_t)j;
+    for (int i = 0; i < D; i += VL)
+        first = vmin(first, (lane + (uint16_t)i) | ~(vu16)(vld(s + i) == vx));
+    return hmin(first);
+}
+
+/* 8 x 8 transpose of uint16: out[i][j] = in[j][i], rows at the given strides (elements) */
+#if defined(__clang__)
+#define SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (v8i16){__VA_ARGS__})
+#endif
+INLINE void transpose8(const uint16_t *in, size_t in_stride, uint16_t *out, size_t out_stride)
+{
+    v8u16 r[8], t[8], u[8];
+    for (int i = 0; i < 8; i++)
+        memcpy(&r[i], in + i * in_stride, 16);
+    for (int i = 0; i < 4; i++) { /* pairs of rows: 16-bit interleave */
+        t[2 * i] = SHUFFLE8(r[2 * i], r[2 * i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+        t[2 * i + 1] = SHUFFLE8(r[2 * i], r[2 * i + 1], 4, 12, 5, 13, 6, 14, 7, 15);
+    }
+    for (int i = 0; i < 2; i++) /* 32-bit interleave of pairs 0-1 with 2-3, 4-5 with 6-7 */
+        for (int h = 0; h < 2; h++) {
+            v8u16 a = t[4 * i + h], b = t[4 * i + 2 + h];
+            u[4 * i + 2 * h] = SHUFFLE8(a, b, 0, 1, 8, 9, 2, 3, 10, 11);
+            u[4 * i + 2 * h + 1] = SHUFFLE8(a, b, 4, 5, 12, 13, 6, 7, 14, 15);
+        }
+    for (int j = 0; j < 4; j++) { /* 64-bit interleave of the two halves */
+        v8u16 lo = SHUFFLE8(u[j], u[4 + j], 0, 1, 2, 3, 8, 9, 10, 11);
+        v8u16 hi = SHUFFLE8(u[j], u[4 + j], 4, 5, 6, 7, 12, 13, 14, 15);
+        memcpy(out + (size_t)(2 * j) * out_stride, &lo, 16);
+        memcpy(out + (size_t)(2 * j + 1) * out_stride, &hi, 16);
+    }
+}
+
+/* ---- the scratch ------------------------------------------------------------------------- */
+
+#define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
+#define PAD SGM_SIMD_PAD
+
+typedef struct {
+    uint16_t *rows, *zero, *hz, *mins, *cost, *rrev, *st, *grp;
+    size_t B, nblk, sts;
+} scratch_layout;
+
+static scratch_layout layout_of(const sgm_config *c, void *base)
+{
+    sgm_simd_layout l;
+    sgm_simd_layout_of(c, &l);
+    uint16_t *p = (uint16_t *)ALIGN_UP((uintptr_t)base, 64);
+    return (scratch_layout){p + l.rows, p + l.zero, p + l.hz,  p + l.mins, p + l.cost,
+                            p + l.rrev, p + l.st,  p + l.grp, l.B,        l.nblk, l.sts};
+}
+
+/* ---- the costs of one pixel, rank and ad (sgm.h) -----------------------------------------
+ * min(|IL(x) - IR(x - d)|, max_cost) on the rank transforms (whose difference never exceeds
+ * max_cost) or the grey images (stereo_ad_cost); max_cost where x - d < 0. */
+
+static inline void absdiff_row_reverse(const sgm_fused *f, int y, uint16_t *rrev16)
+{
+    const int w = f->sgm->width;
+    uint8_t *rrev = (uint8_t *)rrev16;
+    const uint8_t *rr = f->absdiff[1] + (size_t)y * w;
+    for (int t = 0; t < w; t++)
+        rrev[t] = rr[w - 1 - t];
+}
+
+INLINE void absdiff_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev16, uint8_t *cp)
+{
+    const sgm_config *c = f->sgm;
+    const int w = c->width, D = c->ndisp;
+    int inside = x - c->dmin + 1;
+    inside = inside > D ? D : inside < 0 ? 0 : inside;
+    if (inside > 0) { /* IR(x - dmin - k) = rrev[w - 1 - x + dmin + k] */
+        const uint8_t *q = (const uint8_t *)rrev16 + (w - 1 - x + c->dmin);
+        const vu8 base = (vu8){0} + f->absdiff[0][(size_t)y * w + x];
+        const vu8 cap = (vu8){0} + (uint8_t)c->max_cost;
+        for (int k = 0; k < D; k += VB) {
+            vu8 v;
+            memcpy(&v, q + k, sizeof v);
+            v = bytes_min(bytes_absdiff(base, v), cap);
+            memcpy(cp + k, &v, sizeof v);
+        }
+    }
+    memset(cp + inside, c->max_cost, (size_t)(D - inside));
+}
+
+/* ---- one pixel of a sweep ------------------------------------------------------------------
+ * n directions (2: horizontal and vertical; 4: and the two diagonals) at one pixel: for each
+ * r, cur[r][k] = the recurrence (sgm.h) from prev[r] (the zero block at a path's first pixel,
+ * with minprev 0, which gives L = C); mins[r] = min_k cur[r]. out = sum_r w_r cur[r] (+ add,
+ * the other sweep's partial sum, when add is not NULL). prev[0] / cur[0] (horizontal) are plain
+ * arrays, read aligned and shifted in registers (the previous pixel's L was stored just now: a
+ * load across two recent stores would wait for them); prev[1..] are blocks with sentinels. */
+INLINE void pixel_step(const uint8_t *cp, int n, const uint16_t *const prev[4],
+                       uint16_t *const cur[4], const uint16_t p1[4], const uint16_t jump[4],
+                       const uint16_t minprev[4], const uint16_t wt[4], int weighted,
+                       const uint16_t *add, uint16_t *out, int stream, uint16_t mins[4], int D)
+{
+    const vu16 far = vsplat(STEREO_SGM_FAR);
+    vu16 vm[4] = {far, far, far, far};
+    vu16 h_before = far, h_k = vld(prev[0]);
+    for (int i = 0; i < D; i += VL) {
+        const vu16 c = vld_u8(cp + i);
+        vu16 sum = add ? vld(add + i) : vsplat(0);
+        for (int r = 0; r < n; r++) {
+            const uint16_t *P = prev[r];
+            vu16 pk, km1, kp1;
+            if (r == 0) {
+                const vu16 next = i + VL < D ? vld(P + i + VL) : far;
+                pk = h_k;
+                km1 = shift_down(h_before, pk);
+                kp1 = shift_up(pk, next);
+                h_before = pk;
+                h_k = next;
+            } else {
+                pk = vld(P + i);
+                km1 = vld(P + i - 1);
+                kp1 = vld(P + i + 1);
+            }
+            const vu16 side = vmin(km1, kp1) + vsplat(p1[r]);
+            const vu16 v = vmin(vmin(pk, side), vsplat(jump[r]));
+            const vu16 L = c + v - vsplat(minprev[r]);
+            vst(cur[r] + i, L);
+            vm[r] = vmin(vm[r], L);
+            sum += weighted ? L * vsplat(wt[r]) : L;
+        }
+        if (stream)
+            vst_stream(out + i, sum);
+        else
+            vst(out + i, sum);
+    }
+    for (int r = 0; r < n; r++)
+        mins[r] = hmin(vm[r]);
+}
+
+/* pixel_step with uint8 lanes, where every L fits a byte (sgm_simd_bytes_fit): twice the voxels
+ * per operation. Bytes saturate at 255 where the 16-bit lanes go past it (a neighbour + P1,
+ * the sentinel 255 + P1, minprev + P2'): each such term is then >= 255 >= L(p - r, k), so the
+ * minimum is the same. L - minprev is taken before the cost is added, so it never wraps. The
+ * sums stay 16-bit. */
+INLINE void pixel_step8(const uint8_t *cp, int n, const uint8_t *const prev[4],
+                        uint8_t *const cur[4], const uint16_t p1[4], const uint16_t jump[4],
+                        const uint16_t minprev[4], const uint16_t wt[4], int weighted,
+                        const uint16_t *add, uint16_t *out, int stream, uint16_t mins[4], int D)
+{
+    const vu8 far = (vu8){0} + 0xff;
+    vu8 vm[4] = {far, far, far, far};
+    vu8 h_before = far, h_k;
+    memcpy(&h_k, prev[0], sizeof h_k);
+    for (int i = 0; i < D; i += VB) {
+        vu8 c;
+        memcpy(&c, cp + i, sizeof c);
+        vu16 sum_lo = add ? vld(add + i) : vsplat(0), sum_hi = add ? vld(add + i + VL) : vsplat(0);
+        for (int r = 0; r < n; r++) {
+            const uint8_t *P = prev[r];
+            vu8 pk, km1, kp1;
+            if (r == 0) {
+                vu8 next = far;
+                if (i + VB < D)
+                    memcpy(&next, P + i + VB, sizeof next);
+                pk = h_k;
+                km1 = bytes_shift_down(h_before, pk);
+                kp1 = bytes_shift_up(pk, next);
+                h_before = pk;
+                h_k = next;
+            } else {
+                memcpy(&pk, P + i, sizeof pk);
+                memcpy(&km1, P + i - 1, sizeof km1);
+                memcpy(&kp1, P + i + 1, sizeof kp1);
+            }
+            const vu8 side = bytes_adds(bytes_min(km1, kp1), (vu8){0} + (uint8_t)p1[r]);
+            const vu8 j = (vu8){0} + (uint8_t)(jump[r] < 255 ? jump[r] : 255);
+            const vu8 v = bytes_min(bytes_min(pk, side), j);
+            const vu8 L = (v - (uint8_t)minprev[r]) + c;
+            memcpy(cur[r] + i, &L, sizeof L);
+            vm[r] = bytes_min(vm[r], L);
+            vu16 lo, hi;
+            bytes_widen(L, &lo, &hi);
+            sum_lo += weighted ? lo * vsplat(wt[r]) : lo;
+            sum_hi += weighted ? hi * vsplat(wt[r]) : hi;
+        }
+        if (stream) {
+            vst_stream(out + i, sum_lo);
+            vst_stream(out + i + VL, sum_hi);
+        } else {
+            vst(out + i, sum_lo);
+            vst(out + i + VL, sum_hi);
+        }
+    }
+    for (int r = 0; r < n; r++)
+        mins[r] = bytes_hmin(vm[r]);
+}
+
+/* ---- winner-takes-all --------------------------------------------------------------------- */
+
+/* Left disparity of pixel x of row y (disparity.h, stage 6) from its total S in s (D values) */
+INLINE void pixel_wta_left(const sgm_fused *f, int y, int x, uint16_t *s)
+{
+    const wta_config *c = f->wta;
+    const int D = c->ndisp;
+    vu16 m = vld(s);
+    for (int i = VL; i < D; i += VL)
+        m = vmin(m, vld(s + i));
+    const uint16_t s1 = hmin(m);
+    const int best = find_first(s, D, s1);
+    uint32_t s2 = 0xffff;
+    if (c->uniqueness > 0 || f->conf) { /* min over |k - best| > 1: the three set aside */
+        const int lo = best > 0 ? best - 1 : 0, hi = best < D - 1 ? best + 1 : D - 1;
+        uint16_t keep[3];
+        for (int k = lo; k <= hi; k++)
+            keep[k - lo] = s[k], s[k] = 0xffff;
+        m = vld(s);
+        for (int i = VL; i < D; i += VL)
+            m = vmin(m, vld(s + i));
+        s2 = hmin(m);
+        for (int k = lo; k <= hi; k++)
+            s[k] = keep[k - lo];
+    }
+    disparity_wta_pixel(c, x, (size_t)y * c->width + x, best, s1, s2,
+                        best > 0 ? s[best - 1] : 0, best < D - 1 ? s[best + 1] : 0,
+                        f->valid[0], f->disp, f->conf);
+}
+
+/* Right disparity of row y (stage 7): for right pixel xr, k* = argmin_k st[k][xr + dmin + k]
+ * (ties to the smaller k). st holds S ^ 0x8000, whose signed order is S's unsigned order (one
+ * compare and one blend per step); columns past the image hold 0x7fff (S = 0xffff), which
+ * never wins. */
+static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
+{
+    const wta_config *c = f->wta;
+    const int w = c->width, D = c->ndisp, nr = w - c->dmin; /* xr < nr has a candidate */
+    int16_t *out = f->disp_right + (size_t)y * w;
+    const uint8_t *valid = f->valid[1] ? f->valid[1] + (size_t)y * w : NULL;
+    uint16_t idx_a[VL];
+    for (int x0 = 0; x0 < nr; x0 += VL) {
+        const uint16_t *col = s->st + x0 + c->dmin;
+        vi16 best = (vi16)vld(col), idx = (vi16){0};
+        for (int k = 1; k < D; k++) {
+            const vi16 v = (vi16)vld(col + (size_t)k * (s->sts + 1));
+            idx = vblend_s(idx, (vi16){0} + (int16_t)k, (vi16)(v < best));
+            best = vmin_s(best, v);
+        }
+        vst(idx_a, (vu16)idx);
+        for (int j = 0; j < VL && x0 + j < nr; j++)
+            out[x0 + j] = valid && !valid[x0 + j]
+                              ? STEREO_INVALID
+                              : (int16_t)(STEREO_SUBPIXEL_SCALE * (c->dmin + idx_a[j]));
+    }
+    for (int xr = nr > 0 ? nr : 0; xr < w; xr++)
+        out[xr] = STEREO_INVALID;
+}
+
+/* ---- a sweep's rows --------------------------------------------------------------------- */
+
+/* b mod n for b in [0, 2n) */
+INLINE int ring(int b, int n) { return b >= n ? b - n : b; }
+
+INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch,
+                       uint64_t *rows_done, const int n, const int weighted, const int bytes)
+{
+    const sgm_config *c = f->sgm;
+    const int w = c->width, h = c->height, D = c->ndisp, m = h / 2;
+    const int sx = backward ? -1 : 1, sy = sx;
+    const size_t row = (size_t)w * D;
+    const scratch_layout s = layout_of(c, scratch);
+    const int right = part && f->disp_right; /* the right disparity: st is filled */
+    /* this sweep's directions (sgm.h): horizontal, vertical, the diagonals from x - sx, x + sx */
+    const int dirs[4] = {backward ? 1 : 0, backward ? 3 : 2, backward ? 7 : 4, backward ? 6 : 5};
+    uint16_t p1[4], wt[4], p2[4][256];
+    for (int r = 0; r < 4; r++) {
+        int dp1 = c->per_dir ? c->dir_p1[dirs[r]] : c->p1;
+        int dp2 = c->per_dir ? c->dir_p2[dirs[r]] : c->p2;
+        p1[r] = (uint16_t)dp1;
+        wt[r] = (uint16_t)(c->per_dir ? c->dir_weight[dirs[r]] : 1);
+        for (int i = 0; i < 256; i++)
+            p2[r][i] = (uint16_t)stereo_p2_adaptive(dp1, dp2, c->p2_adapt, i);
+    }
+    /* part 0: rows yi = 0 .. its share - 1 of this sweep's order; part 1: the rest */
+    const int share0 = backward ? h - m : m;
+    const int yi0 = part ? share0 : 0, yi1 = part ? h : share0;
+    /* rows, hz and zero in bytes: a block is 32 bytes of sentinels and D elements of 1 (bytes)
+     * or 2 bytes */
+    const size_t es = bytes ? 1 : 2, Bb = 2 * PAD + (size_t)D * es;
+    uint8_t *const rows = (uint8_t *)s.rows, *const hz = (uint8_t *)s.hz;
+    uint8_t *const zero = (uint8_t *)s.zero + 2 * PAD;
+    if (part == 0) { /* the sentinels and the zero block */
+        for (size_t b = 0; b < 3 * s.nblk + 1; b++)
+            for (int i = 0; i < PAD; i++) {
+                if (bytes)
+                    rows[b * Bb + 2 * i] = rows[b * Bb + 2 * i + 1] = 0xff;
+                else
+                    ((uint16_t *)(rows + b * Bb))[i] = STEREO_SGM_FAR;
+            }
+        for (int i = 0; i < PAD; i++) {
+            if (bytes)
+                zero[-1 - 2 * i] = zero[-2 - 2 * i] = zero[D + 2 * i] = zero[D + 2 * i + 1] = 0xff;
+            else
+                ((uint16_t *)zero)[-1 - i] = ((uint16_t *)zero)[D + i] = STEREO_SGM_FAR;
+        }
+        memset(zero, 0, (size_t)D * es);
+    } else if (right) { /* st's columns past the image: never a winner */
+        for (size_t k = 0; k < (size_t)D; k++)
+            for (size_t x = (size_t)w; x < s.sts; x++)
+                s.st[k * s.sts + x] = 0x7fff;
+    }
+    for (int yi = yi0; yi < yi1; yi++) {
+        const int y = backward ? h - 1 - yi : yi;
+        /* the ring's blocks of row yi and yi - 1: pixel x in (x + off) mod nblk */
+        const int nblk = (int)s.nblk;
+        const int cur_off = (int)(((-2 * (int64_t)sx * yi) % nblk + nblk) % nblk);
+        const int prev_off = (cur_off + 2 * sx + nblk) % nblk;
+        uint16_t *cur_min = s.mins + (size_t)(yi & 1) * 3 * w;
+        const uint16_t *prev_min = s.mins + (size_t)((yi & 1) ^ 1) * 3 * w;
+        const uint8_t *g_row = f->grey + (size_t)y * w;
+        const uint8_t *g_prev = yi ? f->grey + (size_t)(y - sy) * w : NULL;
+        /* S: rows m .. h-1 as they are; rows 0 .. m-1 (written by the forward sweep, read by
+         * the backward one) mirrored, pixel (x, y) at (w - 1 - x, m - 1 - y): the reading sweep
+         * reads ascending addresses, which the hardware prefetches best */
+        const int mirror = y < m;
+        uint16_t *S_row = f->S + (size_t)(mirror ? m - 1 - y : y) * row;
+        uint16_t h_min = 0;
+        if (!f->cost)
+            absdiff_row_reverse(f, y, s.rrev);
+        for (int xi = 0; xi < w; xi++) {
+            const int x = backward ? w - 1 - xi : xi;
+            const int g = g_row[x];
+            const uint8_t *prev[4];
+            uint8_t *cur[4];
+            uint16_t jump[4], minprev[4], mins[4];
+            /* horizontal: the previous pixel x - sx of this row */
+            prev[0] = xi ? hz + (size_t)((xi & 1) ^ 1) * D * es : zero;
+            cur[0] = hz + (size_t)(xi & 1) * D * es;
+            minprev[0] = xi ? h_min : 0;
+            jump[0] = (uint16_t)(minprev[0] + p2[0][abs(g - (xi ? g_row[x - sx] : g))]);
+            /* vertical and diagonals: the previous row at x, x - sx, x + sx */
+            for (int r = 1; r < n; r++) {
+                const int fx = r == 1 ? x : r == 2 ? x - sx : x + sx;
+                const int have = yi > 0 && fx >= 0 && fx < w;
+                uint8_t *dir_rows = rows + 2 * PAD + (size_t)(r - 1) * s.nblk * Bb;
+                prev[r] = have ? dir_rows + (size_t)ring(fx + prev_off, nblk) * Bb : zero;
+                cur[r] = dir_rows + (size_t)ring(x + cur_off, nblk) * Bb;
+                minprev[r] = have ? prev_min[(r - 1) * w + fx] : 0;
+                jump[r] = (uint16_t)(minprev[r] + p2[r][abs(g - (have ? g_prev[fx] : g))]);
+            }
+            const uint8_t *cp = f->cost + ((size_t)y * w + x) * D;
+            if (!f->cost) {
+                absdiff_costs(f, y, x, s.rrev, (uint8_t *)s.cost);
+                cp = (const uint8_t *)s.cost;
+            }
+            uint16_t *S_px = S_row + (size_t)(mirror ? w - 1 - x : x) * D;
+            uint16_t *out = S_px;
+            if (part) {
+                out = s.grp + (size_t)(x & 7) * D;
+                if (bytes)
+                    pixel_step8(cp, n, prev, cur, p1, jump, minprev, wt, weighted, S_px, out, 0,
+                                mins, D);
+                else
+                    pixel_step(cp, n, (const uint16_t *const *)prev, (uint16_t *const *)cur, p1,
+                               jump, minprev, wt, weighted, S_px, out, 0, mins, D);
+                /* a group of 8 pixels done (or the row's last): their left disparities one
+                 * after the other (independent chains, which overlap), then, biased for
+                 * row_wta_right, into st */
+                if (backward ? (x & 7) == 0 : (x & 7) == 7 || x == w - 1) {
+                    const int x8 = x & ~7, n8 = w - x8 < 8 ? w - x8 : 8;
+                    for (int j = 0; j < n8; j++)
+                        pixel_wta_left(f, y, x8 + j, s.grp + (size_t)j * D);
+                    if (right) {
+                        for (int i = 0; i < n8 * D; i += VL)
+                            vst(s.grp + i, vld(s.grp + i) ^ 0x8000);
+                        for (int k = 0; k < D; k += 8)
+                            transpose8(s.grp + k, (size_t)D, s.st + (size_t)k * s.sts + x8,
+                                       s.sts);
+                    }
+                }
+            } else if (bytes) {
+                pixel_step8(cp, n, prev, cur, p1, jump, minprev, wt, weighted, NULL, out, 1, mins,
+                            D);
+            } else {
+                pixel_step(cp, n, (const uint16_t *const *)prev, (uint16_t *const *)cur, p1, jump,
+                           minprev, wt, weighted, NULL, out, 1, mins, D);
+            }
+            h_min = mins[0];
+            for (int r = 1; r < n; r++)
+                cur_min[(r - 1) * w + x] = mins[r];
+        }
+        if (right) {
+            /* the pixels past the image in the row's last group (w % 8 != 0) were
+             * transposed too: back to 0x7fff */
+            for (size_t k = 0; k < (size_t)D; k++)
+                for (size_t x = (size_t)w; x < ALIGN_UP((size_t)w, 8); x++)
+                    s.st[k * s.sts + x] = 0x7fff;
+            row_wta_right(f, &s, y);
+        }
+        if (rows_done)
+            __atomic_add_fetch(rows_done, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void sweep_part(const sgm_fused *f, int backward, int part, void *scratch,
+                       uint64_t *rows_done)
+{
+    const sgm_config *c = f->sgm;
+    int weighted = 0;
+    for (int r = 0; r < 8 && c->per_dir; r++)
+        weighted |= c->dir_weight[r] != 1;
+    /* the number of directions, the weighting and the lanes as constants of eight specialised
+     * copies */
+    const int b = sgm_simd_bytes_fit(c, f->paths) && c->ndisp % VB == 0; /* whole vectors */
+    if (f->paths == 8 && !weighted)
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 4, 0, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 4, 0, 0);
+    else if (f->paths == 8)
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 4, 1, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 4, 1, 0);
+    else if (!weighted)
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 2, 0, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 2, 0, 0);
+    else
+        b ? sweep_rows(f, backward, part, scratch, rows_done, 2, 1, 1)
+          : sweep_rows(f, backward, part, scratch, rows_done, 2, 1, 0);
+    /* the streaming stores of part 0 are seen by the other thread in part 1 */
+#if defined(ISA_SSE2)
+    if (part == 0)
+        _mm_sfence();
+#endif
+}
+
+const sgm_simd_isa SGM_SIMD_TABLE = {SGM_SIMD_NAME, sweep_part};
