@@ -11,8 +11,10 @@ The options are stereo-match's matching and backend options by the same names, w
 one per path, or "24,24,..."), p2_adapt, path_weights, uniqueness, no_subpixel, no_lr,
 lr_tolerance, no_median, backend ("auto", "cpu", "cuda"), threads, sms, and maps (a map file,
 a calibration YAML or "LEFT,RIGHT" camera_info files: the inputs are rectified first). Flags
-take True (False or None: the default). A bad option raises ValueError with stereo-match's
-message; the results equal stereo-match's bit for bit.
+take True (False or None: the default); subpixel=False, lr=False and median=False say the same
+as no_subpixel=True, no_lr=True and no_median=True. A bad option raises ValueError with
+stereo-match's message, naming the keyword argument; the results equal stereo-match's bit for
+bit.
 
 The library (libstereodepth.so, python/stereodepth_abi.h) is looked for in this order:
 $STEREODEPTH_LIB, this package's folder (pip install ./python copies it there), then
@@ -20,6 +22,7 @@ build/libstereodepth.so of the checkout this file lies in (PYTHONPATH=python).
 """
 import ctypes
 import os
+import re
 import threading
 from collections import namedtuple
 from pathlib import Path
@@ -118,12 +121,26 @@ def backends():
 
 
 def option_names():
-    """Every keyword option Matcher and match take, in stereo-match --help order, then maps."""
-    return [name.replace("-", "_") for name in _OPTIONS] + ["maps"]
+    """Every keyword option Matcher and match take, in stereo-match --help order, then maps and
+    the positive spellings subpixel, lr and median (False: no_subpixel, no_lr, no_median)."""
+    return [name.replace("-", "_") for name in _OPTIONS] + ["maps"] + list(_POSITIVE)
+
+
+def _kwarg(cli):
+    return cli.replace("-", "_")
+
+
+def _kwarg_text(msg):
+    """The library's message (stereo-match's, naming its flags) with each option named as the
+    keyword argument: "--p2: 100 must be greater than --p1 200" -> "p2: 100 must be greater
+    than p1 200"."""
+    return re.sub(r"--([a-z][a-z0-9-]*)",
+                  lambda m: _kwarg(m.group(1)) if m.group(1) in _OPTIONS or m.group(1) == "maps"
+                  else m.group(0), msg)
 
 
 def _raise(code, err):
-    msg = err.value.decode(errors="replace")
+    msg = _kwarg_text(err.value.decode(errors="replace"))
     raise (ValueError if code == _SD_EVALUE else RuntimeError)(msg)
 
 
@@ -135,12 +152,12 @@ def _option_text(cli, value):
             return None, True
         if value is False or value is None:
             return None, False
-        raise ValueError(f"--{cli} takes no value: give {cli.replace('-', '_')}=True "
+        raise ValueError(f"{_kwarg(cli)} takes no value: give {_kwarg(cli)}=True "
                          f"(not {value!r})")
     if value is None:
         return None, False
     if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"--{cli}: needs a value, not {value!r}")
+        raise ValueError(f"{_kwarg(cli)}: needs a value, not {value!r}")
     if isinstance(value, (list, tuple, np.ndarray)):
         items = np.asarray(value).ravel().tolist() if isinstance(value, np.ndarray) else value
         return ",".join(str(v) for v in items), True
@@ -148,7 +165,7 @@ def _option_text(cli, value):
         return str(int(value)), True
     if isinstance(value, (str, float, np.floating)):
         return str(value), True
-    raise ValueError(f"--{cli}: {value!r} is not a number, a list or a string")
+    raise ValueError(f"{_kwarg(cli)}: {value!r} is not a number, a list or a string")
 
 
 def _c_string(text, what):
@@ -160,9 +177,31 @@ def _c_string(text, what):
     return b
 
 
+# subpixel=False, lr=False, median=False: the positive spellings of the no_* flags
+_POSITIVE = {"subpixel": "no_subpixel", "lr": "no_lr", "median": "no_median"}
+
+
+def _positive_flags(options):
+    """options with subpixel / lr / median (True: the default, False: off) as their no_* flag."""
+    out = {}
+    for key, value in options.items():
+        if key not in _POSITIVE:
+            out[key] = value
+            continue
+        neg = _POSITIVE[key]
+        if neg in options:
+            raise ValueError(f"give {key} or {neg}, not both")
+        if value is None or isinstance(value, (bool, np.bool_)):
+            out[neg] = value is not None and not value
+        else:
+            raise ValueError(f"{key}: True or False, not {value!r}")
+    return out
+
+
 def _split_options(options):
     """(CLI names, values as bytes or None, maps) for the library, in the order given."""
     names, values, maps = [], [], None
+    options = _positive_flags(options)
     for key, value in options.items():
         if key == "maps":
             if value is not None:

@@ -10,6 +10,7 @@ Equality with the CLI is exact: stereo-match writes a .pfm (float32, +inf invali
 returns float32 with NaN there; both must hold the same bits everywhere else.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -244,7 +245,11 @@ def test_bad_options_raise_the_cli_message(scene, tmp_path, args, kwargs):
     assert status == 2
     with pytest.raises(ValueError) as e:
         sd.match(scene["left"], scene["right"], **kwargs)
-    assert str(e.value) == message
+    # the same message, each flag named as the keyword argument (--p2 -> p2, --min-disparity ->
+    # min_disparity)
+    assert str(e.value) == re.sub(r"--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_"),
+                                  message)
+    assert "--" not in str(e.value)
 
 
 def test_no_cuda_device_is_a_runtime_error(scene, tmp_path):
@@ -260,16 +265,28 @@ def test_no_cuda_device_is_a_runtime_error(scene, tmp_path):
 
 @pytest.mark.parametrize("kwargs,text", [
     (dict(foo=1), "unknown option 'foo'"),
-    (dict(min_disparity=True), "--min-disparity: needs a value, not True"),
-    (dict(no_lr=3), "--no-lr takes no value"),
-    (dict(no_lr="yes"), "--no-lr takes no value"),
-    (dict(cost=object()), "--cost: <object"),
-    (dict(p2_adapt=[]), "--p2-adapt: '' is not"),
+    (dict(min_disparity=True), "min_disparity: needs a value, not True"),
+    (dict(no_lr=3), "no_lr takes no value"),
+    (dict(no_lr="yes"), "no_lr takes no value"),
+    (dict(cost=object()), "cost: <object"),
+    (dict(p2_adapt=[]), "p2_adapt: '' is not"),
+    (dict(subpixel="no"), "subpixel: True or False, not 'no'"),
+    (dict(lr=False, no_lr=True), "give lr or no_lr, not both"),
 ])
 def test_python_side_option_errors(scene, kwargs, text):
     with pytest.raises(ValueError) as e:
         sd.Matcher(320, 240, **kwargs)
     assert text in str(e.value)
+
+
+def test_positive_flag_spellings(scene):
+    """subpixel=False, lr=False, median=False: the same as the no_* flags; True the default."""
+    for pos, neg in (("subpixel", "no_subpixel"), ("lr", "no_lr"), ("median", "no_median")):
+        assert_same(sd.match(scene["left"], scene["right"], disparities=32, **{pos: False}),
+                    sd.match(scene["left"], scene["right"], disparities=32, **{neg: True}))
+        assert_same(sd.match(scene["left"], scene["right"], disparities=32, **{pos: True}),
+                    sd.match(scene["left"], scene["right"], disparities=32))
+    assert {"subpixel", "lr", "median", "maps"} <= set(sd.option_names())
 
 
 def test_flags_false_and_none_are_the_defaults(scene):
@@ -424,7 +441,8 @@ def test_version_and_option_names():
     version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
     assert sd.__version__ == version
     names = sd.option_names()
-    assert names[-1] == "maps" and "disparities" in names and "no_lr" in names
+    assert names[-4:] == ["maps", "subpixel", "lr", "median"]
+    assert "disparities" in names and "no_lr" in names
     with pytest.raises(ValueError, match="maps"):
         sd.Matcher(64, 48, foo=1)
 
