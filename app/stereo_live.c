@@ -57,6 +57,7 @@
 #include "parse_num.h"
 #include "sequence.h"
 #include "stereo.h"
+#include "stereo_options.h"
 #include "version.h"
 
 #define EXIT_USAGE 2
@@ -147,6 +148,9 @@ static const char usage_text[] =
     "                         replay them in a loop (measures the pipeline, not the renderer)\n"
     "  --stats-json FILE      write the summary printed at the end as JSON: frames, wall time,\n"
     "                         fps, stage ms and latency ms (median, p95, max), drops\n"
+    "  -d N, --cost C, --paths P, ...  every matching and backend option of stereo-match,\n"
+    "                         with its names and values (listed below; stereo-match --help\n"
+    "                         says what each does): each sets its [stereo] key\n"
     "  -h, --help             this text\n"
     "      --version          version, git commit and the backends built in\n"
 #if !LIVE_LIBC_ONLY
@@ -212,6 +216,9 @@ typedef struct {
     char option[96];    /* "--frames", "--set" (for messages) */
     char section[32], key[64];
     const char *value;
+    const char *match;  /* a matching option of stereo-match (its name), else NULL: its value is
+                           checked by stereo-match's own parser first, for its messages */
+    const char *match_value;
 } override;
 
 /* Options that are not configuration keys. */
@@ -278,11 +285,29 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_BASELINES, "stereo", "baselines", NULL},
         {O_COMBINE, "stereo", "combine", NULL},
     };
+    /* stereo-match's matching and backend options (gpu/stereo_options.h), each as its [stereo]
+     * key: -d, --cost, --paths, ... (those above, --backend and --sms, keep their entries) */
+    enum { O_MATCH = 512 };
+    struct option all[sizeof opts / sizeof opts[0] + 32];
+    size_t nall = 0;
+    for (const struct option *op = opts; op->name; op++)
+        all[nall++] = *op;
+    for (int i = 0; stereo_option_table[i].name && nall + 1 < sizeof all / sizeof all[0]; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < nall; j++)
+            dup |= !strcmp(all[j].name, stereo_option_table[i].name);
+        if (!dup)
+            all[nall++] = (struct option){stereo_option_table[i].name,
+                                          stereo_option_table[i].takes_value ? required_argument
+                                                                             : no_argument,
+                                          NULL, O_MATCH + i};
+    }
+    all[nall] = (struct option){NULL, 0, NULL, 0};
     int nview = 2;              /* --view: view2, view3, ... in the order given */
     int c;
     const char *other = NULL;   /* the name of an option given beside --list-cameras */
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:", all, NULL)) != -1) {
         if (c == 'h' || c == O_VERSION) {
             *(c == 'h' ? &o_app->help : &o_app->version) = 1;
             return 0;
@@ -304,9 +329,11 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             o_app->list_cameras = 1;
             continue;
         }
-        for (const struct option *op = opts; !other && op->name; op++)
+        for (const struct option *op = all; !other && op->name; op++)
             if (op->val == c)
                 other = op->name;
+        if (c == 'd')
+            other = other ? other : "disparities";
         if (c == O_CONFIG) {
 #if LIVE_LIBC_ONLY
             report("not built in this binary: --config %s (configuration files need inih; "
@@ -342,6 +369,23 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         for (const struct option *op = opts; op->name; op++)
             if (op->val == c)
                 snprintf(o->option, sizeof o->option, "--%s", op->name);
+        if (c == 'd' || c >= O_MATCH) { /* a matching option: its [stereo] key */
+            const char *name = c == 'd' ? "disparities" : stereo_option_table[c - O_MATCH].name;
+            snprintf(o->option, sizeof o->option, "--%s", name);
+            snprintf(o->section, sizeof o->section, "stereo");
+            o->value = optarg;
+            o->match = name;
+            o->match_value = optarg;
+            if (!strncmp(name, "no-", 3)) { /* no-subpixel, no-lr, no-median */
+                snprintf(o->key, sizeof o->key, "%s", !strcmp(name, "no-lr") ? "lr_check" : name + 3);
+                o->value = "false";
+            } else {
+                snprintf(o->key, sizeof o->key, "%s", name);
+                for (char *k = o->key; *k; k++)
+                    *k = *k == '-' ? '_' : *k;
+            }
+            continue;
+        }
         if (c == O_SET) {
             snprintf(o->option, sizeof o->option, "--set %.80s", optarg);
             const char *dot = strchr(optarg, '.'), *eq = strchr(optarg, '=');
@@ -512,7 +556,14 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
         return -1;
     }
 #endif
-    for (int i = 0; i < nov; i++)
+    for (int i = 0; i < nov; i++) {
+        stereo_options so;
+        stereo_options_init(&so);
+        if (ov[i].match && stereo_option_set(&so, ov[i].match, ov[i].match_value, err,
+                                             sizeof err) != 0) {
+            report("%s", err); /* stereo-match's message, word for word */
+            return -1;
+        }
         if (live_config_set(cfg, ov[i].section, ov[i].key, ov[i].value, err, sizeof err) != 0) {
             /* "KEY: what is wrong" after the option that set it ("--frames: 'abc' is ...") */
             size_t k = strlen(ov[i].key);
@@ -521,6 +572,7 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
             report("%s: %s", ov[i].option, why);
             return -1;
         }
+    }
 #if LIVE_LIBC_ONLY
     if (check_built_in(cfg) != 0)
         return -1;
@@ -1937,6 +1989,18 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     if (a.opt.help) {
         fputs(usage_text, stdout);
+        /* the matching options, from the one table stereo-match and Python read too */
+        fputs("\nMatching options (as stereo-match's):", stdout);
+        for (int i = 0, col = 80; stereo_option_table[i].name; i++) {
+            int len = (int)strlen(stereo_option_table[i].name) +
+                      (stereo_option_table[i].takes_value ? 4 : 0) + 3;
+            if (col + len > 96)
+                fputs("\n ", stdout), col = 1;
+            printf(" --%s%s", stereo_option_table[i].name,
+                   stereo_option_table[i].takes_value ? " VAL" : "");
+            col += len;
+        }
+        fputs("\n", stdout);
         return 0;
     }
     if (a.opt.version) {

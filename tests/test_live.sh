@@ -278,6 +278,14 @@ bad_case() { # NAME EXPECTED-STATUS ARGS...
 }
 SAYS="stereo-live: unknown option '--bogus' (see --help)" \
   bad_case "unknown option (worded as stereo-match words it)" 2 --bogus
+# stereo-match's matching options, with its names and its messages
+for args in "-d 100" "--cost sad" "--paths 6" "--p2 1024" "--uniqueness 100" "--min-disparity x"; do
+  # shellcheck disable=SC2086 # the option and its value
+  want=$("$ROOT/$B/stereo-match" $args /nonexistent-l.png /nonexistent-r.png o.pfm 2>&1 |
+         sed 's/^stereo-match: //; s/ (see --help)$//')
+  # shellcheck disable=SC2086
+  SAYS="stereo-live: $want" bad_case "$args: stereo-match's message" 2 $args
+done
 SAYS="stereo-live: --frames: needs a value (see --help)" \
   bad_case "option without its value" 2 --frames
 SAYS="stereo-live: --frames: 'abc' is not an integer" \
@@ -333,6 +341,26 @@ for v in -1 x 5000; do
     eval '[ $rc -eq 2 ] && [ "$(lines b.err)" -eq 1 ] && grep -q -- "--sms" b.err'
 done
 SMALL=(--set synth.width=160 --set synth.height=120 --set stereo.disparities=16)
+# the matching options as stereo-match's flags set the same [stereo] keys as --set: the same
+# disparities, bit for bit
+ONE=(--headless --frames 3 --backend cpu --synth-prerender 1 --set synth.width=160
+     --set synth.height=120)   # one frame of the scene, shown 3 times: the same pixels each run
+timeout 60 "$LIVE" "${ONE[@]}" -d 32 --cost census --paths 4 --no-median --p1 10,10,12,12 \
+  --screenshot flags.png >m1.out 2>m1.err
+rc1=$?
+timeout 60 "$LIVE" "${ONE[@]}" \
+  --set stereo.disparities=32 --set stereo.cost=census --set stereo.paths=4 \
+  --set stereo.median=false --set stereo.p1=10,10,12,12 --screenshot keys.png >m2.out 2>m2.err
+rc2=$?
+check "-d 32 --cost census --paths 4 --no-median --p1 LIST: the result of the same --set keys" m1.err \
+  eval '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s flags.png keys.png'
+timeout 60 "$LIVE" "${ONE[@]}" -d 32 --screenshot d32.png >m3.out 2>m3.err
+check "... and not the result of -d 32 alone (the flags changed the stage)" m3.err \
+  eval '! cmp -s flags.png d32.png'
+"$LIVE" --help >help.out 2>&1
+check "--help lists stereo-match's matching options from its table" help.out \
+  eval 'grep -q -- "--min-disparity VAL" help.out && grep -q -- "--no-lr" help.out'
+
 timeout 60 "$LIVE" --headless --frames 3 --backend cpu --sms 16 "${SMALL[@]}" >g.out 2>g.err
 rc=$?
 check "--backend cpu --sms 16: ignored, 3 frames, no green context in the log" g.err \
