@@ -23,15 +23,6 @@
 
 #include "v4l2_camera.h"
 
-void camera_fourcc_str(uint32_t f, char s[5])
-{
-    for (int i = 0; i < 4; i++) {
-        char ch = (char)((f >> (8 * i)) & 0xff);
-        s[i] = ch > ' ' && ch < 127 ? ch : '.';
-    }
-    s[4] = 0;
-}
-
 static int plain_ioctl(int fd, unsigned long request, void *arg)
 {
     int r;

@@ -78,7 +78,5 @@ void camera_list_free(camera_list *l);
  * its first by-path link (the same USB port), else DIR/videoN. */
 const char *camera_node_config_path(const camera_node *n);
 
-/* "YUYV" from a fourcc (unprintable bytes as '.'). */
-void camera_fourcc_str(uint32_t fourcc, char s[5]);
 
 #endif

@@ -329,3 +329,12 @@ void capture_close(capture *c)
     c->ops->close(c->state);
     free(c);
 }
+
+void camera_fourcc_str(uint32_t f, char s[5])
+{
+    for (int i = 0; i < 4; i++) {
+        char ch = (char)((f >> (8 * i)) & 0xff);
+        s[i] = ch > ' ' && ch < 127 ? ch : '.';
+    }
+    s[4] = 0;
+}

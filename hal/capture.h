@@ -303,6 +303,9 @@ const char *capture_format_to_str(capture_format f);
 int capture_io_from_str(const char *s);
 const char *capture_io_to_str(capture_io io);
 
+/* "YUYV" from a V4L2 fourcc (unprintable bytes as '.'): camera listings and format messages. */
+void camera_fourcc_str(uint32_t fourcc, char s[5]);
+
 /* A frame as the stereo stage's input image. */
 static inline stereo_image capture_frame_image(const capture_frame *f)
 {

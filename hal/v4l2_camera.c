@@ -29,7 +29,6 @@
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 
-#include "camera_list.h" /* camera_fourcc_str */
 #include "capture_backend.h"
 
 /* The driver must grant at least this many buffers: one waits for its partner, one is with the
