@@ -409,7 +409,6 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.sweep_S = s->sweep_S;
         a.sweep_ring = s->sweep_ring;
         a.sweep_sync = s->sweep_sync;
-        a.sms = s->sms;
         LAUNCH(launch_sgm_sweep(&a, p->paths, st), "sgm_sweep");
         mark(s, "sweeps+wta");
     } else if (s->agg_dirs) {
@@ -665,7 +664,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                                  sgm_sweep_supports(p->num_disparities) &&
                                  (p->cost == STEREO_COST_RANK || s->nv > 2 || big ||
                                   !(cvs && !strcmp(cvs, "0")));
-            const size_t sweep_bytes = vol * 2 + sweep_ring_words(p->width, p->num_disparities) * 4;
+            const size_t ring_bytes = sweep_ring_words(p->width, p->num_disparities) * 4;
+            const size_t sweep_bytes = vol * 2 + ring_bytes;
             const int others_fit = !big && ((fits && (size_t)p->paths * vol <= budget) ||
                                             4 * vol <= budget);
             /* more than 256 disparities have no other design: the sweep may take half of what
@@ -685,8 +685,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             }
             if (s->agg_sweep) {
                 DEV_ALLOC(s->sweep_S, vol * 2);
-                DEV_ALLOC(s->sweep_ring, sweep_ring_words(p->width, p->num_disparities) * 4);
-                CUDA_TRY(cudaMemset(s->sweep_ring, 0xff, sweep_ring_words(p->width, p->num_disparities) * 4));
+                DEV_ALLOC(s->sweep_ring, ring_bytes);
+                CUDA_TRY(cudaMemset(s->sweep_ring, 0xff, ring_bytes));
                 DEV_ALLOC(s->sweep_sync, 8);
                 CUDA_TRY(cudaMemset(s->sweep_sync, 0, 8));
             }

@@ -322,8 +322,7 @@ class Matcher:
         """The right view's disparity of the last pair computed: float32 HxW in pixels, NaN where
         invalid (what stereo-match --right writes). It is computed for the left-right check:
         with no_lr=True there is none (ValueError). ValueError before the first compute."""
-        d = self._result(_SD_RIGHT, np.float32)
-        return d
+        return self._result(_SD_RIGHT, np.float32)
 
     def confidence(self):
         """The confidence of the last pair's left disparity: uint8 HxW, 0..255 (higher: the best
