@@ -137,13 +137,13 @@ if [ -z "${DOCS_ROOT:-}" ]; then
   mkdir -p "$W/tools" && cp -r README.md docs config python "$W/" && cp tools/gen-results.py "$W/tools/"
   echo 'Added in session 3.' >>"$W/docs/usage.md"
   echo 'See issue #5.' >>"$W/python/README.md"
-  sed -i 's/0\.369 ms/0.365 ms/' "$W/README.md"
+  echo 'A figure nobody measured: 0.001 ms.' >>"$W/README.md"
   sed -i '$s/,[0-9.]*,\([0-9.]*,[0-9.]*,[0-9.]*,full,\)$/,99.999,\1/' "$W/docs/results-jetson-proxy.csv"
   echo '[a page](docs/no-such-page.md) and [a heading](docs/usage.md#no-such-heading)' >>"$W/README.md"
   got=$(DOCS_ROOT=$W bash "$SELF" 2>&1)
   missing=()
   for want in 'docs/usage.md:[0-9]*:Added in session 3' 'python/README.md:[0-9]*:See issue #5' \
-              'not ok 2 - docs/results-proxy.md' 'not on docs/results-proxy.md.*0\.365 ms' \
+              'not ok 2 - docs/results-proxy.md' 'not on docs/results-proxy.md.*0\.001 ms' \
               'no docs/no-such-page.md' 'no heading #no-such-heading in docs/usage.md'; do
     grep -q "$want" <<<"$got" || missing+=("$want")
   done
