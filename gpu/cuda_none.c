@@ -39,6 +39,14 @@ stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *er
     return STEREO_ERR_NODEV;
 }
 
+stereo_status stage_cuda_set_postfilter(stage_cuda *s, const stereo_postfilter *f, int clear,
+                                        char *err, size_t errlen)
+{
+    (void)s, (void)f, (void)clear;
+    snprintf(err, errlen, "%s", why_none);
+    return STEREO_ERR_NODEV;
+}
+
 void stage_cuda_set_profiling(stage_cuda *s, int on) { (void)s, (void)on; }
 
 int stage_cuda_profile(const stage_cuda *s, const char **names, float *ms, int max) { return 0; }

@@ -28,6 +28,7 @@
 #include "cuda_check.cuh"
 #include "launch.cuh"
 #include "multiview.h"
+#include "postfilter.h"
 #include "stage_cuda.h"
 #include "stereo_math.h"
 #include "transform.h"
@@ -109,6 +110,7 @@ struct stage_cuda {
     int16_t *disp, *disp_right;          /* final maps */
     int16_t *raw, *raw_right;            /* before the median (only with median on) */
     uint8_t *conf;
+    postfilter_cuda post;    /* stage 9's settings, scratch and temporal state (postfilter.h) */
     uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256, else NULL */
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
     uint8_t *rgba;           /* colour image for stage_cuda_colorize */
@@ -441,6 +443,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                                 p->lr_tolerance, st),
                "lr_finish");
+    /* 9. the post-filters: speckle, temporal, fill (postfilter.h; settings in device memory) */
+    LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, w, h, st), "postfilter");
+    mark(s, "postfilter");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
                           s->grey[0], s->grey[1], w, h, st),
@@ -749,6 +754,12 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             }
             if (p->confidence)
                 DEV_ALLOC(s->conf, n);
+            DEV_ALLOC(s->post.dev, sizeof(postfilter_dev));
+            DEV_ALLOC(s->post.parent, n * sizeof(int32_t));
+            DEV_ALLOC(s->post.count, n * sizeof(int32_t));
+            DEV_ALLOC(s->post.prev, n * sizeof(int16_t));
+            DEV_ALLOC(s->post.age, n);
+            CUDA_TRY(postfilter_cuda_set(&s->post, &p->post, 1, p->width, p->height, s->stream));
             DEV_ALLOC(s->d_desc, sizeof(frame_desc));
             STAGE_ALLOC(s->h_desc, 3 * sizeof(frame_desc), ALLOC_HOST);
             memset(s->h_desc, 0, 3 * sizeof(frame_desc));
@@ -845,6 +856,11 @@ static void release(stage_cuda *s)
     cudaFree(s->raw);
     cudaFree(s->raw_right);
     cudaFree(s->conf);
+    cudaFree(s->post.dev);
+    cudaFree(s->post.parent);
+    cudaFree(s->post.count);
+    cudaFree(s->post.prev);
+    cudaFree(s->post.age);
     cudaFree(s->lut);
     cudaFree(s->rgba);
     cudaFree(s->d_desc);
@@ -1052,6 +1068,21 @@ stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *er
     /* ordered before the next frame's kernels on the stage's stream; from pageable memory the
      * call returns once the table has been staged, so the caller may reuse its buffer */
     CUDA_TRY(cudaMemcpyAsync(s->cost_table, table, 256 * 256, cudaMemcpyHostToDevice, s->stream));
+    return STEREO_OK;
+}
+
+stereo_status stage_cuda_set_postfilter(stage_cuda *s, const stereo_postfilter *f, int clear,
+                                        char *err, size_t errlen)
+{
+    green_scope in_ctx(s);
+    if (!in_ctx.ok)
+        return in_ctx.fail(err, errlen);
+    if (s->in_flight) {
+        snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
+        return STEREO_ERR_PARAM;
+    }
+    CUDA_TRY(postfilter_cuda_set(&s->post, f, clear, s->p.width, s->p.height, s->stream));
+    s->p.post = *f;
     return STEREO_OK;
 }
 

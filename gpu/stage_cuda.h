@@ -57,6 +57,11 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
  * sets it before each frame. Refused while a frame is in flight and for other costs. */
 stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *err, size_t errlen);
 
+/* Stage 9's settings for the next frames (stereo_set_postfilter checked them); clear: empty the
+ * temporal filter's state too. Refused while a frame is in flight. */
+stereo_status stage_cuda_set_postfilter(stage_cuda *s, const stereo_postfilter *f, int clear,
+                                        char *err, size_t errlen);
+
 /* For benchmarks: stage_cuda_upload copies a frame's images into the stage's input buffers (rebuilding the
  * graph if the format changed); stage_cuda_replay then runs the frame's kernels (rectification to
  * the LR check) on it and returns their GPU time in ms, measured with events around the graph

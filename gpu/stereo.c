@@ -21,6 +21,7 @@
 #include "mi.h"
 #include "multiview.h"
 #include "parallel.h"
+#include "postfilter.h"
 #include "rectify.h"
 #include "sgm.h"
 #include "sgm_simd.h"
@@ -48,6 +49,7 @@ struct stereo_stage {
     const sgm_simd_isa *simd; /* the fused SGM path (sgm_simd.h), or NULL: the reference */
     int16_t *disp, *disp_right, *tmp;
     uint8_t *conf;
+    postfilter_cpu post;    /* stage 9's scratch and temporal state (postfilter.h) */
     /* cost mi (mi.h) */
     uint8_t *mi_table;      /* 65536 */
     void *mi_scratch;       /* MI_SCRATCH_BYTES */
@@ -205,6 +207,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->views = 2;
     p->baseline[1] = STEREO_BASELINE_SCALE;
     p->combine = STEREO_COMBINE_SIDES;
+    postfilter_default(&p->post);
 }
 
 void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
@@ -361,6 +364,8 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
     if (p->mi_restart < 0 || p->mi_restart > 100)
         return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
+    if (postfilter_check(&p->post, err, errlen) != 0)
+        return E;
     return views_check(p, err, errlen);
 }
 
@@ -415,7 +420,7 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
     }
     return (uint64_t)view_count(p) * per_view + mapped + vol /* cost */ +
            2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
-           (p->confidence ? n : 0) + mi;
+           (p->confidence ? n : 0) + mi + postfilter_cpu_bytes(p->width, p->height);
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
@@ -447,7 +452,7 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         return fail(err, errlen, STEREO_ERR_PARAM, "STEREO_CPU_KERNELS: %s", why);
     if (parallel_create(p->threads, &s->pool) != 0)
         return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
-    int ok = 1;
+    int ok = postfilter_cpu_init(&s->post, p->width, p->height) == 0;
     for (int i = 0; i < view_count(p); i++) {
         if (s->have_maps) {
             ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
@@ -501,6 +506,7 @@ static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_p
     q->median = q->lr_check = 1, q->lr_tolerance = 1;
     q->subpixel = q->uniqueness = q->confidence = 0;
     q->views = 2, q->mi_warm = 0;
+    q->post.speckle_size = q->post.fill = q->post.temporal = 0;
 }
 
 /* Cost mi on the CUDA backend: the host side of every frame (cuda_mi_prepare) — the worker
@@ -655,6 +661,7 @@ void stereo_destroy(stereo_stage *s)
     free(s->disp_right);
     free(s->tmp);
     free(s->conf);
+    postfilter_cpu_free(&s->post);
     for (int k = 0; k < 2; k++) {
         free(s->slot[k].disp);
         free(s->slot[k].right);
@@ -1172,6 +1179,8 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
         mi_prepare(s, j.valid[0], j.valid[1]); /* the CPU's levels do not fail */
     /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
+    /* 9. post-filters: speckle removal, temporal filter, hole filling (postfilter.h) */
+    postfilter_apply(&p->post, &s->post, s->disp, s->conf);
 
     if (p->cost == STEREO_COST_MI)
         mi_finish(s, s->disp, t0);
@@ -1282,6 +1291,29 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
         return st;
     }
     cpu_process(s, list);
+    return STEREO_OK;
+}
+
+stereo_status stereo_set_postfilter(stereo_stage *s, const stereo_postfilter *f)
+{
+    if (!f || postfilter_check(f, s->err, sizeof s->err) != 0)
+        return f ? STEREO_ERR_PARAM : fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                                           "post-filter: no settings given");
+    if (s->in_flight)
+        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                    "a submitted frame is still in flight: call stereo_wait first");
+    const stereo_postfilter *o = &s->p.post;
+    int clear = f->temporal != o->temporal || f->temporal_alpha != o->temporal_alpha ||
+                f->temporal_delta != o->temporal_delta ||
+                f->temporal_persist != o->temporal_persist;
+    if (s->active == STEREO_BACKEND_CUDA) {
+        stereo_status st = stage_cuda_set_postfilter(s->cuda, f, clear, s->err, sizeof s->err);
+        if (st != STEREO_OK)
+            return st;
+    } else if (clear) {
+        postfilter_temporal_clear(s->post.prev, s->post.age, (size_t)s->p.width * s->p.height);
+    }
+    s->p.post = *f;
     return STEREO_OK;
 }
 

@@ -19,6 +19,7 @@
  *   7. right disparity, median    disparity.h  diagonal search over S, 3x3 median on both maps,
  *      and left-right check                    LR consistency with a tolerance
  *   8. confidence (optional)      disparity.h  gap between best and second-best S
+ *   9. post-filters (optional)    postfilter.h speckle removal, temporal filter, hole filling
  *
  * Everything is integer arithmetic, so the CPU reference (the *.c files in gpu/) and the CUDA
  * kernels (the *.cu files beside them) produce the same bits.
@@ -91,6 +92,17 @@ typedef enum { STEREO_PIX_GREY8 = 0, STEREO_PIX_RGB24 = 1, STEREO_PIX_YUYV = 2 }
  * multi-baseline matching). */
 typedef enum { STEREO_COMBINE_SIDES = 0, STEREO_COMBINE_SUM = 1 } stereo_combine;
 
+/* Stage 9, the post-filters on the left disparity (postfilter.h has their exact rules). */
+typedef struct {
+    int speckle_size;         /* regions of fewer pixels become invalid; 0 = off */
+    int speckle_diff;         /* neighbours within this many 16ths of a pixel are connected */
+    int fill;                 /* 1: fill the holes along each row, background first; 0: keep */
+    int temporal;             /* 1: the temporal filter (sequences) */
+    int temporal_alpha;       /* weight of the new value in 16ths, 1..16 */
+    int temporal_delta;       /* smooth only changes of at most this many 16ths of a pixel */
+    int temporal_persist;     /* an invalid pixel keeps the last value this many frames */
+} stereo_postfilter;
+
 typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
     int min_disparity;        /* dmin >= 0 */
@@ -149,6 +161,7 @@ typedef struct {
      * |b_i| <= STEREO_BASELINE_MAX. Read only with views > 2. */
     int baseline[STEREO_MAX_VIEWS];
     stereo_combine combine;   /* views > 2: sides (default) or sum */
+    stereo_postfilter post;   /* stage 9 (postfilter.h); stereo_set_postfilter changes it */
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.
@@ -250,6 +263,12 @@ const uint8_t *stereo_rectified(const stereo_stage *s, int right); /* grey, afte
  * pitch >= 4 * width, a multiple of 4) on the active backend; colormap is a colormap_id
  * (colormap.h: turbo, jet, grey), over the colour range of stereo_set_color_range. */
 stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size_t pitch);
+
+/* Stage 9's settings (postfilter.h) from the next frame on: the live app's toggles. A change of
+ * the temporal filter's settings (on / off, alpha, delta, persistence) empties its state, so
+ * the next frame starts it afresh. STEREO_ERR_PARAM for settings out of range (the message
+ * names the field) or while a submitted frame is in flight. */
+stereo_status stereo_set_postfilter(stereo_stage *s, const stereo_postfilter *f);
 
 /* The disparity range the colour map spans from now on (stereo_colorize, stereo_submit), in
  * 16ths of a pixel: lo gets the map's first colour, hi its last (colormap.h's rule; e.g.

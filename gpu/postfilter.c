@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* postfilter.c — the CPU reference of stage 9, the post-filters (postfilter.h). */
+#include "postfilter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void postfilter_default(stereo_postfilter *f)
+{
+    memset(f, 0, sizeof *f);
+    f->speckle_size = 0;
+    f->speckle_diff = 16;
+    f->fill = 0;
+    f->temporal = 0;
+    f->temporal_alpha = 8;
+    f->temporal_delta = 16;
+    f->temporal_persist = 3;
+}
+
+int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)
+{
+    const char *what = NULL;
+    int v = 0, hi = 0;
+    if (f->speckle_size < 0 || f->speckle_size > POSTFILTER_SPECKLE_MAX)
+        what = "speckle size", v = f->speckle_size, hi = POSTFILTER_SPECKLE_MAX;
+    else if (f->speckle_diff < 0 || f->speckle_diff > POSTFILTER_DIFF_MAX)
+        what = "speckle diff", v = f->speckle_diff, hi = POSTFILTER_DIFF_MAX;
+    else if (f->fill & ~1)
+        what = "fill", v = f->fill, hi = 1;
+    else if (f->temporal & ~1)
+        what = "temporal", v = f->temporal, hi = 1;
+    else if (f->temporal_alpha < 1 || f->temporal_alpha > 16) {
+        snprintf(err, errlen, "temporal alpha: %d is outside 1..16 (16ths)", f->temporal_alpha);
+        return -1;
+    } else if (f->temporal_delta < 0 || f->temporal_delta > POSTFILTER_DIFF_MAX)
+        what = "temporal delta", v = f->temporal_delta, hi = POSTFILTER_DIFF_MAX;
+    else if (f->temporal_persist < 0 || f->temporal_persist > POSTFILTER_PERSIST_MAX)
+        what = "temporal persist", v = f->temporal_persist, hi = POSTFILTER_PERSIST_MAX;
+    if (!what)
+        return 0;
+    snprintf(err, errlen, "%s: %d is outside 0..%d", what, v, hi);
+    return -1;
+}
+
+uint64_t postfilter_cpu_bytes(int w, int h)
+{
+    return (uint64_t)w * (uint64_t)h * (sizeof(int32_t) + 1 + sizeof(int16_t) + 1);
+}
+
+int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
+{
+    size_t n = (size_t)w * h;
+    memset(pc, 0, sizeof *pc);
+    pc->w = w;
+    pc->h = h;
+    pc->stack = malloc(n * sizeof *pc->stack);
+    pc->seen = malloc(n);
+    pc->prev = malloc(n * sizeof *pc->prev);
+    pc->age = malloc(n);
+    if (!pc->stack || !pc->seen || !pc->prev || !pc->age) {
+        postfilter_cpu_free(pc);
+        return -1;
+    }
+    postfilter_temporal_clear(pc->prev, pc->age, n);
+    return 0;
+}
+
+void postfilter_cpu_free(postfilter_cpu *pc)
+{
+    free(pc->stack);
+    free(pc->seen);
+    free(pc->prev);
+    free(pc->age);
+    memset(pc, 0, sizeof *pc);
+}
+
+void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        prev[i] = STEREO_INVALID;
+    memset(age, 0, n);
+}
+
+/* 9a: each region flooded breadth-first from its first pixel in row-major order; the queue
+ * (stack[]) keeps every pixel it took, so a small region's pixels are at hand to invalidate. */
+void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, int diff,
+                        int32_t *stack, uint8_t *seen)
+{
+    size_t n = (size_t)w * h;
+    if (size <= 0)
+        return;
+    memset(seen, 0, n);
+    for (size_t start = 0; start < n; start++) {
+        if (seen[start] || disp[start] < 0)
+            continue;
+        /* breadth-first: stack[0 .. top) are the region's pixels found so far, stack[next] the
+         * one whose neighbours are looked at next */
+        size_t top = 0, next = 0;
+        stack[top++] = (int32_t)start;
+        seen[start] = 1;
+        while (next < top) {
+            int32_t p = stack[next++];
+            int x = (int)(p % w), y = (int)(p / w), v = disp[p];
+            int32_t nb[4] = {x > 0 ? p - 1 : -1, x + 1 < w ? p + 1 : -1, y > 0 ? p - w : -1,
+                             y + 1 < h ? p + w : -1};
+            for (int k = 0; k < 4; k++) {
+                int32_t q = nb[k];
+                if (q < 0 || seen[q] || disp[q] < 0)
+                    continue;
+                int dv = disp[q] - v;
+                if (dv > diff || -dv > diff)
+                    continue;
+                seen[q] = 1;
+                stack[top++] = q;
+            }
+        }
+        if (top < (size_t)size)
+            for (size_t i = 0; i < top; i++) {
+                disp[stack[i]] = STEREO_INVALID;
+                if (conf)
+                    conf[stack[i]] = 0;
+            }
+    }
+}
+
+int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, int alpha,
+                        int delta, int persist)
+{
+    uint32_t n_both = 0, n_change = 0, n_now = 0, n_prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = disp[i], q = prev[i];
+        n_now += d >= 0;
+        n_prev += q >= 0;
+        if (d >= 0 && q >= 0) {
+            n_both++;
+            n_change += d - q > delta || q - d > delta;
+        }
+    }
+    if (postfilter_temporal_reset(n_both, n_change, n_now, n_prev)) {
+        memcpy(prev, disp, n * sizeof *prev);
+        memset(age, 0, n);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        disp[i] = postfilter_temporal_pixel(disp[i], &prev[i], &age[i], alpha, delta, persist);
+    return 0;
+}
+
+void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1)
+{
+    for (int y = y0; y < y1; y++)
+        postfilter_fill_row(disp + (size_t)y * w, w);
+}
+
+void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
+                      uint8_t *conf)
+{
+    if (f->speckle_size > 0)
+        postfilter_speckle(disp, conf, pc->w, pc->h, f->speckle_size, f->speckle_diff,
+                           pc->stack, pc->seen);
+    if (f->temporal)
+        postfilter_temporal(disp, pc->prev, pc->age, (size_t)pc->w * pc->h, f->temporal_alpha,
+                            f->temporal_delta, f->temporal_persist);
+    if (f->fill)
+        postfilter_fill_rows(disp, pc->w, 0, pc->h);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* postfilter.cu — stage 9 on the GPU (postfilter.h), bit for bit postfilter.c's result.
+ *
+ * 9a speckle removal: a lock-free union-find over the map (init; union of every connected
+ * right and lower neighbour, the larger root linked under the smaller with atomicMin; each
+ * pixel's root and its region's count with atomicAdd; then the small regions invalidated). The
+ * regions are those of postfilter.c's flood fill, whatever order the unions ran in.
+ * Termination: parent[x] <= x always (atomicMin only lowers it), so every find walks down
+ * strictly smaller indices, and every failed link attempt continues from a strictly smaller
+ * root: each loop ends after at most w * h steps, on any image (a spiral region included).
+ * 9b temporal: the frame's four counts (block counts, one atomicAdd per block), then the per-pixel
+ * rule or the reset, decided by every thread from the same counts.
+ * 9c fill: one block per row; the row in shared memory, each thread a chunk of it, the nearest
+ * valid pixels outside its chunk from the other chunks' first and last valid pixels.
+ */
+#include "postfilter.h"
+
+#define PIX_BLOCK 256
+#define FILL_THREADS 256
+
+/* The root of x: parents only point to smaller indices. Volatile: other threads relink roots
+ * while this one walks. */
+static __device__ int pf_find(const int32_t *parent, int x)
+{
+    const volatile int32_t *p = parent;
+    int up = p[x];
+    while (up != x) {
+        x = up;
+        up = p[x];
+    }
+    return x;
+}
+
+/* Joins the regions of a and b: the larger root goes under the smaller. When another thread
+ * linked that root meanwhile (atomicMin returns its new parent), the link is retried from
+ * there: the larger index of the pair strictly falls on every retry. */
+static __device__ void pf_union(int32_t *parent, int a, int b)
+{
+    for (;;) {
+        a = pf_find(parent, a);
+        b = pf_find(parent, b);
+        if (a == b)
+            return;
+        if (a < b) {
+            int t = a;
+            a = b;
+            b = t;
+        }
+        int old = atomicMin(&parent[a], b);
+        if (old == a)
+            return;
+        a = old;
+    }
+}
+
+static __device__ int pf_connected(int u, int v, int diff)
+{
+    int dv = u - v;
+    return u >= 0 && v >= 0 && dv <= diff && -dv <= diff;
+}
+
+static __global__ void k_speckle_init(int32_t *parent, int32_t *count, postfilter_dev *pd, int n)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p == 0)
+        pd->n_both = pd->n_change = pd->n_now = pd->n_prev = 0;
+    if (p >= n || pd->f.speckle_size <= 0)
+        return;
+    parent[p] = p;
+    count[p] = 0;
+}
+
+static __global__ void k_speckle_union(const int16_t *disp, int32_t *parent,
+                                       const postfilter_dev *pd, int w, int h)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= w * h || pd->f.speckle_size <= 0 || disp[p] < 0)
+        return;
+    int x = p % w, y = p / w, diff = pd->f.speckle_diff, v = disp[p];
+    if (x + 1 < w && pf_connected(v, disp[p + 1], diff))
+        pf_union(parent, p, p + 1);
+    if (y + 1 < h && pf_connected(v, disp[p + w], diff))
+        pf_union(parent, p, p + w);
+}
+
+static __global__ void k_speckle_count(const int16_t *disp, int32_t *parent, int32_t *count,
+                                       const postfilter_dev *pd, int n)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n || pd->f.speckle_size <= 0 || disp[p] < 0)
+        return;
+    int root = pf_find(parent, p);
+    parent[p] = root; /* still a pointer into the same tree for other threads' finds */
+    atomicAdd(&count[root], 1);
+}
+
+static __global__ void k_speckle_apply(int16_t *disp, uint8_t *conf, const int32_t *parent,
+                                       const int32_t *count, const postfilter_dev *pd, int n)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n || pd->f.speckle_size <= 0 || disp[p] < 0)
+        return;
+    if (count[parent[p]] < pd->f.speckle_size) {
+        disp[p] = STEREO_INVALID;
+        if (conf)
+            conf[p] = 0;
+    }
+}
+
+static __global__ void k_temporal_count(const int16_t *disp, const int16_t *prev,
+                                        postfilter_dev *pd, int n)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (!pd->f.temporal) /* the same for the whole block: no thread waits below */
+        return;
+    int d = p < n ? disp[p] : -1, q = p < n ? prev[p] : -1, delta = pd->f.temporal_delta;
+    int both = d >= 0 && q >= 0;
+    int n_now = __syncthreads_count(d >= 0);
+    int n_prev = __syncthreads_count(q >= 0);
+    int n_both = __syncthreads_count(both);
+    int n_change = __syncthreads_count(both && (d - q > delta || q - d > delta));
+    if (threadIdx.x == 0) {
+        atomicAdd(&pd->n_now, (uint32_t)n_now);
+        atomicAdd(&pd->n_prev, (uint32_t)n_prev);
+        atomicAdd(&pd->n_both, (uint32_t)n_both);
+        atomicAdd(&pd->n_change, (uint32_t)n_change);
+    }
+}
+
+static __global__ void k_temporal_apply(int16_t *disp, int16_t *prev, uint8_t *age,
+                                        const postfilter_dev *pd, int n)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= n || !pd->f.temporal)
+        return;
+    if (postfilter_temporal_reset(pd->n_both, pd->n_change, pd->n_now, pd->n_prev)) {
+        prev[p] = disp[p];
+        age[p] = 0;
+        return;
+    }
+    int16_t q = prev[p];
+    uint8_t a = age[p];
+    disp[p] = postfilter_temporal_pixel(disp[p], &q, &a, pd->f.temporal_alpha,
+                                        pd->f.temporal_delta, pd->f.temporal_persist);
+    prev[p] = q;
+    age[p] = a;
+}
+
+/* 9c: one block of FILL_THREADS per row. */
+static __global__ void k_fill(int16_t *disp, int w, const postfilter_dev *pd)
+{
+    extern __shared__ int16_t row[]; /* the row before filling */
+    __shared__ int last[FILL_THREADS], first[FILL_THREADS];
+    if (!pd->f.fill)
+        return;
+    int16_t *out = disp + (size_t)blockIdx.x * w;
+    const int t = threadIdx.x;
+    for (int x = t; x < w; x += FILL_THREADS)
+        row[x] = out[x];
+    __syncthreads();
+    const int chunk = (w + FILL_THREADS - 1) / FILL_THREADS;
+    const int x0 = min(w, t * chunk), x1 = min(w, x0 + chunk);
+    int lv = -1, fv = w;
+    for (int x = x0; x < x1; x++)
+        if (row[x] >= 0) {
+            fv = min(fv, x);
+            lv = x;
+        }
+    last[t] = lv;
+    first[t] = fv;
+    __syncthreads();
+    int left = -1, right = w; /* the nearest valid pixels outside the chunk */
+    for (int u = 0; u < t; u++)
+        left = max(left, last[u]);
+    for (int u = t + 1; u < FILL_THREADS; u++)
+        right = min(right, first[u]);
+    for (int x = x0; x < x1; x++) {
+        if (row[x] >= 0) {
+            left = x;
+            continue;
+        }
+        int r = x;
+        while (r < x1 && row[r] < 0)
+            r++;
+        const int rv = r < x1 ? r : right;
+        if (left < 0 && rv == w)
+            break; /* no valid pixel in the row */
+        int v = left < 0 ? row[rv] : rv == w ? row[left] : min(row[left], row[rv]);
+        for (; x < r; x++)
+            out[x] = (int16_t)v;
+        x = r - 1;
+    }
+}
+
+size_t postfilter_cuda_bytes(int w, int h)
+{
+    return sizeof(postfilter_dev) + (size_t)w * h * (2 * sizeof(int32_t) + sizeof(int16_t) + 1);
+}
+
+cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf, int w,
+                              int h, cudaStream_t stream)
+{
+    const int n = w * h;
+    const unsigned g = (unsigned)((n + PIX_BLOCK - 1) / PIX_BLOCK);
+    /* 9a */
+    k_speckle_init<<<g, PIX_BLOCK, 0, stream>>>(pf->parent, pf->count, pf->dev, n);
+    k_speckle_union<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->dev, w, h);
+    k_speckle_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->count, pf->dev, n);
+    k_speckle_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, conf, pf->parent, pf->count, pf->dev, n);
+    /* 9b */
+    k_temporal_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->prev, pf->dev, n);
+    k_temporal_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->prev, pf->age, pf->dev, n);
+    /* 9c */
+    k_fill<<<(unsigned)h, FILL_THREADS, (size_t)w * sizeof(int16_t), stream>>>(disp, w, pf->dev);
+    return cudaGetLastError();
+}
+
+cudaError_t postfilter_cuda_set(const postfilter_cuda *pf, const stereo_postfilter *f, int clear,
+                                int w, int h, cudaStream_t stream)
+{
+    /* from pageable memory: the call returns once f has been staged */
+    cudaError_t e = cudaMemcpyAsync(&pf->dev->f, f, sizeof *f, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess && clear) /* every prev STEREO_INVALID (all bits set), every age 0 */
+        e = cudaMemsetAsync(pf->prev, 0xff, (size_t)w * h * sizeof(int16_t), stream);
+    if (e == cudaSuccess && clear)
+        e = cudaMemsetAsync(pf->age, 0, (size_t)w * h, stream);
+    return e;
+}

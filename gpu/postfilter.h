@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* postfilter.h — stage 9, the post-filters on the final left disparity (after the median and
+ * the LR check), in this order: speckle removal, the temporal filter, hole filling. Each works
+ * in integers on the int16 map (value = 16 * d, STEREO_INVALID = -1; every value >= 0 is valid),
+ * so the CPU reference (postfilter.c) and the CUDA kernels (postfilter.cu) give the same bits.
+ * The settings are stereo_params.post (stereo.h); a stage changes them between frames with
+ * stereo_set_postfilter. The right disparity is not filtered. The confidence map (when on) is
+ * zeroed where the speckle filter invalidates a pixel; pixels that the fill or the temporal
+ * persistence make valid were invalid, so their confidence is already 0.
+ *
+ * 9a. Speckle removal (OpenCV's filterSpeckles rule): two 4-neighbours are connected when both
+ *     are valid and their values differ by at most speckle_diff (16ths of a pixel, the map's own
+ *     units: 16 = 1 px). Every connected region (a component of that relation) of fewer than
+ *     speckle_size pixels becomes invalid; speckle_size = 0 turns the filter off. The regions are
+ *     a property of the map alone (not of a scan order), so any labelling gives the same result:
+ *     the CPU floods each region from its first pixel in row-major order, the GPU joins
+ *     neighbours by a lock-free union-find (whose every loop strictly lowers an index, so it ends
+ *     on any image) and counts each region's pixels with atomics.
+ *
+ * 9b. Temporal filter (temporal = 1; sequences: the live app, stereo-match on a sequence). Per
+ *     pixel p the stage keeps prev[p] (16ths, or STEREO_INVALID) and age[p] (frames since the
+ *     value was last observed). On a frame with input d (after 9a):
+ *     - Scene change: over the pixels with d and prev both valid (n_both), n_change counts those
+ *       with |d - prev| > temporal_delta; over all pixels, n_now counts valid d and n_prev valid
+ *       prev. The frame resets the state when
+ *         100 * n_change > POSTFILTER_RESET_CHANGE * n_both,  or
+ *         100 * n_now < POSTFILTER_RESET_VALID * n_prev;
+ *       a reset frame passes d through and stores prev = d, age = 0 everywhere. The first frame
+ *       (and the first after the filter is turned on or its settings change) meets an empty
+ *       state (every prev invalid) and so passes d through too.
+ *     - Otherwise per pixel:
+ *       d and prev valid, |d - prev| <= delta:  out = prev + postfilter_blend(d - prev, alpha),
+ *                                                (integer exponential smoothing, alpha in 16ths
+ *                                                of the new value, rounded half away from 0);
+ *       d valid otherwise:                      out = d;
+ *       d invalid, prev valid, age < persist:   out = prev, age + 1 (the last value persists);
+ *       else:                                   out = STEREO_INVALID;
+ *       then prev = out, and age = 0 wherever d was valid.
+ *     temporal_alpha 1..16 (16: no smoothing), temporal_delta 0..4095 (16ths), temporal_persist
+ *     0..255 frames (0: an invalid pixel stays invalid).
+ *
+ * 9c. Hole filling (fill = 1; 0 keeps the holes): in each row, every run of invalid pixels
+ *     between two valid pixels gets the smaller value of the two (the background: a hole beside
+ *     an object is mostly occluded background), a run that touches the row's first or last
+ *     pixel gets the one valid value beside it, and a row without a valid pixel stays invalid.
+ *     This is the KITTI devkit's background interpolation, which stereo-eval applies before
+ *     scoring: with the fill the stage's output is what the evaluator scores.
+ */
+#ifndef STEREO_POSTFILTER_H
+#define STEREO_POSTFILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stereo.h"
+#include "stereo_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 9b's scene-change limits, in percent */
+#define POSTFILTER_RESET_CHANGE 50  /* more than half of the pixels seen twice jumped */
+#define POSTFILTER_RESET_VALID 50   /* the valid pixels fell below half */
+#define POSTFILTER_SPECKLE_MAX (1 << 20)  /* speckle_size: 0..this */
+#define POSTFILTER_DIFF_MAX 4095          /* speckle_diff, temporal_delta: 0..this (16ths) */
+#define POSTFILTER_PERSIST_MAX 255
+
+/* 9b's step toward the new value: round(diff * alpha / 16), halves away from zero. */
+STEREO_HD int postfilter_blend(int diff, int alpha)
+{
+    int t = diff * alpha;
+    return t >= 0 ? (t + 8) >> 4 : -((-t + 8) >> 4);
+}
+
+/* 9b's per-pixel rule (out, and the state updated in place) for a frame without reset. */
+STEREO_HD int16_t postfilter_temporal_pixel(int d, int16_t *prev, uint8_t *age, int alpha,
+                                            int delta, int persist)
+{
+    int q = *prev, out;
+    if (d >= 0) {
+        int diff = d - q;
+        out = q >= 0 && diff <= delta && -diff <= delta ? q + postfilter_blend(diff, alpha) : d;
+        *age = 0;
+    } else if (q >= 0 && *age < persist) {
+        out = q;
+        *age = (uint8_t)(*age + 1);
+    } else {
+        out = STEREO_INVALID;
+    }
+    *prev = (int16_t)out;
+    return (int16_t)out;
+}
+
+/* 9b's reset rule from the frame's counts. */
+STEREO_HD int postfilter_temporal_reset(uint32_t n_both, uint32_t n_change, uint32_t n_now,
+                                        uint32_t n_prev)
+{
+    return 100ull * n_change > (unsigned long long)POSTFILTER_RESET_CHANGE * n_both ||
+           100ull * n_now < (unsigned long long)POSTFILTER_RESET_VALID * n_prev;
+}
+
+/* 9c for one row of w values, in place. */
+STEREO_HD void postfilter_fill_row(int16_t *row, int w)
+{
+    int left = -1; /* the last valid x seen */
+    for (int x = 0; x < w; x++) {
+        if (row[x] >= 0) {
+            left = x;
+            continue;
+        }
+        int r = x;
+        while (r < w && row[r] < 0)
+            r++;
+        if (left < 0 && r == w)
+            return; /* no valid pixel in the row */
+        int v = left < 0 ? row[r] : r == w ? row[left] : row[left] < row[r] ? row[left] : row[r];
+        for (; x < r; x++)
+            row[x] = (int16_t)v;
+        x = r - 1;
+    }
+}
+
+/* The defaults (stereo_params_default; docs/tuning.md says how they were chosen). */
+void postfilter_default(stereo_postfilter *f);
+
+/* Whether the settings are in range (stereo_params_check, stereo_set_postfilter): 0, or -1 with
+ * "post-filter: what is wrong" in err. */
+int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen);
+
+/* The CPU's scratch and temporal state for a w x h map (allocated once, at create). */
+typedef struct {
+    int w, h;
+    int32_t *stack;    /* 9a: the flood's stack, w * h */
+    uint8_t *seen;     /* 9a: visited marks, w * h */
+    int16_t *prev;     /* 9b: the state, w * h */
+    uint8_t *age;
+} postfilter_cpu;
+
+/* Bytes postfilter_cpu_init allocates (stereo_cpu_bytes adds them). */
+uint64_t postfilter_cpu_bytes(int w, int h);
+int postfilter_cpu_init(postfilter_cpu *pc, int w, int h);   /* 0, or -1: no memory */
+void postfilter_cpu_free(postfilter_cpu *pc);
+/* Empties 9b's state (every prev invalid). */
+void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n);
+
+/* 9a in place; conf (may be NULL) zeroed where a pixel is invalidated. */
+void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, int diff,
+                        int32_t *stack, uint8_t *seen);
+/* 9b in place on disp, with the state prev / age; returns 1 when the frame reset the state. */
+int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, int alpha,
+                        int delta, int persist);
+/* 9c in place on rows [y0, y1). */
+void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1);
+
+/* 9a, 9b, 9c as f says, in order (pc from postfilter_cpu_init). */
+void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
+                      uint8_t *conf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+/* The CUDA twins (postfilter.cu). The kernels read the settings from device memory (pf->dev), so
+ * the stage's captured graph serves every setting: stage_cuda_set_postfilter copies new ones
+ * there between frames. */
+typedef struct {
+    stereo_postfilter f;
+    uint32_t n_both, n_change, n_now, n_prev; /* 9b's counts of the frame */
+} postfilter_dev;
+
+typedef struct {
+    postfilter_dev *dev;       /* the settings and counts */
+    int32_t *parent, *count;   /* 9a: the union-find forest, each root's pixel count (w * h) */
+    int16_t *prev;             /* 9b: the state (w * h) */
+    uint8_t *age;
+} postfilter_cuda;
+
+/* Bytes of device memory the buffers above take for w x h. */
+size_t postfilter_cuda_bytes(int w, int h);
+/* 9a, 9b, 9c on disp (device), conf (device or NULL) as pf->dev's settings say. */
+cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf, int w,
+                              int h, cudaStream_t stream);
+/* New settings, ordered before the next frame on stream; clear: empty 9b's state too. */
+cudaError_t postfilter_cuda_set(const postfilter_cuda *pf, const stereo_postfilter *f, int clear,
+                                int w, int h, cudaStream_t stream);
+#endif
+#endif

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_postfilter.c — stage 9, the post-filters (gpu/postfilter.h), on hand-made maps with known
+ * answers (a speckle of exactly N - 1 and N pixels, steps of exactly M and M + 1, holes at the
+ * borders, the temporal filter's smoothing, persistence and resets), the speckle filter against a
+ * naive restatement of its definition on random maps, and the stage: stereo_process with the
+ * filters equal to the filters applied to its unfiltered output, stereo_set_postfilter's
+ * toggles and refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "postfilter.h"
+#include "stereo.h"
+
+#include "rng.h"
+
+#define V(d) ((int16_t)(16 * (d)))
+#define INV STEREO_INVALID
+
+static int16_t *map_new(int w, int h)
+{
+    int16_t *m = malloc((size_t)w * h * sizeof *m);
+    assert_non_null(m);
+    for (int i = 0; i < w * h; i++)
+        m[i] = INV;
+    return m;
+}
+
+static void speckle(int16_t *m, uint8_t *conf, int w, int h, int size, int diff)
+{
+    int32_t *stack = malloc((size_t)w * h * sizeof *stack);
+    uint8_t *seen = malloc((size_t)w * h);
+    postfilter_speckle(m, conf, w, h, size, diff, stack, seen);
+    free(stack);
+    free(seen);
+}
+
+static int count_valid(const int16_t *m, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += m[i] >= 0;
+    return c;
+}
+
+/* ---- 9a ----------------------------------------------------------------------------------- */
+
+/* A blob of k pixels (a row-major run through a 5-wide box) on an invalid map: removed with
+ * speckle_size k + 1, kept with k. */
+static void test_speckle_size_boundary(void **state)
+{
+    (void)state;
+    const int w = 20, h = 12;
+    for (int k = 1; k <= 30; k++) {
+        for (int size = k; size <= k + 1; size++) {
+            int16_t *m = map_new(w, h);
+            for (int i = 0; i < k; i++)
+                m[(2 + i / 5) * w + 3 + i % 5] = V(7);
+            uint8_t conf[20 * 12], blob[20 * 12] = {0};
+            memset(conf, 9, sizeof conf);
+            for (int i = 0; i < k; i++)
+                blob[(2 + i / 5) * w + 3 + i % 5] = 1;
+            speckle(m, conf, w, h, size, 0);
+            assert_int_equal(count_valid(m, w * h), size == k ? k : 0);
+            for (int i = 0; i < w * h; i++) /* zeroed where the filter invalidated */
+                assert_int_equal(conf[i], blob[i] && size > k ? 0 : 9);
+            free(m);
+        }
+    }
+}
+
+/* Steps of exactly M join two regions, M + 1 separate them; diagonal neighbours never join. */
+static void test_speckle_step_boundary(void **state)
+{
+    (void)state;
+    const int w = 10, h = 4;
+    for (int M = 0; M <= 40; M += 8) {
+        for (int step = M; step <= M + 1; step++) {
+            /* a big region (columns 0..5, 24 pixels) and a small one beside it (columns 6..7) */
+            int16_t *m = map_new(w, h);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < 8; x++)
+                    m[y * w + x] = (int16_t)(x < 6 ? 400 : 400 + step);
+            speckle(m, NULL, w, h, 10, M);
+            int small_left = 0;
+            for (int y = 0; y < h; y++)
+                small_left += (m[y * w + 6] >= 0) + (m[y * w + 7] >= 0);
+            assert_int_equal(small_left, step == M ? 8 : 0);
+            assert_int_equal(m[0], 400);
+            free(m);
+        }
+    }
+    /* a diagonal chain of single pixels is 5 regions of one */
+    int16_t *m = map_new(w, h);
+    for (int i = 0; i < 4; i++)
+        m[i * w + i] = V(3);
+    speckle(m, NULL, w, h, 2, 4095);
+    assert_int_equal(count_valid(m, w * h), 0);
+    free(m);
+}
+
+/* A one-pixel-wide spiral (the GPU's worst case for label propagation) is one region. */
+static void test_speckle_spiral(void **state)
+{
+    (void)state;
+    const int w = 41, h = 41;
+    int16_t *m = map_new(w, h);
+    int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1, n = 0;
+    while (x0 <= x1 && y0 <= y1) { /* walls of a square spiral, two pixels apart */
+        for (int x = x0; x <= x1; x++)
+            m[y0 * w + x] = V(5), n++;
+        for (int y = y0 + 1; y <= y1; y++)
+            m[y * w + x1] = V(5), n++;
+        for (int x = x1 - 1; x >= x0 && y1 > y0; x--)
+            m[y1 * w + x] = V(5), n++;
+        for (int y = y1 - 1; y >= y0 + 2 && x1 > x0; y--)
+            m[y * w + x0] = V(5), n++;
+        if (y0 + 2 <= y1 && x0 + 1 <= x1)
+            m[(y0 + 2) * w + x0 + 1] = V(5), n++;
+        x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+    }
+    int valid = count_valid(m, w * h);
+    assert_int_equal(valid, n);
+    int16_t *copy = malloc((size_t)w * h * sizeof *copy);
+    memcpy(copy, m, (size_t)w * h * sizeof *copy);
+    speckle(m, NULL, w, h, n, 0); /* one region of n: kept */
+    assert_memory_equal(m, copy, (size_t)w * h * sizeof *m);
+    speckle(m, NULL, w, h, n + 1, 0);
+    assert_int_equal(count_valid(m, w * h), 0);
+    free(copy);
+    free(m);
+}
+
+/* The definition restated naively: labels by repeated min-propagation until nothing changes,
+ * then each label's count. */
+static void speckle_naive(int16_t *m, int w, int h, int size, int diff)
+{
+    int n = w * h;
+    int *lab = malloc((size_t)n * sizeof *lab), *cnt = calloc((size_t)n, sizeof *cnt);
+    for (int i = 0; i < n; i++)
+        lab[i] = i;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            if (m[i] < 0)
+                continue;
+            int x = i % w, y = i / w;
+            int nb[4] = {x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, y > 0 ? i - w : -1,
+                         y < h - 1 ? i + w : -1};
+            for (int k = 0; k < 4; k++)
+                if (nb[k] >= 0 && m[nb[k]] >= 0 && abs(m[nb[k]] - m[i]) <= diff &&
+                    lab[nb[k]] < lab[i])
+                    lab[i] = lab[nb[k]], changed = 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (m[i] >= 0)
+            cnt[lab[i]]++;
+    for (int i = 0; i < n; i++)
+        if (m[i] >= 0 && cnt[lab[i]] < size)
+            m[i] = INV;
+    free(lab);
+    free(cnt);
+}
+
+static void test_speckle_random_against_naive(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 60; it++) {
+        int w = rnd_range(1, 57), h = rnd_range(1, 43), n = w * h;
+        int levels = rnd_range(1, 12), holes = rnd_range(0, 60);
+        int16_t *a = map_new(w, h), *b = map_new(w, h);
+        for (int i = 0; i < n; i++)
+            a[i] = (int)rnd_range(0, 99) < holes ? INV : (int16_t)(rnd_range(0, levels) * 7);
+        memcpy(b, a, (size_t)n * sizeof *a);
+        int size = rnd_range(0, 40), diff = rnd_range(0, 15);
+        speckle(a, NULL, w, h, size, diff);
+        speckle_naive(b, w, h, size, diff);
+        assert_memory_equal(a, b, (size_t)n * sizeof *a);
+        free(a);
+        free(b);
+    }
+}
+
+/* ---- 9c ----------------------------------------------------------------------------------- */
+
+static void test_fill_rows(void **state)
+{
+    (void)state;
+    int16_t row[] = {INV, INV, V(5), INV, INV, V(3), INV, V(9), V(9), INV};
+    const int16_t want[] = {V(5), V(5), V(5), V(3), V(3), V(3), V(3), V(9), V(9), V(9)};
+    postfilter_fill_rows(row, 10, 0, 1);
+    assert_memory_equal(row, want, sizeof want);
+    int16_t empty[] = {INV, INV, INV};
+    postfilter_fill_rows(empty, 3, 0, 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(empty[i], INV);
+    int16_t one[] = {INV, INV, 0, INV}; /* 0 is a valid disparity */
+    postfilter_fill_rows(one, 4, 0, 1);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(one[i], 0);
+    /* rows are independent: only [y0, y1) changes */
+    int16_t two[] = {INV, V(2), INV, V(4)};
+    postfilter_fill_rows(two, 2, 1, 2);
+    assert_int_equal(two[0], INV);
+    assert_int_equal(two[2], V(4));
+}
+
+/* ---- 9b ----------------------------------------------------------------------------------- */
+
+static void test_temporal_pixel_rules(void **state)
+{
+    (void)state;
+    assert_int_equal(postfilter_blend(16, 8), 8);
+    assert_int_equal(postfilter_blend(-16, 8), -8);
+    assert_int_equal(postfilter_blend(1, 8), 1);   /* 0.5 rounds away from 0 */
+    assert_int_equal(postfilter_blend(-1, 8), -1);
+    assert_int_equal(postfilter_blend(1, 7), 0);
+    assert_int_equal(postfilter_blend(5, 16), 5);
+    int16_t prev = INV;
+    uint8_t age = 0;
+    /* alpha 8, delta 16, persist 2 */
+    assert_int_equal(postfilter_temporal_pixel(V(10), &prev, &age, 8, 16, 2), V(10));
+    assert_int_equal(postfilter_temporal_pixel(V(11), &prev, &age, 8, 16, 2), V(10) + 8);
+    assert_int_equal(prev, V(10) + 8);
+    /* a step of exactly delta is smoothed, delta + 1 is taken as it is */
+    assert_int_equal(postfilter_temporal_pixel(V(10) + 8 + 16, &prev, &age, 8, 16, 2), V(11));
+    assert_int_equal(postfilter_temporal_pixel(V(11) + 17, &prev, &age, 8, 16, 2), V(11) + 17);
+    /* persistence: two invalid frames keep the value, the third does not */
+    int16_t last = prev;
+    assert_int_equal(postfilter_temporal_pixel(INV, &prev, &age, 8, 16, 2), last);
+    assert_int_equal(age, 1);
+    assert_int_equal(postfilter_temporal_pixel(INV, &prev, &age, 8, 16, 2), last);
+    assert_int_equal(postfilter_temporal_pixel(INV, &prev, &age, 8, 16, 2), INV);
+    assert_int_equal(prev, INV);
+    /* a valid value after persisting starts again from the value */
+    prev = V(4), age = 1;
+    assert_int_equal(postfilter_temporal_pixel(V(4) + 4, &prev, &age, 16, 16, 2), V(4) + 4);
+    assert_int_equal(age, 0);
+    /* persist 0: invalid stays invalid */
+    prev = V(4), age = 0;
+    assert_int_equal(postfilter_temporal_pixel(INV, &prev, &age, 8, 16, 0), INV);
+}
+
+static void test_temporal_frames_and_reset(void **state)
+{
+    (void)state;
+    enum { N = 10 };
+    int16_t prev[N], d[N];
+    uint8_t age[N];
+    postfilter_temporal_clear(prev, age, N);
+    for (int i = 0; i < N; i++)
+        d[i] = V(20);
+    assert_int_equal(postfilter_temporal(d, prev, age, N, 8, 16, 3), 0); /* empty state */
+    for (int i = 0; i < N; i++)
+        assert_int_equal(d[i], V(20));
+    /* exactly half the pixels jump: no reset (more than half resets) */
+    for (int i = 0; i < N; i++)
+        d[i] = i < 5 ? V(40) : V(20) + 4;
+    assert_int_equal(postfilter_temporal(d, prev, age, N, 8, 16, 3), 0);
+    assert_int_equal(d[0], V(40));
+    assert_int_equal(d[9], V(20) + 2);
+    /* six of ten jump: reset, every value passes through unsmoothed */
+    for (int i = 0; i < N; i++)
+        d[i] = i < 6 ? V(60) : V(20) + 6;
+    assert_int_equal(postfilter_temporal(d, prev, age, N, 8, 16, 3), 1);
+    assert_int_equal(d[9], V(20) + 6);
+    assert_int_equal(prev[9], V(20) + 6);
+    /* the valid pixels fall to 4 of 10 (below half): reset, the holes stay holes */
+    for (int i = 0; i < N; i++)
+        d[i] = i < 4 ? V(60) : INV;
+    assert_int_equal(postfilter_temporal(d, prev, age, N, 8, 16, 3), 1);
+    assert_int_equal(d[5], INV);
+    assert_int_equal(prev[5], INV);
+    /* exactly half of the previous valid ones (2 of 4): persistence, no reset */
+    for (int i = 0; i < N; i++)
+        d[i] = i < 2 ? V(60) : INV;
+    assert_int_equal(postfilter_temporal(d, prev, age, N, 8, 16, 3), 0);
+    assert_int_equal(d[3], V(60));
+    assert_int_equal(d[5], INV);
+}
+
+/* ---- settings ----------------------------------------------------------------------------- */
+
+static void test_check(void **state)
+{
+    (void)state;
+    stereo_postfilter f;
+    char err[160];
+    postfilter_default(&f);
+    assert_int_equal(postfilter_check(&f, err, sizeof err), 0);
+    struct {
+        int *field, bad;
+        const char *msg;
+    } cases[] = {
+        {&f.speckle_size, -1, "speckle size: -1 is outside 0..1048576"},
+        {&f.speckle_diff, 4096, "speckle diff: 4096 is outside 0..4095"},
+        {&f.fill, 2, "fill: 2 is outside 0..1"},
+        {&f.temporal, -1, "temporal: -1 is outside 0..1"},
+        {&f.temporal_alpha, 0, "temporal alpha: 0 is outside 1..16 (16ths)"},
+        {&f.temporal_alpha, 17, "temporal alpha: 17 is outside 1..16 (16ths)"},
+        {&f.temporal_delta, -3, "temporal delta: -3 is outside 0..4095"},
+        {&f.temporal_persist, 256, "temporal persist: 256 is outside 0..255"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        postfilter_default(&f);
+        *cases[i].field = cases[i].bad;
+        assert_int_equal(postfilter_check(&f, err, sizeof err), -1);
+        assert_string_equal(err, cases[i].msg);
+        stereo_params p;
+        stereo_params_default(&p, 128, 32);
+        p.post = f;
+        assert_int_equal(stereo_params_check(&p, err, sizeof err), STEREO_ERR_PARAM);
+        assert_string_equal(err, cases[i].msg);
+    }
+}
+
+/* ---- the stage ---------------------------------------------------------------------------- */
+
+static void random_pair(int w, int h, uint8_t *l, uint8_t *r)
+{
+    for (int i = 0; i < w * h; i++)
+        l[i] = (uint8_t)rnd();
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) /* disparity 6 on the left half, 11 on the right */
+            r[y * w + x] = l[y * w + (x + (x < w / 2 ? 6 : 11) < w ? x + (x < w / 2 ? 6 : 11)
+                                                                    : w - 1)];
+}
+
+/* stereo_process with the filters = the unfiltered output filtered by the reference, frame
+ * after frame (the temporal state carried), and stereo_set_postfilter's toggles. */
+static void test_stage_applies_the_filters(void **state)
+{
+    (void)state;
+    const int w = 97, h = 61, n = w * h;
+    uint8_t *l = malloc(n), *r = malloc(n);
+    stereo_params p;
+    stereo_params_default(&p, w, h);
+    p.num_disparities = 32;
+    p.backend = STEREO_BACKEND_CPU;
+    p.threads = 2;
+    p.confidence = 1;
+    stereo_params q = p;
+    q.post = (stereo_postfilter){40, 16, 1, 1, 6, 24, 2};
+    stereo_stage *plain = NULL, *filt = NULL;
+    char err[256];
+    assert_int_equal(stereo_create(&p, NULL, &plain, err, sizeof err), STEREO_OK);
+    assert_int_equal(stereo_create(&q, NULL, &filt, err, sizeof err), STEREO_OK);
+    postfilter_cpu pc;
+    assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
+    int16_t *want = malloc((size_t)n * sizeof *want);
+    uint8_t *wconf = malloc(n);
+    for (int frame = 0; frame < 6; frame++) {
+        random_pair(w, h, l, r);
+        if (frame == 3) { /* off, then on again: the state starts afresh */
+            stereo_postfilter off = q.post;
+            off.temporal = off.fill = off.speckle_size = 0;
+            assert_int_equal(stereo_set_postfilter(filt, &off), STEREO_OK);
+            assert_int_equal(stereo_get_params(filt)->post.fill, 0);
+            assert_int_equal(stereo_set_postfilter(filt, &q.post), STEREO_OK);
+            postfilter_temporal_clear(pc.prev, pc.age, (size_t)n);
+        }
+        stereo_image il = {l, w, h, (size_t)w, STEREO_PIX_GREY8};
+        stereo_image ir = {r, w, h, (size_t)w, STEREO_PIX_GREY8};
+        assert_int_equal(stereo_process(plain, &il, &ir), STEREO_OK);
+        assert_int_equal(stereo_process(filt, &il, &ir), STEREO_OK);
+        memcpy(want, stereo_disparity(plain), (size_t)n * sizeof *want);
+        memcpy(wconf, stereo_confidence(plain), n);
+        postfilter_apply(&q.post, &pc, want, wconf);
+        assert_memory_equal(stereo_disparity(filt), want, (size_t)n * sizeof *want);
+        assert_memory_equal(stereo_confidence(filt), wconf, n);
+        assert_int_equal(count_valid(want, n), n); /* filled: dense */
+    }
+    /* refusals: out of range (the field named), NULL */
+    stereo_postfilter bad = q.post;
+    bad.temporal_alpha = 0;
+    assert_int_equal(stereo_set_postfilter(filt, &bad), STEREO_ERR_PARAM);
+    assert_string_equal(stereo_error(filt), "temporal alpha: 0 is outside 1..16 (16ths)");
+    assert_int_equal(stereo_set_postfilter(filt, NULL), STEREO_ERR_PARAM);
+    assert_int_equal(stereo_get_params(filt)->post.temporal_alpha, 6);
+    postfilter_cpu_free(&pc);
+    stereo_destroy(plain);
+    stereo_destroy(filt);
+    free(want);
+    free(wconf);
+    free(l);
+    free(r);
+}
+
+/* The 640x480 CPU cost of each filter, printed for docs/results.md (not a pass condition). */
+static void test_cost_640x480(void **state)
+{
+    (void)state;
+    const int w = 640, h = 480, n = w * h;
+    postfilter_cpu pc;
+    assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
+    int16_t *m = malloc((size_t)n * sizeof *m), *src = malloc((size_t)n * sizeof *src);
+    /* a plausible map: smooth ramps with 10 % holes and 5 % outliers */
+    for (int i = 0; i < n; i++) {
+        int x = i % w, y = i / w, k = rnd_range(0, 99);
+        src[i] = k < 10 ? INV : k < 15 ? (int16_t)rnd_range(0, 1023) : (int16_t)(x / 2 + y / 4);
+    }
+    const char *names[3] = {"speckle (size 100, diff 16)", "temporal", "fill"};
+    for (int f = 0; f < 3; f++) {
+        stereo_postfilter s;
+        postfilter_default(&s);
+        s.speckle_size = f == 0 ? 100 : 0;
+        s.temporal = f == 1;
+        s.fill = f == 2;
+        const int reps = 20;
+        struct timespec t0, t1;
+        double best = 1e9;
+        for (int k = 0; k < reps; k++) {
+            memcpy(m, src, (size_t)n * sizeof *m);
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            postfilter_apply(&s, &pc, m, NULL);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+            best = ms < best ? ms : best;
+        }
+        print_message("postfilter 640x480 %-28s %.3f ms (best of %d)\n", names[f], best, reps);
+    }
+    free(m);
+    free(src);
+    postfilter_cpu_free(&pc);
+}
+
+int main(void)
+{
+    rng_seed(0x5eed0f17e2ull);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_speckle_size_boundary),
+        cmocka_unit_test(test_speckle_step_boundary),
+        cmocka_unit_test(test_speckle_spiral),
+        cmocka_unit_test(test_speckle_random_against_naive),
+        cmocka_unit_test(test_fill_rows),
+        cmocka_unit_test(test_temporal_pixel_rules),
+        cmocka_unit_test(test_temporal_frames_and_reset),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_stage_applies_the_filters),
+        cmocka_unit_test(test_cost_640x480),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
