@@ -91,7 +91,8 @@ copy_tree() { rm -rf "$1" && mkdir -p "$1" &&
   tar --exclude=./build --exclude=./.device --exclude=./.git -cf - . | tar -xf - -C "$1"; }
 build_stage() { # dir arch log
   (cd "$1" && CUDA_ARCH=$2 ./configure --cuda >/dev/null &&
-   ninja build/gpu/test-cuda build/gpu/test-block-cuda build/gpu/test-mview-cuda build/gpu/stereo-bench \
+   ninja build/gpu/test-cuda build/gpu/test-block-cuda build/gpu/test-mview-cuda \
+     build/gpu/test-postfilter-cuda build/gpu/stereo-bench \
      build/gpu/stereo-live-headless) >"$3" 2>&1
 }
 build_libsgm() { # cmake-arch nvcc-gencode tag
@@ -173,6 +174,14 @@ for b in build "$B87"/build; do
   grep FAIL "$OUT/test-mview-cuda.log" | head -5
   echo "multi-view cost ($b): $(tail -1 "$OUT/test-mview-cuda.log")"
   tests_line="$tests_line; multi-view $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-mview-cuda.log")"
+done
+# the post-filter kernels alone (gpu/postfilter.cu against gpu/postfilter.c), both builds
+for b in build "$B87"/build; do
+  "$b"/gpu/test-postfilter-cuda >"$OUT/test-postfilter-cuda.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  grep FAIL "$OUT/test-postfilter-cuda.log" | head -5
+  echo "post-filters ($b): $(tail -1 "$OUT/test-postfilter-cuda.log")"
+  tests_line="$tests_line; post-filters $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-postfilter-cuda.log")"
 done
 # the variants the stage selects by size, SM count or environment, each on every case: the
 # compute_87 walk with 8 disparities per lane (16 wherever the lines fill the GPU), the
@@ -292,6 +301,16 @@ for build in build "$B87/build"; do
       san="$san $tool($agg,$b):${summary:-exit $rc}"
     done
   done
+done
+# the post-filter kernels (the union-find's global races are by design; memcheck and the
+# fill's shared memory under racecheck)
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool $tool --error-exitcode 3 build/gpu/test-postfilter-cuda \
+    >"$OUT/sanitizer-$tool-postfilter.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-postfilter.log" | tail -1)
+  echo "$tool (post-filters): exit $rc; ${summary:-no summary}"
+  san="$san $tool(postfilter):${summary:-exit $rc}"
 done
 
 fi

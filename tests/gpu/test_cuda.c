@@ -16,7 +16,9 @@
  * 17x640, 631x479, widths that are no multiple of 32), 512 disparities (the sweep design) and
  * the D the CUDA stage refuses, grey / RGB / YUYV inputs with padded
  * pitches, rectification maps with pixels mapped from outside, the stage on 16 SMs (a green
- * context, driven from a second thread as the live app does), and every scene in DATA_DIR (the
+ * context, driven from a second thread as the live app does), the post-filters (speckle, fill,
+ * temporal: single frames over option grids and sequences with toggles, post_filters), and
+ * every scene in DATA_DIR (the
  * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
  *
  * Needs only libc and CUDA (no cmocka on the GPU machine): prints one line per failure and a
@@ -159,6 +161,11 @@ static const char *describe(const stereo_params *p)
              p->width, p->height, p->num_disparities, p->min_disparity,
              stereo_cost_to_str(p->cost), p->paths, p->p1, p->p2, p->p2_adapt, p->uniqueness,
              p->subpixel, p->lr_check, p->lr_tolerance, p->median, p->confidence);
+    const stereo_postfilter *f = &p->post;
+    if ((f->speckle_size || f->fill || f->temporal) && n > 0 && (size_t)n < sizeof buf)
+        n += snprintf(buf + n, sizeof buf - n, " speckle%d/%d fill%d temporal%d/%d/%d/%d",
+                      f->speckle_size, f->speckle_diff, f->fill, f->temporal, f->temporal_alpha,
+                      f->temporal_delta, f->temporal_persist);
     if (p->method == STEREO_METHOD_BM && n > 0 && (size_t)n < sizeof buf)
         n += snprintf(buf + n, sizeof buf - n, " bm block%d", p->block);
     if (p->views > 2 && n > 0 && (size_t)n < sizeof buf) {
@@ -961,6 +968,107 @@ static void mutual_information(void)
         pair_free(&seq[f]);
 }
 
+/* Stage 9, the post-filters (gpu/postfilter.h): a grid of speckle sizes (off, 1, a few pixels,
+ * hundreds, more than the image) and steps (0, 1 px, 4 px), fill on and off, the temporal
+ * filter's first frame, alone and over random options; then sequences of the moving generated
+ * scene with the temporal filter (the state carried frame to frame on both backends, a cut to
+ * another scene that resets it, settings toggled mid-sequence with stereo_set_postfilter,
+ * frames through stereo_process on the CPU and submit / wait on CUDA). */
+static void post_filter_frames(int w, int h, const stereo_params *base, int frames,
+                               const char *what)
+{
+    stereo_params pc = *base, pg = *base;
+    pc.backend = STEREO_BACKEND_CPU, pg.backend = STEREO_BACKEND_CUDA;
+    stereo_stage *c = NULL, *g = NULL;
+    char err[512];
+    if (stereo_create(&pc, NULL, &c, err, sizeof err) ||
+        stereo_create(&pg, NULL, &g, err, sizeof err)) {
+        check(0, "%s: create: %s", what, err);
+        goto done;
+    }
+    size_t n = (size_t)w * h;
+    for (int k = 0; k < frames; k++) {
+        pair pr;
+        double t = k == frames / 2 ? 5.0 + k : 0.15 * k; /* one cut to another scene */
+        if (pair_synth(&pr, w, h, 1, t)) {
+            check(0, "%s: synth", what);
+            goto done;
+        }
+        if (k == 3 || k == 6) { /* toggles: fill off and the temporal filter's alpha, then back */
+            stereo_postfilter f = base->post;
+            if (k == 3)
+                f.fill = !f.fill, f.temporal_alpha = f.temporal_alpha % 16 + 1;
+            check(stereo_set_postfilter(c, &f) == STEREO_OK &&
+                      stereo_set_postfilter(g, &f) == STEREO_OK,
+                  "%s: stereo_set_postfilter: %s / %s", what, stereo_error(c), stereo_error(g));
+        }
+        stereo_result r;
+        check(stereo_process(c, &pr.im[0], &pr.im[1]) == STEREO_OK, "%s: cpu frame %d", what, k);
+        int async = k % 2;
+        stereo_status st = async ? stereo_submit(g, &pr.im[0], &pr.im[1], COLORMAP_TURBO)
+                                 : stereo_process(g, &pr.im[0], &pr.im[1]);
+        if (st == STEREO_OK && async)
+            st = stereo_wait(g, &r);
+        check(st == STEREO_OK, "%s: cuda frame %d: %s", what, k, stereo_error(g));
+        if (st == STEREO_OK) {
+            const int16_t *gd = async ? r.disparity : stereo_disparity(g);
+            size_t d = first_diff(stereo_disparity(c), gd, 2 * n);
+            check(d == 2 * n, "%s [%s] frame %d (%s): disparity differs at pixel %zu: cpu %d "
+                  "cuda %d", what, describe(base), k, async ? "submit" : "process", d / 2,
+                  d < 2 * n ? stereo_disparity(c)[d / 2] : 0, d < 2 * n ? gd[d / 2] : 0);
+            if (base->confidence)
+                check(!memcmp(stereo_confidence(c), async ? r.confidence : stereo_confidence(g), n),
+                      "%s frame %d: confidence differs", what, k);
+            if (async)
+                check_result(&r, c, COLORMAP_TURBO, what);
+        }
+        pair_free(&pr);
+    }
+done:
+    stereo_destroy(c);
+    stereo_destroy(g);
+}
+
+static void post_filters(int quick)
+{
+    pair pr;
+    const int w = quick ? 97 : 333, h = quick ? 41 : 217;
+    if (pair_synth(&pr, w, h, 1, 0.4)) {
+        check(0, "synth %dx%d", w, h);
+        return;
+    }
+    static const int sizes[] = {0, 1, 30, 400, 1000000}, diffs[] = {0, 16, 64};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t di = 0; di < sizeof diffs / sizeof *diffs; di++)
+            for (int fill = 0; fill < 2; fill++) {
+                if (quick && (si % 2 || di == 1))
+                    continue;
+                stereo_params p;
+                stereo_params_default(&p, w, h);
+                p.num_disparities = 48, p.confidence = 1;
+                p.post.speckle_size = sizes[si], p.post.speckle_diff = diffs[di];
+                p.post.fill = fill, p.post.temporal = (int)(si + di) % 2;
+                compare(&p, NULL, &pr, "post-filters");
+            }
+    for (int i = 0; i < (quick ? 4 : 30); i++) {
+        stereo_params p;
+        stereo_params_default(&p, w, h);
+        random_options(&p, 6, 20);
+        p.post.speckle_size = (int)(rnd() % 500), p.post.speckle_diff = (int)(rnd() % 80);
+        p.post.fill = (int)(rnd() % 2), p.post.temporal = (int)(rnd() % 2);
+        compare(&p, NULL, &pr, "post-filters, random options");
+    }
+    pair_free(&pr);
+    for (int i = 0; i < (quick ? 1 : 6); i++) {
+        stereo_params p;
+        stereo_params_default(&p, w, h);
+        p.num_disparities = 48, p.confidence = 1;
+        p.post = (stereo_postfilter){i % 3 ? 20 * i : 0, 16, i % 2, 1, 1 + (int)(rnd() % 16),
+                                     (int)(rnd() % 48), (int)(rnd() % 4)};
+        post_filter_frames(w, h, &p, quick ? 6 : 12, "post-filter sequence");
+    }
+}
+
 int main(int argc, char **argv)
 {
     char why[256];
@@ -1030,6 +1138,7 @@ int main(int argc, char **argv)
         q.num_disparities = 64, q.paths = 4;
         compare(&q, NULL, &mv, "quick 64");
         pair_free(&mv);
+        post_filters(1);
     } else {
         async_path(333, 217, 64);
         green_context(333, 217, 64);
@@ -1040,6 +1149,7 @@ int main(int argc, char **argv)
         block_matching();
         multi_view();
         mutual_information();
+        post_filters(0);
         if (argc > 1)
             shared_scenes(argv[1]);
     }
