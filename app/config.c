@@ -44,6 +44,7 @@
 #include <ini.h>
 
 #include "outpath.h"
+#include "postfilter.h"
 #include "synth.h"
 
 #define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -204,6 +205,14 @@ static const key_def keys[] = {
     {"stereo", "lr_check", K_BOOL, 0, 0, F(stereo.lr_check), 0, 0},
     {"stereo", "lr_tolerance", K_INT, 0, 255, F(stereo.lr_tolerance), 0, 0},
     {"stereo", "median", K_BOOL, 0, 0, F(stereo.median), 0, 0},
+    {"stereo", "speckle_size", K_INT, 0, POSTFILTER_SPECKLE_MAX, F(stereo.post.speckle_size), 0, 0},
+    {"stereo", "speckle_diff", K_INT, 0, POSTFILTER_DIFF_MAX, F(stereo.post.speckle_diff), 0, 0},
+    {"stereo", "fill", K_BOOL, 0, 0, F(stereo.post.fill), 0, 0},
+    {"stereo", "temporal", K_BOOL, 0, 0, F(stereo.post.temporal), 0, 0},
+    {"stereo", "temporal_alpha", K_INT, 1, 16, F(stereo.post.temporal_alpha), 0, 0},
+    {"stereo", "temporal_delta", K_INT, 0, POSTFILTER_DIFF_MAX, F(stereo.post.temporal_delta), 0, 0},
+    {"stereo", "temporal_persist", K_INT, 0, POSTFILTER_PERSIST_MAX,
+     F(stereo.post.temporal_persist), 0, 0},
     {"stereo", "backend", K_ENUM, 0, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
     {"stereo", "threads", K_INT, 0, 256, F(stereo.threads), 0, 0},
     {"stereo", "sms", K_INT, 0, STEREO_MAX_SMS, F(stereo.sms), 0, 0},

@@ -78,6 +78,7 @@
  * reports: (processed - 1) / (last - first), the start-up before the first result left out.
  */
 #include "live_pipeline.h"
+#include "postfilter.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -145,6 +146,9 @@ struct live_pipeline {
     stereo_method method;        /* the method asked for last */
     int method_request;          /* 1: recreate the stage with `method` */
     int color_lo, color_hi;      /* live_pipeline_set_color_range; 0, 0: the search range */
+    stereo_postfilter post;      /* the post-filters asked for last (live_pipeline_toggle_post) */
+    int post_request;            /* 1: the stage thread sets `post` before its next submit */
+    int speckle_on;              /* the speckle size the toggle turns on */
     /* recording: the writer's FIFO of slots, and which slots it still holds */
     int rec_queue[REC_SLOTS], nrec;
     int rec_held;                /* slots queued or being written */
@@ -445,6 +449,9 @@ static void *stage_main(void *arg)
         }
         int colormap = p->colormap;
         colormap_range color = {p->color_lo, p->color_hi};
+        stereo_postfilter post = p->post;
+        int post_request = p->post_request;
+        p->post_request = 0;
         pthread_cond_broadcast(&p->cond); /* room in the queue */
         pthread_mutex_unlock(&p->lock);
         if ((color.lo == 0 && color.hi == 0) ||
@@ -452,6 +459,13 @@ static void *stage_main(void *arg)
             stereo_set_color_range(stage, 0, 0);
             color = colormap_fixed_range(p->params.min_disparity, p->params.num_disparities);
         }
+        if (post_request) /* valid settings on a stage with nothing in flight: a failure can
+                             only be a CUDA fault, which the submit below reports */
+            for (int i = 0; i < 2; i++)
+                if (i == 0 || p->pair_stage)
+                    stereo_set_postfilter(i ? p->pair_stage : p->stage, &post);
+        if (post_request)
+            p->params.post = post; /* kept when the stage is recreated */
 
         /* the frames belong to the stage from submit to wait */
         int n = stage == p->stage ? p->views : 2;
@@ -604,6 +618,8 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
     p->colormap = cfg->colormap;
     p->p2 = params->p2;
     p->method = params->method;
+    p->post = params->post;
+    p->speckle_on = params->post.speckle_size ? params->post.speckle_size : POSTFILTER_SPECKLE_ON;
     p->queue_cap = p->info.live ? LIVE_QUEUE : FILES_QUEUE;
     p->capture_slot = p->published = p->reading = -1;
     p->nslots = POOL_SLOTS + (cfg->record_dir[0] ? REC_SLOTS : 0);
@@ -799,6 +815,22 @@ stereo_method live_pipeline_toggle_method(live_pipeline *p)
     stereo_method m = p->method;
     pthread_mutex_unlock(&p->lock);
     return m;
+}
+
+stereo_postfilter live_pipeline_toggle_post(live_pipeline *p, live_post which)
+{
+    pthread_mutex_lock(&p->lock);
+    stereo_postfilter *f = &p->post;
+    if (which == LIVE_POST_SPECKLE)
+        f->speckle_size = f->speckle_size ? 0 : p->speckle_on;
+    else if (which == LIVE_POST_FILL)
+        f->fill = !f->fill;
+    else
+        f->temporal = !f->temporal;
+    p->post_request = 1;
+    stereo_postfilter now = *f;
+    pthread_mutex_unlock(&p->lock);
+    return now;
 }
 
 void live_pipeline_stop(live_pipeline *p)

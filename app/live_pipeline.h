@@ -133,6 +133,12 @@ int live_pipeline_change_p2(live_pipeline *p, int delta);
 /* Asks for the other method (sgm <-> bm) over the last one asked for; the stage is recreated
  * between frames as for P2. Returns the method that will be used. */
 stereo_method live_pipeline_toggle_method(live_pipeline *p);
+/* Turns one post-filter (gpu/postfilter.h) on or off over the last settings asked for; the
+ * stage thread sets them before its next submit (stereo_set_postfilter: the temporal filter
+ * starts afresh). Speckle removal turns on with [stereo] speckle_size, or POSTFILTER_SPECKLE_ON
+ * when that is 0. Returns the settings that will be used. */
+typedef enum { LIVE_POST_SPECKLE, LIVE_POST_FILL, LIVE_POST_TEMPORAL } live_post;
+stereo_postfilter live_pipeline_toggle_post(live_pipeline *p, live_post which);
 
 void live_pipeline_stop(live_pipeline *p);
 /* Stops, then frees everything; closes the recorder (writing replay.ini). 0, or -1 with err

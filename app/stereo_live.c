@@ -157,7 +157,8 @@ static const char usage_text[] =
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
     "a colour range fixed/auto, l legend, s screenshot, p point cloud (PLY) and depth PNG of\n"
-    "the frame shown, f full screen, +/- P2 (of every path), m method (sgm <-> bm), h help.\n"
+    "the frame shown, f full screen, +/- P2 (of every path), m method (sgm <-> bm), k speckle\n"
+    "removal, i hole filling, t temporal filter (each on / off), h help.\n"
 #endif
     "";
 
@@ -379,6 +380,9 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             if (!strncmp(name, "no-", 3)) { /* no-subpixel, no-lr, no-median */
                 snprintf(o->key, sizeof o->key, "%s", !strcmp(name, "no-lr") ? "lr_check" : name + 3);
                 o->value = "false";
+            } else if (stereo_option_takes_value(name) == 0) { /* fill, temporal */
+                snprintf(o->key, sizeof o->key, "%s", name);
+                o->value = "true";
             } else {
                 snprintf(o->key, sizeof o->key, "%s", name);
                 for (char *k = o->key; *k; k++)
@@ -1282,6 +1286,7 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "f         full screen",
             "+ / -     P2 up / down, every path's (recreates the stage)",
             "m         method: SGM <-> block matching (recreates the stage)",
+            "k / i / t speckle removal / hole filling / temporal filter on / off",
             "h         this help",
         };
         enum { NK = sizeof keys / sizeof *keys };
@@ -1539,6 +1544,23 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
     case SDLK_m: {
         stereo_method m = live_pipeline_toggle_method(a->pipe);
         report("method %s (the stage is recreated with it)", stereo_method_to_str(m));
+        break;
+    }
+    case SDLK_k:
+    case SDLK_i:
+    case SDLK_t: {
+        live_post which = k == SDLK_k ? LIVE_POST_SPECKLE : k == SDLK_i ? LIVE_POST_FILL
+                                                                      : LIVE_POST_TEMPORAL;
+        stereo_postfilter f = live_pipeline_toggle_post(a->pipe, which);
+        if (which == LIVE_POST_SPECKLE && f.speckle_size)
+            report("speckle removal on (regions under %d px, steps up to %d/16 px)",
+                   f.speckle_size, f.speckle_diff);
+        else if (which == LIVE_POST_SPECKLE)
+            report("speckle removal off");
+        else if (which == LIVE_POST_FILL)
+            report("hole filling %s", f.fill ? "on" : "off");
+        else
+            report("temporal filter %s", f.temporal ? "on (starts afresh)" : "off");
         break;
     }
     case SDLK_h: d->help = !d->help; break;

@@ -103,6 +103,17 @@ static const char usage_text[] =
     "      --no-lr            no left-right consistency check\n"
     "      --lr-tolerance N   LR check tolerance in pixels (default 1)\n"
     "      --no-median        no 3x3 median\n"
+    "Post-filters of the left disparity (after the LR check; exact rules: gpu/postfilter.h):\n"
+    "      --speckle-size N   invalidate 4-connected regions of fewer than N pixels whose\n"
+    "                         neighbours differ by at most --speckle-diff (0 = off; default 0)\n"
+    "      --speckle-diff M   in 16ths of a pixel (16 = 1 px; default 16)\n"
+    "      --fill             fill the holes along each row with the smaller (background) of the\n"
+    "                         two valid values around them (the KITTI devkit's rule)\n"
+    "      --temporal         sequences: smooth each pixel over frames (a change of at most\n"
+    "                         --temporal-delta 16ths; default 16), the new value weighted\n"
+    "                         --temporal-alpha 16ths (1..16, default 8); an invalid pixel keeps\n"
+    "                         its last value --temporal-persist frames (default 3); reset when\n"
+    "                         more than half the pixels jump or the valid ones halve\n"
     "      --baselines 1,B2,...,BN  multi-baseline matching: REF and N views rectified to one\n"
     "                         image plane with collinear centres; Bi is view i's baseline\n"
     "                         relative to VIEW1's (negative: the other side of REF; whole\n"
@@ -241,7 +252,11 @@ static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(pat
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
        O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
        O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS, O_CRANGE, O_LEGEND, O_PROGRESS,
-       O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES, O_COMBINE };
+       O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES, O_COMBINE, O_POST };
+/* stage 9's options (postfilter.h), codes O_POST + i, each handed to the stage's parser */
+static const char *const post_options[] = {"speckle-size", "speckle-diff", "fill", "temporal",
+                                           "temporal-alpha", "temporal-delta", "temporal-persist"};
+#define N_POST ((int)(sizeof post_options / sizeof post_options[0]))
 
 /* A real number option: the whole string, finite, in [lo, hi]; prints the message. */
 static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
@@ -394,7 +409,12 @@ static int parse_options(int argc, char **argv, options *o)
         {"focal", required_argument, 0, O_FOCAL}, {"baseline", required_argument, 0, O_BASELINE},
         {"center", required_argument, 0, O_CENTER},
         {"baselines", required_argument, 0, O_BASELINES},
-        {"combine", required_argument, 0, O_COMBINE}, {0, 0, 0, 0}};
+        {"combine", required_argument, 0, O_COMBINE},
+        {"speckle-size", required_argument, 0, O_POST}, {"speckle-diff", required_argument, 0, O_POST + 1},
+        {"fill", no_argument, 0, O_POST + 2}, {"temporal", no_argument, 0, O_POST + 3},
+        {"temporal-alpha", required_argument, 0, O_POST + 4},
+        {"temporal-delta", required_argument, 0, O_POST + 5},
+        {"temporal-persist", required_argument, 0, O_POST + 6}, {0, 0, 0, 0}};
     stereo_params *p = &o->p;
     int rc_views;
     stereo_options_init(&o->stage);
@@ -464,7 +484,12 @@ static int parse_options(int argc, char **argv, options *o)
         case 'h': fputs(usage_text, stdout); exit(0);
         case O_VERSION: version_print("stereo-match"); exit(0);
         case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default:
+            if (c >= O_POST && c < O_POST + N_POST) {
+                bad = stage_option(o, post_options[c - O_POST], a);
+                break;
+            }
+            return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (bad)
             return EXIT_USAGE;

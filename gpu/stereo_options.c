@@ -8,13 +8,15 @@
 #include <string.h>
 
 #include "parse_num.h"
+#include "postfilter.h"
 
 /* the order of stereo-match --help */
 const stereo_option_info stereo_option_table[] = {
     {"disparities", 1}, {"min-disparity", 1}, {"cost", 1}, {"window", 1}, {"method", 1},
     {"block", 1}, {"paths", 1}, {"p1", 1}, {"p2", 1}, {"p2-adapt", 1}, {"path-weights", 1},
     {"uniqueness", 1}, {"no-subpixel", 0}, {"no-lr", 0}, {"lr-tolerance", 1}, {"no-median", 0},
-    {"backend", 1}, {"threads", 1}, {"sms", 1}, {NULL, 0},
+    {"speckle-size", 1}, {"speckle-diff", 1}, {"fill", 0}, {"temporal", 0}, {"temporal-alpha", 1},
+    {"temporal-delta", 1}, {"temporal-persist", 1}, {"backend", 1}, {"threads", 1}, {"sms", 1}, {NULL, 0},
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -102,6 +104,21 @@ int stereo_option_set(stereo_options *o, const char *name, const char *v, char *
         p->median = 0;
         return 0;
     }
+    /* stage 9, the post-filters (postfilter.h) */
+    if (IS("speckle-size"))
+        return INT(0, POSTFILTER_SPECKLE_MAX, &p->post.speckle_size);
+    if (IS("speckle-diff"))
+        return INT(0, POSTFILTER_DIFF_MAX, &p->post.speckle_diff);
+    if (IS("fill") || IS("temporal")) {
+        *(IS("fill") ? &p->post.fill : &p->post.temporal) = 1;
+        return 0;
+    }
+    if (IS("temporal-alpha"))
+        return INT(1, 16, &p->post.temporal_alpha);
+    if (IS("temporal-delta"))
+        return INT(0, POSTFILTER_DIFF_MAX, &p->post.temporal_delta);
+    if (IS("temporal-persist"))
+        return INT(0, POSTFILTER_PERSIST_MAX, &p->post.temporal_persist);
     if (IS("backend"))
         return stereo_backend_from_str(v, &p->backend)
                    ? fail(err, errlen, "--backend: '%s' is not auto, cpu or cuda", v) : 0;

@@ -6,8 +6,9 @@
  *
  * Names are the long options without "--": disparities, min-disparity, cost, window, method,
  * block, paths, p1, p2, p2-adapt, path-weights, uniqueness, no-subpixel, no-lr, lr-tolerance,
- * no-median, backend, threads, sms (stereo_option_table). The flags (no-*) take no value (NULL),
- * every other name one. --maps is not among them: it names a file (hal/calib.h), not a parameter.
+ * no-median, speckle-size, speckle-diff, fill, temporal, temporal-alpha, temporal-delta,
+ * temporal-persist, backend, threads, sms (stereo_option_table). The flags (no-*, fill,
+ * temporal) take no value (NULL), every other name one. --maps is not among them: it names a file (hal/calib.h), not a parameter.
  *
  * Use: stereo_options_init, stereo_option_set for each option in the order given, then
  * stereo_options_finish (the checks across options: paths, disparities, min-disparity + D,

@@ -141,6 +141,14 @@ assert (gw, gh, gd, gc) == (w, h, depth, ctype), \
     "PNG is %dx%d depth %d type %d, expected %dx%d depth %d type %d" % (gw, gh, gd, gc, w, h, depth, ctype)
 EOF
 }
+pfm_valid() { # FILE: prints the number of finite (valid) disparities
+  "$PY" - "$1" <<'EOF'
+import sys, struct, math
+d = open(sys.argv[1], "rb").read().split(b"\n", 3)
+w, h = map(int, d[1].split())
+print(sum(1 for x in struct.unpack("<%df" % (w * h), d[3]) if math.isfinite(x)))
+EOF
+}
 ok_run() { # ok_run ARGS...: stereo-match succeeds
   run_m "$@"
   [ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$W/se"; return 1; }
@@ -349,6 +357,23 @@ check "per-path --p1/--p2 and --path-weights change the result; all-equal lists 
 expect_fail 2 "--sms" "--sms -1" --sms -1 "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms x (not a number)" --sms x "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms 1025 (more than any GPU)" --sms 1025 "$L" "$R" "$O"
+# the post-filters (gpu/postfilter.h): bad values named, --fill dense, the filters change the map
+expect_fail 2 "stereo-match: --speckle-size: -1 is outside 0..1048576 (see --help)" \
+  "--speckle-size -1" --speckle-size -1 "$L" "$R" "$O"
+expect_fail 2 "--speckle-diff" "--speckle-diff 4096" --speckle-diff 4096 "$L" "$R" "$O"
+expect_fail 2 "--temporal-alpha" "--temporal-alpha 0" --temporal-alpha 0 "$L" "$R" "$O"
+expect_fail 2 "--temporal-alpha" "--temporal-alpha 17" --temporal-alpha 17 "$L" "$R" "$O"
+expect_fail 2 "--temporal-delta" "--temporal-delta x" --temporal-delta x "$L" "$R" "$O"
+expect_fail 2 "--temporal-persist" "--temporal-persist 256" --temporal-persist 256 "$L" "$R" "$O"
+expect_fail 2 "stereo-match: unknown option '--fill=1' (see --help)" "--fill takes no value" \
+  --fill=1 "$L" "$R" "$O"
+check "--fill: every pixel valid; --speckle-size 1000: fewer valid pixels than without" \
+  eval 'ok_run --backend cpu "$L" "$R" "$OD/base.pfm" &&
+        ok_run --backend cpu --fill "$L" "$R" "$OD/fill.pfm" &&
+        ok_run --backend cpu --speckle-size 1000 "$L" "$R" "$OD/sp.pfm" &&
+        [ "$(pfm_valid "$OD/fill.pfm")" -eq $((96 * 64)) ] &&
+        [ "$(pfm_valid "$OD/sp.pfm")" -lt "$(pfm_valid "$OD/base.pfm")" ] ||
+        { echo "valid: base $(pfm_valid "$OD/base.pfm") fill $(pfm_valid "$OD/fill.pfm") speckle $(pfm_valid "$OD/sp.pfm")"; false; }'
 expect_fail 2 "stereo-match: unknown option '--frobnicate' (see --help)" \
   "unknown option --frobnicate" --frobnicate "$L" "$R" "$O"
 expect_fail 2 "LEFT RIGHT OUTPUT" "no arguments"

@@ -134,7 +134,8 @@ static void expect_exact_fill(const float *disp, const float *filled, int w, int
  *   row 0: 0, 0.5, 1, 2          (1 is not > 1, 2 is not > 2: the thresholds are strict)
  *   row 1: 3, 4.5, 4.5 (filled: min(14.5, 20)), GT invalid
  *   row 2: 4, 1, 0, 0 (filled from the left at the row end)
- * n = 11; bad1 = 5/11, bad2 = 4/11, bad4 = 2/11, avgerr = 20.5/11, density = 9/11. */
+ * n = 11; bad1 = 5/11, bad2 = 4/11, bad4 = 2/11, avgerr = 20.5/11, density = 9/11; of the 9
+ * valid ones 3 are bad-2 (3, 4.5 and 4): bad2_valid = 3/9. */
 static const float hand_gt[12] = {10, 10, 10, 10, 10, 10, 10, INV, 10, 10, 10, 10};
 static const float hand_disp[12] = {10, 10.5f, 11, 12, 13, 14.5f, INV, 20, 6, 9, 10, INV};
 
@@ -174,7 +175,7 @@ static void ground_truth_beyond_the_matched_range(void **state)
     /* JSON carries the counts whenever --disparities is given */
     run_eval(&r, "--json", "--disparities", "8", dp, gp, NULL);
     expect_output(&r, "{\"bad1\": 45.45, \"bad2\": 36.36, \"bad4\": 18.18, \"avgerr\": 1.864, "
-                      "\"density\": 81.82, \"n\": 11, \"beyond_range\": 100.00, "
+                      "\"density\": 81.82, \"n\": 11, \"bad2_valid\": 33.33, \"beyond_range\": 100.00, "
                       "\"beyond_range_n\": 11, \"gt_max\": 10.00, \"covering_disparities\": 16}\n");
     /* bad values */
     run_eval(&r, "--disparities", "0", dp, gp, NULL);
@@ -193,7 +194,7 @@ static void json_output_has_the_same_numbers(void **state)
     run_result r;
     run_eval(&r, "--json", dp, gp, NULL);
     expect_output(&r, "{\"bad1\": 45.45, \"bad2\": 36.36, \"bad4\": 18.18, \"avgerr\": 1.864, "
-                      "\"density\": 81.82, \"n\": 11}\n");
+                      "\"density\": 81.82, \"n\": 11, \"bad2_valid\": 33.33}\n");
 }
 
 static void png16_disparity_uses_scale_256_by_default_and_disp_scale_overrides(void **state)

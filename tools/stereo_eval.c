@@ -44,7 +44,8 @@ static const char usage_text[] =
     "                  report the evaluated pixels whose GT lies outside M .. M + D - 1 and\n"
     "                  the -d that would cover them\n"
     "  --min-disparity M  the smallest disparity matched (default 0)\n"
-    "  --json          print the result as a JSON object\n"
+    "  --json          print the result as a JSON object; it adds bad2_valid, bad-2 over\n"
+    "                  the evaluated pixels DISP has (valid before filling)\n"
     "  --help          print this help\n"
     "  --version       print the version, git commit and the backends built in\n"
     "\n"
@@ -64,6 +65,7 @@ typedef struct {
     double bad1, bad2, bad4; /* percent of evaluated pixels */
     double avgerr;           /* px */
     double density;          /* percent of evaluated pixels valid before filling */
+    double bad2_valid;       /* bad-2 over the evaluated pixels valid before filling (percent) */
     long n;                  /* evaluated pixels */
     long beyond;             /* with --disparities: evaluated pixels whose GT is out of range */
     double gt_min, gt_max;   /* the smallest and largest evaluated GT disparity */
@@ -292,7 +294,7 @@ static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *g
         return -1;
     }
 
-    long count = 0, bad1 = 0, bad2 = 0, bad4 = 0, valid = 0;
+    long count = 0, bad1 = 0, bad2 = 0, bad4 = 0, valid = 0, bad2_valid = 0;
     double sum = 0;
     for (int y = border; y < h - border; y++) {
         for (int x = border; x < w - border; x++) {
@@ -318,6 +320,7 @@ static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *g
             bad2 += e > 2.0;
             bad4 += e > 4.0;
             valid += was_valid[i];
+            bad2_valid += was_valid[i] && e > 2.0;
         }
     }
     free(was_valid);
@@ -328,6 +331,7 @@ static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *g
         r->bad4 = 100.0 * (double)bad4 / (double)count;
         r->avgerr = sum / (double)count;
         r->density = 100.0 * (double)valid / (double)count;
+        r->bad2_valid = valid > 0 ? 100.0 * (double)bad2_valid / (double)valid : 0;
     }
     return 0;
 }
@@ -407,8 +411,8 @@ int main(int argc, char **argv)
         cover = 16;
     if (o.json) {
         printf("{\"bad1\": %.2f, \"bad2\": %.2f, \"bad4\": %.2f, \"avgerr\": %.3f, "
-               "\"density\": %.2f, \"n\": %ld",
-               r.bad1, r.bad2, r.bad4, r.avgerr, r.density, r.n);
+               "\"density\": %.2f, \"n\": %ld, \"bad2_valid\": %.2f",
+               r.bad1, r.bad2, r.bad4, r.avgerr, r.density, r.n, r.bad2_valid);
         if (o.ndisp)
             printf(", \"beyond_range\": %.2f, \"beyond_range_n\": %ld, \"gt_max\": %.2f, "
                    "\"covering_disparities\": %d",

@@ -93,6 +93,12 @@ OPTION_SETS = [
                                                          no_lr=True)),
     (["--cost", "bt", "--threads", "2"], dict(cost="bt", threads=2)),
     (["--cost", "mi"], dict(cost="mi")),
+    (["--speckle-size", "60", "--speckle-diff", "8", "--fill"],
+     dict(speckle_size=60, speckle_diff=8, fill=True)),
+    (["--speckle-size", "200", "--temporal", "--temporal-alpha", "4", "--temporal-delta", "32",
+      "--temporal-persist", "0"],
+     dict(speckle_size=200, temporal=True, temporal_alpha=4, temporal_delta=32,
+          temporal_persist=0)),
 ]
 
 
