@@ -9,13 +9,18 @@
 void postfilter_default(stereo_postfilter *f)
 {
     memset(f, 0, sizeof *f);
+    /* off: the left-out gain of speckle removal depends on the sizes tried (docs/tuning.md);
+     * on, it takes POSTFILTER_SPECKLE_ON and this step (both chosen leaving one scene out) */
     f->speckle_size = 0;
-    f->speckle_diff = 16;
+    f->speckle_diff = 64;
+    /* off: with the holes filled as the evaluator fills them bad-2 is the same, and over the
+     * pixels the matcher keeps it is lower without (docs/tuning.md) */
     f->fill = 0;
+    /* off (sequences only); on, the settings chosen leaving one sequence out */
     f->temporal = 0;
-    f->temporal_alpha = 8;
-    f->temporal_delta = 16;
-    f->temporal_persist = 3;
+    f->temporal_alpha = 2;
+    f->temporal_delta = 64;
+    f->temporal_persist = 0;
 }
 
 int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)

@@ -65,8 +65,9 @@ extern "C" {
 #define POSTFILTER_SPECKLE_MAX (1 << 20)  /* speckle_size: 0..this */
 #define POSTFILTER_DIFF_MAX 4095          /* speckle_diff, temporal_delta: 0..this (16ths) */
 #define POSTFILTER_PERSIST_MAX 255
-/* The speckle size the live app's toggle (key k) turns on when [stereo] speckle_size is 0 */
-#define POSTFILTER_SPECKLE_ON 100
+/* The speckle size the live app's toggle (key k) turns on when [stereo] speckle_size is 0: the
+ * choice of 9 of the 10 left-out folds over sizes up to 400 (docs/tuning.md) */
+#define POSTFILTER_SPECKLE_ON 400
 
 /* 9b's step toward the new value: round(diff * alpha / 16), halves away from zero. */
 STEREO_HD int postfilter_blend(int diff, int alpha)

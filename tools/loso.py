@@ -3,8 +3,9 @@
 """Leave-one-scene-out choice of a setting: which candidate would have been picked without each
 scene, and how it then does on that scene.
 
-    tools/loso.py [--family cost|rank-penalties|census-penalties|weights] [--generated-only]
-                  [--generated N] [--json FILE]
+    tools/loso.py [--family cost|rank-penalties|census-penalties|weights|speckle|fill]
+                  [--metric bad2|bad2_valid] [--generated-only] [--generated N] [--json FILE]
+    tools/loso.py --family temporal [--sequences N] [--frames N] [--karlsruhe] [--json FILE]
 
 Every candidate (a set of stereo-match options) is scored (bad-2 %, non-occluded pixels, invalid
 pixels filled as the KITTI devkit does: stereo-eval) on every scene: the six shared Middlebury
@@ -15,7 +16,21 @@ The table gives, per left-out scene, the chosen candidate, its bad-2 there and t
 candidate reaches there; the summary gives the in-sample figure (the candidate best on all
 scenes, its mean) beside the left-out mean (each scene scored by the choice made without it),
 which is what a setting chosen this way should be expected to reach on a scene nobody tuned for.
-Needs build/stereo-match, build/stereo-eval and build/stereo-synth (CPU backend).
+--metric bad2_valid scores bad-2 over the pixels the matcher left valid instead (stereo-eval's
+bad2_valid: what a user who keeps the holes sees); each candidate's mean density is printed too.
+
+The temporal family (the temporal filter's alpha, delta and persistence, gpu/postfilter.h)
+scores sequences instead: N generated scenes, each rendered at F times 1/15 s apart (its
+occluders move) with independent camera noise per frame and view (Gaussian, sigma 2 grey
+levels, fixed seeds), matched as one sequence by stereo-match. Per candidate and sequence:
+flicker, the mean |d_t - d_t-1| in pixels over the static pixels (ground truth unchanged and
+non-occluded in both frames, both outputs valid), and the mean bad-2 per frame (non-occluded,
+filled). The candidate chosen without a sequence has the least flicker among those whose mean
+bad-2 over the other sequences is at most TEMPORAL_BAD2_SLACK points above the filter off's.
+--karlsruhe adds the flicker of the chosen setting and of the filter off on the shared
+Karlsruhe sequence (no ground truth: every pixel valid in both frames counts).
+Needs build/stereo-match, build/stereo-eval and build/stereo-synth (CPU backend); the temporal
+family also NumPy and OpenCV's Python module.
 """
 import argparse
 import json
@@ -37,7 +52,20 @@ FAMILIES = {
     "weights": [(f"{c} weights {w}", ["--cost", c, "--path-weights", w])
                 for c in ("rank", "census") for w in ("1,1,1,1,1,1,1,1", "2,2,2,2,1,1,1,1",
                                                       "3,3,3,3,1,1,1,1")],
+    # the post-filters (gpu/postfilter.h): speckle size N and step M (16ths of a pixel)
+    "speckle": [("speckle off", [])] + [
+        (f"speckle {n} diff {m}", ["--speckle-size", str(n), "--speckle-diff", str(m)])
+        for n in (25, 50, 100, 200, 400, 800, 1600) for m in (8, 16, 32, 64)],
+    "fill": [("keep holes", []), ("fill", ["--fill"])],
 }
+# the temporal family: off, then alpha (16ths) x delta (16ths) x persistence (frames)
+TEMPORAL = [("temporal off", [])] + [
+    (f"alpha {a} delta {d} persist {k}", ["--temporal", "--temporal-alpha", str(a),
+                                          "--temporal-delta", str(d), "--temporal-persist", str(k)])
+    for a in (2, 4, 8, 12) for d in (8, 16, 32, 64) for k in (0, 2, 5)]
+TEMPORAL_BAD2_SLACK = 0.1  # points of bad-2 a smoother output may cost
+NOISE_SIGMA = 2.0
+KARLSRUHE = ("karlsruhe_sequences/2010_03_09_drive_0023", 128)
 
 # name, stereo-synth options, stereo-match -d (the scene's disparities are below it)
 GENERATED = [
@@ -75,13 +103,23 @@ def shared_scenes():
     return out
 
 
-def bad2(scene, extra, path):
+def evaluate(path, gt, eval_opts):
+    """stereo-eval's JSON of a disparity file: bad2, bad2_valid, density, ..."""
+    r = subprocess.run([os.path.join(mb.BUILD, "stereo-eval"), "--json", *eval_opts, path, gt],
+                       check=True, capture_output=True, text=True)
+    return json.loads(r.stdout)
+
+
+def bad2(scene, extra, path, metric="bad2", density=None):
+    """The scene's score under the candidate's options (metric of stereo-eval's JSON); the
+    density goes into density[0] when given."""
     name, left, right, gt, eval_opts, d = scene
     subprocess.run([os.path.join(mb.BUILD, "stereo-match"), "-q", "-d", str(d), "--backend",
                     "cpu", *extra, left, right, path], check=True, capture_output=True)
-    r = subprocess.run([os.path.join(mb.BUILD, "stereo-eval"), "--json", *eval_opts, path, gt],
-                       check=True, capture_output=True, text=True)
-    return float(json.loads(r.stdout)["bad2"])
+    r = evaluate(path, gt, eval_opts)
+    if density is not None:
+        density[0] = float(r["density"])
+    return float(r[metric])
 
 
 def leave_one_out(names, scores):
@@ -98,15 +136,176 @@ def leave_one_out(names, scores):
     return rows, (best, mean(best)), sum(r[2] for r in rows) / len(rows)
 
 
+def read_pfm(path):
+    import numpy as np
+    with open(path, "rb") as f:
+        magic, size, scale = (f.readline() for _ in range(3))
+        w, h = map(int, size.split())
+        d = np.frombuffer(f.read(), "<f4" if float(scale) < 0 else ">f4").reshape(h, w)
+    return d[::-1].astype(np.float64)  # PFM rows run bottom to top
+
+
+def flicker(prev, cur, static):
+    """Mean |cur - prev| (px) over the static pixels valid in both, and their count."""
+    import numpy as np
+    both = static & np.isfinite(prev) & np.isfinite(cur)
+    n = int(both.sum())
+    return (float(np.abs(cur[both] - prev[both]).mean()) if n else 0.0), n
+
+
+def synth_sequences(tmp, count, frames):
+    """count generated sequences of `frames` noisy frames each: (name, folder, D); each folder
+    holds left_NNNN.png, right_NNNN.png and, per frame, the scene's disp_left.pfm and
+    nonocc.png as gt_NNNN.pfm, nonocc_NNNN.png."""
+    import cv2
+    import numpy as np
+    out = []
+    for i, (name, opts, d) in enumerate(GENERATED[:count]):
+        folder = os.path.join(tmp, "seq-" + name)
+        os.makedirs(folder)
+        t0 = float(opts[opts.index("--t") + 1]) if "--t" in opts else 0.0
+        base = [o for k, o in enumerate(opts) if "--t" not in opts[max(k - 1, 0):k + 1]]
+        rng = np.random.default_rng(1000 + i)
+        for k in range(frames):
+            frame = os.path.join(tmp, f"frame-{name}-{k}")
+            subprocess.run([os.path.join(mb.BUILD, "stereo-synth"), *base, "--t",
+                            f"{t0 + k / 15:.6f}", frame], check=True, capture_output=True)
+            for side in ("left", "right"):
+                im = cv2.imread(os.path.join(frame, side + ".png"), cv2.IMREAD_GRAYSCALE)
+                noisy = np.clip(im + rng.normal(0, NOISE_SIGMA, im.shape) + 0.5, 0, 255)
+                cv2.imwrite(os.path.join(folder, f"{side}_{k:04d}.png"), noisy.astype(np.uint8))
+            os.replace(os.path.join(frame, "disp_left.pfm"),
+                       os.path.join(folder, f"gt_{k:04d}.pfm"))
+            os.replace(os.path.join(frame, "nonocc.png"),
+                       os.path.join(folder, f"nonocc_{k:04d}.png"))
+        out.append((name, folder, d))
+    return out
+
+
+def run_sequence(folder, d, extra, outdir, left="left_%04d.png", right="right_%04d.png"):
+    os.makedirs(outdir, exist_ok=True)
+    subprocess.run([os.path.join(mb.BUILD, "stereo-match"), "-q", "-d", str(d), "--backend",
+                    "cpu", *extra, os.path.join(folder, left), os.path.join(folder, right),
+                    os.path.join(outdir, "d_%04d.pfm")], check=True, capture_output=True)
+
+
+def score_sequence(seq, extra, outdir, frames):
+    """(flicker px, mean bad-2 %) of the candidate on a generated sequence."""
+    import cv2
+    import numpy as np
+    name, folder, d = seq
+    run_sequence(folder, d, extra, outdir)
+    bads, flick, count, prev = [], 0.0, 0, None
+    for k in range(frames):
+        path = os.path.join(outdir, f"d_{k:04d}.pfm")
+        gt = os.path.join(folder, f"gt_{k:04d}.pfm")
+        mask = os.path.join(folder, f"nonocc_{k:04d}.png")
+        bads.append(float(evaluate(path, gt, ["--mask", mask])["bad2"]))
+        cur = read_pfm(path)
+        g = read_pfm(gt)
+        m = cv2.imread(mask, cv2.IMREAD_GRAYSCALE) == 255
+        if prev is not None:
+            static = (np.abs(g - prev[1]) < 1e-3) & m & prev[2]
+            f, n = flicker(prev[0], cur, static)
+            flick += f * n
+            count += n
+        prev = (cur, g, m)
+    return flick / max(count, 1), sum(bads) / len(bads)
+
+
+def karlsruhe_flicker(extra, outdir):
+    """Mean |d_t - d_t-1| (px) over every pixel valid in both frames of the shared Karlsruhe
+    frames (no ground truth), and the share of those that changed by more than 1 px."""
+    import numpy as np
+    folder = mb.scene_path((None, KARLSRUHE[0]), "")
+    run_sequence(folder, KARLSRUHE[1], extra, outdir, "I1_%06d.png", "I2_%06d.png")
+    files = sorted(f for f in os.listdir(outdir) if f.endswith(".pfm"))
+    total, n, jumps, prev = 0.0, 0, 0, None
+    for f in files:
+        cur = read_pfm(os.path.join(outdir, f))
+        if prev is not None:
+            both = np.isfinite(prev) & np.isfinite(cur)
+            diff = np.abs(cur[both] - prev[both])
+            total += float(diff.sum())
+            n += int(both.sum())
+            jumps += int((diff > 1).sum())
+        prev = cur
+    return total / max(n, 1), 100.0 * jumps / max(n, 1), len(files)
+
+
+def temporal_main(args):
+    with mb.tempdir() as tmp:
+        seqs = synth_sequences(tmp, args.sequences, args.frames)
+        scores = {}
+        for label, extra in TEMPORAL:
+            scores[label] = {}
+            for seq in seqs:
+                scores[label][seq[0]] = score_sequence(seq, extra, os.path.join(tmp, "out"),
+                                                       args.frames)
+            f = [v[0] for v in scores[label].values()]
+            b = [v[1] for v in scores[label].values()]
+            print(f"{label:30} flicker {sum(f) / len(f):6.4f} px  bad-2 {sum(b) / len(b):6.2f} %",
+                  flush=True)
+        names = [seq[0] for seq in seqs]
+        rows = []
+        for s in names + [None]:
+            mean = lambda c, i: (sum(v[i] for k, v in scores[c].items() if k != s) /
+                                 sum(1 for k in scores[c] if k != s))
+            limit = mean("temporal off", 1) + TEMPORAL_BAD2_SLACK
+            ok = [c for c, _ in TEMPORAL if mean(c, 1) <= limit]
+            chosen = min(ok, key=lambda c: (mean(c, 0), [t for t, _ in TEMPORAL].index(c)))
+            rows.append((s, chosen))
+        print("\nleft-out sequence  chosen without it                 flicker there (off)   "
+              "bad-2 there (off)")
+        lo_f = lo_b = off_f = off_b = 0.0
+        for s, chosen in rows[:-1]:
+            v, off = scores[chosen][s], scores["temporal off"][s]
+            print(f"{s:18} {chosen:32} {v[0]:.4f} ({off[0]:.4f}) px  {v[1]:5.2f} ({off[1]:5.2f}) %")
+            lo_f += v[0] / len(names)
+            lo_b += v[1] / len(names)
+            off_f += off[0] / len(names)
+            off_b += off[1] / len(names)
+        best = rows[-1][1]
+        print(f"\nin-sample: {best}")
+        print(f"left-out:  flicker {lo_f:.4f} px (off {off_f:.4f}), bad-2 {lo_b:.2f} % "
+              f"(off {off_b:.2f})")
+        result = {"family": "temporal", "scores": scores, "rows": rows, "in_sample": best,
+                  "left_out": {"flicker": lo_f, "bad2": lo_b, "off_flicker": off_f,
+                               "off_bad2": off_b}}
+        if args.karlsruhe:
+            extra = dict(TEMPORAL)[best]
+            ka = {}
+            for label, ex in (("temporal off", []), (best, extra)):
+                f, j, nf = karlsruhe_flicker(ex, os.path.join(tmp, "k-" + str(len(ka))))
+                ka[label] = {"flicker": f, "over_1px": j}
+                print(f"karlsruhe ({nf} frames) {label:30} flicker {f:.4f} px, "
+                      f"{j:.2f} % change by more than 1 px")
+            result["karlsruhe"] = ka
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--family", choices=sorted(FAMILIES), default="cost")
+    ap.add_argument("--family", choices=sorted(FAMILIES) + ["temporal"], default="cost")
+    ap.add_argument("--metric", choices=("bad2", "bad2_valid"), default="bad2",
+                    help="bad-2 with the holes filled (default) or over the valid pixels")
+    ap.add_argument("--sequences", type=int, default=len(GENERATED),
+                    help="temporal: generated sequences (2..%d)" % len(GENERATED))
+    ap.add_argument("--frames", type=int, default=10, help="temporal: frames per sequence")
+    ap.add_argument("--karlsruhe", action="store_true",
+                    help="temporal: also the flicker on the shared Karlsruhe frames")
     ap.add_argument("--generated", type=int, default=len(GENERATED),
                     help=f"generated scenes to add (0..{len(GENERATED)})")
     ap.add_argument("--generated-only", action="store_true",
                     help="leave out the shared Middlebury scenes")
     ap.add_argument("--json", help="write the scores and the table to this file")
     args = ap.parse_args()
+    if args.family == "temporal":
+        if not 2 <= args.sequences <= len(GENERATED) or args.frames < 2:
+            ap.error("temporal: --sequences 2..%d, --frames 2 or more" % len(GENERATED))
+        return temporal_main(args)
     if not 0 <= args.generated <= len(GENERATED):
         ap.error(f"--generated: {args.generated} is outside 0..{len(GENERATED)}")
     scenes = []
@@ -118,13 +317,16 @@ def main():
         scenes += synth_scenes(tmp, args.generated)
         if len(scenes) < 2:
             sys.exit("loso: leaving one scene out needs at least two scenes")
-        scores = {}
+        scores, density = {}, {}
         for label, extra in FAMILIES[args.family]:
-            scores[label] = {}
+            scores[label], dens = {}, []
             for sc in scenes:
-                scores[label][sc[0]] = bad2(sc, extra, os.path.join(tmp, "d.pfm"))
-            print(f"{label:28} mean bad-2 {sum(scores[label].values()) / len(scenes):6.2f} %",
-                  flush=True)
+                dn = [0.0]
+                scores[label][sc[0]] = bad2(sc, extra, os.path.join(tmp, "d.pfm"), args.metric, dn)
+                dens.append(dn[0])
+            density[label] = sum(dens) / len(dens)
+            print(f"{label:28} mean {args.metric} {sum(scores[label].values()) / len(scenes):6.2f}"
+                  f" %  density {density[label]:6.2f} %", flush=True)
     names = [sc[0] for sc in scenes]
     rows, (best, best_mean), left_out = leave_one_out(names, scores)
     print(f"\nleft-out scene  chosen without it              bad-2 there  best any there")
@@ -135,7 +337,8 @@ def main():
           f"without it)")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"family": args.family, "scenes": names, "scores": scores,
+            json.dump({"family": args.family, "metric": args.metric, "density": density,
+                       "scenes": names, "scores": scores,
                        "rows": rows, "in_sample": [best, best_mean], "left_out": left_out},
                       f, indent=1)
 
