@@ -214,7 +214,8 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
 
 /* Bytes the CPU backend allocates for p (maps may be NULL): 5 per pixel and disparity (the uint8
  * cost volume and the two sweeps' uint16 S volumes; 5 MB per megapixel and disparity, 640 MB
- * for 1280x960 at D 128), plus about 10 per pixel (grey, rank or census, disparities; the grey
+ * for 1280x960 at D 128), plus about 19 per pixel (grey, rank or census, disparities, the
+ * post-filters' scratch and state, postfilter.h; the grey
  * and transform once per view with more views) and, with maps, the source images and the maps'
  * copies. More views need no more volume: the sides rule keeps its two side means in S[1]'s
  * bytes until the backward sweep. */

@@ -254,7 +254,7 @@ else
 fi
 
 # A size the readers take but whose CPU buffers exceed the machine: 8192x8192 at D 256 needs
-# 86.6 GB (5 bytes per pixel and disparity, and the per-pixel buffers), refused by stereo_create
+# 87.2 GB (5 bytes per pixel and disparity, and the per-pixel buffers), refused by stereo_create
 # with both figures before any buffer is allocated (a PNG of zeros, read twice)
 "$PY" - "$IN" <<'PYEOF' || setup_fail "writing the 8192x8192 pair"
 import struct, sys, zlib
@@ -268,9 +268,9 @@ open(sys.argv[1] + "/big.png", "wb").write(png)
 PYEOF
 mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 if [ -z "$mem_kb" ] || [ "$mem_kb" -ge 105000000 ]; then
-  skip "8192x8192 -d 256 on the CPU backend: refused up front" "this machine has ${mem_kb:-?} KB, enough for 86.6 GB"
+  skip "8192x8192 -d 256 on the CPU backend: refused up front" "this machine has ${mem_kb:-?} KB, enough for 87.2 GB"
 else
-  expect_fail 1 "stereo-match: the CPU backend needs 86.6 GB for 8192x8192 with 256 disparities|more than 80 % of this machine's" \
+  expect_fail 1 "stereo-match: the CPU backend needs 87.2 GB for 8192x8192 with 256 disparities|more than 80 % of this machine's" \
     "8192x8192 -d 256 on the CPU backend: refused up front with the figure" \
     --backend cpu -d 256 "$IN/big.png" "$IN/big.png" "$O"
   if [ -n "${STEREO_SANITIZER:-}" ]; then
@@ -278,7 +278,7 @@ else
   else
     (ulimit -v 1048576 && exec "$M" --backend cpu -d 256 "$IN/big.png" "$IN/big.png" "$O") >/dev/null 2>"$W/se"
     check "... also under a 1 GB address-space limit (nothing of that size allocated)" \
-      grep -qF "the CPU backend needs 86.6 GB" "$W/se"
+      grep -qF "the CPU backend needs 87.2 GB" "$W/se"
   fi
 fi
 
@@ -358,7 +358,7 @@ expect_fail 2 "--sms" "--sms -1" --sms -1 "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms x (not a number)" --sms x "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms 1025 (more than any GPU)" --sms 1025 "$L" "$R" "$O"
 # the post-filters (gpu/postfilter.h): bad values named, --fill dense, the filters change the map
-expect_fail 2 "stereo-match: --speckle-size: -1 is outside 0..1048576 (see --help)" \
+expect_fail 2 "stereo-match: --speckle-size: '-1' is not an integer in 0..1048576 (see --help)" \
   "--speckle-size -1" --speckle-size -1 "$L" "$R" "$O"
 expect_fail 2 "--speckle-diff" "--speckle-diff 4096" --speckle-diff 4096 "$L" "$R" "$O"
 expect_fail 2 "--temporal-alpha" "--temporal-alpha 0" --temporal-alpha 0 "$L" "$R" "$O"
