@@ -178,6 +178,33 @@ def test_matcher_reuses_its_stage(scene, tmp_path):
     assert not np.shares_memory(a, c)  # each call returns its own array
 
 
+def test_matcher_temporal_equals_cli_sequence(tmp_path):
+    """temporal=True: a Matcher carries the filter's state from pair to pair, as stereo-match
+    does through a sequence (three frames of the moving generated scene)."""
+    seq = tmp_path / "seq"
+    seq.mkdir()
+    for k in range(3):
+        frame = tmp_path / f"f{k}"
+        subprocess.run([str(SYNTH), "--size", "160x120", "--t", str(0.5 + k / 15), str(frame)],
+                       check=True, capture_output=True)
+        for side in ("left", "right"):
+            shutil.copy(frame / f"{side}.png", seq / f"{side}_{k:04d}.png")
+    opts = ["--temporal", "--temporal-alpha", "3", "--temporal-persist", "2", "--speckle-size",
+            "30"]
+    cli("-d", 32, "--backend", "cpu", *opts, seq / "left_%04d.png", seq / "right_%04d.png",
+        seq / "d_%04d.pfm")
+    with sd.Matcher(160, 120, disparities=32, backend="cpu", temporal=True, temporal_alpha=3,
+                    temporal_persist=2, speckle_size=30) as m:
+        for k in range(3):
+            got = m.compute(cv2.imread(str(seq / f"left_{k:04d}.png")),
+                            cv2.imread(str(seq / f"right_{k:04d}.png")))
+            ref = read_pfm(seq / f"d_{k:04d}.pfm")
+            assert_same(got, np.where(np.isinf(ref), np.float32(np.nan), ref))
+    first = sd.match(cv2.imread(str(seq / "left_0002.png")), cv2.imread(str(seq / "right_0002.png")),
+                     disparities=32, backend="cpu", speckle_size=30)
+    assert not np.array_equal(np.nan_to_num(first), np.nan_to_num(got))  # the state did count
+
+
 def test_matcher_lock_across_threads(scene):
     left, right = scene["left"], scene["right"]
     ref = sd.match(left, right, disparities=32)
