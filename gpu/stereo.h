@@ -149,6 +149,10 @@ typedef struct {
      * |b_i| <= STEREO_BASELINE_MAX. Read only with views > 2. */
     int baseline[STEREO_MAX_VIEWS];
     stereo_combine combine;   /* views > 2: sides (default) or sum */
+    /* The coarse-to-fine mode (band.h): 0 = off (default), the full range at every pixel; W =
+     * 32 or 64 (< num_disparities): match at half size over half the range first, then search
+     * W disparities per pixel around that result. SGM only, not with cost mi or more views. */
+    int band;
 } stereo_params;
 
 /* A rectification map pair in OpenCV's fixed-point layout (CV_16SC2 + CV_16UC1), for one camera.

@@ -3,7 +3,7 @@
 """Leave-one-scene-out choice of a setting: which candidate would have been picked without each
 scene, and how it then does on that scene.
 
-    tools/loso.py [--family cost|rank-penalties|census-penalties|weights] [--generated-only]
+    tools/loso.py [--family cost|rank-penalties|census-penalties|weights|band] [--generated-only]
                   [--generated N] [--json FILE]
 
 Every candidate (a set of stereo-match options) is scored (bad-2 %, non-occluded pixels, invalid
@@ -37,7 +37,11 @@ FAMILIES = {
     "weights": [(f"{c} weights {w}", ["--cost", c, "--path-weights", w])
                 for c in ("rank", "census") for w in ("1,1,1,1,1,1,1,1", "2,2,2,2,1,1,1,1",
                                                       "3,3,3,3,1,1,1,1")],
+    # the coarse-to-fine mode against the full search (band.h), at 128 disparities or more
+    "band": [("full range", []), ("band 32", ["--band", "32"]), ("band 64", ["--band", "64"])],
 }
+# the least number of disparities a family searches (the scene's own when larger)
+FAMILY_D_FLOOR = {"band": 128}
 
 # name, stereo-synth options, stereo-match -d (the scene's disparities are below it)
 GENERATED = [
@@ -75,8 +79,9 @@ def shared_scenes():
     return out
 
 
-def bad2(scene, extra, path):
+def bad2(scene, extra, path, d_floor=0):
     name, left, right, gt, eval_opts, d = scene
+    d = max(d, d_floor)
     subprocess.run([os.path.join(mb.BUILD, "stereo-match"), "-q", "-d", str(d), "--backend",
                     "cpu", *extra, left, right, path], check=True, capture_output=True)
     r = subprocess.run([os.path.join(mb.BUILD, "stereo-eval"), "--json", *eval_opts, path, gt],
@@ -122,7 +127,8 @@ def main():
         for label, extra in FAMILIES[args.family]:
             scores[label] = {}
             for sc in scenes:
-                scores[label][sc[0]] = bad2(sc, extra, os.path.join(tmp, "d.pfm"))
+                scores[label][sc[0]] = bad2(sc, extra, os.path.join(tmp, "d.pfm"),
+                                            FAMILY_D_FLOOR.get(args.family, 0))
             print(f"{label:28} mean bad-2 {sum(scores[label].values()) / len(scenes):6.2f} %",
                   flush=True)
     names = [sc[0] for sc in scenes]
