@@ -251,7 +251,7 @@ static const char *extension(const char *path)
 static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(path), ".pfm") || !strcasecmp(extension(path), ".png"); }
 
 enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
-       O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
+       O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_BAND, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
        O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS, O_CRANGE, O_LEGEND, O_PROGRESS,
        O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES, O_COMBINE, O_POST };
 /* stage 9's options (postfilter.h), codes O_POST + i, each handed to the stage's parser */
@@ -396,7 +396,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"no-lr", no_argument, 0, O_NOLR}, {"lr-tolerance", required_argument, 0, O_LRTOL},
         {"no-median", no_argument, 0, O_NOMED}, {"maps", required_argument, 0, O_MAPS},
         {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
-        {"sms", required_argument, 0, O_SMS},
+        {"sms", required_argument, 0, O_SMS}, {"band", required_argument, 0, O_BAND},
         {"color", required_argument, 0, O_COLOR}, {"colormap", required_argument, 0, O_CMAP},
         {"right", required_argument, 0, O_RIGHT}, {"confidence", required_argument, 0, O_CONF},
         {"repeat", required_argument, 0, O_REPEAT}, {"demo", required_argument, 0, O_DEMO},
@@ -411,7 +411,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"center", required_argument, 0, O_CENTER},
         {"baselines", required_argument, 0, O_BASELINES},
         {"combine", required_argument, 0, O_COMBINE},
-        {"speckle-size", required_argument, 0, O_POST}, {"speckle-diff", required_argument, 0, O_POST + 1},
+        {"speckle-size", required_argument, 0, O_POST},
+        {"speckle-diff", required_argument, 0, O_POST + 1},
         {"fill", no_argument, 0, O_POST + 2}, {"temporal", no_argument, 0, O_POST + 3},
         {"temporal-alpha", required_argument, 0, O_POST + 4},
         {"temporal-delta", required_argument, 0, O_POST + 5},
@@ -447,6 +448,7 @@ static int parse_options(int argc, char **argv, options *o)
         case O_BACKEND: bad = stage_option(o, "backend", a); break;
         case O_THREADS: bad = stage_option(o, "threads", a); break;
         case O_SMS: bad = stage_option(o, "sms", a); break;
+        case O_BAND: bad = stage_option(o, "band", a); break;
         case O_COLOR: o->color = a; break;
         case O_CMAP:
             if (colormap_from_str(a, &o->cmap))

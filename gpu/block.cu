@@ -19,6 +19,7 @@
  * consecutive k: coalesced reads of V and writes of S).
  */
 #include "launch.cuh"
+#include "pair_cost.cuh"
 #include "stereo_math.h"
 
 #define BLOCK_THREADS 256
@@ -29,35 +30,6 @@
  * unknown size (a->sms = 0) is taken as the Orin's 16 SMs. */
 #define BLOCK_THREADS_PER_SM 2048
 #define BLOCK_DEFAULT_SMS 16
-
-static __device__ __forceinline__ int clampi(int v, int lo, int hi)
-{
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* C(x, y, k) (sgm.h): row = y * w; max_cost where x - d < 0. KIND is block_args.cost_kind. */
-template <int KIND>
-static __device__ __forceinline__ int block_cost(const sgm_args &a, size_t row, int x, int k)
-{
-    if (KIND == BLOCK_COST_VOLUME) /* the voxel as the volume holds it, x - d < 0 included */
-        return __ldg(a.cost_vol + (row + x) * a.ndisp + k);
-    const int xr = x - a.dmin - k;
-    if (xr < 0)
-        return a.max_cost;
-    if (KIND == 0) { /* rank: |rankL - rankR(x - d)| */
-        int v = (int)__ldg(a.rank_l + row + x) - (int)__ldg(a.rank_r + row + xr);
-        return v < 0 ? -v : v;
-    }
-    if (KIND == 1) /* census: popcount(censusL ^ censusR(x - d)) */
-        return __popcll(__ldg(a.census_l + row + x) ^ __ldg(a.census_r + row + xr));
-    if (KIND == 2) /* ad, mi: table[IL * 256 + IR(x - d)], grey values in the rank rows */
-        return __ldg(a.cost_table + (int)__ldg(a.rank_l + row + x) * 256 +
-                     __ldg(a.rank_r + row + xr));
-    /* KIND == 3, bt: word = I | lo << 8 | hi << 16 in the census rows */
-    const uint64_t l = __ldg(a.census_l + row + x), r = __ldg(a.census_r + row + xr);
-    return stereo_bt_cost((int)(l & 255), (int)(l >> 8 & 255), (int)(l >> 16 & 255),
-                          (int)(r & 255), (int)(r >> 8 & 255), (int)(r >> 16 & 255), a.max_cost);
-}
 
 /* V for rows [blockIdx.y * chunk, + chunk) of lane i = x * D + k (block_vertical_rows). */
 template <int KIND>
@@ -75,12 +47,12 @@ static __global__ void k_block_vertical(const sgm_args a, int r, int chunk,
     /* the chunk's first row: a full sum of N rows */
     int sum = 0;
     for (int j = -r; j <= r; j++)
-        sum += block_cost<KIND>(a, (size_t)clampi(y0 + j, 0, h - 1) * w, x, k);
+        sum += pair_cost<KIND>(a, (size_t)clampi(y0 + j, 0, h - 1) * w, x, k);
     V[(size_t)y0 * plane + i] = (uint16_t)sum;
     /* the others from the row above: + the row entering, - the row leaving */
     for (int y = y0 + 1; y < y1; y++) {
-        sum += block_cost<KIND>(a, (size_t)clampi(y + r, 0, h - 1) * w, x, k) -
-               block_cost<KIND>(a, (size_t)clampi(y - r - 1, 0, h - 1) * w, x, k);
+        sum += pair_cost<KIND>(a, (size_t)clampi(y + r, 0, h - 1) * w, x, k) -
+               pair_cost<KIND>(a, (size_t)clampi(y - r - 1, 0, h - 1) * w, x, k);
         V[(size_t)y * plane + i] = (uint16_t)sum;
     }
 }
@@ -159,7 +131,7 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
     return cudaGetLastError();
 }
 
-/* The two-view cost volume C (sgm.h's layout) of one cost kind, as block_cost computes it: the
+/* The two-view cost volume C (sgm.h's layout) of one cost kind, as pair_cost computes it: the
  * input of the volume walk (SGM_VOLUME), which the stage uses for the costs whose own walk is
  * slower (stage_cuda.cu). One block per pixel, each thread four consecutive disparities (one
  * 32-bit store; D is a multiple of 16). */
@@ -171,7 +143,7 @@ static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out
     uint32_t c4 = 0;
 #pragma unroll
     for (int i = 0; i < 4; i++)
-        c4 |= (uint32_t)block_cost<KIND>(a, row, x, k + i) << (8 * i);
+        c4 |= (uint32_t)pair_cost<KIND>(a, row, x, k + i) << (8 * i);
     *(uint32_t *)(out + (row + x) * a.ndisp + k) = c4;
 }
 

@@ -141,6 +141,32 @@ cudaError_t launch_sgm_sweep(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_sweep_rank(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_sweep_volume(const sgm_args *a, int paths, cudaStream_t stream);
 
+/* band.cu — the coarse-to-fine mode (band.h) on the GPU, bit for bit as band.c. */
+typedef struct {
+    int W;              /* the band width (32 or 64) */
+    uint16_t *start;    /* w * h band starts s */
+    uint8_t *cost;      /* w * h * W: C(p, s(p) + j) */
+    void *L;            /* paths volumes of w * h * W: bytes (sgm_fits_bytes) or uint16 */
+    int bytes;
+    uint16_t *S;        /* w * h * W: the sum, for the right disparity */
+} band_args;
+/* Step 1's half-size image (mi_downscale_rows, f = 1): grey w x h -> half w1 x h1. */
+cudaError_t launch_band_half(const uint8_t *grey, int w, int h, uint8_t *half, int w1, int h1,
+                             cudaStream_t stream);
+/* Step 2 (band_from_coarse_rows) from the coarse level's left disparity (w1 x h1) into
+ * b->start, for a's size and range. */
+cudaError_t launch_band_start(const sgm_args *a, const band_args *b, const int16_t *coarse,
+                              int w1, int h1, cudaStream_t stream);
+/* Step 3: the band's costs (cost_kind as block_args: 0 rank, 1 census, 2 table, 3 bt words),
+ * then every path's walk into b->L. */
+cudaError_t launch_band_cost(const sgm_args *a, int cost_kind, const band_args *b,
+                             cudaStream_t stream);
+cudaError_t launch_band_walk(const sgm_args *a, int paths, const band_args *b,
+                             cudaStream_t stream);
+/* Step 4: the sum, the left disparity (a->disp, a->conf) and, when a->disp_right, the right
+ * disparity. */
+cudaError_t launch_band_wta(const sgm_args *a, int paths, const band_args *b, cudaStream_t stream);
+
 /* disparity.cu — stage 7: median and the LR check */
 cudaError_t launch_median(const int16_t *in, int w, int h, int16_t *out, cudaStream_t stream);
 /* LR check (when disp_right != NULL) and zeroing of conf where disp is invalid (when conf). */

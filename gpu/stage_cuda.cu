@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "band.h"
 #include "block.h"
 #include "colormap.h"
 #include "cuda_check.cuh"
@@ -103,6 +104,12 @@ struct stage_cuda {
     int sms;                       /* the SMs the stage runs on (sgm_args.sms): its green
                                       context's, else the device's */
     uint8_t *L8;                        /* paths volumes of w * h * D bytes */
+    /* the coarse-to-fine mode (band.h, band.cu): the coarse level's stage, which runs inside
+     * this one's frame on its stream (nested: its grey images come from k_band_half, nothing
+     * is published), and the band's buffers */
+    stage_cuda *coarse;
+    int nested;
+    band_args band;
     uint16_t *S[SGM_MAX_BRANCHES];      /* the aggregation branches' partial sums (sgm.cu) */
     int branches;
     cudaStream_t branch_stream[SGM_MAX_BRANCHES]; /* [0] is `stream` */
@@ -341,6 +348,25 @@ static void mark(stage_cuda *s, const char *name)
             return cuda_fail(err, errlen, "kernel " name, e_, __FILE__, __LINE__);      \
     } while (0)
 
+static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen);
+
+/* The coarse level (band.h step 1): the half-size pair into the coarse stage's grey images,
+ * then its kernels on this stage's stream (inside this frame's graph). */
+static stereo_status run_coarse(stage_cuda *s, char *err, size_t errlen)
+{
+    stage_cuda *c = s->coarse;
+    const int w1 = c->p.width, h1 = c->p.height;
+    for (int i = 0; i < 2; i++)
+        LAUNCH(launch_band_half(s->grey[i], s->p.width, s->p.height, c->grey[i], w1, h1,
+                                s->stream),
+               "band_half");
+    cudaStream_t own = c->stream;
+    c->stream = c->branch_stream[0] = s->stream;
+    stereo_status st = run_kernels(c, err, errlen);
+    c->stream = c->branch_stream[0] = own;
+    return st;
+}
+
 static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
 {
     const stereo_params *p = &s->p;
@@ -350,8 +376,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         s->n_ev = 0;
         cudaEventRecord(s->ev[0], st);
     }
-    /* 1.-3. grey, rectification, rank / census — per view */
-    for (int i = 0; i < s->nv; i++)
+    /* 1.-3. grey, rectification, rank / census — per view (a nested stage's grey images are
+     * its parent's, halved) */
+    for (int i = 0; i < s->nv && !s->nested; i++)
         LAUNCH(launch_grey_rectify(s->d_desc, i, s->in_fmt, s->src_w[i], s->src_h[i],
                                    s->have_maps ? s->xy[i] : NULL, s->frac[i], s->grey[i],
                                    s->valid[i], w, h, st),
@@ -398,7 +425,23 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.cost_vol = s->cost_vol;
         mark(s, "cost volume");
     }
-    if (s->bm) {
+    if (p->band) {
+        /* the coarse-to-fine mode (band.h): 1. the half-size level on its own stage, 2. the
+         * bands, 3. their costs and walks, 4. the sum and the disparities */
+        stereo_status cst = run_coarse(s, err, errlen);
+        if (cst != STEREO_OK)
+            return cst;
+        mark(s, "coarse level");
+        const stereo_params *q = &s->coarse->p;
+        LAUNCH(launch_band_start(&a, &s->band, s->coarse->disp, q->width, q->height, st),
+               "band_start");
+        LAUNCH(launch_band_cost(&a, cost_kind(p->cost), &s->band, st), "band_cost");
+        mark(s, "band cost");
+        LAUNCH(launch_band_walk(&a, p->paths, &s->band, st), "band_walk");
+        mark(s, "band sgm");
+        LAUNCH(launch_band_wta(&a, p->paths, &s->band, st), "band_wta");
+        mark(s, "band wta");
+    } else if (s->bm) {
         /* 5. block matching: the N x N box sums of the cost (block.h), then 6.-7. on them */
         const block_args b = {p->block, block_shift(a.max_cost, p->block),
                               s->nv > 2 ? BLOCK_COST_VOLUME : cost_kind(p->cost)};
@@ -447,6 +490,8 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, w, h, st), "postfilter");
     mark(s, "postfilter");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
+    if (s->nested)
+        return STEREO_OK;
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
                           s->grey[0], s->grey[1], w, h, st),
            "publish");
@@ -557,6 +602,45 @@ static stereo_status stage_alloc(const stage_cuda *s, void **ptr, size_t bytes, 
 #define DEV_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_DEVICE)
 #define MANAGED_ALLOC(ptr, bytes) STAGE_ALLOC(ptr, bytes, ALLOC_MANAGED)
 
+/* The coarse-to-fine mode's buffers and its coarse level's stage, nested (in this stage's
+ * context: the caller's green scope). The paths' volumes are bytes when every L fits one. */
+static stereo_status band_create(stage_cuda *s, size_t free_b, char *err, size_t errlen)
+{
+    const stereo_params *p = &s->p;
+    const size_t n = (size_t)p->width * p->height, W = (size_t)p->band;
+    int bytes = 1;
+    for (int r = 0; r < p->paths; r++) {
+        int q1, q2;
+        stereo_path_penalties(p, r, &q1, &q2);
+        bytes &= sgm_fits_bytes(transform_max_cost(p->cost, p->rank_window), q1, q2);
+    }
+    const size_t need = n * W * (1 + (size_t)p->paths * (bytes ? 1 : 2) + 2) + n * 2;
+    if (need > free_b / 2) {
+        snprintf(err, errlen, "the coarse-to-fine mode needs %.0f MB of device memory for "
+                 "%dx%d with a band of %d, more than half of the %.0f MB free",
+                 need / 1e6, p->width, p->height, p->band, free_b / 1e6);
+        return STEREO_ERR_NOMEM;
+    }
+    s->band.W = p->band;
+    s->band.bytes = bytes;
+    DEV_ALLOC(s->band.start, n * 2);
+    DEV_ALLOC(s->band.cost, n * W);
+    DEV_ALLOC(s->band.L, n * W * (size_t)p->paths * (bytes ? 1 : 2));
+    DEV_ALLOC(s->band.S, n * W * 2);
+    stereo_params q;
+    band_coarse_params(p, &q);
+    q.sms = 0; /* inside this stage's context, green or not */
+    char why[200];
+    stereo_status st = stage_cuda_create(&q, NULL, &s->coarse, why, sizeof why);
+    if (st != STEREO_OK) {
+        snprintf(err, errlen, "the coarse-to-fine mode's half-size level: %s", why);
+        return st;
+    }
+    s->coarse->nested = 1;
+    s->coarse->sms = s->sms;
+    return STEREO_OK;
+}
+
 stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                                 stage_cuda **out, char *err, size_t errlen)
 {
@@ -644,6 +728,13 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
              * For measurements and tests: STEREO_CUDA_AGG=branches forces the branches,
              * STEREO_CUDA_BRANCHES=2|4 their number. */
             size_t budget = total_b / 4 < free_b / 2 ? total_b / 4 : free_b / 2;
+            if (p->band) {
+                stereo_status bst = band_create(s, free_b, err, errlen);
+                if (bst != STEREO_OK)
+                    return bst;
+                goto common;
+            }
+            {
             const char *agg = getenv("STEREO_CUDA_AGG");
             int max_cost = transform_max_cost(p->cost, p->rank_window);
             int fits = 1; /* every direction's L in a byte */
@@ -730,6 +821,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 want_vol = 0;
             if (want_vol)
                 DEV_ALLOC(s->cost_vol, vol);
+            }
+        common:
             s->branch_stream[0] = s->stream;
             CUDA_TRY(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
             for (int b = 0; b < s->branches; b++) {
@@ -838,6 +931,11 @@ static void release(stage_cuda *s)
     }
     cudaFree(s->cost_table);
     cudaFree(s->L8);
+    stage_cuda_destroy(s->coarse);
+    cudaFree(s->band.start);
+    cudaFree(s->band.cost);
+    cudaFree(s->band.L);
+    cudaFree(s->band.S);
     cudaFree(s->sweep_S);
     cudaFree(s->sweep_ring);
     cudaFree(s->sweep_sync);

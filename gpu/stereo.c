@@ -23,6 +23,7 @@
 #include "parallel.h"
 #include "postfilter.h"
 #include "rectify.h"
+#include "band.h"
 #include "sgm.h"
 #include "sgm_simd.h"
 #include "stage_cuda.h"
@@ -76,6 +77,11 @@ struct stereo_stage {
      * added with relaxed atomics by the workers after each row band (and each sweep row) */
     uint64_t units_done, units_total;
     uint64_t sweep_rows[2];
+    /* the coarse-to-fine mode on the CPU backend (band.h; the CUDA stage has its own): the
+     * coarse level's stage, its half-size pair and the band start of every pixel */
+    stereo_stage *coarse;
+    uint8_t *half[2];
+    uint16_t *band;
 };
 
 /* ---- names ------------------------------------------------------------------------------- */
@@ -366,7 +372,22 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
     if (postfilter_check(&p->post, err, errlen) != 0)
         return E;
-    return views_check(p, err, errlen);
+    stereo_status st = views_check(p, err, errlen);
+    if (st != STEREO_OK || p->band == 0)
+        return st;
+    if (band_check(p->band, D, why, sizeof why) != 0)
+        return fail(err, errlen, E, "band: %s", why);
+    if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI || view_count(p) > 2)
+        return fail(err, errlen, E, "band: the coarse-to-fine mode is for SGM with two views and "
+                    "a cost other than mi (%s)", p->method != STEREO_METHOD_SGM ? "method bm"
+                    : p->cost == STEREO_COST_MI ? "cost mi" : "more views");
+    stereo_params q;
+    band_coarse_params(p, &q);
+    char cerr[200];
+    if (stereo_params_check(&q, cerr, sizeof cerr) != STEREO_OK)
+        return fail(err, errlen, E, "band: the half-size level (%dx%d, %d disparities): %s",
+                    q.width, q.height, q.num_disparities, cerr);
+    return STEREO_OK;
 }
 
 
@@ -394,14 +415,25 @@ static int copy_map(const stereo_map *in, stereo_map *out)
 static size_t sweep_scratch_size(const stereo_params *p)
 {
     const sgm_config c = {.width = p->width, .height = p->height, .ndisp = p->num_disparities};
+    if (p->band)
+        return band_sweep_scratch_size(&c, p->band);
     size_t ref = sgm_sweep_scratch_size(&c), simd = sgm_simd_scratch_size(&c);
     return ref > simd ? ref : simd;
 }
 
+/* The disparities a pixel searches at full size: D, or the band's W (band.h). */
+static int searched(const stereo_params *p) { return p->band ? p->band : p->num_disparities; }
+
 /* Mirrors cpu_alloc (and copy_map) buffer by buffer: change both together. */
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
 {
-    uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)p->num_disparities;
+    uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)searched(p);
+    uint64_t band = 0;
+    if (p->band) { /* the band starts, the half-size pair and the coarse level's own stage */
+        stereo_params q;
+        band_coarse_params(p, &q);
+        band = 2 * n + 2 * (uint64_t)q.width * q.height + stereo_cpu_bytes(&q, NULL);
+    }
     uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK     ? n
                                         : p->cost == STEREO_COST_CENSUS ? 8 * n
                                                                         : 0);
@@ -420,7 +452,7 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
     }
     return (uint64_t)view_count(p) * per_view + mapped + vol /* cost */ +
            2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
-           (p->confidence ? n : 0) + mi + postfilter_cpu_bytes(p->width, p->height);
+           (p->confidence ? n : 0) + mi + band + postfilter_cpu_bytes(p->width, p->height);
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
@@ -433,7 +465,7 @@ static uint64_t physical_memory(void)
 static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
 {
     const stereo_params *p = &s->p;
-    size_t n = (size_t)p->width * p->height, vol = n * (size_t)p->num_disparities;
+    size_t n = (size_t)p->width * p->height, vol = n * (size_t)searched(p);
     /* Refused before allocating: malloc would hand out the address space, and the first frame
      * would then push the machine into swap or the OOM killer (on a Jetson, CPU and GPU share
      * this memory). 20 % is left to the rest of the system and the program's own images. */
@@ -474,6 +506,18 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
         ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
         ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
+    }
+    if (p->band) {
+        stereo_params q;
+        band_coarse_params(p, &q);
+        q.backend = STEREO_BACKEND_CPU;
+        char why[200];
+        stereo_status st = stereo_create(&q, NULL, &s->coarse, why, sizeof why);
+        if (st != STEREO_OK)
+            return fail(err, errlen, st, "the coarse-to-fine mode's half-size level: %s", why);
+        ok &= !!(s->half[0] = malloc((size_t)q.width * q.height));
+        ok &= !!(s->half[1] = malloc((size_t)q.width * q.height));
+        ok &= !!(s->band = malloc(n * sizeof(uint16_t)));
     }
     ok &= !!(s->cost = malloc(vol));
     for (int i = 0; i < 2; i++) {
@@ -649,6 +693,10 @@ void stereo_destroy(stereo_stage *s)
         free(s->rank[i]);
         free(s->census[i]);
     }
+    stereo_destroy(s->coarse);
+    free(s->half[0]);
+    free(s->half[1]);
+    free(s->band);
     free(s->mi_table);
     free(s->mi_scratch);
     free(s->mi_init);
@@ -709,7 +757,7 @@ typedef struct {
  * tables are left out of both the total and the count (the levels run with job.count = 0), so an
  * MI frame's progress waits during its hierarchy and still ends at 1000 with the full size. */
 enum { UNITS_GREY = 1, UNITS_RECTIFY = 2, UNITS_TRANSFORM = 8, UNITS_MEDIAN = 2, UNITS_FINISH = 1 };
-static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * p->num_disparities; }
+static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * searched(p); }
 static uint64_t units_cost(const stereo_params *p) { return 4 * units_vol(p); }
 static uint64_t units_sweep_row(const stereo_params *p) { return 3 * units_vol(p); }
 static uint64_t units_wta(const stereo_params *p) { return units_vol(p) * (p->lr_check ? 8 : 4); }
@@ -803,6 +851,14 @@ static void job_cost(void *ctx, int y0, int y1)
 {
     job *j = ctx;
     stereo_stage *s = j->s;
+    if (s->p.band) {
+        const band_inputs in = {s->p.cost,
+                                {s->rank[0], s->rank[1]},
+                                {s->census[0], s->census[1]},
+                                {j->grey[0], j->grey[1]}};
+        band_cost_rows(&j->sgm, s->p.band, s->band, &in, s->cost, y0, y1);
+        return;
+    }
     if (view_count(&s->p) > 2) { /* full size only: more views exclude mi and its levels */
         mview_config m = mview_of(s, j);
         int sides = s->p.combine == STEREO_COMBINE_SIDES;
@@ -841,9 +897,13 @@ static void job_sweep(void *ctx, int b0, int b1)
     job *j = ctx;
     stereo_stage *s = j->s;
     for (int backward = b0; backward < b1; backward++)
-        sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, j->grey[0], s->S[backward],
-                            s->sweep_scratch[backward],
-                            j->count ? &s->sweep_rows[backward] : NULL);
+        if (s->p.band)
+            band_aggregate_sweep(&j->sgm, s->p.band, s->band, backward, s->p.paths, s->cost,
+                                 j->grey[0], s->S[backward], s->sweep_scratch[backward]);
+        else
+            sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, j->grey[0],
+                                s->S[backward], s->sweep_scratch[backward],
+                                j->count ? &s->sweep_rows[backward] : NULL);
 }
 
 static void job_fused(void *ctx, int b0, int b1)
@@ -860,6 +920,14 @@ static void job_wta(void *ctx, int y0, int y1)
     job *j = ctx;
     stereo_stage *s = j->s;
     const uint16_t *S2 = j->bm ? NULL : s->S[1];
+    if (s->p.band) {
+        band_wta_rows(&j->wta, s->p.band, s->band, s->S[0], S2, j->valid[0], s->disp, j->conf,
+                      y0, y1);
+        if (j->lr_check)
+            band_right_rows(&j->wta, s->p.band, s->band, s->S[0], S2, j->valid[1],
+                            s->disp_right, y0, y1);
+        return;
+    }
     disparity_wta_rows(&j->wta, s->S[0], S2, j->valid[0], s->disp, j->conf, y0, y1);
     if (j->lr_check)
         disparity_right_rows(&j->wta, s->S[0], S2, j->valid[1], s->disp_right, y0, y1);
@@ -890,6 +958,35 @@ static void job_downscale(void *ctx, int y0, int y1)
         mi_downscale_rows(s->grey[v], s->p.width, s->p.height, j->f, s->mi_pyr[v], y0, y1);
 }
 
+static void job_half(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    for (int v = 0; v < 2; v++)
+        mi_downscale_rows(s->grey[v], s->p.width, s->p.height, 1, s->half[v], y0, y1);
+}
+
+static void job_band(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    const stereo_params *q = &s->coarse->p;
+    band_from_coarse_rows(s->coarse->disp, q->width, q->height, s->p.width, s->p.min_disparity,
+                          s->p.num_disparities, s->p.band, s->band, y0, y1);
+}
+
+/* The coarse-to-fine mode's steps 1 and 2 (band.h) on the CPU: the half-size pair, its match
+ * on the coarse level's stage, the band of every pixel. */
+static void cpu_band(stereo_stage *s, job *j)
+{
+    const stereo_params *q = &s->coarse->p;
+    parallel_for(s->pool, q->height, 0, job_half, j);
+    const stereo_image im[2] = {{s->half[0], q->width, q->height, (size_t)q->width, STEREO_PIX_GREY8},
+                                {s->half[1], q->width, q->height, (size_t)q->width, STEREO_PIX_GREY8}};
+    stereo_process(s->coarse, &im[0], &im[1]); /* checked images: the CPU backend cannot fail */
+    run_rows(s, j, s->p.height, job_band, 0);
+}
+
 static void cpu_median(stereo_stage *s, job *j, int16_t **map)
 {
     j->in = *map;
@@ -910,7 +1007,7 @@ static void cpu_match(stereo_stage *s, job *j)
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
     /* 4. matching cost volume (the fused SGM path computes rank's and ad's costs itself) */
-    const int fused = s->simd && !j->bm;
+    const int fused = s->simd && !j->bm && !p->band;
     const int on_the_fly = fused && view_count(p) == 2 &&
                            (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD);
     if (!on_the_fly)
@@ -1177,6 +1274,9 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
     /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
     if (p->cost == STEREO_COST_MI)
         mi_prepare(s, j.valid[0], j.valid[1]); /* the CPU's levels do not fail */
+    /* 3c. the coarse-to-fine mode: the half-size level and each pixel's band (band.h) */
+    if (p->band)
+        cpu_band(s, &j);
     /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
     /* 9. post-filters: speckle removal, temporal filter, hole filling (postfilter.h) */

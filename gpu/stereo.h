@@ -161,6 +161,10 @@ typedef struct {
      * |b_i| <= STEREO_BASELINE_MAX. Read only with views > 2. */
     int baseline[STEREO_MAX_VIEWS];
     stereo_combine combine;   /* views > 2: sides (default) or sum */
+    /* The coarse-to-fine mode (band.h): 0 = off (default), the full range at every pixel; W =
+     * 32 or 64 (< num_disparities): match at half size over half the range first, then search
+     * W disparities per pixel around that result. SGM only, not with cost mi or more views. */
+    int band;
     stereo_postfilter post;   /* stage 9 (postfilter.h); stereo_set_postfilter changes it */
 } stereo_params;
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "band.h"
 #include "parse_num.h"
 #include "postfilter.h"
 
@@ -16,7 +17,8 @@ const stereo_option_info stereo_option_table[] = {
     {"block", 1}, {"paths", 1}, {"p1", 1}, {"p2", 1}, {"p2-adapt", 1}, {"path-weights", 1},
     {"uniqueness", 1}, {"no-subpixel", 0}, {"no-lr", 0}, {"lr-tolerance", 1}, {"no-median", 0},
     {"speckle-size", 1}, {"speckle-diff", 1}, {"fill", 0}, {"temporal", 0}, {"temporal-alpha", 1},
-    {"temporal-delta", 1}, {"temporal-persist", 1}, {"backend", 1}, {"threads", 1}, {"sms", 1}, {NULL, 0},
+    {"temporal-delta", 1}, {"temporal-persist", 1}, {"backend", 1}, {"threads", 1}, {"sms", 1},
+    {"band", 1}, {NULL, 0},
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -126,6 +128,8 @@ int stereo_option_set(stereo_options *o, const char *name, const char *v, char *
         return INT(0, 256, &p->threads);
     if (IS("sms"))
         return INT(0, STEREO_MAX_SMS, &p->sms);
+    if (IS("band"))
+        return INT(0, 64, &p->band);
 #undef IS
 #undef INT
 #undef LIST
@@ -184,6 +188,14 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
         if (q2 <= q1)
             return fail(err, errlen, "--p2: %d must be greater than --p1 %d%s", q2, q1,
                         o->np1 > 1 || o->np2 > 1 ? " (on each path)" : "");
+    }
+    if (p->band) {
+        if (band_check(p->band, D, why, sizeof why) != 0)
+            return fail(err, errlen, "--band: %s", why);
+        if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI)
+            return fail(err, errlen, "--band: the coarse-to-fine mode is not for %s",
+                        p->cost == STEREO_COST_MI ? "--cost mi (it has a hierarchy of its own)"
+                                                  : "--method bm");
     }
     return 0;
 }

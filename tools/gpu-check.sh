@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sweep faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
+# GC_STEPS="tests sweep band faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
@@ -73,6 +73,20 @@ trap pack_out EXIT
 status=0
 step() { echo; echo "=== $*"; }
 want() { [ -z "${GC_STEPS:-}" ] || [[ " $GC_STEPS " == *" $1 "* ]]; }
+# ncu_dram CSV LABEL VOXELS: the DRAM bytes of every kernel in ncu's CSV, per frame and per voxel
+# (w * h * D of the full range)
+ncu_dram() {
+  python3 - "$@" <<'PY'
+import csv, sys
+scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if not rows:
+    print(f"ncu {sys.argv[2]}: no data"); sys.exit()
+h = rows[0]; iu, iv = h.index("Metric Unit"), h.index("Metric Value")
+tot = sum(float(r[iv].replace(",", "")) * scale.get(r[iu], 1) for r in rows[1:])
+print(f"ncu 16 SMs {sys.argv[2]}: DRAM {tot / 1e6:.0f} MB per frame, {tot / float(sys.argv[3]):.2f} B/voxel")
+PY
+}
 tests_line="not run" san=" not run" faults_line="not run"
 
 step "device"
@@ -254,16 +268,7 @@ for cfg in "640x480 128 8" "1024x440 128 4" "1280x960 128 8"; do
     STEREO_CUDA_AGG=$agg ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
       "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --frames 1 --sms 16 \
       >"$OUT/ncu-sweep.csv" 2>/dev/null
-    python3 - "$OUT/ncu-sweep.csv" "$agg $1 D$2 $3p" $(( ${1%x*} * ${1#*x} * $2 )) <<'PY'
-import csv, sys
-scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-if not rows:
-    print(f"ncu {sys.argv[2]}: no data"); sys.exit()
-h = rows[0]; iu, iv = h.index("Metric Unit"), h.index("Metric Value")
-tot = sum(float(r[iv].replace(",", "")) * scale.get(r[iu], 1) for r in rows[1:])
-print(f"ncu 16 SMs {sys.argv[2]}: DRAM {tot / 1e6:.0f} MB per frame, {tot / float(sys.argv[3]):.2f} B/voxel")
-PY
+    ncu_dram "$OUT/ncu-sweep.csv" "$agg $1 D$2 $3p" $(( ${1%x*} * ${1#*x} * $2 ))
   done
 done
 # how far ahead the sweep copies the previous warp's records (SWEEP_PFQS="2 4 ..."; measurements)
@@ -272,6 +277,41 @@ for knob in ${SWEEP_PFQS:-}; do
     set -- $cfg
     echo "16 SMs sweep pfq=$knob: $(STEREO_CUDA_SWEEP_PFQ=$knob STEREO_CUDA_AGG=sweep \
       "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --runs ${SWEEP_RUNS:-50} --sms 16 | grep "$1")"
+  done
+done
+fi
+
+if want band; then
+step "the coarse-to-fine mode (band.h): bit for bit on both builds, sanitizers, proxy time and DRAM against the full range"
+for b in build "$B87"/build; do
+  "$b"/gpu/test-cuda --band >"$OUT/test-cuda-band.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  grep FAIL "$OUT/test-cuda-band.log" | head -8
+  echo "band ($b): $(tail -1 "$OUT/test-cuda-band.log")"
+  tests_line="$tests_line; band $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-cuda-band.log")"
+done
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool $tool --error-exitcode 3 "$B87"/build/gpu/test-cuda --quick \
+    >"$OUT/sanitizer-$tool-band.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "$tool (quick set with its band cases, compute_87): exit $rc; $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-band.log" | tail -1)"
+done
+for sms in ${BAND_SMS:-16 8}; do
+  for cfg in "640x480 128 8" "1280x960 128 8" "1920x1080 256 8"; do
+    set -- $cfg
+    for band in 0 32 64; do
+      echo "$sms SMs band $band: $("$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
+        --runs ${BAND_RUNS:-50} --sms $sms --band $band 2>&1 | grep -E "$1|stereo-bench")"
+    done
+  done
+done
+for cfg in "640x480 128 8" "1280x960 128 8" "1920x1080 256 8"; do
+  set -- $cfg
+  for band in 0 32; do
+    ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
+      "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --frames 1 --sms 16 --band $band \
+      >"$OUT/ncu-band.csv" 2>/dev/null
+    ncu_dram "$OUT/ncu-band.csv" "band $band $1 D$2 $3p" $(( ${1%x*} * ${1#*x} * $2 ))
   done
 done
 fi

@@ -3,7 +3,7 @@
 """Leave-one-scene-out choice of a setting: which candidate would have been picked without each
 scene, and how it then does on that scene.
 
-    tools/loso.py [--family cost|rank-penalties|census-penalties|weights|speckle|fill]
+    tools/loso.py [--family cost|rank-penalties|census-penalties|weights|band|speckle|fill]
                   [--metric bad2|bad2_valid] [--generated-only] [--generated N] [--json FILE]
     tools/loso.py --family temporal [--sequences N] [--frames N] [--karlsruhe] [--json FILE]
 
@@ -52,6 +52,8 @@ FAMILIES = {
     "weights": [(f"{c} weights {w}", ["--cost", c, "--path-weights", w])
                 for c in ("rank", "census") for w in ("1,1,1,1,1,1,1,1", "2,2,2,2,1,1,1,1",
                                                       "3,3,3,3,1,1,1,1")],
+    # the coarse-to-fine mode against the full search (band.h), at 128 disparities or more
+    "band": [("full range", []), ("band 32", ["--band", "32"]), ("band 64", ["--band", "64"])],
     # the post-filters (gpu/postfilter.h): speckle size N and step M (16ths of a pixel)
     "speckle": [("speckle off", [])] + [
         (f"speckle {n} diff {m}", ["--speckle-size", str(n), "--speckle-diff", str(m)])
@@ -66,6 +68,8 @@ TEMPORAL = [("temporal off", [])] + [
 TEMPORAL_BAD2_SLACK = 0.1  # points of bad-2 a smoother output may cost
 NOISE_SIGMA = 2.0
 KARLSRUHE = ("karlsruhe_sequences/2010_03_09_drive_0023", 128)
+# the least number of disparities a family searches (the scene's own when larger)
+FAMILY_D_FLOOR = {"band": 128}
 
 # name, stereo-synth options, stereo-match -d (the scene's disparities are below it)
 GENERATED = [
@@ -110,10 +114,11 @@ def evaluate(path, gt, eval_opts):
     return json.loads(r.stdout)
 
 
-def bad2(scene, extra, path, metric="bad2", density=None):
+def bad2(scene, extra, path, metric="bad2", density=None, d_floor=0):
     """The scene's score under the candidate's options (metric of stereo-eval's JSON); the
     density goes into density[0] when given."""
     name, left, right, gt, eval_opts, d = scene
+    d = max(d, d_floor)
     subprocess.run([os.path.join(mb.BUILD, "stereo-match"), "-q", "-d", str(d), "--backend",
                     "cpu", *extra, left, right, path], check=True, capture_output=True)
     r = evaluate(path, gt, eval_opts)
@@ -322,7 +327,8 @@ def main():
             scores[label], dens = {}, []
             for sc in scenes:
                 dn = [0.0]
-                scores[label][sc[0]] = bad2(sc, extra, os.path.join(tmp, "d.pfm"), args.metric, dn)
+                scores[label][sc[0]] = bad2(sc, extra, os.path.join(tmp, "d.pfm"), args.metric, dn,
+                                            FAMILY_D_FLOOR.get(args.family, 0))
                 dens.append(dn[0])
             density[label] = sum(dens) / len(dens)
             print(f"{label:28} mean {args.metric} {sum(scores[label].values()) / len(scenes):6.2f}"

@@ -55,6 +55,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "band.h"
 #include "colormap.h"
 #include "mapgen.h"
 #include "outpath.h"
@@ -76,13 +77,14 @@ typedef struct {
     int views;              /* --baselines: 2 + the views beyond view 1 (0 = the pair) */
     int baseline[STEREO_MAX_VIEWS];  /* 16ths, [0] = 0, [1] = 16 (stereo_params.baseline) */
     stereo_combine combine;
+    int band;               /* --band W: the coarse-to-fine mode (band.h), 0 = off */
 } config;
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -191,6 +193,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->backend = backend;
     p->sms = sms;
     p->mi_warm = c->mi_warm;
+    p->band = c->band;
 }
 
 /* The SMs a stage asked for `sms` really gets (the hardware may round up), from a small stage
@@ -198,7 +201,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
 static int stage_sms(int sms)
 {
     config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                    STEREO_COMBINE_SIDES};
+                    STEREO_COMBINE_SIDES, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -220,6 +223,10 @@ static void method_label(const config *c, char *buf, size_t len)
         snprintf(buf, len, "bm %dx%d", block, block);
     else
         snprintf(buf, len, "%d paths", c->paths);
+    if (c->band) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, " band %d", c->band);
+    }
     if (c->views > 2) {
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " %dv %s", c->views, stereo_combine_to_str(c->combine));
@@ -322,25 +329,25 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
         n_prof++;
     }
     {
-        float total = median(t, runs);
+        float frame_ms = median(t, runs);
         int design = DESIGN_BRANCHES; /* which one the stage chose: its profile marks say */
         for (int k = 0; k < n_stages; k++)
             design = strstr(names[k], "directions") ? DESIGN_DIRS
                      : strstr(names[k], "sweeps")   ? DESIGN_SWEEP
                                                     : design;
         double bytes = frame_bytes(c, 1, design);
-        double gbs = bytes / (total * 1e-3) / 1e9;
+        double gbs = bytes / (frame_ms * 1e-3) / 1e9;
         char how[32];
         method_label(c, how, sizeof how);
         printf("%4dx%-4d D%-3d %-7s %-6s  %7.3f ms  %7.1f fps  %7.1f MB/frame  %6.0f GB/s "
                "(%3.0f%% of copy)  |", c->w, c->h, c->D, how, stereo_cost_to_str(c->cost),
-               total, 1e3 / total, bytes / 1e6, gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
+               frame_ms, 1e3 / frame_ms, bytes / 1e6, gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
         for (int k = 0; k < n_stages; k++)
             printf(" %s %.3f", names[k], median(stage_t[k], n_prof));
         printf(" | device memory %.0f MB\n", free0 > free1 ? (free0 - free1) / 1e6 : 0.0);
         if (csv) {
             fprintf(csv, "%d,%d,%d,%d,%s,%.4f,%.1f,%.0f", c->w, c->h, c->D, c->paths,
-                    stereo_cost_to_str(c->cost), total, bytes / 1e6, gbs);
+                    stereo_cost_to_str(c->cost), frame_ms, bytes / 1e6, gbs);
             for (int k = 0; k < n_stages; k++)
                 fprintf(csv, ",%s=%.4f", names[k], median(stage_t[k], n_prof));
             fprintf(csv, "\n");
@@ -537,7 +544,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                     STEREO_COMBINE_SIDES};
+                     STEREO_COMBINE_SIDES, 0};
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     int combine_given = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
@@ -552,7 +559,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
                    "[--baselines 1,B2,.. [--combine R]] [--runs N] [--frames N] [--csv FILE] "
-                   "[--sms N]\n"
+                   "[--sms N] [--band W]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
@@ -566,6 +573,8 @@ int main(int argc, char **argv)
                    "  --baselines 1,B2,..  more views (stereo.h, multiview.h): the generated scene "
                    "seen from a camera at each baseline ratio, matched together (default: the "
                    "pair); --combine sides|sum (default sides)\n"
+                   "  --band W  the coarse-to-fine mode: half size first, then W (32 or 64) "
+                   "disparities per pixel around it (default 0: the full range)\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
                    "hardware may round N up), 0 = all (default)\n"
                    "  --version print the version, git commit and the backends built in\n",
@@ -583,7 +592,7 @@ int main(int argc, char **argv)
         static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
                                                  "--sms", "--runs", "--frames", "--csv",
                                                  "--json", "--backend", "--method", "--block",
-                                                 "--baselines", "--combine"};
+                                                 "--baselines", "--combine", "--band"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -642,6 +651,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "stereo-bench: --combine: '%s' is not sides or sum\n", v);
         } else if (!strcmp(a, "--sms")) {
             bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
+        } else if (!strcmp(a, "--band")) {
+            char why[128];
+            bad = parse_int(a, v, 0, 64, &custom.band);
+            if (!bad && custom.band && band_check(custom.band, 512, why, sizeof why) != 0) {
+                fprintf(stderr, "stereo-bench: --band: %s\n", why);
+                bad = 1;
+            }
         } else if (!strcmp(a, "--runs")) {
             bad = parse_int(a, v, 1, 100000, &runs);
         } else if (!strcmp(a, "--frames")) {

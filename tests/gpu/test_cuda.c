@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cuda.c — the CUDA backend against the CPU reference, bit for bit (runs on a GPU machine).
  *
- *   build/gpu/test-cuda [--quick | --d512] [DATA_DIR]
+ *   build/gpu/test-cuda [--quick | --d512 | --band] [DATA_DIR]
  *
  * --quick: a few small cases only (for compute-sanitizer, which runs kernels far slower).
  * --d512: 1920x1080 with 512 disparities on 16 SMs (the sweep design at full size; a minute of
@@ -16,7 +16,8 @@
  * 17x640, 631x479, widths that are no multiple of 32), 512 disparities (the sweep design) and
  * the D the CUDA stage refuses, grey / RGB / YUYV inputs with padded
  * pitches, rectification maps with pixels mapped from outside, the stage on 16 SMs (a green
- * context, driven from a second thread as the live app does), the post-filters (speckle, fill,
+ * context, driven from a second thread as the live app does), the coarse-to-fine mode (bands of
+ * 32 and 64 over random options; --band: that set alone), the post-filters (speckle, fill,
  * temporal: single frames over option grids and sequences with toggles, post_filters), and
  * every scene in DATA_DIR (the
  * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
@@ -166,6 +167,8 @@ static const char *describe(const stereo_params *p)
         n += snprintf(buf + n, sizeof buf - n, " speckle%d/%d fill%d temporal%d/%d/%d/%d",
                       f->speckle_size, f->speckle_diff, f->fill, f->temporal, f->temporal_alpha,
                       f->temporal_delta, f->temporal_persist);
+    if (p->band && n > 0 && (size_t)n < sizeof buf)
+        n += snprintf(buf + n, sizeof buf - n, " band%d", p->band);
     if (p->method == STEREO_METHOD_BM && n > 0 && (size_t)n < sizeof buf)
         n += snprintf(buf + n, sizeof buf - n, " bm block%d", p->block);
     if (p->views > 2 && n > 0 && (size_t)n < sizeof buf) {
@@ -968,6 +971,58 @@ static void mutual_information(void)
         pair_free(&seq[f]);
 }
 
+/* The coarse-to-fine mode (band.h): bands of 32 and 64 over random options of every cost it
+ * takes, odd sizes, maps, per-path penalties that leave the byte volumes (16-bit L), weights,
+ * and a green context around the nested coarse stage. */
+static void coarse_to_fine(int quick)
+{
+    static const struct { int w, h; stereo_pixfmt fmt; int pad; } sizes[] = {
+        {333, 217, STEREO_PIX_GREY8, 0}, {161, 75, STEREO_PIX_RGB24, 3}, {256, 97, STEREO_PIX_YUYV, 0}};
+    const int nsizes = quick ? 1 : 3, per_size = quick ? 4 : 40;
+    for (int si = 0; si < nsizes; si++) {
+        const int w = sizes[si].w, h = sizes[si].h;
+        pair pr;
+        pair_random(&pr, w, h, sizes[si].fmt, sizes[si].pad, 7);
+        for (int i = 0; i < per_size; i++) {
+            stereo_params p;
+            stereo_params_default(&p, w, h);
+            random_options(&p, (w / 2 - 1) / 16, 20);
+            p.band = rnd() % 2 ? 32 : 64;
+            if (p.num_disparities <= p.band)
+                p.num_disparities = p.band + 16 * (1 + (int)(rnd() % 2));
+            if (i % 4 == 1) /* a P2 beyond the byte volumes: 16-bit L */
+                p.p2 = 300 + (int)(rnd() % 200);
+            if (i % 5 == 2)
+                for (int r = 0; r < 8; r++)
+                    p.path_weight[r] = 1 + (int)(rnd() % 3);
+            if (i % 7 == 3)
+                p.sms = 8;
+            char why[256];
+            if (stereo_params_check(&p, why, sizeof why) != STEREO_OK) {
+                /* a D the half-size level cannot take at this width: the smallest that can */
+                p.num_disparities = p.band + 16, p.min_disparity = 0;
+                for (int r = 0; r < 8; r++)
+                    p.path_weight[r] = 1;
+            }
+            check(stereo_params_check(&p, why, sizeof why) == STEREO_OK, "band params: %s", why);
+            char what[64];
+            snprintf(what, sizeof what, "band %d%s", p.band, p.sms ? " sms 8" : "");
+            compare(&p, NULL, &pr, what);
+        }
+        pair_free(&pr);
+    }
+    stereo_map m[2];
+    pair pr;
+    pair_random(&pr, 200, 90, STEREO_PIX_RGB24, 0, 9);
+    random_maps(m, 190, 85, 200, 90);
+    stereo_params p;
+    stereo_params_default(&p, 190, 85);
+    p.num_disparities = 64, p.band = 32, p.confidence = 1;
+    compare(&p, m, &pr, "band maps");
+    free_maps(m);
+    pair_free(&pr);
+}
+
 /* Stage 9, the post-filters (gpu/postfilter.h): a grid of speckle sizes (off, 1, a few pixels,
  * hundreds, more than the image) and steps (0, 1 px, 4 px), fill on and off, the temporal
  * filter's first frame, alone and over random options; then sequences of the moving generated
@@ -1138,7 +1193,10 @@ int main(int argc, char **argv)
         q.num_disparities = 64, q.paths = 4;
         compare(&q, NULL, &mv, "quick 64");
         pair_free(&mv);
+        coarse_to_fine(1);
         post_filters(1);
+    } else if (argc > 1 && !strcmp(argv[1], "--band")) {
+        coarse_to_fine(0);
     } else {
         async_path(333, 217, 64);
         green_context(333, 217, 64);
@@ -1149,6 +1207,7 @@ int main(int argc, char **argv)
         block_matching();
         multi_view();
         mutual_information();
+        coarse_to_fine(0);
         post_filters(0);
         if (argc > 1)
             shared_scenes(argv[1]);
