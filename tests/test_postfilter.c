@@ -334,15 +334,16 @@ static void random_pair(int w, int h, uint8_t *l, uint8_t *r)
 }
 
 /* stereo_process with the filters = the unfiltered output filtered by the reference, frame
- * after frame (the temporal state carried), and stereo_set_postfilter's toggles. */
-static void test_stage_applies_the_filters(void **state)
+ * after frame (the temporal state carried), and stereo_set_postfilter's toggles; with band > 0
+ * (the coarse-to-fine mode, band.h) the coarse level matches unfiltered. */
+static void stage_applies_the_filters(int band)
 {
-    (void)state;
     const int w = 97, h = 61, n = w * h;
     uint8_t *l = malloc(n), *r = malloc(n);
     stereo_params p;
     stereo_params_default(&p, w, h);
-    p.num_disparities = 32;
+    p.num_disparities = band ? 64 : 32;
+    p.band = band;
     p.backend = STEREO_BACKEND_CPU;
     p.threads = 2;
     p.confidence = 1;
@@ -391,6 +392,18 @@ static void test_stage_applies_the_filters(void **state)
     free(wconf);
     free(l);
     free(r);
+}
+
+static void test_stage_applies_the_filters(void **state)
+{
+    (void)state;
+    stage_applies_the_filters(0);
+}
+
+static void test_stage_band_applies_the_filters(void **state)
+{
+    (void)state;
+    stage_applies_the_filters(32);
 }
 
 /* The 640x480 CPU cost of each filter, printed for docs/results.md (not a pass condition). */
@@ -444,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_temporal_frames_and_reset),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_stage_applies_the_filters),
+        cmocka_unit_test(test_stage_band_applies_the_filters),
         cmocka_unit_test(test_cost_640x480),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
