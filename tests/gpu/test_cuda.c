@@ -1111,6 +1111,14 @@ static void post_filters(int quick)
         random_options(&p, 6, 20);
         p.post.speckle_size = (int)(rnd() % 500), p.post.speckle_diff = (int)(rnd() % 80);
         p.post.fill = (int)(rnd() % 2), p.post.temporal = (int)(rnd() % 2);
+        if (i % 4 == 3) { /* with the coarse-to-fine mode, whose coarse level is unfiltered */
+            char why[256];
+            p.band = 32;
+            if (p.num_disparities <= 32)
+                p.num_disparities = 48;
+            if (stereo_params_check(&p, why, sizeof why) != STEREO_OK)
+                p.band = 0;
+        }
         compare(&p, NULL, &pr, "post-filters, random options");
     }
     pair_free(&pr);
