@@ -155,7 +155,7 @@ int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, in
 void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1)
 {
     for (int y = y0; y < y1; y++)
-        postfilter_fill_row(disp + (size_t)y * w, w);
+        postfilter_fill_span(disp + (size_t)y * w, disp + (size_t)y * w, w, 0, w, -1, w);
 }
 
 void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,

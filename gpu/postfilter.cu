@@ -174,22 +174,7 @@ static __global__ void k_fill(int16_t *disp, int w, const postfilter_dev *pd)
         left = max(left, last[u]);
     for (int u = t + 1; u < FILL_THREADS; u++)
         right = min(right, first[u]);
-    for (int x = x0; x < x1; x++) {
-        if (row[x] >= 0) {
-            left = x;
-            continue;
-        }
-        int r = x;
-        while (r < x1 && row[r] < 0)
-            r++;
-        const int rv = r < x1 ? r : right;
-        if (left < 0 && rv == w)
-            break; /* no valid pixel in the row */
-        int v = left < 0 ? row[rv] : rv == w ? row[left] : min(row[left], row[rv]);
-        for (; x < r; x++)
-            out[x] = (int16_t)v;
-        x = r - 1;
-    }
+    postfilter_fill_span(row, out, w, x0, x1, left, right);
 }
 
 size_t postfilter_cuda_bytes(int w, int h)

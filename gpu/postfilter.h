@@ -103,23 +103,28 @@ STEREO_HD int postfilter_temporal_reset(uint32_t n_both, uint32_t n_change, uint
            100ull * n_now < (unsigned long long)POSTFILTER_RESET_VALID * n_prev;
 }
 
-/* 9c for one row of w values, in place. */
-STEREO_HD void postfilter_fill_row(int16_t *row, int w)
+/* 9c on pixels [x0, x1) of a row of w values: in the row as it was before filling, left is the
+ * last valid x before x0 (-1: none) and right the first valid x at or after x1 (w: none); the
+ * filled values go to out (out = row: in place, as only invalid pixels are written). The CPU
+ * fills a row as one span (postfilter_fill_rows), each thread of the GPU's block its chunk. */
+STEREO_HD void postfilter_fill_span(const int16_t *row, int16_t *out, int w, int x0, int x1,
+                                    int left, int right)
 {
-    int left = -1; /* the last valid x seen */
-    for (int x = 0; x < w; x++) {
+    for (int x = x0; x < x1; x++) {
         if (row[x] >= 0) {
             left = x;
             continue;
         }
         int r = x;
-        while (r < w && row[r] < 0)
+        while (r < x1 && row[r] < 0)
             r++;
-        if (left < 0 && r == w)
+        const int rv = r < x1 ? r : right;
+        if (left < 0 && rv == w)
             return; /* no valid pixel in the row */
-        int v = left < 0 ? row[r] : r == w ? row[left] : row[left] < row[r] ? row[left] : row[r];
+        int v = left < 0 ? row[rv] : rv == w ? row[left]
+                                   : row[left] < row[rv] ? row[left] : row[rv];
         for (; x < r; x++)
-            row[x] = (int16_t)v;
+            out[x] = (int16_t)v;
         x = r - 1;
     }
 }

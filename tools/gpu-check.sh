@@ -181,21 +181,17 @@ for b in build "$B87"/build; do
   echo "box sums ($b): $(tail -1 "$OUT/test-block-cuda.log")"
   tests_line="$tests_line; box sums $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-block-cuda.log")"
 done
-# the multi-view cost kernels alone (gpu/multiview.cu against gpu/multiview.c), both builds
-for b in build "$B87"/build; do
-  "$b"/gpu/test-mview-cuda >"$OUT/test-mview-cuda.log" 2>&1
-  rc=$?; [ $rc -ne 0 ] && status=1
-  grep FAIL "$OUT/test-mview-cuda.log" | head -5
-  echo "multi-view cost ($b): $(tail -1 "$OUT/test-mview-cuda.log")"
-  tests_line="$tests_line; multi-view $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-mview-cuda.log")"
-done
-# the post-filter kernels alone (gpu/postfilter.cu against gpu/postfilter.c), both builds
-for b in build "$B87"/build; do
-  "$b"/gpu/test-postfilter-cuda >"$OUT/test-postfilter-cuda.log" 2>&1
-  rc=$?; [ $rc -ne 0 ] && status=1
-  grep FAIL "$OUT/test-postfilter-cuda.log" | head -5
-  echo "post-filters ($b): $(tail -1 "$OUT/test-postfilter-cuda.log")"
-  tests_line="$tests_line; post-filters $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-postfilter-cuda.log")"
+# kernels alone against their C references, both builds: the multi-view cost (gpu/multiview.cu
+# against gpu/multiview.c) and the post-filters (gpu/postfilter.cu against gpu/postfilter.c)
+for kt in "mview:multi-view cost:multi-view" "postfilter:post-filters:post-filters"; do
+  IFS=: read -r prog label short <<<"$kt"
+  for b in build "$B87"/build; do
+    "$b"/gpu/test-$prog-cuda >"$OUT/test-$prog-cuda.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && status=1
+    grep FAIL "$OUT/test-$prog-cuda.log" | head -5
+    echo "$label ($b): $(tail -1 "$OUT/test-$prog-cuda.log")"
+    tests_line="$tests_line; $short $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-$prog-cuda.log")"
+  done
 done
 # the variants the stage selects by size, SM count or environment, each on every case: the
 # compute_87 walk with 8 disparities per lane (16 wherever the lines fill the GPU), the
@@ -328,29 +324,32 @@ fi
 if want sanitizer; then
 step "compute-sanitizer (small case)"
 san=""
+# sanitized NAME LABEL CMD...: runs CMD (a compute-sanitizer command) into sanitizer-NAME.log;
+# its summary goes to the output and into $san
+sanitized() {
+  local name=$1 label=$2
+  shift 2
+  "$@" >"$OUT/sanitizer-$name.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$name.log" | tail -1)
+  echo "$label: exit $rc; ${summary:-no summary}"
+  san="$san ${label// /}:${summary:-exit $rc}"
+}
 for build in build "$B87/build"; do
   b=sm_90; [ "$build" = build ] || b=compute_87
   for agg in dirs branches; do
     [ $b = compute_87 ] && [ $agg = branches ] && continue # the branch design has no per-arch code
     for tool in memcheck racecheck; do
-      STEREO_CUDA_AGG=$agg compute-sanitizer --tool $tool --error-exitcode 3 "$build"/gpu/test-cuda --quick \
-        >"$OUT/sanitizer-$tool-$agg-$b.log" 2>&1
-      rc=$?; [ $rc -ne 0 ] && status=1
-      summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-$agg-$b.log" | tail -1)
-      echo "$tool ($agg, $b): exit $rc; ${summary:-no summary}"
-      san="$san $tool($agg,$b):${summary:-exit $rc}"
+      sanitized "$tool-$agg-$b" "$tool ($agg, $b)" env STEREO_CUDA_AGG=$agg compute-sanitizer \
+        --tool $tool --error-exitcode 3 "$build"/gpu/test-cuda --quick
     done
   done
 done
 # the post-filter kernels (the union-find's global races are by design; memcheck and the
 # fill's shared memory under racecheck)
 for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 3 build/gpu/test-postfilter-cuda \
-    >"$OUT/sanitizer-$tool-postfilter.log" 2>&1
-  rc=$?; [ $rc -ne 0 ] && status=1
-  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-postfilter.log" | tail -1)
-  echo "$tool (post-filters): exit $rc; ${summary:-no summary}"
-  san="$san $tool(postfilter):${summary:-exit $rc}"
+  sanitized "$tool-postfilter" "$tool (post-filters)" compute-sanitizer --tool $tool \
+    --error-exitcode 3 build/gpu/test-postfilter-cuda
 done
 
 fi
