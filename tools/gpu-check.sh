@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sweep band faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
+# GC_STEPS="tests sweep band post faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
@@ -308,6 +308,20 @@ for cfg in "640x480 128 8" "1280x960 128 8" "1920x1080 256 8"; do
       "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --frames 1 --sms 16 --band $band \
       >"$OUT/ncu-band.csv" 2>/dev/null
     ncu_dram "$OUT/ncu-band.csv" "band $band $1 D$2 $3p" $(( ${1%x*} * ${1#*x} * $2 ))
+  done
+done
+fi
+
+if want post; then
+step "post-filters: their cost per frame (stereo-bench --post) on all SMs and the 16-SM proxy"
+for cfg in "640x480 128 8" "1280x960 128 8"; do
+  set -- $cfg
+  for post in none speckle fill temporal all; do
+    opt=(); [ $post = none ] || opt=(--post $post)
+    echo "all SMs $post: $(build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
+      --runs ${POST_RUNS:-50} "${opt[@]}" 2>&1 | grep -E "$1|stereo-bench")"
+    echo "16 SMs $post: $("$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
+      --runs ${POST_RUNS:-50} --sms 16 "${opt[@]}" 2>&1 | grep -E "$1|stereo-bench")"
   done
 done
 fi

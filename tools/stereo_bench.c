@@ -60,6 +60,7 @@
 #include "mapgen.h"
 #include "outpath.h"
 #include "parse_num.h"
+#include "postfilter.h"
 #include "stage_cuda.h"
 #include "synth.h"
 #include "version.h"
@@ -78,13 +79,16 @@ typedef struct {
     int baseline[STEREO_MAX_VIEWS];  /* 16ths, [0] = 0, [1] = 16 (stereo_params.baseline) */
     stereo_combine combine;
     int band;               /* --band W: the coarse-to-fine mode (band.h), 0 = off */
+    int post;               /* --post: POST_SPECKLE | POST_FILL | POST_TEMPORAL (postfilter.h) */
 } config;
+enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4 };
+static const char *const post_names[] = {"speckle", "fill", "temporal"};
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -194,6 +198,9 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->sms = sms;
     p->mi_warm = c->mi_warm;
     p->band = c->band;
+    p->post.speckle_size = c->post & POST_SPECKLE ? POSTFILTER_SPECKLE_ON : 0;
+    p->post.fill = !!(c->post & POST_FILL);
+    p->post.temporal = !!(c->post & POST_TEMPORAL);
 }
 
 /* The SMs a stage asked for `sms` really gets (the hardware may round up), from a small stage
@@ -201,7 +208,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
 static int stage_sms(int sms)
 {
     config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                    STEREO_COMBINE_SIDES, 0};
+                    STEREO_COMBINE_SIDES, 0, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -227,6 +234,11 @@ static void method_label(const config *c, char *buf, size_t len)
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " band %d", c->band);
     }
+    for (int k = 0; k < 3; k++)
+        if (c->post & 1 << k) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, len - l, " +%s", post_names[k]);
+        }
     if (c->views > 2) {
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " %dv %s", c->views, stereo_combine_to_str(c->combine));
@@ -544,7 +556,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                     STEREO_COMBINE_SIDES, 0};
+                     STEREO_COMBINE_SIDES, 0, 0};
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     int combine_given = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
@@ -559,7 +571,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
                    "[--baselines 1,B2,.. [--combine R]] [--runs N] [--frames N] [--csv FILE] "
-                   "[--sms N] [--band W]\n"
+                   "[--sms N] [--band W] [--post F,...]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
@@ -575,6 +587,8 @@ int main(int argc, char **argv)
                    "pair); --combine sides|sum (default sides)\n"
                    "  --band W  the coarse-to-fine mode: half size first, then W (32 or 64) "
                    "disparities per pixel around it (default 0: the full range)\n"
+                   "  --post F,...  post-filters after the LR check (postfilter.h): speckle "
+                   "(at the live toggle's size), fill, temporal, or all\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
                    "hardware may round N up), 0 = all (default)\n"
                    "  --version print the version, git commit and the backends built in\n",
@@ -592,7 +606,8 @@ int main(int argc, char **argv)
         static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
                                                  "--sms", "--runs", "--frames", "--csv",
                                                  "--json", "--backend", "--method", "--block",
-                                                 "--baselines", "--combine", "--band"};
+                                                 "--baselines", "--combine", "--band",
+                                                 "--post"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -657,6 +672,22 @@ int main(int argc, char **argv)
             if (!bad && custom.band && band_check(custom.band, 512, why, sizeof why) != 0) {
                 fprintf(stderr, "stereo-bench: --band: %s\n", why);
                 bad = 1;
+            }
+        } else if (!strcmp(a, "--post")) {
+            custom.post = 0;
+            char list[64];
+            snprintf(list, sizeof list, "%s", v);
+            for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+                 t = strtok_r(NULL, ",", &save)) {
+                int k = 0;
+                while (k < 3 && strcmp(t, post_names[k]))
+                    k++;
+                if (k == 3 && strcmp(t, "all")) {
+                    fprintf(stderr, "stereo-bench: --post: '%s' is not speckle, fill, temporal "
+                            "or all\n", t);
+                    return 2;
+                }
+                custom.post |= k == 3 ? POST_SPECKLE | POST_FILL | POST_TEMPORAL : 1 << k;
             }
         } else if (!strcmp(a, "--runs")) {
             bad = parse_int(a, v, 1, 100000, &runs);
@@ -779,8 +810,11 @@ int main(int argc, char **argv)
     if (custom.w)
         rc |= run_config(&custom, sms, runs, frames, copy, csv);
     else
-        for (size_t i = 0; i < sizeof issue_configs / sizeof *issue_configs; i++)
-            rc |= run_config(&issue_configs[i], sms, runs, frames, copy, csv);
+        for (size_t i = 0; i < sizeof issue_configs / sizeof *issue_configs; i++) {
+            config c = issue_configs[i];
+            c.post = custom.post; /* --post applies to the default configurations too */
+            rc |= run_config(&c, sms, runs, frames, copy, csv);
+        }
     if (csv) {
         char err[512];
         int bad = fclose(csv) != 0;
