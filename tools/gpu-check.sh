@@ -297,6 +297,7 @@ for sms in ${BAND_SMS:-16 8}; do
   done
 done
 for cfg in "640x480 128 8" "1280x960 128 8" "1920x1080 256 8"; do
+  [ "${BAND_NCU:-1}" = 0 ] && break
   set -- $cfg
   for band in 0 32; do
     ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
