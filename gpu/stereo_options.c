@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* stereo_options.c — the stage options by their command-line names (stereo_options.h). */
+/* stereo_options.c — the stage options, declared once (stereo_options.h). */
 #include "stereo_options.h"
 
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,12 +10,67 @@
 
 #include "parse_num.h"
 
-/* the order of stereo-match --help */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* One row per option, in --help order. To add an option: a row here (its name, short flag or
+ * 0, the [stereo] key of the live app, the Python keyword, the value's metavar or NULL for a
+ * flag, the range, the default, the help) and its case in stereo_option_set_as (parse the value,
+ * store it in stereo_options; a check against other options goes in stereo_options_finish), or
+ * for a flag its field in stereo_option_flag.
+ * Both programs, the live app's configuration and the Python module then take it, and --help
+ * lists it; tests/test_options.sh checks every row in all of them. A field stereo_params lacks
+ * goes to gpu/stereo.h first. */
 const stereo_option_info stereo_option_table[] = {
-    {"disparities", 1}, {"min-disparity", 1}, {"cost", 1}, {"window", 1}, {"method", 1},
-    {"block", 1}, {"paths", 1}, {"p1", 1}, {"p2", 1}, {"p2-adapt", 1}, {"path-weights", 1},
-    {"uniqueness", 1}, {"no-subpixel", 0}, {"no-lr", 0}, {"lr-tolerance", 1}, {"no-median", 0},
-    {"backend", 1}, {"threads", 1}, {"sms", 1}, {NULL, 0},
+    {"disparities", 'd', "disparities", "disparities", "N", "a multiple of 16 in 16..512",
+     "64", "number of disparities D", NULL, STEREO_OPT_MATCHING},
+    {"min-disparity", 0, "min_disparity", "min_disparity", "N", "0..2031, at most 2047 minus D", "0",
+     "smallest disparity searched", NULL, STEREO_OPT_MATCHING},
+    {"cost", 0, "cost", "cost", "NAME", "rank, census, ad, bt, mi", "rank", "matching cost",
+     "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), bt "
+     "(Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information (Hirschmueller "
+     "2008; robust to gain, gamma and other global differences between the cameras; the pair "
+     "is matched at 1/16 .. 1/2 first to find the MI table; on CUDA the levels run on the GPU, "
+     "the tables on the host)", STEREO_OPT_MATCHING},
+    {"window", 0, "window", "window", "N", "odd, 3..15", "9", "rank window side", NULL,
+     STEREO_OPT_MATCHING},
+    {"method", 0, "method", "method", "NAME", "sgm, bm", "sgm", "matching method",
+     "sgm: semi-global matching; bm: block matching, the cost summed over a --block N x N box, "
+     "winner-takes-all", STEREO_OPT_MATCHING},
+    {"block", 0, "block", "block", "N", "odd, " STR(STEREO_BLOCK_MIN) ".." STR(STEREO_BLOCK_MAX),
+     "9", "bm box side", NULL, STEREO_OPT_MATCHING},
+    {"paths", 0, "paths", "paths", "N", "4 or 8", "8", "SGM paths", NULL, STEREO_OPT_MATCHING},
+    {"p1", 0, "p1", "p1", "N[,N...]", "1..1022, below --p2", "tuned per cost",
+     "SGM penalty of a disparity step of 1 along a path",
+     "one value for every path or one per path, in path order: +x, -x, +y, -y, +x+y, -x+y, "
+     "+x-y, -x-y (4 paths: the first 4)", STEREO_OPT_MATCHING},
+    {"p2", 0, "p2", "p2", "N[,N...]", "2..1023, above --p1", "tuned per cost",
+     "SGM penalty of a larger disparity step", "one value for every path or one per path, as "
+     "--p1", STEREO_OPT_MATCHING},
+    {"p2-adapt", 0, "p2_adapt", "p2_adapt", "T", "0..255, 0 = off", "16",
+     "intensity-adaptive P2 (P2*T/(T + |dI|))", "it adapts each path's P2", STEREO_OPT_MATCHING},
+    {"path-weights", 0, "path_weights", "path_weights", "W[,W...]", "0..255, not all 0", "1",
+     "weight of each path's L in the sum", "one for every path or one per path in path order; "
+     "the sum of W*(max cost + P2) over the paths must stay below 65536", STEREO_OPT_MATCHING},
+    {"uniqueness", 0, "uniqueness", "uniqueness", "U", "0..99, 0 = off", "0",
+     "reject when another disparity is within U%", NULL, STEREO_OPT_MATCHING},
+    {"no-subpixel", 0, "subpixel", "no_subpixel", NULL, NULL, NULL, "integer disparities", NULL,
+     STEREO_OPT_MATCHING},
+    {"no-lr", 0, "lr_check", "no_lr", NULL, NULL, NULL, "no left-right consistency check", NULL,
+     STEREO_OPT_MATCHING},
+    {"lr-tolerance", 0, "lr_tolerance", "lr_tolerance", "N", "0..255", "1",
+     "LR check tolerance in pixels", NULL, STEREO_OPT_MATCHING},
+    {"no-median", 0, "median", "no_median", NULL, NULL, NULL, "no 3x3 median", NULL,
+     STEREO_OPT_MATCHING},
+    {"backend", 0, "backend", "backend", "NAME", "auto, cpu, cuda",
+     "auto: CUDA if a device is present, else CPU", "where the stage runs", NULL,
+     STEREO_OPT_BACKEND},
+    {"threads", 0, "threads", "threads", "N", "0..256, 0 = one per core", "0",
+     "CPU worker threads", NULL, STEREO_OPT_BACKEND},
+    {"sms", 0, "sms", "sms", "N", "0.." STR(STEREO_MAX_SMS) ", 0 = all", "0",
+     "CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the hardware may round N up)",
+     "the CPU ignores it", STEREO_OPT_BACKEND},
+    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0},
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -27,12 +83,26 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+const stereo_option_info *stereo_option_find(const char *name)
+{
+    for (const stereo_option_info *r = stereo_option_table; name && r->name; r++)
+        if (!strcmp(name, r->name))
+            return r;
+    return NULL;
+}
+
+const stereo_option_info *stereo_option_by_key(const char *key)
+{
+    for (const stereo_option_info *r = stereo_option_table; key && r->name; r++)
+        if (!strcmp(key, r->key))
+            return r;
+    return NULL;
+}
+
 int stereo_option_takes_value(const char *name)
 {
-    for (int i = 0; name && stereo_option_table[i].name; i++)
-        if (!strcmp(name, stereo_option_table[i].name))
-            return stereo_option_table[i].takes_value;
-    return -1;
+    const stereo_option_info *r = stereo_option_find(name);
+    return r ? r->metavar != NULL : -1;
 }
 
 void stereo_options_init(stereo_options *o)
@@ -41,41 +111,74 @@ void stereo_options_init(stereo_options *o)
     stereo_params_default(&o->p, 0, 0);
 }
 
-int stereo_option_set(stereo_options *o, const char *name, const char *v, char *err,
+int stereo_option_set(stereo_options *o, const char *name, const char *value, char *err,
                       size_t errlen)
 {
-    int takes = stereo_option_takes_value(name);
-    if (takes < 0)
-        return fail(err, errlen, "unknown option '--%s'", name ? name : "(null)");
-    if (takes && !v)
-        return fail(err, errlen, "--%s: needs a value", name);
-    if (!takes && v)
-        return fail(err, errlen, "--%s takes no value", name);
-    stereo_params *p = &o->p;
     char opt[32];
-    snprintf(opt, sizeof opt, "--%s", name);
+    snprintf(opt, sizeof opt, "--%s", name ? name : "(null)");
+    return stereo_option_set_as(o, name, value, opt, err, errlen);
+}
+
+int stereo_option_set_as(stereo_options *o, const char *name, const char *v, const char *opt,
+                         char *err, size_t errlen)
+{
+    const stereo_option_info *row = stereo_option_find(name);
+    if (!row)
+        return fail(err, errlen, "unknown option '--%s'", name ? name : "(null)");
+    if (row->metavar && !v)
+        return fail(err, errlen, "%s: needs a value", opt);
+    if (!row->metavar && v)
+        return fail(err, errlen, "%s takes no value", opt);
+    if (!row->metavar)
+        return stereo_option_flag(o, name, 1, err, errlen);
+    stereo_params *p = &o->p;
+    char why[80];
 #define IS(s) (!strcmp(name, s))
 #define INT(lo, hi, field) parse_int_arg(opt, v, lo, hi, field, err, errlen)
 #define LIST(lo, hi, out, n) parse_int_list(opt, v, lo, hi, out, STEREO_MAX_PATHS, n, err, errlen)
-    if (IS("disparities"))
-        return INT(INT_MIN, INT_MAX, &p->num_disparities);
-    if (IS("min-disparity"))
-        return INT(0, 2047, &p->min_disparity);
+    if (IS("disparities")) {
+        if (INT(INT_MIN, INT_MAX, &p->num_disparities)) /* not an integer: say which ones */
+            return INT(16, 512, &p->num_disparities);
+        return stereo_check_disparities(p->num_disparities, why, sizeof why)
+                   ? fail(err, errlen, "%s: %s", opt, why) : 0;
+    }
+    if (IS("min-disparity")) /* at least 16 disparities above it: 2047 at most */
+        return INT(0, 2047 - 16, &p->min_disparity);
     if (IS("cost"))
         return stereo_cost_from_str(v, &p->cost)
-                   ? fail(err, errlen, "--cost: '%s' is not one of %s", v, stereo_cost_names()) : 0;
+                   ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v, stereo_cost_names())
+                   : 0;
     if (IS("method"))
         return stereo_method_from_str(v, &p->method)
-                   ? fail(err, errlen, "--method: '%s' is not one of %s", v, stereo_method_names())
-                   : 0;
-    if (IS("block"))
-        return INT(STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, &p->block);
-    if (IS("path-weights"))
-        return LIST(0, 255, o->weights, &o->nweights);
-    if (IS("window"))
-        return INT(3, 15, &p->rank_window);
-    if (IS("paths"))
-        return INT(4, 8, &p->paths);
+                   ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v,
+                          stereo_method_names()) : 0;
+    if (IS("block")) {
+        if (INT(STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, &p->block))
+            return -1;
+        return p->block % 2 ? 0 : fail(err, errlen, "%s: %d is not odd in %d..%d", opt, p->block,
+                                       STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
+    }
+    if (IS("path-weights")) {
+        if (LIST(0, 255, o->weights, &o->nweights))
+            return -1;
+        int sum = 0;
+        for (int r = 0; r < o->nweights; r++)
+            sum += o->weights[r];
+        return sum ? 0 : fail(err, errlen, "%s: '%s' are all 0 (weights are 0..255, at least "
+                              "one positive)", opt, v);
+    }
+    if (IS("window")) {
+        if (INT(3, 15, &p->rank_window))
+            return -1;
+        return p->rank_window % 2 ? 0 : fail(err, errlen, "%s: %d is not odd in 3..15", opt,
+                                             p->rank_window);
+    }
+    if (IS("paths")) {
+        if (INT(4, 8, &p->paths))
+            return -1;
+        return p->paths == 4 || p->paths == 8
+                   ? 0 : fail(err, errlen, "%s: %d is neither 4 nor 8", opt, p->paths);
+    }
     if (IS("p1")) {
         o->p1_set = 1;
         return LIST(1, 1022, o->p1_list, &o->np1);
@@ -88,23 +191,11 @@ int stereo_option_set(stereo_options *o, const char *name, const char *v, char *
         return INT(0, 255, &p->p2_adapt);
     if (IS("uniqueness"))
         return INT(0, 99, &p->uniqueness);
-    if (IS("no-subpixel")) {
-        p->subpixel = 0;
-        return 0;
-    }
-    if (IS("no-lr")) {
-        p->lr_check = 0;
-        return 0;
-    }
     if (IS("lr-tolerance"))
         return INT(0, 255, &p->lr_tolerance);
-    if (IS("no-median")) {
-        p->median = 0;
-        return 0;
-    }
     if (IS("backend"))
         return stereo_backend_from_str(v, &p->backend)
-                   ? fail(err, errlen, "--backend: '%s' is not auto, cpu or cuda", v) : 0;
+                   ? fail(err, errlen, "%s: '%s' is not auto, cpu or cuda", opt, v) : 0;
     if (IS("threads"))
         return INT(0, 256, &p->threads);
     if (IS("sms"))
@@ -112,26 +203,29 @@ int stereo_option_set(stereo_options *o, const char *name, const char *v, char *
 #undef IS
 #undef INT
 #undef LIST
-    return fail(err, errlen, "--%s: not handled (stereo_options.c)", name); /* table out of step */
+    return fail(err, errlen, "%s: not handled (stereo_options.c)", opt); /* table out of step */
+}
+
+int stereo_option_flag(stereo_options *o, const char *name, int given, char *err, size_t errlen)
+{
+    stereo_params *p = &o->p;
+    int *on = !strcmp(name, "no-subpixel") ? &p->subpixel
+              : !strcmp(name, "no-lr")     ? &p->lr_check
+              : !strcmp(name, "no-median") ? &p->median
+                                           : NULL;
+    if (!on)
+        return fail(err, errlen, "--%s: not a flag (stereo_options.c)", name);
+    *on = !given;
+    return 0;
 }
 
 int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
 {
     stereo_params *p = &o->p;
-    if (p->paths != 4 && p->paths != 8)
-        return fail(err, errlen, "--paths: %d is neither 4 nor 8", p->paths);
     int D = p->num_disparities;
-    char why[80];
-    if (stereo_check_disparities(D, why, sizeof why) != 0)
-        return fail(err, errlen, "--disparities: %s", why);
     if (p->min_disparity + D > 2047)
         return fail(err, errlen, "--min-disparity: %d plus %d disparities exceeds 2047",
                     p->min_disparity, D);
-    if (p->rank_window % 2 == 0)
-        return fail(err, errlen, "--window: %d is not odd in 3..15", p->rank_window);
-    if (p->block % 2 == 0)
-        return fail(err, errlen, "--block: %d is not odd in %d..%d", p->block, STEREO_BLOCK_MIN,
-                    STEREO_BLOCK_MAX);
     /* penalties: tuned defaults for the chosen cost unless given; a list gives one per path
      * (p1 / p2 then take its first value, for the summary) */
     const struct { const char *opt; int n; } lists[3] = {
@@ -144,18 +238,14 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
     int p1, p2;
     stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
     p->p1 = o->p1_set ? o->p1_list[0] : p1;
+    memset(p->p1_path, 0, sizeof p->p1_path);
     if (o->np1 > 1)
         memcpy(p->p1_path, o->p1_list, sizeof o->p1_list);
     p->p2 = o->p2_set ? o->p2_list[0] : p2 > p->p1 ? p2 : p->p1 + 1;
+    memset(p->p2_path, 0, sizeof p->p2_path);
     if (o->np2 > 1)
         memcpy(p->p2_path, o->p2_list, sizeof o->p2_list);
     if (o->nweights) {
-        int sum = 0;
-        for (int r = 0; r < o->nweights; r++)
-            sum += o->weights[r];
-        if (sum == 0)
-            return fail(err, errlen, "--path-weights: '%d,...' are all 0 (weights are 0..255, "
-                        "at least one positive)", o->weights[0]);
         for (int r = 0; r < STEREO_MAX_PATHS; r++)
             p->path_weight[r] = o->weights[o->nweights > 1 ? r : 0];
     }
@@ -171,6 +261,30 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
     return 0;
 }
 
+void stereo_options_message_keys(const char *msg, char *out, size_t len)
+{
+    size_t n = 0;
+    while (*msg && n + 1 < len) {
+        const stereo_option_info *r = NULL;
+        size_t name = 0;
+        if (!strncmp(msg, "--", 2)) {
+            name = strspn(msg + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+            for (r = stereo_option_table; r->name; r++)
+                if (strlen(r->name) == name && !strncmp(msg + 2, r->name, name))
+                    break;
+        }
+        if (r && r->name) {
+            size_t k = (size_t)snprintf(out + n, len - n, "%s", r->key);
+            n = k < len - n ? n + k : len - 1;
+            msg += 2 + name;
+        } else {
+            out[n++] = *msg++;
+        }
+    }
+    if (len)
+        out[n] = '\0';
+}
+
 int stereo_options_size(stereo_options *o, int width, int height, char *err, size_t errlen)
 {
     o->p.width = width;
@@ -179,4 +293,91 @@ int stereo_options_size(stereo_options *o, int width, int height, char *err, siz
         return fail(err, errlen, "--disparities: %d must be smaller than the image width %d",
                     o->p.num_disparities, width);
     return 0;
+}
+
+/* --help's layout: the option from column 2, its help from HELP_COLUMN, lines of at most
+ * HELP_WIDTH characters (an 80-column terminal); NBSP joins two words that stay on one line */
+#define HELP_COLUMN 25
+#define HELP_WIDTH 79
+#define NBSP '\a'
+
+/* text's words after column *col, wrapped to HELP_COLUMN; *first: the next word is the first
+ * of the help (no blank before it, and on this line whatever its length) */
+static void print_wrapped(FILE *f, const char *text, int *col, int *first)
+{
+    for (;;) {
+        while (*text == ' ')
+            text++;
+        int n = (int)strcspn(text, " ");
+        if (!n)
+            return;
+        if (!*first && *col + 1 + n > HELP_WIDTH) {
+            *col = fprintf(f, "\n%*s", HELP_COLUMN, "") - 1;
+        } else if (!*first) {
+            fputc(' ', f);
+            (*col)++;
+        }
+        for (int i = 0; i < n; i++)
+            fputc(text[i] == NBSP ? ' ' : text[i], f);
+        *col += n;
+        *first = 0;
+        text += n;
+    }
+}
+
+void stereo_options_print_help(FILE *f, stereo_option_group group)
+{
+    for (const stereo_option_info *r = stereo_option_table; r->name; r++) {
+        if (r->group != group)
+            continue;
+        char flag[8] = "    "; /* "-d, " */
+        if (r->short_flag)
+            snprintf(flag, sizeof flag, "-%c, ", r->short_flag);
+        int col = fprintf(f, "  %s--%s%s%s", flag, r->name, r->metavar ? " " : "",
+                          r->metavar ? r->metavar : "");
+        col += fprintf(f, "%*s", col + 2 <= HELP_COLUMN ? HELP_COLUMN - col : 2, "");
+        /* "HELP: RANGE (default DEF); MORE" */
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s%s%s%s%s%s", r->help, r->range ? ": " : "",
+                 r->range ? r->range : "", r->def ? " (default\a" : "", r->def ? r->def : "",
+                 r->def ? ")" : "", r->more ? ";" : "");
+        int first = 1;
+        print_wrapped(f, text, &col, &first);
+        if (r->more)
+            print_wrapped(f, r->more, &col, &first);
+        fputc('\n', f);
+    }
+}
+
+int stereo_options_getopt(struct option *opts, size_t *n, size_t max, int base, char *shortopts,
+                          size_t shortlen)
+{
+    for (int i = 0; stereo_option_table[i].name; i++) {
+        const stereo_option_info *r = &stereo_option_table[i];
+        if (*n + 2 > max)
+            return -1;
+        opts[(*n)++] = (struct option){r->name, r->metavar ? required_argument : no_argument,
+                                       NULL, base + i};
+        size_t used = strlen(shortopts);
+        if (r->short_flag && used + 3 >= shortlen)
+            return -1;
+        if (r->short_flag)
+            snprintf(shortopts + used, shortlen - used, "%c%s", r->short_flag,
+                     r->metavar ? ":" : "");
+    }
+    opts[*n] = (struct option){NULL, 0, NULL, 0};
+    return 0;
+}
+
+const stereo_option_info *stereo_option_from_getopt(int c, int base)
+{
+    int n = 0;
+    while (stereo_option_table[n].name)
+        n++;
+    if (c >= base && c < base + n)
+        return &stereo_option_table[c - base];
+    for (const stereo_option_info *r = stereo_option_table; c > 0 && r->name; r++)
+        if (r->short_flag == c)
+            return r;
+    return NULL;
 }
