@@ -104,10 +104,9 @@ static const char usage_views[] =
 
 /* after the table's backend options */
 static const char usage_memory[] =
-    "                         The CPU backend needs about 5 MB per megapixel and disparity\n"
-    "                         (measured peak RSS: 1280x960 -d 128 0.81 GB, 1920x1080 -d 256\n"
-    "                         2.7 GB); a size and D that need more than 80 % of the machine's\n"
-    "                         memory are refused up front with the figure (exit status 1)\n";
+    "  The CPU backend needs about 5 MB per megapixel and disparity (measured peak RSS:\n"
+    "  1280x960 -d 128 0.81 GB, 1920x1080 -d 256 2.7 GB); a size and D that need more than\n"
+    "  80 % of the machine's memory are refused up front with the figure (exit status 1).\n";
 
 /* the rest, the program's own options */
 static const char usage_outputs[] =

@@ -63,12 +63,23 @@ const char *sd_option_names(void)
     return option_names;
 }
 
+/* each row's short flag as a string ("d"), for SD_OPT_SHORT */
+static char short_flags[64][2];
+
+static void build_short_flags(void)
+{
+    for (int i = 0; i < 64 && stereo_option_table[i].name; i++)
+        short_flags[i][0] = stereo_option_table[i].short_flag;
+}
+
 const char *sd_option_field(int index, int field)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_short_flags);
     int n = 0;
     while (stereo_option_table[n].name)
         n++;
-    if (index < 0 || index >= n)
+    if (index < 0 || index >= n || index >= 64)
         return NULL;
     const stereo_option_info *r = &stereo_option_table[index];
     switch (field) {
@@ -80,6 +91,7 @@ const char *sd_option_field(int index, int field)
     case SD_OPT_HELP: return r->help;
     case SD_OPT_MORE: return r->more;
     case SD_OPT_KEY: return r->key;
+    case SD_OPT_SHORT: return r->short_flag ? short_flags[index] : NULL;
     }
     return NULL;
 }

@@ -106,19 +106,20 @@ _lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double 
 
 # the library's option table (gpu/stereo_options.c), a row per option in stereo-match --help
 # order: python/stereodepth_abi.h SD_OPT_NAME ... SD_OPT_KEY
-Option = namedtuple("Option", "kwarg name metavar range default help more key")
+Option = namedtuple("Option", "kwarg name metavar range default help more key short")
 Option.__doc__ = ("A stage option: kwarg (the keyword argument), name (stereo-match's --NAME), "
                   "metavar (its value; None: a flag, True or False), range, default (None for a "
-                  "flag: off), help and more (text), key (stereo-live's [stereo] key).")
+                  "flag: off), help and more (text), key (stereo-live's [stereo] key), short "
+                  "(the short flag's letter, or None).")
 
 
 def _table():
     rows, i = [], 0
     while _lib.sd_option_field(i, 0) is not None:
-        f = [_lib.sd_option_field(i, k) for k in range(8)]
+        f = [_lib.sd_option_field(i, k) for k in range(9)]
         f = [None if v is None else v.decode() for v in f]
         rows.append(Option(kwarg=f[1], name=f[0], metavar=f[2], range=f[3], default=f[4],
-                           help=f[5], more=f[6], key=f[7]))
+                           help=f[5], more=f[6], key=f[7], short=f[8]))
         i += 1
     return rows
 
@@ -149,7 +150,7 @@ def option_names():
 
 def options():
     """The stage options as Option tuples (kwarg, name, metavar, range, default, help, more,
-    key), in stereo-match --help order, from the table stereo-match and stereo-live read; the
+    key, short), in stereo-match --help order, from the table stereo-match and stereo-live read; the
     texts name other options by their keyword arguments."""
     text = lambda t: None if t is None else _kwarg_text(t)
     return [r._replace(range=text(r.range), default=text(r.default), help=text(r.help),
