@@ -82,21 +82,6 @@ static int word_index(const char *const *names, size_t n, const char *s)
 static int parse_source(const char *s) { return word_index(source_names, NELEM(source_names), s); }
 static int parse_view(const char *s) { return word_index(view_names, NELEM(view_names), s); }
 static int parse_format(const char *s) { return capture_format_from_str(s); }
-static int parse_cost(const char *s)
-{
-    stereo_cost c;
-    return stereo_cost_from_str(s, &c) == 0 ? (int)c : -1;
-}
-static int parse_method(const char *s)
-{
-    stereo_method m;
-    return stereo_method_from_str(s, &m) == 0 ? (int)m : -1;
-}
-static int parse_backend(const char *s)
-{
-    stereo_backend b;
-    return stereo_backend_from_str(s, &b) == 0 ? (int)b : -1;
-}
 static const char *const color_range_names[] = {"fixed", "auto"};
 static int parse_color_range(const char *s)
 {
@@ -117,9 +102,6 @@ static int parse_colormap(const char *s)
 _Static_assert(sizeof(live_source) == sizeof(int), "enum size");
 _Static_assert(sizeof(live_view) == sizeof(int), "enum size");
 _Static_assert(sizeof(capture_format) == sizeof(int), "enum size");
-_Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
-_Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
-_Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
 _Static_assert(sizeof(colormap_id) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_combine) == sizeof(int), "enum size");
 
@@ -127,10 +109,8 @@ _Static_assert(sizeof(stereo_combine) == sizeof(int), "enum size");
 
 typedef enum {
     K_INT,     /* int in lo..hi */
-    K_STAGE,   /* a stage option (gpu/stereo_options.c): its table parses and checks it, into
-                  live_config.stage; kind2 says how live_config_write_section writes it */
-    K_PLIST,   /* (K_STAGE's kind2) p1 / p2: one int, or one per path in p1_path / p2_path */
-    K_WEIGHTS, /* (K_STAGE's kind2) path weights: one int, or one per path */
+    K_STAGE,   /* where the keys of the stage option table go (gpu/stereo_options.c: it
+                  parses, checks and writes them; live_config.stage) */
     K_LONG,    /* long in 0..LONG_MAX */
     K_BOOL,    /* true/false yes/no on/off 1/0 */
     K_ENUM,    /* a word of `words`, through parse */
@@ -147,9 +127,9 @@ typedef enum {
 typedef struct {
     const char *section, *key;
     key_kind kind;
-    long lo, hi;                /* K_STAGE: lo is kind2, the kind of the value written */
+    long lo, hi;
     size_t offset;
-    int (*parse)(const char *); /* K_ENUM (K_STAGE: an enum's word, to write it) */
+    int (*parse)(const char *); /* K_ENUM */
     const char *words;          /* K_ENUM: the accepted words, for messages */
 } key_def;
 
@@ -188,26 +168,8 @@ static const key_def keys[] = {
 
     {"stereo", "baselines", K_BASELINES, 0, 0, F(stage.p.baseline), 0, 0},
     {"stereo", "combine", K_ENUM, 0, 0, F(stage.p.combine), parse_combine, "sides, sum"},
-    /* the stage options (gpu/stereo_options.c's table: values, ranges, messages), as written */
-    {"stereo", "disparities", K_STAGE, K_INT, 0, F(stereo.num_disparities), 0, 0},
-    {"stereo", "min_disparity", K_STAGE, K_INT, 0, F(stereo.min_disparity), 0, 0},
-    {"stereo", "cost", K_STAGE, K_ENUM, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt, mi"},
-    {"stereo", "method", K_STAGE, K_ENUM, 0, F(stereo.method), parse_method, "sgm, bm"},
-    {"stereo", "block", K_STAGE, K_INT, 0, F(stereo.block), 0, 0},
-    {"stereo", "window", K_STAGE, K_INT, 0, F(stereo.rank_window), 0, 0},
-    {"stereo", "paths", K_STAGE, K_INT, 0, F(stereo.paths), 0, 0},
-    {"stereo", "p1", K_STAGE, K_PLIST, 0, F(stereo.p1), 0, 0},
-    {"stereo", "p2", K_STAGE, K_PLIST, 0, F(stereo.p2), 0, 0},
-    {"stereo", "path_weights", K_STAGE, K_WEIGHTS, 0, F(stereo.path_weight), 0, 0},
-    {"stereo", "p2_adapt", K_STAGE, K_INT, 0, F(stereo.p2_adapt), 0, 0},
-    {"stereo", "uniqueness", K_STAGE, K_INT, 0, F(stereo.uniqueness), 0, 0},
-    {"stereo", "subpixel", K_STAGE, K_BOOL, 0, F(stereo.subpixel), 0, 0},
-    {"stereo", "lr_check", K_STAGE, K_BOOL, 0, F(stereo.lr_check), 0, 0},
-    {"stereo", "lr_tolerance", K_STAGE, K_INT, 0, F(stereo.lr_tolerance), 0, 0},
-    {"stereo", "median", K_STAGE, K_BOOL, 0, F(stereo.median), 0, 0},
-    {"stereo", "backend", K_STAGE, K_ENUM, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
-    {"stereo", "threads", K_STAGE, K_INT, 0, F(stereo.threads), 0, 0},
-    {"stereo", "sms", K_STAGE, K_INT, 0, F(stereo.sms), 0, 0},
+    /* here, in its order: the keys of the stage option table (gpu/stereo_options.c) */
+    {"stereo", "", K_STAGE, 0, 0, 0, 0, 0},
     {"stereo", "mi_warm", K_BOOL, 0, 0, F(stage.p.mi_warm), 0, 0},
     {"stereo", "mi_restart", K_INT, 0, 100, F(stage.p.mi_restart), 0, 0},
 
@@ -234,8 +196,11 @@ static const key_def keys[] = {
     {"run", "screenshot", K_PATH, 0, 0, F(screenshot), 0, 0},
 };
 #undef F
+/* A key's index (find_key, key_line): keys[i] below NKEYS, the stage option table's row
+ * i - NKEYS from there (NALL in all) */
 #define NKEYS ((int)NELEM(keys))
-_Static_assert(NELEM(keys) <= LIVE_CONFIG_MAX_KEYS, "live_config.key_line is too short");
+#define NALL (NKEYS + stereo_option_count())
+_Static_assert(NELEM(keys) + 24 <= LIVE_CONFIG_MAX_KEYS, "live_config.key_line is too short");
 
 /* [controls] has no fixed keys: any control name. */
 static const char *const sections[] = {"source", "camera", "controls", "files", "synth",
@@ -260,7 +225,9 @@ static int find_key(const char *section, const char *key)
     for (int i = 0; i < NKEYS; i++)
         if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0)
             return i;
-    return -1;
+    const stereo_option_info *row = strcmp(section, "stereo") ? NULL : stereo_option_by_key(key);
+    int i = row ? NKEYS + (int)(row - stereo_option_table) : -1;
+    return i < LIVE_CONFIG_MAX_KEYS ? i : -1; /* a table too long for key_line: its test fails */
 }
 
 static int failf(char *err, size_t errlen, const char *fmt, ...)
@@ -279,11 +246,13 @@ static void section_keys(const char *section, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (int i = 0; i < NKEYS && used < n; i++)
-        if (strcmp(keys[i].section, section) == 0) {
-            int k = snprintf(out + used, n - used, "%s%s", used ? ", " : "", keys[i].key);
+    for (int i = 0; i < NALL && used < n; i++) {
+        const char *key = i < NKEYS ? keys[i].key : stereo_option_table[i - NKEYS].key;
+        if (strcmp(i < NKEYS ? keys[i].section : "stereo", section) == 0 && *key) {
+            int k = snprintf(out + used, n - used, "%s%s", used ? ", " : "", key);
             used += k > 0 ? (size_t)k : 0;
         }
+    }
 }
 
 /* ---- values ------------------------------------------------------------------------------ */
@@ -461,6 +430,7 @@ static int set_stage_key(live_config *c, const stereo_option_info *row, const ch
             return -1;
     }
     c->stage = o;
+    resolve_stereo(c);
     return 0;
 }
 
@@ -506,12 +476,8 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             memcpy(field, &i, sizeof i);
         }
         break;
-    case K_STAGE:
-    case K_PLIST:   /* kinds a K_STAGE row is written as, not read */
-    case K_WEIGHTS:
-        if (set_stage_key(c, stereo_option_by_key(k->key), value, err, errlen))
-            return -1;
-        break;
+    case K_STAGE: /* no key of its own (find_key) */
+        return failf(err, errlen, "%s: not a key", k->key);
     case K_BOOL:
         if (parse_bool(k->key, value, &b, err, errlen))
             return -1;
@@ -700,7 +666,8 @@ int live_config_set(live_config *c, const char *section, const char *key, const 
         section_keys(section, known, sizeof known);
         return failf(err, errlen, "%s: unknown key in [%s] (keys: %s)", key, section, known);
     }
-    if (set_key(c, &keys[i], value, err, errlen) != 0)
+    if ((i < NKEYS ? set_key(c, &keys[i], value, err, errlen)
+                   : set_stage_key(c, &stereo_option_table[i - NKEYS], value, err, errlen)) != 0)
         return -1;
     c->key_line[i] = -1; /* the command line's (live_config_load sets its line after) */
     return 0;
@@ -754,27 +721,15 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
         int v;
         long l;
         char word[32];
-        key_kind kind = k->kind == K_STAGE ? (key_kind)k->lo : k->kind; /* as it is written */
-        switch (kind) {
-        case K_PLIST:
-        case K_WEIGHTS: {
-            /* a list when a path differs from the scalar (K_PLIST: p1 / p2; weights: the first
-             * weight), else the one value */
-            const stereo_params *p = &c->stereo;
-            const int *arr = kind == K_WEIGHTS ? p->path_weight
-                             : k->offset == offsetof(live_config, stereo.p2) ? p->p2_path
-                                                                             : p->p1_path;
-            memcpy(&v, field, sizeof v);
-            int list = 0;
-            for (int r = 0; r < p->paths; r++)
-                list |= kind == K_WEIGHTS ? arr[r] != v : arr[r] != 0;
-            fprintf(f, "%s = ", k->key);
-            for (int r = 0; r < (list ? p->paths : 1); r++)
-                fprintf(f, "%s%d", r ? "," : "",
-                        !list ? v : kind == K_WEIGHTS || arr[r] ? arr[r] : v);
-            fputc('\n', f);
+        switch (k->kind) {
+        case K_STAGE: /* the stage option table's keys */
+            for (const stereo_option_info *row = stereo_option_table; row->name; row++) {
+                char text[256];
+                if (!*stereo_option_format(&c->stereo, row, text, sizeof text))
+                    return -1;
+                fprintf(f, "%s = %s\n", row->key, text);
+            }
             break;
-        }
         case K_LONG:
             memcpy(&l, field, sizeof l);
             fprintf(f, "%s = %ld\n", k->key, l);
@@ -1151,7 +1106,7 @@ typedef struct {
     int lineno;             /* of the line handed to inih last */
     int err_line;           /* first error we found ourselves (0: none), -1: read error */
     char msg[400];          /* its message, without "FILE:LINE: " */
-    int key_line[NKEYS];    /* line each key was set on in this file (repeats are errors) */
+    int key_line[LIVE_CONFIG_MAX_KEYS]; /* each key's line in this file (repeats are errors) */
     int source_way_line[3]; /* line of [source] type / input / left or right (non-empty) */
     int ncontrols;          /* controls set in this file, with their lines */
     char control_name[CAPTURE_MAX_CONTROLS][sizeof(((capture_control *)0)->name)];
@@ -1348,7 +1303,7 @@ int live_config_load_stream(FILE *f, const char *path, live_config *c, char *err
     if (check_stage(&st->cfg, st->key_line, path, 0, err, errlen) != 0)
         goto done;
     /* the lines are of this file; keys an earlier file set keep their values, not its lines */
-    for (int i = 0; i < NKEYS; i++)
+    for (int i = 0; i < NALL; i++)
         if (st->key_line[i] == 0 && st->cfg.key_line[i] > 0)
             st->cfg.key_line[i] = 0;
     snprintf(st->cfg.config_file, sizeof st->cfg.config_file, "%s", path);

@@ -3,6 +3,7 @@
 #include "stereo_options.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,68 +11,93 @@
 
 #include "parse_num.h"
 
+/* enum fields are read as int (stereo_option_format) */
+_Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
+_Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* One row per option, in --help order. To add an option: a row here (its name, short flag or
- * 0, the [stereo] key of the live app, the Python keyword, the value's metavar or NULL for a
- * flag, the range, the default, the help) and its case in stereo_option_set_as (parse the value,
- * store it in stereo_options; a check against other options goes in stereo_options_finish), or
- * for a flag its field in stereo_option_flag.
- * Both programs, the live app's configuration and the Python module then take it, and --help
- * lists it; tests/test_options.sh checks every row in all of them. A field stereo_params lacks
- * goes to gpu/stereo.h first. */
+/* One row per option, in --help order. To add an option: a row here (ROW: its long name, short
+ * flag or 0, the live app's [stereo] key, the Python keyword, the --help section, the type and
+ * field of stereo_params it sets; then the value's metavar, or none for a flag, its range, its
+ * default and its help) and its case in stereo_option_set_as (parse the value, store it in
+ * stereo_options; a check against other options goes in stereo_options_finish); a flag needs
+ * no case (STEREO_OPT_FLAG: the field is set to 0). Both programs, the live app's
+ * configuration and the Python module then take it and --help lists it; tests/test_options.py
+ * checks every row in all of them (give it the row's sample values). A field stereo_params
+ * lacks goes to gpu/stereo.h first. */
+#define ROW(NAME, SHORT, KEY, KWARG, GROUP, TYPE, FIELD)                                        \
+    .name = NAME, .short_flag = SHORT, .key = KEY, .kwarg = KWARG, .group = STEREO_OPT_##GROUP, \
+    .type = STEREO_OPT_##TYPE, .offset = offsetof(stereo_params, FIELD)
 const stereo_option_info stereo_option_table[] = {
-    {"disparities", 'd', "disparities", "disparities", "N", "a multiple of 16 in 16..512",
-     "64", "number of disparities D", NULL, STEREO_OPT_MATCHING},
-    {"min-disparity", 0, "min_disparity", "min_disparity", "N", "0..2031, at most 2047 minus D", "0",
-     "smallest disparity searched", NULL, STEREO_OPT_MATCHING},
-    {"cost", 0, "cost", "cost", "NAME", "rank, census, ad, bt, mi", "rank", "matching cost",
-     "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), bt "
-     "(Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information (Hirschmueller "
-     "2008; robust to gain, gamma and other global differences between the cameras; the pair "
-     "is matched at 1/16 .. 1/2 first to find the MI table; on CUDA the levels run on the GPU, "
-     "the tables on the host)", STEREO_OPT_MATCHING},
-    {"window", 0, "window", "window", "N", "odd, 3..15", "9", "rank window side", NULL,
-     STEREO_OPT_MATCHING},
-    {"method", 0, "method", "method", "NAME", "sgm, bm", "sgm", "matching method",
-     "sgm: semi-global matching; bm: block matching, the cost summed over a --block N x N box, "
-     "winner-takes-all", STEREO_OPT_MATCHING},
-    {"block", 0, "block", "block", "N", "odd, " STR(STEREO_BLOCK_MIN) ".." STR(STEREO_BLOCK_MAX),
-     "9", "bm box side", NULL, STEREO_OPT_MATCHING},
-    {"paths", 0, "paths", "paths", "N", "4 or 8", "8", "SGM paths", NULL, STEREO_OPT_MATCHING},
-    {"p1", 0, "p1", "p1", "N[,N...]", "1..1022, below --p2", "tuned per cost",
-     "SGM penalty of a disparity step of 1 along a path",
-     "one value for every path or one per path, in path order: +x, -x, +y, -y, +x+y, -x+y, "
-     "+x-y, -x-y (4 paths: the first 4)", STEREO_OPT_MATCHING},
-    {"p2", 0, "p2", "p2", "N[,N...]", "2..1023, above --p1", "tuned per cost",
-     "SGM penalty of a larger disparity step", "one value for every path or one per path, as "
-     "--p1", STEREO_OPT_MATCHING},
-    {"p2-adapt", 0, "p2_adapt", "p2_adapt", "T", "0..255, 0 = off", "16",
-     "intensity-adaptive P2 (P2*T/(T + |dI|))", "it adapts each path's P2", STEREO_OPT_MATCHING},
-    {"path-weights", 0, "path_weights", "path_weights", "W[,W...]", "0..255, not all 0", "1",
-     "weight of each path's L in the sum", "one for every path or one per path in path order; "
-     "the sum of W*(max cost + P2) over the paths must stay below 65536", STEREO_OPT_MATCHING},
-    {"uniqueness", 0, "uniqueness", "uniqueness", "U", "0..99, 0 = off", "0",
-     "reject when another disparity is within U%", NULL, STEREO_OPT_MATCHING},
-    {"no-subpixel", 0, "subpixel", "no_subpixel", NULL, NULL, NULL, "integer disparities", NULL,
-     STEREO_OPT_MATCHING},
-    {"no-lr", 0, "lr_check", "no_lr", NULL, NULL, NULL, "no left-right consistency check", NULL,
-     STEREO_OPT_MATCHING},
-    {"lr-tolerance", 0, "lr_tolerance", "lr_tolerance", "N", "0..255", "1",
-     "LR check tolerance in pixels", NULL, STEREO_OPT_MATCHING},
-    {"no-median", 0, "median", "no_median", NULL, NULL, NULL, "no 3x3 median", NULL,
-     STEREO_OPT_MATCHING},
-    {"backend", 0, "backend", "backend", "NAME", "auto, cpu, cuda",
-     "auto: CUDA if a device is present, else CPU", "where the stage runs", NULL,
-     STEREO_OPT_BACKEND},
-    {"threads", 0, "threads", "threads", "N", "0..256, 0 = one per core", "0",
-     "CPU worker threads", NULL, STEREO_OPT_BACKEND},
-    {"sms", 0, "sms", "sms", "N", "0.." STR(STEREO_MAX_SMS) ", 0 = all", "0",
-     "CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the hardware may round N up)",
-     "the CPU ignores it", STEREO_OPT_BACKEND},
-    {NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0},
+    {ROW("disparities", 'd', "disparities", "disparities", MATCHING, INT, num_disparities),
+     .metavar = "N", .range = "a multiple of 16 in 16..512", .def = "64",
+     .help = "number of disparities D"},
+    {ROW("min-disparity", 0, "min_disparity", "min_disparity", MATCHING, INT, min_disparity),
+     .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
+     .help = "smallest disparity searched"},
+    {ROW("cost", 0, "cost", "cost", MATCHING, COST, cost),
+     .metavar = "NAME", .range = "rank, census, ad, bt, mi", .def = "rank",
+     .help = "matching cost",
+     .more = "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), "
+             "bt (Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information "
+             "(Hirschmueller 2008; robust to gain, gamma and other global differences between "
+             "the cameras; the pair is matched at 1/16 .. 1/2 first to find the MI table; on "
+             "CUDA the levels run on the GPU, the tables on the host)"},
+    {ROW("window", 0, "window", "window", MATCHING, INT, rank_window),
+     .metavar = "N", .range = "odd, 3..15", .def = "9", .help = "rank window side"},
+    {ROW("method", 0, "method", "method", MATCHING, METHOD, method),
+     .metavar = "NAME", .range = "sgm, bm", .def = "sgm", .help = "matching method",
+     .more = "sgm: semi-global matching; bm: block matching, the cost summed over a --block N x "
+             "N box, winner-takes-all"},
+    {ROW("block", 0, "block", "block", MATCHING, INT, block),
+     .metavar = "N", .range = "odd, " STR(STEREO_BLOCK_MIN) ".." STR(STEREO_BLOCK_MAX),
+     .def = "9", .help = "bm box side"},
+    {ROW("paths", 0, "paths", "paths", MATCHING, INT, paths),
+     .metavar = "N", .range = "4 or 8", .def = "8", .help = "SGM paths"},
+    {ROW("p1", 0, "p1", "p1", MATCHING, PENALTY, p1),
+     .metavar = "N[,N...]", .range = "1..1022, below --p2", .def = "tuned per cost",
+     .help = "SGM penalty of a disparity step of 1 along a path",
+     .more = "one value for every path or one per path, in path order: +x, -x, +y, -y, +x+y, "
+             "-x+y, +x-y, -x-y (4 paths: the first 4)"},
+    {ROW("p2", 0, "p2", "p2", MATCHING, PENALTY, p2),
+     .metavar = "N[,N...]", .range = "2..1023, above --p1", .def = "tuned per cost",
+     .help = "SGM penalty of a larger disparity step",
+     .more = "one value for every path or one per path, as --p1"},
+    {ROW("p2-adapt", 0, "p2_adapt", "p2_adapt", MATCHING, INT, p2_adapt),
+     .metavar = "T", .range = "0..255, 0 = off", .def = "16",
+     .help = "intensity-adaptive P2 (P2*T/(T + |dI|))", .more = "it adapts each path's P2"},
+    {ROW("path-weights", 0, "path_weights", "path_weights", MATCHING, WEIGHTS, path_weight),
+     .metavar = "W[,W...]", .range = "0..255, not all 0", .def = "1",
+     .help = "weight of each path's L in the sum",
+     .more = "one for every path or one per path in path order; the sum of W*(max cost + P2) "
+             "over the paths must stay below 65536"},
+    {ROW("uniqueness", 0, "uniqueness", "uniqueness", MATCHING, INT, uniqueness),
+     .metavar = "U", .range = "0..99, 0 = off", .def = "0",
+     .help = "reject when another disparity is within U%"},
+    {ROW("no-subpixel", 0, "subpixel", "no_subpixel", MATCHING, FLAG, subpixel),
+     .help = "integer disparities"},
+    {ROW("no-lr", 0, "lr_check", "no_lr", MATCHING, FLAG, lr_check),
+     .help = "no left-right consistency check"},
+    {ROW("lr-tolerance", 0, "lr_tolerance", "lr_tolerance", MATCHING, INT, lr_tolerance),
+     .metavar = "N", .range = "0..255", .def = "1", .help = "LR check tolerance in pixels"},
+    {ROW("no-median", 0, "median", "no_median", MATCHING, FLAG, median),
+     .help = "no 3x3 median"},
+    {ROW("backend", 0, "backend", "backend", BACKEND, BACKEND_NAME, backend),
+     .metavar = "NAME", .range = "auto, cpu, cuda",
+     .def = "auto: CUDA if a device is present, else CPU", .help = "where the stage runs"},
+    {ROW("threads", 0, "threads", "threads", BACKEND, INT, threads),
+     .metavar = "N", .range = "0..256, 0 = one per core", .def = "0",
+     .help = "CPU worker threads"},
+    {ROW("sms", 0, "sms", "sms", BACKEND, INT, sms),
+     .metavar = "N", .range = "0.." STR(STEREO_MAX_SMS) ", 0 = all", .def = "0",
+     .help = "CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the hardware may round "
+             "N up)", .more = "the CPU ignores it"},
+    {.name = NULL},
 };
+#undef ROW
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -99,10 +125,12 @@ const stereo_option_info *stereo_option_by_key(const char *key)
     return NULL;
 }
 
-int stereo_option_takes_value(const char *name)
+int stereo_option_count(void)
 {
-    const stereo_option_info *r = stereo_option_find(name);
-    return r ? r->metavar != NULL : -1;
+    int n = 0;
+    while (stereo_option_table[n].name)
+        n++;
+    return n;
 }
 
 void stereo_options_init(stereo_options *o)
@@ -208,15 +236,43 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
 
 int stereo_option_flag(stereo_options *o, const char *name, int given, char *err, size_t errlen)
 {
-    stereo_params *p = &o->p;
-    int *on = !strcmp(name, "no-subpixel") ? &p->subpixel
-              : !strcmp(name, "no-lr")     ? &p->lr_check
-              : !strcmp(name, "no-median") ? &p->median
-                                           : NULL;
-    if (!on)
-        return fail(err, errlen, "--%s: not a flag (stereo_options.c)", name);
-    *on = !given;
+    const stereo_option_info *row = stereo_option_find(name);
+    if (!row || row->type != STEREO_OPT_FLAG)
+        return fail(err, errlen, "--%s: not a flag", name ? name : "(null)");
+    int off = !given;
+    memcpy((char *)&o->p + row->offset, &off, sizeof off);
     return 0;
+}
+
+const char *stereo_option_format(const stereo_params *p, const stereo_option_info *row,
+                                 char *buf, size_t len)
+{
+    int v;
+    memcpy(&v, (const char *)p + row->offset, sizeof v);
+    const char *word = row->type == STEREO_OPT_FLAG           ? v ? "true" : "false"
+                       : row->type == STEREO_OPT_COST         ? stereo_cost_to_str(v)
+                       : row->type == STEREO_OPT_METHOD       ? stereo_method_to_str(v)
+                       : row->type == STEREO_OPT_BACKEND_NAME ? stereo_backend_to_str(v)
+                                                              : NULL;
+    size_t n = word ? (size_t)snprintf(buf, len, "%s", word) : 0;
+    if (row->type == STEREO_OPT_INT)
+        n = (size_t)snprintf(buf, len, "%d", v);
+    if (row->type == STEREO_OPT_PENALTY || row->type == STEREO_OPT_WEIGHTS) {
+        /* a list when a path differs from the value (a penalty's per-path list is 0 where it
+         * is not given; the weights have no such value: the first) */
+        int weights = row->type == STEREO_OPT_WEIGHTS;
+        const int *path = weights ? p->path_weight
+                          : row->offset == offsetof(stereo_params, p2) ? p->p2_path : p->p1_path;
+        int list = 0;
+        for (int r = 0; r < p->paths; r++)
+            list |= weights ? path[r] != v : path[r] != 0;
+        for (int r = 0; r < (list ? p->paths : 1) && n < len; r++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%d", r ? "," : "",
+                                  list && (weights || path[r]) ? path[r] : v);
+    }
+    if (n >= len && len)
+        buf[0] = '\0';
+    return buf;
 }
 
 int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
@@ -371,10 +427,7 @@ int stereo_options_getopt(struct option *opts, size_t *n, size_t max, int base, 
 
 const stereo_option_info *stereo_option_from_getopt(int c, int base)
 {
-    int n = 0;
-    while (stereo_option_table[n].name)
-        n++;
-    if (c >= base && c < base + n)
+    if (c >= base && c < base + stereo_option_count())
         return &stereo_option_table[c - base];
     for (const stereo_option_info *r = stereo_option_table; c > 0 && r->name; r++)
         if (r->short_flag == c)

@@ -40,6 +40,14 @@ typedef struct {
 /* The --help section an option is listed in. */
 typedef enum { STEREO_OPT_MATCHING, STEREO_OPT_BACKEND } stereo_option_group;
 
+/* What the stereo_params field the option sets holds, for writing it back as text
+ * (stereo_option_format): an int, a flag's int (1 unless the flag is given), an enum, a
+ * penalty with its per-path list (p1 / p2), the path weights. */
+typedef enum {
+    STEREO_OPT_INT, STEREO_OPT_FLAG, STEREO_OPT_COST, STEREO_OPT_METHOD, STEREO_OPT_BACKEND_NAME,
+    STEREO_OPT_PENALTY, STEREO_OPT_WEIGHTS
+} stereo_option_type;
+
 typedef struct {
     const char *name;     /* the long option, without "--" */
     char short_flag;      /* 'd' for -d; 0: none */
@@ -51,6 +59,8 @@ typedef struct {
     const char *help;     /* what it does; --help prints "HELP: RANGE (default DEF); MORE" */
     const char *more;     /* what else to know, after range and default; NULL: nothing */
     stereo_option_group group;
+    stereo_option_type type; /* and where in stereo_params: */
+    size_t offset;           /* offsetof(stereo_params, FIELD) */
 } stereo_option_info;
 
 /* Every option, in --help order; the last entry's name is NULL. */
@@ -60,8 +70,8 @@ extern const stereo_option_info stereo_option_table[];
 const stereo_option_info *stereo_option_find(const char *name);
 const stereo_option_info *stereo_option_by_key(const char *key);
 
-/* 1 when the option takes a value, 0 for a flag, -1 for a name that is not an option. */
-int stereo_option_takes_value(const char *name);
+/* The number of rows. */
+int stereo_option_count(void);
 
 /* The defaults (stereo_params_default with size 0 x 0) and no option given. */
 void stereo_options_init(stereo_options *o);
@@ -77,6 +87,12 @@ int stereo_option_set(stereo_options *o, const char *name, const char *value, ch
  * default back), as a configuration file's boolean key sets it. -1 with err for a name that is
  * not a flag. */
 int stereo_option_flag(stereo_options *o, const char *name, int given, char *err, size_t errlen);
+
+/* The row's value in p as a configuration file's key takes it (the live app's replay.ini):
+ * "64", "census", "true" / "false" for a flag's key (true: the flag not given), a penalty or
+ * the weights as one value or one per path ("8,8,12,12"). buf is "" when it does not fit. */
+const char *stereo_option_format(const stereo_params *p, const stereo_option_info *row,
+                                 char *buf, size_t len);
 
 /* The same, with messages naming the option as `label` instead of "--NAME" (a configuration
  * file's key: "disparities: 100 is not a multiple of 16 (try 96 or 112)"). */

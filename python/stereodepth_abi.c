@@ -76,10 +76,7 @@ const char *sd_option_field(int index, int field)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_short_flags);
-    int n = 0;
-    while (stereo_option_table[n].name)
-        n++;
-    if (index < 0 || index >= n || index >= 64)
+    if (index < 0 || index >= stereo_option_count() || index >= 64)
         return NULL;
     const stereo_option_info *r = &stereo_option_table[index];
     switch (field) {
