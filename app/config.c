@@ -935,8 +935,8 @@ static int check_stage(const live_config *c, const int *lines, const char *file,
     int line = 0, command_line = 0;
     for (const char *m = strstr(why, "--"); m; m = strstr(m + 2, "--")) {
         char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)strspn(m + 2, "abcdefghijklmnopqrstuvwxyz0123456789-"),
-                 m + 2);
+        int len = (int)strspn(m + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        snprintf(name, sizeof name, "%.*s", len, m + 2);
         const stereo_option_info *row = stereo_option_find(name);
         int k = row ? find_key("stereo", row->key) : -1;
         if (k >= 0 && lines[k] > line)
