@@ -241,8 +241,8 @@ typedef struct {
  * the reason; o->help set for --help, o->version for --version. */
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
-    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
-           O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
+    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_SCREENSHOT,
+           O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION, O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
            O_INPUT, O_BASELINES, O_COMBINE, O_VIEW };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},

@@ -94,7 +94,7 @@ const stereo_option_info stereo_option_table[] = {
     {ROW("sms", 0, "sms", "sms", BACKEND, INT, sms),
      .metavar = "N", .range = "0.." STR(STEREO_MAX_SMS) ", 0 = all", .def = "0",
      .help = "CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the hardware may round "
-             "N up)", .more = "the CPU ignores it"},
+             "N up)", .more = "the rest of the GPU stays free; the CPU ignores it"},
     {.name = NULL},
 };
 #undef ROW
