@@ -7,6 +7,8 @@
  * module's keyword arguments (python/stereodepth_abi.c), so that all accept the same names and
  * values and refuse bad ones with the same message.
  *
+ * To add an option: see the comment at stereo_option_table (stereo_options.c).
+ *
  * --maps, --baselines and --combine are not among them: a file and the views of a rig, which
  * each program takes in its own way.
  *
