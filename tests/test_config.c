@@ -212,6 +212,7 @@ static const struct {
     {"stereo", "lr_check", {"", "maybe", "01"}},
     {"stereo", "lr_tolerance", {"", "-1", "256", "1px"}},
     {"stereo", "median", {"", "3x3", "True"}},
+    {"stereo", "band", {"", "-1", "65", "wide"}},
     {"stereo", "backend", {"", "gpu", "CUDA", "opencl"}},
     {"stereo", "threads", {"", "-1", "257", "all"}},
     {"stereo", "sms", {"", "-1", "abc", "5000", "1025", "16 SMs", "8.5"}},
