@@ -4,7 +4,9 @@
  *
  * Every key is one row of `keys` below: where it lives in live_config, what kind of value it
  * takes and its range. The file and the command line go through the same setter (set_key), so
- * both accept exactly the same values and say the same thing about a bad one.
+ * both accept exactly the same values and say the same thing about a bad one. The [stereo] keys
+ * of the stage options are the rows of gpu/stereo_options.c's table, parsed there
+ * (set_stage_key), so that stereo-match, stereo-live's flags and the file say the same.
  *
  * How the packaged inih (Debian libinih1 55) is used. Its behaviour is fixed when the library is
  * built, not by our compiler flags, so this file relies on none of it and feeds it lines itself
@@ -44,7 +46,6 @@
 #include <ini.h>
 
 #include "outpath.h"
-#include "postfilter.h"
 #include "synth.h"
 
 #define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -81,21 +82,6 @@ static int word_index(const char *const *names, size_t n, const char *s)
 static int parse_source(const char *s) { return word_index(source_names, NELEM(source_names), s); }
 static int parse_view(const char *s) { return word_index(view_names, NELEM(view_names), s); }
 static int parse_format(const char *s) { return capture_format_from_str(s); }
-static int parse_cost(const char *s)
-{
-    stereo_cost c;
-    return stereo_cost_from_str(s, &c) == 0 ? (int)c : -1;
-}
-static int parse_method(const char *s)
-{
-    stereo_method m;
-    return stereo_method_from_str(s, &m) == 0 ? (int)m : -1;
-}
-static int parse_backend(const char *s)
-{
-    stereo_backend b;
-    return stereo_backend_from_str(s, &b) == 0 ? (int)b : -1;
-}
 static const char *const color_range_names[] = {"fixed", "auto"};
 static int parse_color_range(const char *s)
 {
@@ -116,9 +102,6 @@ static int parse_colormap(const char *s)
 _Static_assert(sizeof(live_source) == sizeof(int), "enum size");
 _Static_assert(sizeof(live_view) == sizeof(int), "enum size");
 _Static_assert(sizeof(capture_format) == sizeof(int), "enum size");
-_Static_assert(sizeof(stereo_cost) == sizeof(int), "enum size");
-_Static_assert(sizeof(stereo_backend) == sizeof(int), "enum size");
-_Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
 _Static_assert(sizeof(colormap_id) == sizeof(int), "enum size");
 _Static_assert(sizeof(stereo_combine) == sizeof(int), "enum size");
 
@@ -126,12 +109,8 @@ _Static_assert(sizeof(stereo_combine) == sizeof(int), "enum size");
 
 typedef enum {
     K_INT,     /* int in lo..hi */
-    K_D,       /* int in lo..hi, a multiple of 16 (disparities) */
-    K_ODD,     /* odd int in lo..hi (rank window) */
-    K_PATHS,   /* 4 or 8 */
-    K_PLIST,   /* p1 / p2: one int in lo..hi for every path, or a comma-separated one per path
-                  (stored into p1 / p2 and the p1_path / p2_path arrays beside them) */
-    K_WEIGHTS, /* path weights: one int in lo..hi for every path, or one per path */
+    K_STAGE,   /* where the keys of the stage option table go (gpu/stereo_options.c: it
+                  parses, checks and writes them; live_config.stage) */
     K_LONG,    /* long in 0..LONG_MAX */
     K_BOOL,    /* true/false yes/no on/off 1/0 */
     K_ENUM,    /* a word of `words`, through parse */
@@ -187,37 +166,12 @@ static const key_def keys[] = {
     {"synth", "fps", K_INT, 0, MAX_FPS, F(synth_fps), 0, 0},
     {"synth", "lose_view", K_LOSE, 0, 0, F(synth_lose), 0, 0},
 
-    {"stereo", "baselines", K_BASELINES, 0, 0, F(stereo.baseline), 0, 0},
-    {"stereo", "combine", K_ENUM, 0, 0, F(stereo.combine), parse_combine, "sides, sum"},
-    {"stereo", "disparities", K_D, 16, 512, F(stereo.num_disparities), 0, 0},
-    {"stereo", "min_disparity", K_INT, 0, 2047 - 16, F(stereo.min_disparity), 0, 0},
-    {"stereo", "cost", K_ENUM, 0, 0, F(stereo.cost), parse_cost, "rank, census, ad, bt, mi"},
-    {"stereo", "method", K_ENUM, 0, 0, F(stereo.method), parse_method, "sgm, bm"},
-    {"stereo", "block", K_ODD, STEREO_BLOCK_MIN, STEREO_BLOCK_MAX, F(stereo.block), 0, 0},
-    {"stereo", "window", K_ODD, 3, 15, F(stereo.rank_window), 0, 0},
-    {"stereo", "paths", K_PATHS, 4, 8, F(stereo.paths), 0, 0},
-    {"stereo", "p1", K_PLIST, 1, 1022, F(stereo.p1), 0, 0},
-    {"stereo", "p2", K_PLIST, 2, 1023, F(stereo.p2), 0, 0},
-    {"stereo", "path_weights", K_WEIGHTS, 0, 255, F(stereo.path_weight), 0, 0},
-    {"stereo", "p2_adapt", K_INT, 0, 255, F(stereo.p2_adapt), 0, 0},
-    {"stereo", "uniqueness", K_INT, 0, 99, F(stereo.uniqueness), 0, 0},
-    {"stereo", "subpixel", K_BOOL, 0, 0, F(stereo.subpixel), 0, 0},
-    {"stereo", "lr_check", K_BOOL, 0, 0, F(stereo.lr_check), 0, 0},
-    {"stereo", "lr_tolerance", K_INT, 0, 255, F(stereo.lr_tolerance), 0, 0},
-    {"stereo", "median", K_BOOL, 0, 0, F(stereo.median), 0, 0},
-    {"stereo", "speckle_size", K_INT, 0, POSTFILTER_SPECKLE_MAX, F(stereo.post.speckle_size), 0, 0},
-    {"stereo", "speckle_diff", K_INT, 0, POSTFILTER_DIFF_MAX, F(stereo.post.speckle_diff), 0, 0},
-    {"stereo", "fill", K_BOOL, 0, 0, F(stereo.post.fill), 0, 0},
-    {"stereo", "temporal", K_BOOL, 0, 0, F(stereo.post.temporal), 0, 0},
-    {"stereo", "temporal_alpha", K_INT, 1, 16, F(stereo.post.temporal_alpha), 0, 0},
-    {"stereo", "temporal_delta", K_INT, 0, POSTFILTER_DIFF_MAX, F(stereo.post.temporal_delta), 0, 0},
-    {"stereo", "temporal_persist", K_INT, 0, POSTFILTER_PERSIST_MAX,
-     F(stereo.post.temporal_persist), 0, 0},
-    {"stereo", "backend", K_ENUM, 0, 0, F(stereo.backend), parse_backend, "auto, cpu, cuda"},
-    {"stereo", "threads", K_INT, 0, 256, F(stereo.threads), 0, 0},
-    {"stereo", "sms", K_INT, 0, STEREO_MAX_SMS, F(stereo.sms), 0, 0},
-    {"stereo", "mi_warm", K_BOOL, 0, 0, F(stereo.mi_warm), 0, 0},
-    {"stereo", "mi_restart", K_INT, 0, 100, F(stereo.mi_restart), 0, 0},
+    {"stereo", "baselines", K_BASELINES, 0, 0, F(stage.p.baseline), 0, 0},
+    {"stereo", "combine", K_ENUM, 0, 0, F(stage.p.combine), parse_combine, "sides, sum"},
+    /* here, in its order: the keys of the stage option table (gpu/stereo_options.c) */
+    {"stereo", "", K_STAGE, 0, 0, 0, 0, 0},
+    {"stereo", "mi_warm", K_BOOL, 0, 0, F(stage.p.mi_warm), 0, 0},
+    {"stereo", "mi_restart", K_INT, 0, 100, F(stage.p.mi_restart), 0, 0},
 
     {"calibration", "maps", K_CALIB, 0, 0, F(maps), 0, 0},
     {"calibration", "focal", K_REAL, 0, 10000000, F(focal_px), 0, 0},
@@ -242,8 +196,11 @@ static const key_def keys[] = {
     {"run", "screenshot", K_PATH, 0, 0, F(screenshot), 0, 0},
 };
 #undef F
+/* A key's index (find_key, key_line): keys[i] below NKEYS, the stage option table's row
+ * i - NKEYS from there (NALL in all) */
 #define NKEYS ((int)NELEM(keys))
-_Static_assert(NELEM(keys) <= LIVE_CONFIG_MAX_KEYS, "live_config.key_line is too short");
+#define NALL (NKEYS + stereo_option_count())
+_Static_assert(NELEM(keys) + 24 <= LIVE_CONFIG_MAX_KEYS, "live_config.key_line is too short");
 
 /* [controls] has no fixed keys: any control name. */
 static const char *const sections[] = {"source", "camera", "controls", "files", "synth",
@@ -268,7 +225,9 @@ static int find_key(const char *section, const char *key)
     for (int i = 0; i < NKEYS; i++)
         if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0)
             return i;
-    return -1;
+    const stereo_option_info *row = strcmp(section, "stereo") ? NULL : stereo_option_by_key(key);
+    int i = row ? NKEYS + (int)(row - stereo_option_table) : -1;
+    return i < LIVE_CONFIG_MAX_KEYS ? i : -1; /* a table too long for key_line: its test fails */
 }
 
 static int failf(char *err, size_t errlen, const char *fmt, ...)
@@ -287,11 +246,13 @@ static void section_keys(const char *section, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (int i = 0; i < NKEYS && used < n; i++)
-        if (strcmp(keys[i].section, section) == 0) {
-            int k = snprintf(out + used, n - used, "%s%s", used ? ", " : "", keys[i].key);
+    for (int i = 0; i < NALL && used < n; i++) {
+        const char *key = i < NKEYS ? keys[i].key : stereo_option_table[i - NKEYS].key;
+        if (strcmp(i < NKEYS ? keys[i].section : "stereo", section) == 0 && *key) {
+            int k = snprintf(out + used, n - used, "%s%s", used ? ", " : "", key);
             used += k > 0 ? (size_t)k : 0;
         }
+    }
 }
 
 /* ---- values ------------------------------------------------------------------------------ */
@@ -423,16 +384,56 @@ int live_config_check_pattern(const char *key, const char *v, char *err, size_t 
     return seq_check_pattern(key, v, err, errlen); /* stereo-match's sequences share the rule */
 }
 
-/* Penalties not given follow the tuned defaults for the cost and window (stereo_match.c does
- * the same for its options). */
-static void tune_penalties(live_config *c)
+/* c->stereo from the [stereo] keys as given (c->stage): penalties not given follow the tuned
+ * defaults for the cost and window, lists go to each path, as stereo-match resolves its options
+ * (a check across keys that fails here is reported by live_config_check) */
+static void resolve_stereo(live_config *c)
 {
-    int p1, p2;
-    stereo_default_penalties(c->stereo.cost, c->stereo.rank_window, &p1, &p2);
-    if (!c->p1_given)
-        c->stereo.p1 = p1;
-    if (!c->p2_given)
-        c->stereo.p2 = p2 > c->stereo.p1 ? p2 : c->stereo.p1 + 1;
+    stereo_options o = c->stage;
+    char why[256];
+    (void)stereo_options_finish(&o, why, sizeof why);
+    o.p.width = c->stereo.width;
+    o.p.height = c->stereo.height;
+    c->stereo = o.p;
+}
+
+/* A [stereo] key of the stage option table (row): its value through the table's parser, the
+ * message naming the key; a flag's key (subpixel, lr_check, median) takes a boolean, false
+ * being the flag given; a switch's (fill, temporal), true being the switch given. A list may
+ * have blanks around its commas, as every list of the file. */
+static int set_stage_key(live_config *c, const stereo_option_info *row, const char *value,
+                         char *err, size_t errlen)
+{
+    stereo_options o = c->stage;
+    if (!row->metavar) {
+        int on;
+        if (parse_bool(row->key, value, &on, err, errlen))
+            return -1;
+        if (stereo_option_flag(&o, row->name, row->type == STEREO_OPT_SWITCH ? on : !on, err,
+                               errlen))
+            return -1;
+    } else {
+        char v[256];
+        size_t n = 0;
+        for (const char *s = value; *s && n + 1 < sizeof v; s++) {
+            const char *t = s;
+            while (isspace((unsigned char)*t))
+                t++;
+            if (t != s && (*t == ',' || (n > 0 && v[n - 1] == ','))) {
+                s = t - 1; /* blanks next to a comma */
+                continue;
+            }
+            v[n++] = *s;
+        }
+        v[n] = '\0';
+        if (strlen(value) >= sizeof v)
+            return failf(err, errlen, "%s: '%.40s...' is too long", row->key, value);
+        if (stereo_option_set_as(&o, row->name, v, row->key, err, errlen))
+            return -1;
+    }
+    c->stage = o;
+    resolve_stereo(c);
+    return 0;
 }
 
 /* "CX,CY": two finite numbers within +-1e6 px, blanks around them allowed. 0, or -1. */
@@ -464,22 +465,12 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
     char *field = (char *)c + k->offset;
     long x = 0;
     int b = 0;
-    char why[80], why2[SOURCE_URI_MAX + 200];
+    char why2[SOURCE_URI_MAX + 200];
     switch (k->kind) {
     case K_INT:
-    case K_D:
-    case K_ODD:
-    case K_PATHS:
     case K_LONG:
         if (parse_integer(k->key, value, k->lo, k->hi, &x, err, errlen))
             return -1;
-        if (k->kind == K_D && stereo_check_disparities((int)x, why, sizeof why) != 0)
-            return failf(err, errlen, "%s: %s", k->key, why);
-        if (k->kind == K_ODD && x % 2 == 0)
-            return failf(err, errlen, "%s: %ld is not odd (the window has a centre pixel)",
-                         k->key, x);
-        if (k->kind == K_PATHS && x != 4 && x != 8)
-            return failf(err, errlen, "%s: %ld is neither 4 nor 8", k->key, x);
         if (k->kind == K_LONG)
             memcpy(field, &x, sizeof x);
         else {
@@ -487,36 +478,8 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             memcpy(field, &i, sizeof i);
         }
         break;
-    case K_PLIST:
-    case K_WEIGHTS: {
-        int v[STEREO_MAX_PATHS], n = 0;
-        if (!*value)
-            return failf(err, errlen, "%s: empty; expected %s in %ld..%ld", k->key,
-                         k->kind == K_PLIST ? "one integer or one per path" : "one integer per path",
-                         k->lo, k->hi);
-        if (parse_list(k->key, value, k->lo, k->hi, v, STEREO_MAX_PATHS, &n, err, errlen))
-            return -1;
-        if (k->kind == K_WEIGHTS) {
-            int sum = 0;
-            for (int i = 0; i < n; i++)
-                sum += v[i];
-            if (sum == 0)
-                return failf(err, errlen, "%s: '%s' are all 0 (weights are 0..255, at least one "
-                             "positive)", k->key, value);
-            for (int r = 0; r < STEREO_MAX_PATHS; r++)
-                c->stereo.path_weight[r] = n > 1 ? (r < n ? v[r] : 1) : v[0];
-            c->weights_count = n > 1 ? n : 0;
-            break;
-        }
-        int p2 = k->offset == offsetof(live_config, stereo.p2);
-        int *arr = p2 ? c->stereo.p2_path : c->stereo.p1_path;
-        memset(arr, 0, STEREO_MAX_PATHS * sizeof *arr);
-        if (n > 1)
-            memcpy(arr, v, (size_t)n * sizeof *v);
-        memcpy(field, &v[0], sizeof v[0]);
-        *(p2 ? &c->p2_count : &c->p1_count) = n > 1 ? n : 0;
-        break;
-    }
+    case K_STAGE: /* no key of its own (find_key) */
+        return failf(err, errlen, "%s: not a key", k->key);
     case K_BOOL:
         if (parse_bool(k->key, value, &b, err, errlen))
             return -1;
@@ -597,8 +560,8 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
                     return failf(err, errlen, "%s: '%s': view %d repeats view %d's ratio",
                                  k->key, value, i, j);
         }
-        memcpy(c->stereo.baseline, bl, sizeof bl);
-        c->stereo.views = n + 1;
+        memcpy(c->stage.p.baseline, bl, sizeof bl);
+        c->stage.p.views = n + 1;
         break;
     }
     case K_LOSE: {
@@ -617,11 +580,7 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
     }
     if (k->offset == offsetof(live_config, source))
         c->source_left[0] = c->source_right[0] = c->source_input[0] = '\0';
-    if (k->offset == offsetof(live_config, stereo.p1))
-        c->p1_given = 1;
-    if (k->offset == offsetof(live_config, stereo.p2))
-        c->p2_given = 1;
-    tune_penalties(c);
+    resolve_stereo(c);
     return 0;
 }
 
@@ -674,10 +633,12 @@ void live_config_defaults(live_config *c)
     c->synth_width = 640;
     c->synth_height = 480;
     c->synth_fps = 30;
-    stereo_params_default(&c->stereo, c->synth_width, c->synth_height);
-    c->stereo.num_disparities = 64;
-    c->stereo.mi_warm = 1; /* a sequence: MI starts each frame from the previous one (stereo.h) */
-    tune_penalties(c);
+    stereo_options_init(&c->stage);
+    c->stage.p.num_disparities = 64;
+    c->stage.p.mi_warm = 1; /* a sequence: MI starts each frame from the previous one (stereo.h) */
+    c->stereo.width = c->synth_width;
+    c->stereo.height = c->synth_height;
+    resolve_stereo(c);
     c->colormap = COLORMAP_TURBO;
     c->view = VIEW_DISPARITY;
     c->color_range_auto = 0;
@@ -707,9 +668,10 @@ int live_config_set(live_config *c, const char *section, const char *key, const 
         section_keys(section, known, sizeof known);
         return failf(err, errlen, "%s: unknown key in [%s] (keys: %s)", key, section, known);
     }
-    if (set_key(c, &keys[i], value, err, errlen) != 0)
+    if ((i < NKEYS ? set_key(c, &keys[i], value, err, errlen)
+                   : set_stage_key(c, &stereo_option_table[i - NKEYS], value, err, errlen)) != 0)
         return -1;
-    c->key_line[i] = 0; /* no longer the file's value (live_config_load sets its line after) */
+    c->key_line[i] = -1; /* the command line's (live_config_load sets its line after) */
     return 0;
 }
 
@@ -762,25 +724,14 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
         long l;
         char word[32];
         switch (k->kind) {
-        case K_PLIST:
-        case K_WEIGHTS: {
-            /* a list when a path differs from the scalar (K_PLIST: p1 / p2; weights: the first
-             * weight), else the one value */
-            const stereo_params *p = &c->stereo;
-            const int *arr = k->kind == K_WEIGHTS ? p->path_weight
-                             : k->offset == offsetof(live_config, stereo.p2) ? p->p2_path
-                                                                             : p->p1_path;
-            memcpy(&v, field, sizeof v);
-            int list = 0;
-            for (int r = 0; r < p->paths; r++)
-                list |= k->kind == K_WEIGHTS ? arr[r] != v : arr[r] != 0;
-            fprintf(f, "%s = ", k->key);
-            for (int r = 0; r < (list ? p->paths : 1); r++)
-                fprintf(f, "%s%d", r ? "," : "",
-                        !list ? v : k->kind == K_WEIGHTS || arr[r] ? arr[r] : v);
-            fputc('\n', f);
+        case K_STAGE: /* the stage option table's keys */
+            for (const stereo_option_info *row = stereo_option_table; row->name; row++) {
+                char text[256];
+                if (!*stereo_option_format(&c->stereo, row, text, sizeof text))
+                    return -1;
+                fprintf(f, "%s = %s\n", row->key, text);
+            }
             break;
-        }
         case K_LONG:
             memcpy(&l, field, sizeof l);
             fprintf(f, "%s = %ld\n", k->key, l);
@@ -970,6 +921,36 @@ static int check_views(const live_config *c, char *err, size_t errlen)
     return 0;
 }
 
+/* The checks across the stage options (stereo_options_finish on the keys as given). Its
+ * message names options as stereo-match does ("--p1: 3 values for 8 paths ..."), unless the
+ * keys it names were set in `file` and none on the command line (lines: each key's line there,
+ * -1: live_config_set, 0: neither): then as the file's keys at the latest of their lines
+ * ("FILE:LINE: p1: 3 values ..."). always = 0: only that second case fails (a file read before
+ * the command line's keys: the others wait for live_config_check). */
+static int check_stage(const live_config *c, const int *lines, const char *file, int always,
+                       char *err, size_t errlen)
+{
+    stereo_options o = c->stage;
+    char why[400], as_keys[400];
+    if (stereo_options_finish(&o, why, sizeof why) == 0)
+        return 0;
+    int line = 0, command_line = 0;
+    for (const char *m = strstr(why, "--"); m; m = strstr(m + 2, "--")) {
+        char name[32];
+        int len = (int)strspn(m + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        snprintf(name, sizeof name, "%.*s", len, m + 2);
+        const stereo_option_info *row = stereo_option_find(name);
+        int k = row ? find_key("stereo", row->key) : -1;
+        if (k >= 0 && lines[k] > line)
+            line = lines[k];
+        command_line |= k >= 0 && lines[k] < 0;
+    }
+    if (command_line || !line || !file || !file[0])
+        return always ? failf(err, errlen, "%s", why) : 0;
+    stereo_options_message_keys(why, as_keys, sizeof as_keys);
+    return failf(err, errlen, "%s:%d: %s", file, line, as_keys);
+}
+
 int live_config_check(const live_config *c, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -1056,14 +1037,8 @@ int live_config_check(const live_config *c, char *err, size_t errlen)
         return failf(err, errlen, "%s: give [display] width and height together (or neither: "
                      "the image size)", c->window_width ? "height" : "width");
 
-    const struct { const char *key; int n; } lists[3] = {
-        {"p1", c->p1_count}, {"p2", c->p2_count}, {"path_weights", c->weights_count}};
-    for (int i = 0; i < 3; i++)
-        if (lists[i].n > 1 && lists[i].n != c->stereo.paths)
-            return failf(err, errlen, "%s: %d values for %d paths (give one value, or one per "
-                         "path in path order: +x, -x, +y, -y%s)", lists[i].key, lists[i].n,
-                         c->stereo.paths,
-                         c->stereo.paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
+    if (check_stage(c, c->key_line, c->config_file, 1, err, errlen) != 0)
+        return -1;
     if (check_views(c, err, errlen) != 0)
         return -1;
     stereo_params p = c->stereo;
@@ -1133,7 +1108,7 @@ typedef struct {
     int lineno;             /* of the line handed to inih last */
     int err_line;           /* first error we found ourselves (0: none), -1: read error */
     char msg[400];          /* its message, without "FILE:LINE: " */
-    int key_line[NKEYS];    /* line each key was set on in this file (repeats are errors) */
+    int key_line[LIVE_CONFIG_MAX_KEYS]; /* each key's line in this file (repeats are errors) */
     int source_way_line[3]; /* line of [source] type / input / left or right (non-empty) */
     int ncontrols;          /* controls set in this file, with their lines */
     char control_name[CAPTURE_MAX_CONTROLS][sizeof(((capture_control *)0)->name)];
@@ -1325,21 +1300,13 @@ int live_config_load_stream(FILE *f, const char *path, live_config *c, char *err
         failf(err, errlen, "%s:%d: %s", path, st->err_line, st->msg);
         goto done;
     }
-    /* p1 < p2 is checked once both are known, at the later of the two lines of this file */
-    int l1 = st->key_line[find_key("stereo", "p1")], l2 = st->key_line[find_key("stereo", "p2")];
-    const stereo_params *p = &st->cfg.stereo;
-    if ((l1 || l2) && p->p2 <= p->p1) {
-        if (l1 > l2)
-            failf(err, errlen, "%s:%d: p1: %d must be smaller than p2 (%d)", path, l1, p->p1,
-                  p->p2);
-        else
-            failf(err, errlen, "%s:%d: p2: %d must be greater than p1 (%d)", path, l2, p->p2,
-                  p->p1);
+    /* the checks across the stage options, once the file's keys are known: what the file's
+     * keys alone get wrong (others wait for live_config_check, the command line read) */
+    if (check_stage(&st->cfg, st->key_line, path, 0, err, errlen) != 0)
         goto done;
-    }
     /* the lines are of this file; keys an earlier file set keep their values, not its lines */
-    for (int i = 0; i < NKEYS; i++)
-        if (st->key_line[i] == 0)
+    for (int i = 0; i < NALL; i++)
+        if (st->key_line[i] == 0 && st->cfg.key_line[i] > 0)
             st->cfg.key_line[i] = 0;
     snprintf(st->cfg.config_file, sizeof st->cfg.config_file, "%s", path);
     *c = st->cfg;

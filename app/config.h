@@ -23,11 +23,12 @@
  *   [synth]        width, height, fps, lose_view (VIEW,FIRST,LAST: view VIEW is lost for the
  *                  frames FIRST..LAST, a camera unplugged and back, for testing; empty: none)
  *   [stereo]       baselines (1,B2,...: the views' baseline ratios, 2 + the count after the
- *                  first views; "1": the pair), combine = sides|sum, disparities, min_disparity, cost = rank|census|ad|bt|mi, window, paths, p1, p2,
- *                  p2_adapt, uniqueness, subpixel, lr_check, lr_tolerance, median, backend,
- *                  threads, sms (CUDA: run on N SMs, a green context; 0 = all),
- *                  mi_warm, mi_restart (cost mi: the previous frame's disparity as the initial
- *                  one, the hierarchy again when the valid fraction collapses)
+ *                  first views; "1": the pair), combine = sides|sum, mi_warm, mi_restart (cost
+ *                  mi: the previous frame's disparity as the initial one, the hierarchy again
+ *                  when the valid fraction collapses), and the key of each stage option
+ *                  (gpu/stereo_options.c's table: disparities, min_disparity, cost, ...,
+ *                  subpixel, lr_check, median, backend, threads, sms), whose values and
+ *                  messages are stereo-match's
  *   [calibration]  maps (a map file, a calibration YAML, or LEFT,RIGHT: the two ROS camera_info
  *                  files of a stereo calibration; empty: inputs already rectified); focal (px),
  *                  baseline (m), center (CX,CY px): the camera for depth (hal/depth.h) when
@@ -49,6 +50,7 @@
 #include "colormap.h"
 #include "source_uri.h"
 #include "stereo.h"
+#include "stereo_options.h"
 
 #define CONFIG_PATH_MAX 512
 #define LIVE_CONFIG_MAX_KEYS 80 /* room for the keys of app/config.c's table */
@@ -86,15 +88,13 @@ typedef struct {
     /* [synth] lose_view VIEW,FIRST,LAST (source frame numbers, from 0): that view is reported
      * lost for those frames; synth_lose[0] = 0: none */
     int synth_lose[3];
-    /* [stereo]: width/height are set by the app from the source (or the maps); [stereo]
-     * baselines sets stereo.views and stereo.baseline, combine stereo.combine */
+    /* [stereo] as given: the keys of the stage option table (gpu/stereo_options.h, the parser
+     * of stereo-match's options) set through it, baselines, combine, mi_warm and mi_restart
+     * into stage.p; penalties not given follow the cost and window, as in stereo-match */
+    stereo_options stage;
+    /* the stage's parameters: stage resolved (stereo_options_finish) after every key;
+     * width/height are set by the app from the source (or the maps) */
     stereo_params stereo;
-    /* 1 once [stereo] p1 / p2 was set (file or live_config_set); until then each follows the
-     * tuned default for the cost and window (stereo_default_penalties), as stereo-match does */
-    int p1_given, p2_given;
-    /* values of the [stereo] p1 / p2 / path_weights lists as last given, 0 when one value (for
-     * every path) or none was given; live_config_check wants 0 or one per path */
-    int p1_count, p2_count, weights_count;
     /* [calibration] maps: a map file, a calibration YAML or "LEFT,RIGHT" camera_info files */
     char maps[CONFIG_PATH_MAX];
     /* [calibration] focal, baseline (0: not given), center ("" or "CX,CY") */
@@ -115,7 +115,7 @@ typedef struct {
     long frames;
     char screenshot[CONFIG_PATH_MAX];
     /* where each key's value came from, for messages about it (live_config_origin): the file
-     * live_config_load read and the line of each key set there; 0 = the default or
+     * live_config_load read and the line of each key set there; 0 = the default, -1 =
      * live_config_set (the command line) */
     char config_file[CONFIG_PATH_MAX];
     int key_line[LIVE_CONFIG_MAX_KEYS];

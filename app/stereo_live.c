@@ -89,9 +89,6 @@ static const char usage_text[] =
     "                         in this binary\n"
     "  --frames N             stop after N processed pairs (0 = until SIGINT / SIGTERM)\n"
     "  --headless             accepted (this binary has no window)\n"
-    "  --backend B            auto (default) | cpu | cuda\n"
-    "  --sms N                CUDA: run the stage on N SMs (a green context, CUDA 12.4+;\n"
-    "                         the rest of the GPU stays free), 0 = all (default)\n"
     "  --baselines 1,B2,...   more views of the scene on one bar (e.g. 1,-1: three views),\n"
     "                         --combine sides (default) | sum: multi-baseline matching\n"
     "  --set SECTION.KEY=VAL  a key of the configuration file (config/README.md), e.g.\n"
@@ -124,9 +121,6 @@ static const char usage_text[] =
     "                         source also stops at its last pair unless files.loop = true)\n"
     "  --headless             no window: statistics once a second\n"
     "  --fullscreen           full screen window\n"
-    "  --backend B            auto (default) | cpu | cuda\n"
-    "  --sms N                CUDA: run the stage on N SMs (a green context, CUDA 12.4+;\n"
-    "                         the rest of the GPU stays free), 0 = all (default)\n"
     "  --screenshot FILE.png  save the window (headless: the colour disparity) at the end\n"
     "  --record DIR           write the processed raw pairs and timestamps.txt to DIR (a writer\n"
     "                         thread; a live source drops what it cannot keep up with and\n"
@@ -148,11 +142,16 @@ static const char usage_text[] =
     "                         replay them in a loop (measures the pipeline, not the renderer)\n"
     "  --stats-json FILE      write the summary printed at the end as JSON: frames, wall time,\n"
     "                         fps, stage ms and latency ms (median, p95, max), drops\n"
-    "  -d N, --cost C, --paths P, ...  every matching and backend option of stereo-match,\n"
-    "                         with its names and values (listed below; stereo-match --help\n"
-    "                         says what each does): each sets its [stereo] key\n"
     "  -h, --help             this text\n"
     "      --version          version, git commit and the backends built in\n"
+    "\n"
+    "The matching and backend options are stereo-match's (gpu/stereo_options.c). Each sets\n"
+    "its [stereo] key over the configuration file: the name with '_' for '-' (--no-subpixel,\n"
+    "--no-lr, --no-median: subpixel, lr_check, median = false).\n"
+    "\n";
+
+/* after the options of the table (print_usage) */
+static const char usage_keys[] =
 #if !LIVE_LIBC_ONLY
     "\n"
     "Keys: q/Esc quit, Space pause, v view (disparity, left, pair, depth), c colour map,\n"
@@ -161,6 +160,17 @@ static const char usage_text[] =
     "removal, i hole filling, t temporal filter (each on / off), h help.\n"
 #endif
     "";
+
+/* --help: the app's own options, then the matching and backend options of the one table */
+static void print_usage(void)
+{
+    fputs(usage_text, stdout);
+    fputs("Matching:\n", stdout);
+    stereo_options_print_help(stdout, STEREO_OPT_MATCHING);
+    fputs("Backend:\n", stdout);
+    stereo_options_print_help(stdout, STEREO_OPT_BACKEND);
+    fputs(usage_keys, stdout);
+}
 
 /* SIGINT / SIGTERM: once the session runs, the first one stops it in order (the loops watch
  * got_signal; the summary, screenshot and recording are finished). Before that (a source whose
@@ -217,9 +227,6 @@ typedef struct {
     char option[96];    /* "--frames", "--set" (for messages) */
     char section[32], key[64];
     const char *value;
-    const char *match;  /* a matching option of stereo-match (its name), else NULL: its value is
-                           checked by stereo-match's own parser first, for its messages */
-    const char *match_value;
 } override;
 
 /* Options that are not configuration keys. */
@@ -235,9 +242,8 @@ typedef struct {
  * the reason; o->help set for --help, o->version for --version. */
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
-    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_BACKEND, O_SMS,
-           O_SCREENSHOT, O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION,
-           O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
+    enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_SCREENSHOT,
+           O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION, O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
            O_INPUT, O_BASELINES, O_COMBINE, O_VIEW };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
@@ -245,8 +251,6 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"frames", required_argument, NULL, O_FRAMES},
         {"headless", no_argument, NULL, O_HEADLESS},
         {"fullscreen", no_argument, NULL, O_FULLSCREEN},
-        {"backend", required_argument, NULL, O_BACKEND},
-        {"sms", required_argument, NULL, O_SMS},
         {"screenshot", required_argument, NULL, O_SCREENSHOT},
         {"record", required_argument, NULL, O_RECORD},
         {"record-depth", no_argument, NULL, O_RECORD_DEPTH},
@@ -274,7 +278,6 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_SOURCE, "source", "type", NULL},     {O_FRAMES, "run", "frames", NULL},
         {O_HEADLESS, "display", "headless", "true"},
         {O_FULLSCREEN, "display", "fullscreen", "true"},
-        {O_BACKEND, "stereo", "backend", NULL}, {O_SMS, "stereo", "sms", NULL},
         {O_SCREENSHOT, "run", "screenshot", NULL},
         {O_RECORD, "record", "dir", NULL},
         {O_RECORD_DEPTH, "record", "depth", "true"},
@@ -287,28 +290,22 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_COMBINE, "stereo", "combine", NULL},
     };
     /* stereo-match's matching and backend options (gpu/stereo_options.h), each as its [stereo]
-     * key: -d, --cost, --paths, ... (those above, --backend and --sms, keep their entries) */
+     * key: -d, --cost, --paths, ... */
     enum { O_MATCH = 512 };
-    struct option all[sizeof opts / sizeof opts[0] + 32];
-    size_t nall = 0;
-    for (const struct option *op = opts; op->name; op++)
-        all[nall++] = *op;
-    for (int i = 0; stereo_option_table[i].name && nall + 1 < sizeof all / sizeof all[0]; i++) {
-        int dup = 0;
-        for (size_t j = 0; j < nall; j++)
-            dup |= !strcmp(all[j].name, stereo_option_table[i].name);
-        if (!dup)
-            all[nall++] = (struct option){stereo_option_table[i].name,
-                                          stereo_option_table[i].takes_value ? required_argument
-                                                                             : no_argument,
-                                          NULL, O_MATCH + i};
+    struct option all[sizeof opts / sizeof opts[0] + 40];
+    char shortopts[32] = ":h";
+    size_t nall = sizeof opts / sizeof opts[0] - 1;
+    memcpy(all, opts, nall * sizeof opts[0]);
+    if (stereo_options_getopt(all, &nall, sizeof all / sizeof all[0], O_MATCH, shortopts,
+                              sizeof shortopts) != 0) {
+        report("the option table does not fit the parser");
+        return -1;
     }
-    all[nall] = (struct option){NULL, 0, NULL, 0};
     int nview = 2;              /* --view: view2, view3, ... in the order given */
     int c;
     const char *other = NULL;   /* the name of an option given beside --list-cameras */
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":hd:", all, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
         if (c == 'h' || c == O_VERSION) {
             *(c == 'h' ? &o_app->help : &o_app->version) = 1;
             return 0;
@@ -330,11 +327,12 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             o_app->list_cameras = 1;
             continue;
         }
+        const stereo_option_info *row = stereo_option_from_getopt(c, O_MATCH);
         for (const struct option *op = all; !other && op->name; op++)
             if (op->val == c)
                 other = op->name;
-        if (c == 'd')
-            other = other ? other : "disparities";
+        if (row)
+            other = other ? other : row->name;
         if (c == O_CONFIG) {
 #if LIVE_LIBC_ONLY
             report("not built in this binary: --config %s (configuration files need inih; "
@@ -370,24 +368,11 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         for (const struct option *op = opts; op->name; op++)
             if (op->val == c)
                 snprintf(o->option, sizeof o->option, "--%s", op->name);
-        if (c == 'd' || c >= O_MATCH) { /* a matching option: its [stereo] key */
-            const char *name = c == 'd' ? "disparities" : stereo_option_table[c - O_MATCH].name;
-            snprintf(o->option, sizeof o->option, "--%s", name);
+        if (row) { /* a matching option: its [stereo] key, a flag's false */
+            snprintf(o->option, sizeof o->option, "--%s", row->name);
             snprintf(o->section, sizeof o->section, "stereo");
-            o->value = optarg;
-            o->match = name;
-            o->match_value = optarg;
-            if (!strncmp(name, "no-", 3)) { /* no-subpixel, no-lr, no-median */
-                snprintf(o->key, sizeof o->key, "%s", !strcmp(name, "no-lr") ? "lr_check" : name + 3);
-                o->value = "false";
-            } else if (stereo_option_takes_value(name) == 0) { /* fill, temporal */
-                snprintf(o->key, sizeof o->key, "%s", name);
-                o->value = "true";
-            } else {
-                snprintf(o->key, sizeof o->key, "%s", name);
-                for (char *k = o->key; *k; k++)
-                    *k = *k == '-' ? '_' : *k;
-            }
+            snprintf(o->key, sizeof o->key, "%s", row->key);
+            o->value = row->metavar ? optarg : row->type == STEREO_OPT_SWITCH ? "true" : "false";
             continue;
         }
         if (c == O_SET) {
@@ -561,13 +546,8 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
     }
 #endif
     for (int i = 0; i < nov; i++) {
-        stereo_options so;
-        stereo_options_init(&so);
-        if (ov[i].match && stereo_option_set(&so, ov[i].match, ov[i].match_value, err,
-                                             sizeof err) != 0) {
-            report("%s", err); /* stereo-match's message, word for word */
-            return -1;
-        }
+        /* a matching option's message is stereo-match's: the key's (the table's parser,
+         * app/config.c) after the option's name */
         if (live_config_set(cfg, ov[i].section, ov[i].key, ov[i].value, err, sizeof err) != 0) {
             /* "KEY: what is wrong" after the option that set it ("--frames: 'abc' is ...") */
             size_t k = strlen(ov[i].key);
@@ -2010,19 +1990,7 @@ int main(int argc, char **argv)
     if (load_config(argc, argv, &a.cfg, &a.opt) != 0)
         return EXIT_USAGE;
     if (a.opt.help) {
-        fputs(usage_text, stdout);
-        /* the matching options, from the one table stereo-match and Python read too */
-        fputs("\nMatching options (as stereo-match's):", stdout);
-        for (int i = 0, col = 80; stereo_option_table[i].name; i++) {
-            int len = (int)strlen(stereo_option_table[i].name) +
-                      (stereo_option_table[i].takes_value ? 4 : 0) + 3;
-            if (col + len > 96)
-                fputs("\n ", stdout), col = 1;
-            printf(" --%s%s", stereo_option_table[i].name,
-                   stereo_option_table[i].takes_value ? " VAL" : "");
-            col += len;
-        }
-        fputs("\n", stdout);
+        print_usage();
         return 0;
     }
     if (a.opt.version) {

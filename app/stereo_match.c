@@ -75,46 +75,10 @@ static const char usage_text[] =
     "  folder gets NAME.png, 16-bit mm, and NAME.ply). Progress per frame\n"
     "  (frame i/N, fps) on stderr, then a summary line on stdout.\n"
     "\n"
-    "Matching:\n"
-    "  -d, --disparities N    number of disparities D: multiple of 16, 16..512 (default 64)\n"
-    "      --min-disparity N  smallest disparity searched (default 0)\n"
-    "      --cost NAME        matching cost: rank (9x9, default), census (9x7), ad (absolute\n"
-    "                         grey difference, capped at 63), bt (Birchfield-Tomasi, capped\n"
-    "                         at 63),\n"
-    "                         or mi: hierarchical mutual information (Hirschmueller 2008;\n"
-    "                         robust to gain, gamma and other global differences between the\n"
-    "                         cameras; the pair is matched at 1/16 .. 1/2 first to find the MI\n"
-    "                         table; on CUDA the levels run on the GPU, the tables on the host)\n"
-    "      --window N         rank window side, odd 3..15 (default 9)\n"
-    "      --method sgm|bm    semi-global matching (default) or block matching: the cost\n"
-    "                         summed over a --block N x N box, winner-takes-all\n"
-    "      --block N          bm box side, odd 3..31 (default 9)\n"
-    "      --paths 4|8        SGM paths (default 8)\n"
-    "      --p1 N[,N...]      SGM penalties, 1 <= p1 < p2 <= 1023 (default: tuned per cost);\n"
-    "      --p2 N[,N...]      one value for every path or one per path, in path order:\n"
-    "                         +x, -x, +y, -y, +x+y, -x+y, +x-y, -x-y (4 paths: the first 4)\n"
-    "      --p2-adapt T       intensity-adaptive P2: P2*T/(T + |dI|), 0 = off (default 16);\n"
-    "                         it adapts each path's P2\n"
-    "      --path-weights W[,W...]  weight of each path's L in the sum, 0..255: one for every\n"
-    "                         path or one per path in path order, not all 0 (default 1); the\n"
-    "                         sum of W*(max cost + P2) over the paths must stay below 65536\n"
-    "      --uniqueness U     reject when another disparity is within U% (0 = off, default)\n"
-    "      --no-subpixel      integer disparities\n"
-    "      --no-lr            no left-right consistency check\n"
-    "      --lr-tolerance N   LR check tolerance in pixels (default 1)\n"
-    "      --no-median        no 3x3 median\n"
-    "Post-filters of the left disparity (after the LR check; exact rules: gpu/postfilter.h):\n"
-    "      --speckle-size N   invalidate 4-connected regions of fewer than N pixels whose\n"
-    "                         neighbours differ by at most --speckle-diff (0 = off; default 0;\n"
-    "                         400 was chosen leaving one scene out)\n"
-    "      --speckle-diff M   in 16ths of a pixel (16 = 1 px; default 64)\n"
-    "      --fill             fill the holes along each row with the smaller (background) of the\n"
-    "                         two valid values around them (the KITTI devkit's rule)\n"
-    "      --temporal         sequences: smooth each pixel over frames (a change of at most\n"
-    "                         --temporal-delta 16ths; default 64), the new value weighted\n"
-    "                         --temporal-alpha 16ths (1..16, default 2); an invalid pixel keeps\n"
-    "                         its last value --temporal-persist frames (0..255, default 0);\n"
-    "                         reset when more than half the pixels jump or the valid ones halve\n"
+    "Matching:\n";
+
+/* after the table's matching options (gpu/stereo_options.c): those of stereo-match alone */
+static const char usage_views[] =
     "      --baselines 1,B2,...,BN  multi-baseline matching: REF and N views rectified to one\n"
     "                         image plane with collinear centres; Bi is view i's baseline\n"
     "                         relative to VIEW1's (negative: the other side of REF; whole\n"
@@ -136,16 +100,16 @@ static const char usage_text[] =
     "                         then the rig's other cameras in camera order (as stereo-calibrate\n"
     "                         prints them); each image is rectified by its camera's map, the\n"
     "                         baselines are the rig's ratios rounded to 16ths (--baselines may\n"
-    "                         be given; each must equal its camera's, else it is refused)\n"
-    "Backend:\n"
-    "      --backend B        auto (default: CUDA if a device is present, else CPU), cpu, cuda\n"
-    "      --threads N        CPU worker threads (default: one per core)\n"
-    "                         The CPU backend needs about 5 MB per megapixel and disparity\n"
-    "                         (measured peak RSS: 1280x960 -d 128 0.81 GB, 1920x1080 -d 256\n"
-    "                         2.7 GB); a size and D that need more than 80 % of the machine's\n"
-    "                         memory are refused up front with the figure (exit status 1)\n"
-    "      --sms N            CUDA: run on N SMs of the GPU (a green context, CUDA 12.4+; the\n"
-    "                         hardware may round N up), 0 = all (default); the CPU ignores it\n"
+    "                         be given; each must equal its camera's, else it is refused)\n";
+
+/* after the table's backend options */
+static const char usage_memory[] =
+    "  The CPU backend needs about 5 MB per megapixel and disparity (measured peak RSS:\n"
+    "  1280x960 -d 128 0.81 GB, 1920x1080 -d 256 2.7 GB); a size and D that need more than\n"
+    "  80 % of the machine's memory are refused up front with the figure (exit status 1).\n";
+
+/* the rest, the program's own options */
+static const char usage_outputs[] =
     "Outputs:\n"
     "      --color FILE.png   colour-mapped disparity (invalid = black)\n"
     "      --colormap NAME    turbo (default), jet, grey\n"
@@ -185,6 +149,18 @@ static const char usage_text[] =
     "written to a temporary file beside it and renamed into place.\n"
     "Inputs larger than 8192x8192 (images, maps, calibration sizes) are refused from their\n"
     "header, before anything is decoded or allocated (exit status 1).\n";
+
+/* --help: the hand-written text around the matching and backend options of the one table */
+static void print_usage(void)
+{
+    fputs(usage_text, stdout);
+    stereo_options_print_help(stdout, STEREO_OPT_MATCHING);
+    fputs(usage_views, stdout);
+    fputs("Backend:\n", stdout);
+    stereo_options_print_help(stdout, STEREO_OPT_BACKEND);
+    fputs(usage_memory, stdout);
+    fputs(usage_outputs, stdout);
+}
 
 enum { RANGE_FIXED, RANGE_AUTO, RANGE_GIVEN };
 
@@ -250,14 +226,9 @@ static const char *extension(const char *path)
 
 static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(path), ".pfm") || !strcasecmp(extension(path), ".png"); }
 
-enum { O_MIN = 256, O_COST, O_WINDOW, O_PATHS, O_P1, O_P2, O_P2A, O_UNIQ, O_NOSUB, O_NOLR, O_LRTOL,
-       O_NOMED, O_MAPS, O_BACKEND, O_THREADS, O_SMS, O_BAND, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT,
-       O_DEMO, O_VERSION, O_METHOD, O_BLOCK, O_WEIGHTS, O_CRANGE, O_LEGEND, O_PROGRESS,
-       O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES, O_COMBINE, O_POST };
-/* stage 9's options (postfilter.h), codes O_POST + i, each handed to the stage's parser */
-static const char *const post_options[] = {"speckle-size", "speckle-diff", "fill", "temporal",
-                                           "temporal-alpha", "temporal-delta", "temporal-persist"};
-#define N_POST ((int)(sizeof post_options / sizeof post_options[0]))
+enum { O_MAPS = 256, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT, O_DEMO, O_VERSION, O_CRANGE,
+       O_LEGEND, O_PROGRESS, O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES,
+       O_COMBINE, O_STAGE = 512 /* + the row of gpu/stereo_options.c's table */ };
 
 /* A real number option: the whole string, finite, in [lo, hi]; prints the message. */
 static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
@@ -387,36 +358,30 @@ static int parse_views(options *o, int argc, char **argv)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const struct option longopts[] = {
-        {"disparities", required_argument, 0, 'd'}, {"min-disparity", required_argument, 0, O_MIN},
-        {"cost", required_argument, 0, O_COST}, {"window", required_argument, 0, O_WINDOW},
-        {"paths", required_argument, 0, O_PATHS}, {"p1", required_argument, 0, O_P1},
-        {"p2", required_argument, 0, O_P2}, {"p2-adapt", required_argument, 0, O_P2A},
-        {"uniqueness", required_argument, 0, O_UNIQ}, {"no-subpixel", no_argument, 0, O_NOSUB},
-        {"no-lr", no_argument, 0, O_NOLR}, {"lr-tolerance", required_argument, 0, O_LRTOL},
-        {"no-median", no_argument, 0, O_NOMED}, {"maps", required_argument, 0, O_MAPS},
-        {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
-        {"sms", required_argument, 0, O_SMS}, {"band", required_argument, 0, O_BAND},
+    static const struct option own[] = {
+        {"maps", required_argument, 0, O_MAPS},
         {"color", required_argument, 0, O_COLOR}, {"colormap", required_argument, 0, O_CMAP},
         {"right", required_argument, 0, O_RIGHT}, {"confidence", required_argument, 0, O_CONF},
         {"repeat", required_argument, 0, O_REPEAT}, {"demo", required_argument, 0, O_DEMO},
         {"color-range", required_argument, 0, O_CRANGE}, {"legend", no_argument, 0, O_LEGEND},
         {"progress", no_argument, 0, O_PROGRESS},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, O_VERSION}, {"method", required_argument, 0, O_METHOD},
-        {"block", required_argument, 0, O_BLOCK},
-        {"path-weights", required_argument, 0, O_WEIGHTS},
+        {"version", no_argument, 0, O_VERSION},
         {"depth", required_argument, 0, O_DEPTH}, {"ply", required_argument, 0, O_PLY},
         {"focal", required_argument, 0, O_FOCAL}, {"baseline", required_argument, 0, O_BASELINE},
         {"center", required_argument, 0, O_CENTER},
         {"baselines", required_argument, 0, O_BASELINES},
-        {"combine", required_argument, 0, O_COMBINE},
-        {"speckle-size", required_argument, 0, O_POST},
-        {"speckle-diff", required_argument, 0, O_POST + 1},
-        {"fill", no_argument, 0, O_POST + 2}, {"temporal", no_argument, 0, O_POST + 3},
-        {"temporal-alpha", required_argument, 0, O_POST + 4},
-        {"temporal-delta", required_argument, 0, O_POST + 5},
-        {"temporal-persist", required_argument, 0, O_POST + 6}, {0, 0, 0, 0}};
+        {"combine", required_argument, 0, O_COMBINE}};
+    /* the program's own options, then the matching and backend options of the table */
+    struct option longopts[sizeof own / sizeof own[0] + 40];
+    char shortopts[32] = ":qh";
+    size_t nlong = sizeof own / sizeof own[0];
+    memcpy(longopts, own, sizeof own);
+    if (stereo_options_getopt(longopts, &nlong, sizeof longopts / sizeof longopts[0], O_STAGE,
+                              shortopts, sizeof shortopts) != 0) {
+        fprintf(stderr, "stereo-match: the option table does not fit the parser\n");
+        return 1;
+    }
     stereo_params *p = &o->p;
     int rc_views;
     stereo_options_init(&o->stage);
@@ -424,31 +389,17 @@ static int parse_options(int argc, char **argv, options *o)
     o->repeat = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *a = optarg;
         int bad = 0;
+        const stereo_option_info *row = stereo_option_from_getopt(c, O_STAGE);
+        if (row) {
+            if (stage_option(o, row->name, row->metavar ? a : NULL))
+                return EXIT_USAGE;
+            continue;
+        }
         switch (c) {
-        case 'd': bad = stage_option(o, "disparities", a); break;
-        case O_MIN: bad = stage_option(o, "min-disparity", a); break;
-        case O_COST: bad = stage_option(o, "cost", a); break;
-        case O_METHOD: bad = stage_option(o, "method", a); break;
-        case O_BLOCK: bad = stage_option(o, "block", a); break;
-        case O_WEIGHTS: bad = stage_option(o, "path-weights", a); break;
-        case O_WINDOW: bad = stage_option(o, "window", a); break;
-        case O_PATHS: bad = stage_option(o, "paths", a); break;
-        case O_P1: bad = stage_option(o, "p1", a); break;
-        case O_P2: bad = stage_option(o, "p2", a); break;
-        case O_P2A: bad = stage_option(o, "p2-adapt", a); break;
-        case O_UNIQ: bad = stage_option(o, "uniqueness", a); break;
-        case O_NOSUB: bad = stage_option(o, "no-subpixel", NULL); break;
-        case O_NOLR: bad = stage_option(o, "no-lr", NULL); break;
-        case O_LRTOL: bad = stage_option(o, "lr-tolerance", a); break;
-        case O_NOMED: bad = stage_option(o, "no-median", NULL); break;
         case O_MAPS: o->maps = a; break;
-        case O_BACKEND: bad = stage_option(o, "backend", a); break;
-        case O_THREADS: bad = stage_option(o, "threads", a); break;
-        case O_SMS: bad = stage_option(o, "sms", a); break;
-        case O_BAND: bad = stage_option(o, "band", a); break;
         case O_COLOR: o->color = a; break;
         case O_CMAP:
             if (colormap_from_str(a, &o->cmap))
@@ -484,15 +435,10 @@ static int parse_options(int argc, char **argv, options *o)
             o->combine_set = 1;
             break;
         case 'q': o->quiet = 1; break;
-        case 'h': fputs(usage_text, stdout); exit(0);
+        case 'h': print_usage(); exit(0);
         case O_VERSION: version_print("stereo-match"); exit(0);
         case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default:
-            if (c >= O_POST && c < O_POST + N_POST) {
-                bad = stage_option(o, post_options[c - O_POST], a);
-                break;
-            }
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (bad)
             return EXIT_USAGE;

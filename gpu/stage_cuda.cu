@@ -774,7 +774,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 snprintf(err, errlen,
                          "%d disparities: the CUDA stage runs more than 256 only as SGM in its "
                          "sweep design (D = 512, every L within a byte as with the default "
-                         "penalties, no path weights, %.0f MB of device memory)%s",
+                         "penalties, no path weights, %.0f MB of device memory) or with the "
+                         "coarse-to-fine mode (band)%s",
                          p->num_disparities, (sweep_bytes + vol) / 1e6,
                          s->bm ? "; block matching has no such kernels" : "");
                 return STEREO_ERR_NODEV;

@@ -511,10 +511,10 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         stereo_params q;
         band_coarse_params(p, &q);
         q.backend = STEREO_BACKEND_CPU;
-        char why[200];
-        stereo_status st = stereo_create(&q, NULL, &s->coarse, why, sizeof why);
+        char cerr[200];
+        stereo_status st = stereo_create(&q, NULL, &s->coarse, cerr, sizeof cerr);
         if (st != STEREO_OK)
-            return fail(err, errlen, st, "the coarse-to-fine mode's half-size level: %s", why);
+            return fail(err, errlen, st, "the coarse-to-fine mode's half-size level: %s", cerr);
         ok &= !!(s->half[0] = malloc((size_t)q.width * q.height));
         ok &= !!(s->half[1] = malloc((size_t)q.width * q.height));
         ok &= !!(s->band = malloc(n * sizeof(uint16_t)));

@@ -106,7 +106,8 @@ typedef struct {
 typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
     int min_disparity;        /* dmin >= 0 */
-    int num_disparities;      /* D: a multiple of 16 in [16, 256], D < width */
+    int num_disparities;      /* D: a multiple of 16 in [16, 512], D < width
+                                 (stereo_check_disparities) */
     stereo_cost cost;         /* rank (default), census 9x7, ad, bt, or mi (hierarchical mutual
                                  information, mi.h; both backends: on CUDA the hierarchy's
                                  levels run on CUDA stages of their own and the tables on the
@@ -210,7 +211,8 @@ int stereo_max_cost(const stereo_params *p);
  * image width is checked with the other parameters). 0, or -1 with the condition that fails in
  * why: "528 is outside 16..512", or "100 is not a multiple of 16 (try 96 or 112)" with the
  * nearest valid values. The CPU backend runs every such D; the CUDA stage runs D up to 256 with
- * every option, and 512 with SGM where its sweep design applies (stage_cuda.h). */
+ * every option, 512 with SGM where its sweep design applies (stage_cuda.h), and every D in the
+ * coarse-to-fine mode (band.h). */
 int stereo_check_disparities(int D, char *why, size_t whylen);
 
 /* Checks every parameter; on failure writes "name: what is wrong" into err. */

@@ -53,7 +53,7 @@ static void build_option_names(void)
     for (int i = 0; stereo_option_table[i].name && n < sizeof option_names; i++)
         n += (size_t)snprintf(option_names + n, sizeof option_names - n, "%s%s%s", i ? "," : "",
                               stereo_option_table[i].name,
-                              stereo_option_table[i].takes_value ? "=" : "");
+                              stereo_option_table[i].metavar ? "=" : "");
 }
 
 const char *sd_option_names(void)
@@ -61,6 +61,36 @@ const char *sd_option_names(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_option_names);
     return option_names;
+}
+
+/* each row's short flag as a string ("d"), for SD_OPT_SHORT */
+static char short_flags[64][2];
+
+static void build_short_flags(void)
+{
+    for (int i = 0; i < 64 && stereo_option_table[i].name; i++)
+        short_flags[i][0] = stereo_option_table[i].short_flag;
+}
+
+const char *sd_option_field(int index, int field)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_short_flags);
+    if (index < 0 || index >= stereo_option_count() || index >= 64)
+        return NULL;
+    const stereo_option_info *r = &stereo_option_table[index];
+    switch (field) {
+    case SD_OPT_NAME: return r->name;
+    case SD_OPT_KWARG: return r->kwarg;
+    case SD_OPT_METAVAR: return r->metavar;
+    case SD_OPT_RANGE: return r->range;
+    case SD_OPT_DEFAULT: return r->def;
+    case SD_OPT_HELP: return r->help;
+    case SD_OPT_MORE: return r->more;
+    case SD_OPT_KEY: return r->key;
+    case SD_OPT_SHORT: return r->short_flag ? short_flags[index] : NULL;
+    }
+    return NULL;
 }
 
 const char *sd_backends(void)

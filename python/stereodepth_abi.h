@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SD_ABI_VERSION 3
+#define SD_ABI_VERSION 4
 
 enum { SD_OK = 0, SD_EVALUE = 1, SD_ERUNTIME = 2 };
 
@@ -41,6 +41,15 @@ const char *sd_commit(void);
 /* The stage option names, comma-separated in stereo-match --help order, each followed by '='
  * when it takes a value ("disparities=,min-disparity=,...,no-subpixel,no-lr,..."). */
 const char *sd_option_names(void);
+
+/* One field of the stage option table's row `index` (0, 1, ... in --help order;
+ * gpu/stereo_options.h): the long name, the keyword argument, the value's metavar (NULL for a
+ * flag), the range, the default (NULL for a flag), the help, what more to know (may be NULL),
+ * the live app's [stereo] key, the short flag ("d"; NULL: none). NULL past the last row or for
+ * an unknown field. */
+enum { SD_OPT_NAME = 0, SD_OPT_KWARG, SD_OPT_METAVAR, SD_OPT_RANGE, SD_OPT_DEFAULT, SD_OPT_HELP,
+       SD_OPT_MORE, SD_OPT_KEY, SD_OPT_SHORT };
+const char *sd_option_field(int index, int field);
 
 /* The backends built in: "cpu" or "cpu,cuda". */
 const char *sd_backends(void);

@@ -152,6 +152,20 @@ static void test_option_errors(void **state)
     const char *names = sd_option_names();
     assert_non_null(strstr(names, "disparities=,min-disparity=,cost="));
     assert_non_null(strstr(names, ",no-lr,"));
+    /* the table's rows, field by field */
+    assert_string_equal(sd_option_field(0, SD_OPT_NAME), "disparities");
+    assert_string_equal(sd_option_field(0, SD_OPT_SHORT), "d");
+    assert_string_equal(sd_option_field(0, SD_OPT_DEFAULT), "64");
+    int flag = 0;
+    while (sd_option_field(flag, SD_OPT_NAME) &&
+           strcmp(sd_option_field(flag, SD_OPT_NAME), "no-lr") != 0)
+        flag++;
+    assert_string_equal(sd_option_field(flag, SD_OPT_KWARG), "no_lr");
+    assert_string_equal(sd_option_field(flag, SD_OPT_KEY), "lr_check");
+    assert_null(sd_option_field(flag, SD_OPT_METAVAR));
+    assert_null(sd_option_field(flag, SD_OPT_SHORT));
+    assert_null(sd_option_field(-1, SD_OPT_NAME));
+    assert_null(sd_option_field(0, 99));
     assert_int_equal(sd_abi_version(), SD_ABI_VERSION);
 }
 

@@ -557,8 +557,8 @@ check "--demo DIR: exit 0, disparity.pfm, disparity-color.png, mean error" \
 
 # ---- --help, and the words every program uses for a bad option ------------------------------
 run_m --help
-check "--help: exit 0, no printf escapes left ('within U% ', no '%%')" \
-  eval '[ "$rc" -eq 0 ] && grep -qF "within U% (0 = off" "$W/so" && ! grep -qF "%%" "$W/so"'
+check "--help: exit 0, no printf escapes left ('within U%:', no '%%')" \
+  eval '[ "$rc" -eq 0 ] && grep -qF "within U%: 0..99" "$W/so" && ! grep -qF "%%" "$W/so"'
 # PROGRAM-NAME COMMAND...: "--bogus" and a value option without its value, each exit 2 and one
 # line worded the same in every program
 same_words() {

@@ -139,8 +139,8 @@ static void test_defaults(void **state)
     assert_int_equal(c.stereo.subpixel, 1);
     assert_int_equal(c.stereo.backend, STEREO_BACKEND_AUTO);
     assert_int_equal(c.stereo.sms, 0);
-    assert_int_equal(c.p1_given, 0);
-    assert_int_equal(c.p2_given, 0);
+    assert_int_equal(c.stage.p1_set, 0);
+    assert_int_equal(c.stage.p2_set, 0);
     assert_int_equal(c.colormap, COLORMAP_TURBO);
     assert_int_equal(c.view, VIEW_DISPARITY);
     assert_string_equal(c.font, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
@@ -212,6 +212,14 @@ static const struct {
     {"stereo", "lr_check", {"", "maybe", "01"}},
     {"stereo", "lr_tolerance", {"", "-1", "256", "1px"}},
     {"stereo", "median", {"", "3x3", "True"}},
+    {"stereo", "band", {"", "-1", "65", "wide"}},
+    {"stereo", "speckle_size", {"", "-1", "1048577", "100px"}},
+    {"stereo", "speckle_diff", {"", "-1", "4096", "1.5"}},
+    {"stereo", "fill", {"", "2", "background"}},
+    {"stereo", "temporal", {"", "maybe", "On1"}},
+    {"stereo", "temporal_alpha", {"", "0", "17", "0.5"}},
+    {"stereo", "temporal_delta", {"", "-1", "4096", "x"}},
+    {"stereo", "temporal_persist", {"", "-1", "256", "3f"}},
     {"stereo", "backend", {"", "gpu", "CUDA", "opencl"}},
     {"stereo", "threads", {"", "-1", "257", "all"}},
     {"stereo", "sms", {"", "-1", "abc", "5000", "1025", "16 SMs", "8.5"}},
@@ -764,7 +772,8 @@ static void test_set_overrides(void **state)
     /* p2 <= p1 from the command line: the cross check catches it (options come in any order) */
     assert_int_equal(live_config_set(&c, "stereo", "p2", "100", err, sizeof err), 0);
     assert_int_equal(live_config_check(&c, err, sizeof err), -1);
-    expect_in(err, "p2: 100 must be greater than p1 (200)", "p2 <= p1");
+    /* worded as stereo-match words it (the keys came from the command line) */
+    assert_string_equal(err, "--p2: 100 must be greater than --p1 200");
 }
 
 /* [stereo] sms: the messages in full, from the file (FILE:LINE) and from --set */
@@ -775,9 +784,9 @@ static void test_sms(void **state)
     static const struct {
         const char *value, *msg;
     } bad[] = {
-        {"-1", "sms: -1 is outside 0..1024"},
-        {"abc", "sms: 'abc' is not an integer"},
-        {"5000", "sms: 5000 is outside 0..1024"},
+        {"-1", "sms: '-1' is not an integer in 0..1024"},
+        {"abc", "sms: 'abc' is not an integer in 0..1024"},
+        {"5000", "sms: '5000' is not an integer in 0..1024"},
     };
     for (size_t i = 0; i < NELEMS(bad); i++) {
         char text[64], want[512];
@@ -801,15 +810,16 @@ static void test_penalties_in_file(void **state)
 {
     live_config c;
     expect_load_error("[stereo]\np2 = 20\n", 2, "p2");
-    expect_in(err, "must be greater than p1 (24)", "p2 below the default p1");
+    expect_in(err, "p2: 20 must be greater than p1 24", "p2 below the default p1");
     expect_load_error("[stereo]\np1 = 50\n\np2 = 50\n", 4, "p2");
-    expect_load_error("[stereo]\np2 = 50\n\np1 = 60\n", 4, "p1");
-    expect_in(err, "p1: 60 must be smaller than p2 (50)", "p1 above p2");
+    /* at the later line of the two, worded as stereo-match words it with the keys' names */
+    expect_load_error("[stereo]\np2 = 50\n\np1 = 60\n", 4, "p2");
+    expect_in(err, "p2: 50 must be greater than p1 60", "p1 above p2");
     /* order does not matter when both are right */
     load_ok("[stereo]\np2 = 20\np1 = 10\n", &c);
     assert_int_equal(c.stereo.p1, 10);
     assert_int_equal(c.stereo.p2, 20);
-    assert_int_equal(c.p1_given + c.p2_given, 2);
+    assert_int_equal(c.stage.p1_set + c.stage.p2_set, 2);
     /* census set after the penalties keeps them */
     load_ok("[stereo]\np1 = 30\ncost = census\n", &c);
     assert_int_equal(c.stereo.p1, 30);
@@ -839,8 +849,7 @@ static void test_costs_methods_and_path_lists(void **state)
     assert_int_equal(c.stereo.p2, 90);
     assert_int_equal(c.stereo.p2_path[0], 0);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
-    load_ok("[stereo]\np1 = 8,8,8\n", &c); /* 3 values for 8 paths: refused by the check */
-    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_load_error("[stereo]\np1 = 8,8,8\n", 2, "p1"); /* 3 values for 8 paths */
     expect_in(err, "p1: 3 values for 8 paths", "penalty list of the wrong length");
     load_ok("[stereo]\npaths = 4\np2 = 90,90,90,90\n", &c);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
@@ -848,14 +857,16 @@ static void test_costs_methods_and_path_lists(void **state)
     assert_int_equal(live_config_check(&c, err, sizeof err), -1);
     expect_in(err, "p2: 4 values for 8 paths", "paths changed under a list");
     expect_load_error("[stereo]\np1 = 8,x\n", 2, "p1");
-    expect_in(err, "'x' is not an integer", "p1");
+    expect_in(err, "'x' (in '8,x') is not an integer in 1..1022", "p1");
     expect_load_error("[stereo]\np1 = 8,,8\n", 2, "p1");
     expect_in(err, "'8,,8' is not a comma-separated list", "p1");
     expect_load_error("[stereo]\np2 = 90,2000\n", 2, "p2");
-    expect_in(err, "2000 is outside 2..1023", "p2");
-    load_ok("[stereo]\npaths = 4\np1 = 8,8,100,8\np2 = 90,90,50,90\n", &c);
-    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
-    expect_in(err, "p2 of path 2: 50 must be greater than its p1 (100)", "a path's own pair");
+    expect_in(err, "'2000' (in '90,2000') is not an integer in 2..1023", "p2");
+    expect_load_error("[stereo]\npaths = 4\np1 = 8,8,100,8\np2 = 90,90,50,90\n", 4, "p2");
+    expect_in(err, "p2: 50 must be greater than p1 100 (on each path)", "a path's own pair");
+    /* blanks around a list's commas, as in every list of the file */
+    load_ok("[stereo]\npaths = 4\np1 = 8 , 8,  9 ,8\n", &c);
+    assert_int_equal(c.stereo.p1_path[2], 9);
     /* weights */
     load_ok("[stereo]\npaths = 4\npath_weights = 1,2,0,3\n", &c);
     assert_int_equal(c.stereo.path_weight[1], 2);
@@ -867,9 +878,8 @@ static void test_costs_methods_and_path_lists(void **state)
     expect_load_error("[stereo]\npath_weights = 0,0,0,0,0,0,0,0\n", 2, "path_weights");
     expect_in(err, "'0,0,0,0,0,0,0,0' are all 0", "path_weights");
     expect_load_error("[stereo]\npath_weights = 1,-1,1,1\n", 2, "path_weights");
-    expect_in(err, "-1 is outside 0..255", "path_weights");
-    load_ok("[stereo]\npath_weights = 1,1,1\n", &c);
-    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    expect_in(err, "'-1' (in '1,-1,1,1') is not an integer in 0..255", "path_weights");
+    expect_load_error("[stereo]\npath_weights = 1,1,1\n", 2, "path_weights");
     expect_in(err, "path_weights: 3 values for 8 paths", "weights of the wrong length");
     load_ok("[stereo]\npath_weights = 40\n", &c);
     assert_int_equal(live_config_check(&c, err, sizeof err), -1);
@@ -987,8 +997,6 @@ static void test_check_cross_field(void **state)
         {"[source]\ntype = sbs\n[camera]\ndevice = /dev/video0\nwidth = 256\n[stereo]\n"
          "disparities = 128\n",
          "disparities: 128 must be smaller than the image width 128"},
-        {"[stereo]\ndisparities = 256\nmin_disparity = 1800\n[synth]\nwidth = 1024\n",
-         "min disparity"},
         {"[display]\nwidth = 800\n", "height: give [display] width and height together"},
         {"[display]\nheight = 600\n", "width: give"},
     };
@@ -1007,6 +1015,15 @@ static void test_check_cross_field(void **state)
     load_ok("[source]\ntype = files\n[files]\nleft = l%d.png\nright = r%d.png\n[stereo]\n"
             "disparities = 256\n", &c);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
+    /* the checks across the stage options (gpu/stereo_options.c, stereo-match's): the file's
+     * keys alone at the later line, as keys; with a key from the command line, as stereo-match
+     * words them */
+    expect_load_error("[stereo]\ndisparities = 256\nmin_disparity = 1800\n", 3, "min_disparity");
+    expect_in(err, "min_disparity: 1800 plus 256 disparities exceeds 2047", "min + D");
+    load_ok("[stereo]\ndisparities = 256\n", &c);
+    assert_int_equal(live_config_set(&c, "stereo", "min_disparity", "1800", err, sizeof err), 0);
+    assert_int_equal(live_config_check(&c, err, sizeof err), -1);
+    assert_string_equal(err, "--min-disparity: 1800 plus 256 disparities exceeds 2047");
 }
 
 /* ---- the fuzzer ----------------------------------------------------------------------------- */
@@ -1062,7 +1079,7 @@ static const char *const fuzz_keys[] = {
     "type", "left", "right", "device", "width", "height", "fps", "format", "buffers",
     "max_skew_ms", "loop", "disparities", "min_disparity", "cost", "window", "paths", "p1", "p2",
     "p2_adapt", "uniqueness", "subpixel", "lr_check", "lr_tolerance", "median", "backend",
-    "threads", "sms", "maps", "headless", "fullscreen", "colormap", "view", "color_range",
+    "threads", "sms", "speckle_size", "fill", "temporal", "temporal_alpha", "maps", "headless", "fullscreen", "colormap", "view", "color_range",
     "legend", "font", "dir", "frames",
     "screenshot", "gain", "[source]", "[camera]", "[controls]", "[files]", "[synth]", "[stereo]",
     "[calibration]", "[display]", "[record]", "[run]", "[bogus]"};

@@ -42,12 +42,14 @@ def rnd(value, places):
     return str(Decimal(value).quantize(q, rounding=ROUND_HALF_UP))
 
 
-def load():
+def load(keep=lambda r: True):
+    """All rows, and the last row kept of each configuration."""
     with open(CSV, newline="") as f:
         rows = list(csv.DictReader(f))
     latest = {}   # configuration -> its last row (the CSV is in run order, dates ascending)
-    for r in rows:
-        key = (r["device"], int(r["sms"]), r["build"], r["size"], r["disparities"], r["paths"])
+    for r in filter(keep, rows):
+        key = (r["device"], int(r["sms"]), r["build"], r["size"], r["disparities"], r["paths"],
+               r["mode"] or "full")
         if key not in latest or r["date"] >= latest[key]["date"]:
             latest[key] = r
     return rows, latest
@@ -67,8 +69,46 @@ def project(r, clock_mhz, gbps, ms_field, bpv_field):
     return (memory, "memory-bound") if memory > instr else (instr, "")
 
 
+def band_section(latest, w):
+    """The coarse-to-fine mode's rows beside the full search of the same run and size."""
+    bands = sorted((k for k in latest if k[6] != "full"),
+                   key=lambda k: (-k[1], int(k[3].split("x")[0]), int(k[4]), k[6]))
+    if not bands:
+        return
+    w("## The coarse-to-fine mode")
+    w("")
+    w("`--band W` (docs/usage.md) matches the pair at half size first and then searches W "
+      "disparities per pixel around that result instead of the whole range. Both are timed in "
+      "the same call of `tools/gpu-check.sh` (its band step, `compute_87`, no libSGM), and the "
+      "projection is the one above. 'x' is the full search's projected time over the band's: "
+      "above 1, the band is faster on that board.")
+    w("")
+    w("| SMs | size | disparities | mode | ms | full search ms | bytes/voxel (band / full) | "
+      "projected ms (band / full) | x | date | commit |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in bands:
+        r = latest[k]
+        full = latest.get(k[:6] + ("full",))
+        if not full or full["commit"] != r["commit"]:
+            continue
+        board = next(((name, clock, gbps) for name, sms, clock, gbps in ORINS if sms == k[1]),
+                     None)
+        tb = project(r, board[1], board[2], "project_ms", "dram_bytes_per_voxel") if board else None
+        tf = project(full, board[1], board[2], "project_ms", "dram_bytes_per_voxel") if board else None
+        proj = x = ""
+        if tb and tf:
+            proj = f"{board[0]}: {rnd(tb[0], 1)} / {rnd(tf[0], 1)}"
+            x = rnd(tf[0] / tb[0], 2) + "x"
+        bpv = f"{r['dram_bytes_per_voxel'] or '-'} / {full['dram_bytes_per_voxel'] or '-'}"
+        w(f"| {k[1]} | {k[3]} | {k[4]} | {k[6]} | {rnd(r['project_ms'], 3)} | "
+          f"{rnd(full['project_ms'], 3)} | {bpv} | {proj} | {x} | {r['date']} | {r['commit']} |")
+    w("")
+
+
 def page():
-    rows, latest = load()
+    # the proxy step's rows (with libSGM beside them), and the band step's (its own full search)
+    rows, latest = load(lambda r: (r["mode"] or "full") == "full" and r["libsgm_ms"])
+    all_latest = load(lambda r: not r["libsgm_ms"])[1]
     order = sorted(latest, key=lambda k: (-k[1], k[2] != "sm_90", int(k[3].split("x")[0]),
                                           int(k[3].split("x")[1]), k[0]))
     devices = sorted({k[0] for k in latest})
@@ -100,8 +140,8 @@ def page():
     w("## In short")
     w("")
     size, d, p = HEADLINE
-    h100 = [latest[k] for k in order if k[1] > 16 and k[2] == "sm_90" and k[3:] == HEADLINE]
-    proxy = [latest[k] for k in order if k[1] == 16 and k[2] == "compute_87" and k[3:] == HEADLINE]
+    h100 = [latest[k] for k in order if k[1] > 16 and k[2] == "sm_90" and k[3:6] == HEADLINE]
+    proxy = [latest[k] for k in order if k[1] == 16 and k[2] == "compute_87" and k[3:6] == HEADLINE]
     for r in h100[:1]:
         w(f"- {size} D{d} {p} paths on all {r['sms']} SMs of the H100 (`sm_90`, {r['date']}, "
           f"{r['commit']}): {rnd(r['project_ms'], 3)} ms a frame; libSGM {rnd(r['libsgm_ms'], 3)} ms.")
@@ -146,8 +186,8 @@ def page():
     w("")
     sizes = []
     for k in order:
-        if latest[k]["dram_bytes_per_voxel"] and k[2] == "compute_87" and k[3:] not in sizes:
-            sizes.append(k[3:])
+        if latest[k]["dram_bytes_per_voxel"] and k[2] == "compute_87" and k[3:6] not in sizes:
+            sizes.append(k[3:6])
     sizes.sort(key=lambda s: (int(s[0].split("x")[0]), s[1], s[2]))
     w("| board | " + " | ".join(f"{s} D{dd} {pp} paths" for s, dd, pp in sizes) + " |")
     w("|---|" + "---|" * len(sizes))
@@ -156,7 +196,7 @@ def page():
         cells = []
         for s in sizes:
             r = next((latest[k] for k in order if k[1] == sms and k[2] == "compute_87"
-                      and k[3:] == s), None)
+                      and k[3:6] == s), None)
             t = project(r, clock, gbps, "project_ms", "dram_bytes_per_voxel") if r else None
             if not t:
                 cells.append("")
@@ -174,6 +214,7 @@ def page():
         w(f"libSGM projected the same way takes {rnd(min(ratios), 1)}-{rnd(max(ratios), 1)}x the "
           "stage's time per frame at these sizes.")
         w("")
+    band_section(all_latest, w)
     return "\n".join(wrap(line) for line in out).rstrip("\n") + "\n"
 
 

@@ -64,7 +64,7 @@ FINAL_OUT=${OUT:-/tmp/gpu-check}
 OUT=/tmp/gc-out
 rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL_OUT"
 pack_out() {
-  for f in proxy-table.txt results-jetson-proxy.csv bench.txt views.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt; do
+  for f in proxy-table.txt results-jetson-proxy.csv results-band.csv bench.txt views.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL_OUT/"
   done
   tar -czf "$FINAL_OUT/gc-logs.tgz" -C "$OUT" . 2>/dev/null
@@ -90,6 +90,9 @@ PY
 tests_line="not run" san=" not run" faults_line="not run"
 
 step "device"
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+# GC_COMMIT: the commit measured, when the tree was carried without its history (a snapshot)
+commit=${GC_COMMIT:-"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +)"}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
 nvcc --version | tail -1
 echo "commit ${GC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')}"
@@ -292,22 +295,35 @@ for tool in memcheck racecheck; do
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "$tool (quick set with its band cases, compute_87): exit $rc; $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-$tool-band.log" | tail -1)"
 done
-for sms in ${BAND_SMS:-16 8}; do
-  for cfg in "640x480 128 8" "1280x960 128 8" "1920x1080 256 8"; do
-    set -- $cfg
-    for band in 0 32 64; do
-      echo "$sms SMs band $band: $("$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
-        --runs ${BAND_RUNS:-50} --sms $sms --band $band 2>&1 | grep -E "$1|stereo-bench")"
-    done
-  done
-done
-for cfg in "640x480 128 8" "1280x960 128 8" "1920x1080 256 8"; do
-  set -- $cfg
+# DRAM bytes per voxel of the full range (ncu, 16 SMs, one frame; BAND_NCU=0 skips), then the
+# times on 16 and 8 SMs; rows in docs/results-jetson-proxy.csv's format (mode "full" or
+# "band W") go to results-band.csv
+BAND_CONFIGS=${BAND_CONFIGS:-"640x480:128:8 1280x960:128:8 1920x1080:256:8 1920x1080:512:8"}
+declare -A band_bpv
+for cfg in $BAND_CONFIGS; do
+  [ "${BAND_NCU:-1}" = 0 ] && break
+  IFS=: read -r size d paths <<<"$cfg"
   for band in 0 32; do
     ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
-      "$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 --frames 1 --sms 16 --band $band \
+      "$B87"/build/gpu/stereo-bench --size $size --disparities $d --paths $paths --frames 1 --sms 16 --band $band \
       >"$OUT/ncu-band.csv" 2>/dev/null
-    ncu_dram "$OUT/ncu-band.csv" "band $band $1 D$2 $3p" $(( ${1%x*} * ${1#*x} * $2 ))
+    line=$(ncu_dram "$OUT/ncu-band.csv" "band $band $size D$d ${paths}p" $(( ${size%x*} * ${size#*x} * d )))
+    echo "$line"
+    band_bpv["$size $d $band"]=$(sed -nE 's/.* ([0-9.]+) B\/voxel.*/\1/p' <<<"$line")
+  done
+done
+for sms in ${BAND_SMS:-16 8}; do
+  for cfg in $BAND_CONFIGS; do
+    IFS=: read -r size d paths <<<"$cfg"
+    for band in 0 32 64; do
+      line=$("$B87"/build/gpu/stereo-bench --size $size --disparities $d --paths $paths \
+        --runs ${BAND_RUNS:-50} --sms $sms --band $band 2>&1 | grep -E "$size|stereo-bench")
+      echo "$sms SMs band $band: $line"
+      ms=$(sed -nE 's/.* ([0-9.]+) ms .*/\1/p' <<<"$line" | head -1)
+      mode=full; [ $band -gt 0 ] && mode="band $band"
+      [ -n "$ms" ] && echo "$(date -u +%F),$commit,$device,$sms,compute_87,$size,$d,$paths,$ms,,${band_bpv["$size $d $band"]:-},,$mode," \
+        >>"$OUT/results-band.csv"
+    done
   done
 done
 fi
@@ -453,9 +469,6 @@ PROXY_RUNS=${PROXY_RUNS:-100}
 PROXY_CONFIGS=$'640 480 128 8\n1024 440 128 4\n1280 960 128 8\n1920 1080 256 8' # w h D paths
 all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
 [ -n "$all_sms" ] || all_sms=132
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-# GC_COMMIT: the commit measured, when the tree was carried without its history (a snapshot)
-commit=${GC_COMMIT:-"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo +)"}
 echo "date,commit,device,sms,build,size,disparities,paths,project_ms,libsgm_ms,base_ms,stages" >"$OUT/proxy-raw.csv"
 run_project() { # bench-binary w h d paths sms -> median ms and the stage times (csv fields)
   local tmp; tmp=$(mktemp)

@@ -6,15 +6,15 @@
     d = stereodepth.match(left, right, disparities=64, cost="census")   # float32, NaN = invalid
     z = stereodepth.depth(d, f=700.0, B=0.12)                           # metres when B is
 
-The options are stereo-match's matching and backend options by the same names, with '_' for
-'-': disparities, min_disparity, cost, window, method, block, paths, p1, p2 (an int, a list of
-one per path, or "24,24,..."), p2_adapt, path_weights, uniqueness, no_subpixel, no_lr,
-lr_tolerance, no_median, backend ("auto", "cpu", "cuda"), threads, sms, and maps (a map file,
-a calibration YAML or "LEFT,RIGHT" camera_info files: the inputs are rectified first). Flags
-take True (False or None: the default); subpixel=False, lr=False and median=False say the same
-as no_subpixel=True, no_lr=True and no_median=True. A bad option raises ValueError with
-stereo-match's message, naming the keyword argument; the results equal stereo-match's bit for
-bit.
+The options are stereo-match's matching and backend options, each as a keyword argument
+(its name with '_' for '-'): stereodepth.options() lists them with their values, defaults and
+help, from the one table stereo-match, stereo-live and this module read (help(stereodepth) and
+print(stereodepth.options_help()) show it); maps adds a map file, a calibration YAML or
+"LEFT,RIGHT" camera_info files (the inputs are rectified first). p1, p2 and path_weights take
+an int, a list of one per path, or "24,24,...". Flags take True (False or None: the default);
+subpixel=False, lr=False and median=False say the same as no_subpixel=True, no_lr=True and
+no_median=True. A bad option raises ValueError with stereo-match's message, naming the keyword
+argument; the results equal stereo-match's bit for bit.
 
 The library (libstereodepth.so, python/stereodepth_abi.h) is looked for in this order:
 $STEREODEPTH_LIB, this package's folder (pip install ./python copies it there), then
@@ -23,6 +23,7 @@ build/libstereodepth.so of the checkout this file lies in (PYTHONPATH=python).
 import ctypes
 import os
 import re
+import textwrap
 import threading
 from collections import namedtuple
 from pathlib import Path
@@ -30,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["match", "Matcher", "depth", "points", "calibration", "Calibration", "option_names",
-           "backends", "library_path", "__version__"]
+           "options", "options_help", "Option", "backends", "library_path", "__version__"]
 
-_ABI_VERSION = 3  # python/stereodepth_abi.h SD_ABI_VERSION
+_ABI_VERSION = 4  # python/stereodepth_abi.h SD_ABI_VERSION
 _SD_OK, _SD_EVALUE, _SD_ERUNTIME = 0, 1, 2
 _ERRLEN = 1024
 
@@ -68,6 +69,8 @@ _lib, _lib_path = _load()
 _c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 _lib.sd_option_names.restype = ctypes.c_char_p
 _lib.sd_option_names.argtypes = []
+_lib.sd_option_field.restype = ctypes.c_char_p
+_lib.sd_option_field.argtypes = [ctypes.c_int, ctypes.c_int]
 _lib.sd_backends.restype = ctypes.c_char_p
 _lib.sd_backends.argtypes = []
 _lib.sd_matcher_create.restype = ctypes.c_int
@@ -101,10 +104,29 @@ _lib.sd_calibration.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_double 
                                 ctypes.POINTER(ctypes.c_int * 2), ctypes.c_char_p,
                                 ctypes.c_size_t]
 
-# CLI name -> takes a value, from the library's own table (gpu/stereo_options.c)
-_OPTIONS = {}
-for _item in _lib.sd_option_names().decode().split(","):
-    _OPTIONS[_item.rstrip("=")] = _item.endswith("=")
+# the library's option table (gpu/stereo_options.c), a row per option in stereo-match --help
+# order: python/stereodepth_abi.h SD_OPT_NAME ... SD_OPT_KEY
+Option = namedtuple("Option", "kwarg name metavar range default help more key short")
+Option.__doc__ = ("A stage option: kwarg (the keyword argument), name (stereo-match's --NAME), "
+                  "metavar (its value; None: a flag, True or False), range, default (None for a "
+                  "flag: off), help and more (text), key (stereo-live's [stereo] key), short "
+                  "(the short flag's letter, or None).")
+
+
+def _table():
+    rows, i = [], 0
+    while _lib.sd_option_field(i, 0) is not None:
+        f = [_lib.sd_option_field(i, k) for k in range(9)]
+        f = [None if v is None else v.decode() for v in f]
+        rows.append(Option(kwarg=f[1], name=f[0], metavar=f[2], range=f[3], default=f[4],
+                           help=f[5], more=f[6], key=f[7], short=f[8]))
+        i += 1
+    return rows
+
+
+_ROWS = _table()
+_OPTIONS = {r.name: r.metavar is not None for r in _ROWS}  # CLI name -> takes a value
+_KWARGS = {r.name: r.kwarg for r in _ROWS}
 
 
 __version__ = _lib.sd_version().decode()  # the project's VERSION the library was built from
@@ -123,11 +145,34 @@ def backends():
 def option_names():
     """Every keyword option Matcher and match take, in stereo-match --help order, then maps and
     the positive spellings subpixel, lr and median (False: no_subpixel, no_lr, no_median)."""
-    return [name.replace("-", "_") for name in _OPTIONS] + ["maps"] + list(_POSITIVE)
+    return [r.kwarg for r in _ROWS] + ["maps"] + list(_POSITIVE)
+
+
+def options():
+    """The stage options as Option tuples (kwarg, name, metavar, range, default, help, more,
+    key, short), in stereo-match --help order, from the table stereo-match and stereo-live read; the
+    texts name other options by their keyword arguments."""
+    text = lambda t: None if t is None else _kwarg_text(t)
+    return [r._replace(range=text(r.range), default=text(r.default), help=text(r.help),
+                       more=text(r.more)) for r in _ROWS]
+
+
+def options_help():
+    """options() as text: a paragraph per keyword argument, "kwarg=VALUE: help: range (default
+    ...); more", as stereo-match --help words it."""
+    out = []
+    for r in options():
+        head = r.kwarg + ("=True" if r.metavar is None else "=" + r.metavar)
+        body = r.help + (f": {r.range}" if r.range else "") + \
+            (f" (default {r.default})" if r.default else "") + (f"; {r.more}" if r.more else "")
+        out.append(head + "\n" + textwrap.fill(body, 80, initial_indent="    ",
+                                              subsequent_indent="    "))
+    return "\n".join(out)
+
 
 
 def _kwarg(cli):
-    return cli.replace("-", "_")
+    return _KWARGS.get(cli, cli.replace("-", "_"))
 
 
 def _kwarg_text(msg):
@@ -462,3 +507,7 @@ def points(disparity, f=None, B=None, cx=None, cy=None, *, calibration=None):
     x = (np.arange(w, dtype=np.float64)[None, :] - g["cx"]) * z / g["f"]
     y = (np.arange(h, dtype=np.float64)[:, None] - g["cy"]) * z / g["f"]
     return np.stack([x, y, z], axis=-1).astype(np.float32)
+
+
+# help(stereodepth) lists the options
+__doc__ += "\nThe options (options_help()):\n\n" + options_help() + "\n"

@@ -1021,6 +1021,15 @@ static void coarse_to_fine(int quick)
     compare(&p, m, &pr, "band maps");
     free_maps(m);
     pair_free(&pr);
+    /* ranges above 256, which only the band and the sweep design take on CUDA: 384 and 512,
+     * with penalties beyond the byte volumes */
+    pair_random(&pr, 1100, 41, STEREO_PIX_GREY8, 0, 300);
+    stereo_params_default(&p, 1100, 41);
+    p.num_disparities = 384, p.band = 64, p.p2 = 400;
+    compare(&p, NULL, &pr, "band D384");
+    p.num_disparities = 512, p.band = 32, p.p2 = 128, p.min_disparity = 3;
+    compare(&p, NULL, &pr, "band D512");
+    pair_free(&pr);
 }
 
 /* Stage 9, the post-filters (gpu/postfilter.h): a grid of speckle sizes (off, 1, a few pixels,
