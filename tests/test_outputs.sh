@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# tests/test_outputs.sh — stereo-live's outputs (--output URI, [output]), file:// end to end, as
+# TAP (ros2:// is tests/test_ros2.sh):
+#   1. file://DIR/%06d.pfm, .png, ?depth=1 and .ply on the generated scene: one file per frame,
+#      every frame; the PFM disparity equals the 16-bit PNG's (256 d); the depth PNG follows
+#      hal/depth.h's rule from the PFM on every pixel; the PLY's vertex count is the valid
+#      depth pixels; the summary and --stats-json count each output; [output] in a config file
+#   2. kill -9 mid-run (640x480 point clouds, unpaced): every file named by the pattern is
+#      whole (PFM and PLY sizes from their headers); the next run removes the temporary file
+#      the kill left (NAME.tmp.XXXXXX)
+#   3. a slow output (strace delays its renames by 0.2 s): the stage keeps its rate, the output
+#      drops frames and counts them (sent + drops = frames); a folder removed mid-run: the
+#      output says why once, the run goes on and ends with status 0
+#   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
+#      frame number, depth without a camera, too many: exit 2, one line, nothing created;
+#      display:// with another output keeps the window, other outputs alone run headless
+# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 15 s.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${STEREO_BUILD:-build}
+LIVE=$B/stereo-live
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+[ -x "$LIVE" ] || { echo "Bail out! $LIVE is not built"; exit 1; }
+. tests/tap.sh
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+SCENE=(--input 'synth://?width=160&height=120' -d 32 --backend cpu --headless)
+CAM=(--focal 200 --baseline 0.1)
+
+# ---- 1. every format, every frame ----------------------------------------------------------
+mkdir -p "$T/o"
+"$LIVE" "${SCENE[@]}" "${CAM[@]}" --frames 12 --output "file://$T/o/d_%06d.pfm" \
+  --output "file://$T/o/d_%06d.png" --output "file://$T/o/z_%06d.png?depth=1" \
+  --output "file://$T/o/c_%06d.ply" --stats-json "$T/s.json" >"$T/1.out" 2>"$T/1.err"
+rc=$?
+check "file outputs: exit 0, 12 frames of each kind" "$T/1.err" \
+  test "$rc" = 0 -a "$(ls "$T/o" | grep -c '^d_.*pfm$')" = 12 -a "$(ls "$T/o" | grep -c '^c_')" = 12 \
+  -a "$(ls "$T/o" | wc -l)" = 48
+check "file outputs: the summary and --stats-json count them" "$T/1.out" \
+  "$PY" - "$T/s.json" "$T/1.out" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+o = s["outputs"]
+assert len(o) == 4, o
+for x in o:
+    assert x["sent"] == 12 and x["drops"] == 0 and x["failures"] == 0, x
+out = open(sys.argv[2]).read()
+assert out.count(": 12 sent, 0 drops (0 failed)") == 4, out
+EOF
+check "file outputs: PFM = PNG / 256, depth PNG by hal/depth.h's rule, PLY points = valid depth" \
+  "$T/1.err" "$PY" - "$T/o" <<'EOF'
+import sys, struct, numpy as np, cv2
+d = sys.argv[1]
+f, B = 200.0, 0.1
+for k in (1, 6, 12):
+    raw = open(f"{d}/d_{k:06d}.pfm", "rb").read()
+    hdr = raw.split(b"\n", 3)
+    w, h = map(int, hdr[1].split()); assert (w, h) == (160, 120)
+    pfm = np.frombuffer(hdr[3], "<f4").reshape(h, w)[::-1]
+    png = cv2.imread(f"{d}/d_{k:06d}.png", cv2.IMREAD_UNCHANGED)
+    assert png.dtype == np.uint16
+    valid = np.isfinite(pfm)
+    assert valid.mean() > 0.5 and (png[~valid] == 0).all()
+    assert (png[valid] == np.round(pfm[valid] * 256)).all()
+    d16 = np.where(valid, pfm * 16, -1).astype(np.int64)
+    z = cv2.imread(f"{d}/z_{k:06d}.png", cv2.IMREAD_UNCHANGED)
+    mm = np.zeros_like(z, dtype=np.int64)
+    pos = d16 > 0
+    mm[pos] = np.floor((f * B * 1000 * 16) / d16[pos] + 0.5)
+    mm[mm > 65535] = 0
+    assert (z == mm).all(), np.argwhere(z != mm)[:5]
+    ply = open(f"{d}/c_{k:06d}.ply", "rb").read()
+    n = int(ply.split(b"element vertex ")[1].split(b"\n")[0])
+    assert n == int(pos.sum()) and len(ply) == ply.index(b"end_header\n") + 11 + 15 * n
+EOF
+printf '[output]\nuri = file://%s/cfg_%%04d.pfm\n' "$T" >"$T/out.ini"
+"$LIVE" "${SCENE[@]}" --frames 3 --config "$T/out.ini" >/dev/null 2>"$T/1c.err"
+check "[output] uri in a config file" "$T/1c.err" test -f "$T/cfg_0003.pfm"
+
+# ---- 2. kill -9 mid-run leaves only whole files --------------------------------------------
+mkdir -p "$T/k"
+"$LIVE" --input 'synth://?width=640&height=480&fps=0' -d 64 --backend cpu --headless "${CAM[@]}" \
+  --output "file://$T/k/%06d.ply" --output "file://$T/k/%06d.pfm" >/dev/null 2>&1 &
+pid=$!
+sleep 2.5
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+check "kill -9 mid-run: every .pfm and .ply is whole" /dev/null "$PY" - "$T/k" <<'EOF'
+import os, sys
+d = sys.argv[1]
+names = [n for n in os.listdir(d) if n.endswith((".pfm", ".ply"))]
+assert len(names) >= 2, names
+for n in names:
+    raw = open(os.path.join(d, n), "rb").read()
+    if n.endswith(".pfm"):
+        hdr = raw.split(b"\n", 3)
+        w, h = map(int, hdr[1].split())
+        assert len(hdr[3]) == 4 * w * h, (n, len(raw))
+    else:
+        k = int(raw.split(b"element vertex ")[1].split(b"\n")[0])
+        assert len(raw) == raw.index(b"end_header\n") + 11 + 15 * k, (n, len(raw))
+print(len(names), "whole files;", sum(".tmp." in n for n in os.listdir(d)), "temporary")
+EOF
+echo half >"$T/k/000999.ply.tmp.Ab12Cd"   # what a kill during a write leaves, for certain
+echo mine >"$T/k/other.ply.tmp.Ab12Cd"    # not the pattern's: stays
+"$LIVE" "${SCENE[@]}" "${CAM[@]}" --frames 1 --output "file://$T/k/%06d.ply" >/dev/null 2>&1
+check "the next run removes what the kill left (NAME.tmp.XXXXXX)" /dev/null \
+  test "$(ls "$T/k" | grep -c '\.tmp\.')" = 1 -a -f "$T/k/other.ply.tmp.Ab12Cd"
+
+# ---- 3. a slow output drops, the stage does not; a failing one says why once ------------------
+SLOW=(strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2
+      -e inject=rename,renameat,renameat2:delay_exit=200000)
+if command -v strace >/dev/null 2>&1 && "${SLOW[@]}" true 2>/dev/null; then
+  mkdir -p "$T/s"
+  "${SLOW[@]}" "$LIVE" "${SCENE[@]}" --frames 60 --output "file://$T/s/%06d.pfm" \
+    >"$T/3.out" 2>"$T/3.err"
+  check "slow output: 60 frames at the scene's 30 fps, drops counted (sent + drops = 60)" "$T/3.out" \
+    "$PY" - "$T/3.out" <<'EOF'
+import re, sys
+out = open(sys.argv[1]).read()
+fps = float(re.search(r"stereo-live: ([0-9.]+) fps \(60 frames", out).group(1))
+sent, drops = map(int, re.search(r": (\d+) sent, (\d+) drops", out).groups())
+assert 28.5 <= fps <= 31.5, fps
+assert sent + drops == 60 and drops >= 20, (sent, drops)
+EOF
+else
+  skip "slow output: drops counted" "strace cannot trace here"
+fi
+mkdir -p "$T/gone"
+"$LIVE" "${SCENE[@]}" --frames 60 --output "file://$T/gone/%06d.pfm" >"$T/3g.out" 2>"$T/3g.err" &
+pid=$!
+sleep 1
+rm -rf "$T/gone"
+wait "$pid"
+rc=$?
+check "a folder removed mid-run: said once, the run goes on (exit 0, 60 frames)" "$T/3g.err" \
+  test "$rc" = 0 -a "$(grep -c "output file://$T/gone/%06d.pfm: " "$T/3g.err")" = 1 \
+  -a "$(grep -c 'stereo-live: 60 frames' "$T/3g.out")" = 1
+
+# ---- 4. bad outputs ------------------------------------------------------------------------
+bad() { # name, expected text, options...
+  local name=$1 want=$2; shift 2
+  "$LIVE" "${SCENE[@]}" --frames 2 "$@" >"$T/4.out" 2>"$T/4.err"
+  local rc=$?
+  if [ "$rc" = 2 ] && [ "$(lines "$T/4.err")" = 1 ] && grep -qF -- "$want" "$T/4.err" &&
+     [ ! -e "$T/nothing" ]; then
+    ok "refused: $name"
+  else
+    not_ok "refused: $name" "rc $rc: $(cat "$T/4.err")"
+  fi
+}
+bad "unknown scheme" "unknown output scheme 'ftp'" --output ftp://x/y
+bad "unknown option" "unknown option 'colour' of ros2://" --output 'ros2://robot?colour=1'
+bad "domain out of range" "domain = '999' is not a DDS domain id in 0..232" --output 'ros2://?domain=999'
+bad "bad namespace" "is not a ROS 2 namespace" --output 'ros2://9robot'
+bad "bad qos" "qos = 'fast'" --output 'ros2://robot?qos=fast'
+bad "missing folder" "cannot write into the folder '$T/nothing'" --output "file://$T/nothing/%06d.pfm"
+bad "no frame number" "needs a frame number" --output "file://$T/out.pfm"
+bad "unknown extension" "must end in .pfm" --output "file://$T/%06d.jpg"
+bad "depth without a camera" "depth and point clouds need the camera" --output "file://$T/%06d.ply"
+bad "an output over another" "is the same file as" --stats-json "$T/x_000001.pfm" --output "file://$T/x_%06d.pfm"
+bad "nine outputs" "more than 8 outputs" $(for i in 1 2 3 4 5 6 7 8 9; do echo --output "file://$T/x${i}_%06d.pfm"; done)
+bad "rtp without a port" "expected HOST:PORT" --output rtp://host
+"$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --frames 2 \
+  --output "file://$T/o/w_%06d.pfm" >"$T/4w.out" 2>&1
+check "outputs without display://: no window (headless)" "$T/4w.out" grep -q 'headless;' "$T/4w.out"
+env -u DISPLAY -u WAYLAND_DISPLAY "$LIVE" --input 'synth://?width=160&height=120' -d 32 \
+  --backend cpu --frames 2 --output display:// --output "file://$T/o/w_%06d.pfm" >"$T/4d.out" 2>&1
+check "display:// with another output: the window is tried (no display here: said, headless)" \
+  "$T/4d.out" grep -q 'no display' "$T/4d.out"
+echo "1..$n"
