@@ -15,6 +15,10 @@
 # (app/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
 # decodebin and videoconvert from -base; rtspsrc, jpegenc/jpegdec, avimux and pngdec from -good)
 # and tests/test_live_gst.sh, which encodes its test video with gst-launch-1.0 (-tools).
+# cyclonedds-dev and cyclonedds-tools (idlc) build stereo-live's ros2:// bridge
+# (build/stereo-ros2-bridge) and the test subscriber; strace slows outputs down in the tests.
+# tests/test_ros2.sh decodes the ROS 2 messages with the PyPI package rosbags, installed into
+# build/venv-rosbags (pip; without a network the test is skipped, saying so).
 # On an amd64 machine, tools/cross-aarch64.sh (tests/test_aarch64.sh) needs the aarch64 cross
 # compiler, qemu-user, and the arm64 packages of the libraries the non-CUDA build links
 # (Debian's multiarch: setup.sh adds the arm64 architecture to dpkg for them).
@@ -27,7 +31,8 @@ libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth
 clang libclang-rt-14-dev llvm
 python3-pytest python3-matplotlib python3-venv python3-setuptools
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
-gstreamer1.0-plugins-good gstreamer1.0-tools"
+gstreamer1.0-plugins-good gstreamer1.0-tools
+cyclonedds-dev cyclonedds-tools"
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
   packages="$packages gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user zlib1g-dev:arm64
 libpng-dev:arm64 libturbojpeg0-dev:arm64 libcmocka-dev:arm64 libyaml-dev:arm64 libinih-dev:arm64
@@ -49,6 +54,12 @@ if [ -n "$missing" ]; then
   $sudo apt-get update -q
   # shellcheck disable=SC2086
   $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+venv=build/venv-rosbags
+if ! "$venv/bin/python" -c 'import rosbags.typesys' 2>/dev/null; then
+  echo "setup: installing rosbags (PyPI) into $venv"
+  { python3 -m venv "$venv" && "$venv/bin/pip" install -q "rosbags==0.11.9"; } ||
+    echo "setup: could not install rosbags; tests/test_ros2.sh will be skipped" >&2
 fi
 [ "${1:-}" = "--no-build" ] && exit 0
 ./configure

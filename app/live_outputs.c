@@ -85,6 +85,7 @@ static const output_backend *backend_for(output_kind k)
     case OUT_RTP:
     case OUT_RTSP:
     case OUT_GST:
+        return &output_gst_backend;
     case OUT_DISPLAY:
         break;
     }

@@ -56,5 +56,6 @@ typedef struct {
 
 extern const output_backend output_file_backend;
 extern const output_backend output_ros2_backend;
+extern const output_backend output_gst_backend;   /* rtp, rtsp, gst: app/output_gst.c */
 
 #endif
