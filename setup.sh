@@ -15,6 +15,9 @@
 # (app/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
 # decodebin and videoconvert from -base; rtspsrc, jpegenc/jpegdec, avimux and pngdec from -good)
 # and tests/test_live_gst.sh, which encodes its test video with gst-launch-1.0 (-tools).
+# stereo-live's rtp://, rtsp:// and gst:// outputs encode with x264enc (-plugins-ugly), serve RTSP
+# with gst-rtsp-server (libgstrtspserver-1.0-dev); tests/test_outputs.sh receives them with
+# h264parse (-plugins-bad) and avdec_h264 (-libav).
 # cyclonedds-dev and cyclonedds-tools (idlc) build stereo-live's ros2:// bridge
 # (build/stereo-ros2-bridge) and the test subscriber; strace slows outputs down in the tests.
 # tests/test_ros2.sh decodes the ROS 2 messages with the PyPI package rosbags, installed into
@@ -32,6 +35,7 @@ clang libclang-rt-14-dev llvm
 python3-pytest python3-matplotlib python3-venv python3-setuptools
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-tools
+gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav libgstrtspserver-1.0-dev
 cyclonedds-dev cyclonedds-tools"
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
   packages="$packages gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user zlib1g-dev:arm64

@@ -15,6 +15,9 @@
 #   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
 #      frame number, depth without a camera, too many: exit 2, one line, nothing created;
 #      display:// with another output keeps the window, other outputs alone run headless
+#   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
+#      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
+#      pngenc ! multifilesink: every frame, the colour-mapped view; rtsp on a port in use refused
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 15 s.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -170,4 +173,55 @@ env -u DISPLAY -u WAYLAND_DISPLAY "$LIVE" --input 'synth://?width=160&height=120
   --backend cpu --frames 2 --output display:// --output "file://$T/o/w_%06d.pfm" >"$T/4d.out" 2>&1
 check "display:// with another output: the window is tried (no display here: said, headless)" \
   "$T/4d.out" grep -q 'no display' "$T/4d.out"
+
+# ---- 5. GStreamer outputs ------------------------------------------------------------------------
+if [ -n "$(grep -o 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null)" ] &&
+   command -v gst-launch-1.0 >/dev/null && gst-inspect-1.0 x264enc >/dev/null 2>&1; then
+  sizes() { # folder -> "N WxH ..." of its PNGs (distinct sizes)
+    "$PY" -c 'import cv2,glob,sys; f=sorted(glob.glob(sys.argv[1]+"/*.png")); print(len(f), *sorted({"%dx%d" % cv2.imread(p).shape[1::-1] for p in f}))' "$1"
+  }
+  PORT=$((20000 + $$ % 20000))
+  RTP_CAPS="application/x-rtp,media=video,encoding-name=H264,payload=96,clock-rate=90000"
+  DEC=(rtph264depay ! h264parse ! decodebin ! videoconvert ! video/x-raw,format=RGB ! pngenc)
+  mkdir -p "$T/rtp" "$T/rtsp" "$T/gst"
+  timeout 10 gst-launch-1.0 -q udpsrc port=$PORT caps="$RTP_CAPS" ! "${DEC[@]}" ! \
+    multifilesink location="$T/rtp/%03d.png" >"$T/5r.log" 2>&1 &
+  rx=$!
+  sleep 1
+  "$LIVE" "${SCENE[@]}" --frames 60 --output "rtp://127.0.0.1:$PORT" >"$T/5.out" 2>&1
+  sleep 1; kill "$rx" 2>/dev/null; wait "$rx" 2>/dev/null
+  r=$(sizes "$T/rtp")
+  check "rtp://: a receiving pipeline decodes H.264 frames of 160x120 ($r)" "$T/5r.log" \
+    test "${r#* }" = 160x120 -a "${r%% *}" -ge 30
+  "$LIVE" "${SCENE[@]}" --frames 150 --output "rtsp://@:$PORT/depth" >"$T/5s.out" 2>&1 &
+  app=$!
+  sleep 1
+  "$LIVE" "${SCENE[@]}" --frames 2 --output "rtsp://@:$PORT/depth" >"$T/5p.out" 2>&1
+  rc=$?
+  check "rtsp:// on a port in use: refused (exit 2, one line)" "$T/5p.out" \
+    test "$rc" = 2 -a "$(grep -c "cannot listen on port $PORT" "$T/5p.out")" = 1
+  timeout 4 gst-launch-1.0 -q rtspsrc location="rtsp://127.0.0.1:$PORT/depth" latency=0 ! \
+    "${DEC[@]}" ! multifilesink location="$T/rtsp/%03d.png" >"$T/5c.log" 2>&1
+  wait "$app"
+  r=$(sizes "$T/rtsp")
+  check "rtsp://@:PORT/depth: a client decodes frames of 160x120 ($r)" "$T/5c.log" \
+    test "${r#* }" = 160x120 -a "${r%% *}" -ge 20
+  "$LIVE" "${SCENE[@]}" --frames 20 --output "file://$T/gst/d_%03d.pfm" \
+    --output "gst://appsrc ! videoconvert ! video/x-raw,format=RGB ! pngenc ! multifilesink location=$T/gst/%03d.png" \
+    >"$T/5g.out" 2>&1
+  r=$(sizes "$T/gst")
+  check "gst://appsrc ! ...: every frame (20), 160x120, the colour-mapped view (turbo: invalid black)" \
+    "$T/5g.out" "$PY" - "$T/gst" "$r" <<'EOF2'
+import sys, numpy as np, cv2
+d, r = sys.argv[1], sys.argv[2]
+assert r == "20 160x120", r
+c = cv2.imread(f"{d}/010.png")  # frame 11 (multifilesink counts from 0)
+raw = open(f"{d}/d_011.pfm", "rb").read().split(b"\n", 3)
+pfm = np.frombuffer(raw[3], "<f4").reshape(120, 160)[::-1]
+inv = ~np.isfinite(pfm)
+assert inv.any() and (c[inv] == 0).all() and (c[~inv].max(axis=1) > 0).mean() > 0.95
+EOF2
+else
+  skip "rtp://, rtsp://, gst:// outputs" "no GStreamer build, gst-launch-1.0 or x264enc (setup.sh installs them)"
+fi
 echo "1..$n"
