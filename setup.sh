@@ -21,7 +21,8 @@
 # cyclonedds-dev and cyclonedds-tools (idlc) build stereo-live's ros2:// bridge
 # (build/stereo-ros2-bridge) and the test subscriber; strace slows outputs down in the tests.
 # tests/test_ros2.sh decodes the ROS 2 messages with the PyPI package rosbags, installed into
-# build/venv-rosbags (pip; without a network the test is skipped, saying so).
+# build/venv-rosbags (pip; without a network the test is skipped, saying so); a subscriber of
+# Cyclone DDS's newer 11.x line (PyPI cyclonedds) runs from build/venv-cyclonedds11.
 # On an amd64 machine, tools/cross-aarch64.sh (tests/test_aarch64.sh) needs the aarch64 cross
 # compiler, qemu-user, and the arm64 packages of the libraries the non-CUDA build links
 # (Debian's multiarch: setup.sh adds the arm64 architecture to dpkg for them).
@@ -64,6 +65,12 @@ if ! "$venv/bin/python" -c 'import rosbags.typesys' 2>/dev/null; then
   echo "setup: installing rosbags (PyPI) into $venv"
   { python3 -m venv "$venv" && "$venv/bin/pip" install -q "rosbags==0.11.9"; } ||
     echo "setup: could not install rosbags; tests/test_ros2.sh will be skipped" >&2
+fi
+venv=build/venv-cyclonedds11   # a peer of the newer Cyclone DDS line, for tests/test_ros2.sh
+if ! "$venv/bin/python" -c 'import cyclonedds.domain' 2>/dev/null; then
+  echo "setup: installing cyclonedds 11 (PyPI) into $venv"
+  { python3 -m venv "$venv" && "$venv/bin/pip" install -q "cyclonedds==11.0.1"; } ||
+    echo "setup: could not install cyclonedds 11; its case in tests/test_ros2.sh is skipped" >&2
 fi
 [ "${1:-}" = "--no-build" ] && exit 0
 ./configure

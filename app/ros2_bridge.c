@@ -18,7 +18,9 @@
  *                        NaN where there is no depth, grey as rgb
  * QoS: ?qos=sensor (the default) best effort, keep last 1 — a subscriber gets the newest
  * frame; ?qos=reliable: reliable, keep last 1, writes blocking at most 100 ms. The wire format
- * is XCDR1 (plain CDR), as ROS 2 uses.
+ * is XCDR1 (plain CDR), as ROS 2 uses. The types carry no XTypes type information (idlc -t):
+ * peers match them by name, as ROS 2 nodes do, and have no type object to ask for — the
+ * exchange whose handling crashes Debian's Cyclone DDS 0.10.2 when a Cyclone 11.x peer joins.
  *
  * Exit status: 0 when the app closed the socket, 1 on a failure (said on stderr in one line).
  */
