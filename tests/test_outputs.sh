@@ -18,6 +18,7 @@
 #   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
 #      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
 #      pngenc ! multifilesink: every frame, the colour-mapped view; rtsp on a port in use refused
+#   6. valgrind: no definite leak with file, ros2 and gst outputs opened, fed and closed
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 15 s.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -223,5 +224,23 @@ assert inv.any() and (c[inv] == 0).all() and (c[~inv].max(axis=1) > 0).mean() > 
 EOF2
 else
   skip "rtp://, rtsp://, gst:// outputs" "no GStreamer build, gst-launch-1.0 or x264enc (setup.sh installs them)"
+fi
+
+# ---- 6. leaks -----------------------------------------------------------------------------------
+if command -v valgrind >/dev/null; then
+  mkdir -p "$T/vg"
+  outs=(--output "file://$T/vg/%04d.ply" --output "file://$T/vg/%04d.png?depth=1")
+  [ -x "$B/stereo-ros2-bridge" ] && outs+=(--output "ros2://vg?domain=$((20 + $$ % 200))")
+  grep -q 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null &&
+    outs+=(--output 'gst://appsrc ! videoconvert ! fakesink')
+  timeout 300 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+    --suppressions=tests/valgrind-glib.supp "$LIVE" --input 'synth://?width=64&height=48' -d 16 \
+    --backend cpu --headless --frames 20 "${CAM[@]}" "${outs[@]}" >"$T/6.out" 2>"$T/6.err"
+  rc=$?
+  check "valgrind: no definite leak with $((${#outs[@]} / 2)) outputs open, written and closed (exit $rc)" \
+    "$T/6.err" test "$rc" = 0 -a "$(grep -c 'definitely lost' "$T/6.err")" = 0 \
+    -a "$(grep -c ': 20 sent' "$T/6.out")" -ge 2
+else
+  skip "valgrind: no definite leak with outputs" "valgrind is not installed"
 fi
 echo "1..$n"
