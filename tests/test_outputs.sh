@@ -14,7 +14,8 @@
 #      output says why once, the run goes on and ends with status 0
 #   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
 #      frame number, depth without a camera, too many: exit 2, one line, nothing created;
-#      display:// with another output keeps the window, other outputs alone run headless
+#      display:// with another output keeps the window (SDL offscreen: a window and the files),
+#      other outputs alone run headless; the libc-only build refuses outputs
 #   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
 #      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
 #      pngenc ! multifilesink: every frame, the colour-mapped view; rtsp on a port in use refused
@@ -170,6 +171,18 @@ bad "rtp without a port" "expected HOST:PORT" --output rtp://host
 "$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --frames 2 \
   --output "file://$T/o/w_%06d.pfm" >"$T/4w.out" 2>&1
 check "outputs without display://: no window (headless)" "$T/4w.out" grep -q 'headless;' "$T/4w.out"
+mkdir -p "$T/win"
+env SDL_VIDEODRIVER=offscreen "$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu \
+  --frames 10 --output display:// --output "file://$T/win/%06d.pfm" >"$T/4v.out" 2>&1
+check "display:// and a file output: a window (SDL offscreen) and every frame's file" "$T/4v.out" \
+  test "$(grep -c 'window: ' "$T/4v.out")" = 1 -a "$(ls "$T/win" | wc -l)" = 10
+HL=$B/gpu/stereo-live-headless
+if [ -x "$HL" ]; then
+  "$HL" --frames 2 --output "file://$T/%06d.pfm" >"$T/4h.out" 2>&1
+  rc=$?
+  check "stereo-live-headless (libc only): outputs not built in, exit 2, one line" "$T/4h.out" \
+    test "$rc" = 2 -a "$(lines "$T/4h.out")" = 1 -a "$(grep -c 'not built in this binary: --output' "$T/4h.out")" = 1
+fi
 env -u DISPLAY -u WAYLAND_DISPLAY "$LIVE" --input 'synth://?width=160&height=120' -d 32 \
   --backend cpu --frames 2 --output display:// --output "file://$T/o/w_%06d.pfm" >"$T/4d.out" 2>&1
 check "display:// with another output: the window is tried (no display here: said, headless)" \
