@@ -284,6 +284,7 @@ int main(int argc, char **argv)
     if (b.uri.kind != OUT_ROS2)
         die("'%s' is not a ros2:// output", argv[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* the app gone, so is the bridge */
+    close_range(ROS2_RING_SOCK_FD + 1, ~0u, 0); /* nothing else of the app's (sockets, files) */
     map_ring(&b);
     size_t n = (size_t)b.w * b.h;
     if (!(b.disparity = malloc(n * 2)) || !(b.rectified = malloc(n)) ||
@@ -292,7 +293,7 @@ int main(int argc, char **argv)
         die("out of memory for %dx%d frames", b.w, b.h);
     open_dds(&b);
     uint64_t last = 0;
-    for (;;) {
+    for (int closing = 0; !closing;) {
         struct pollfd pfd = {ROS2_RING_SOCK_FD, POLLIN, 0};
         int r = poll(&pfd, 1, 1000);
         if (r < 0 && errno != EINTR)
@@ -302,11 +303,10 @@ int main(int argc, char **argv)
             ssize_t got;
             while ((got = recv(ROS2_RING_SOCK_FD, &k, sizeof k, MSG_DONTWAIT)) > 0) {
             }
-            if (got == 0 || (pfd.revents & (POLLHUP | POLLERR)))
-                break; /* the app closed its end */
+            /* the app closed its end: the newest frame still goes out, then the bridge ends */
+            closing = got == 0 || (pfd.revents & (POLLHUP | POLLERR));
         }
-        if (getppid() == 1)
-            break;
+        closing |= getppid() == 1;
         if (take_frame(&b, &last)) {
             publish(&b);
             atomic_fetch_add(&b.ring->published, 1);

@@ -20,7 +20,7 @@
 #      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
 #      pngenc ! multifilesink: every frame, the colour-mapped view; rtsp on a port in use refused
 #   6. valgrind: no definite leak with file, ros2 and gst outputs opened, fed and closed
-# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 15 s.
+# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 25 s.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
