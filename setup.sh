@@ -60,18 +60,16 @@ if [ -n "$missing" ]; then
   # shellcheck disable=SC2086
   $sudo apt-get install -y -q --no-install-recommends $missing
 fi
-venv=build/venv-rosbags
-if ! "$venv/bin/python" -c 'import rosbags.typesys' 2>/dev/null; then
-  echo "setup: installing rosbags (PyPI) into $venv"
-  { python3 -m venv "$venv" && "$venv/bin/pip" install -q "rosbags==0.11.9"; } ||
-    echo "setup: could not install rosbags; tests/test_ros2.sh will be skipped" >&2
-fi
-venv=build/venv-cyclonedds11   # a peer of the newer Cyclone DDS line, for tests/test_ros2.sh
-if ! "$venv/bin/python" -c 'import cyclonedds.domain' 2>/dev/null; then
-  echo "setup: installing cyclonedds 11 (PyPI) into $venv"
-  { python3 -m venv "$venv" && "$venv/bin/pip" install -q "cyclonedds==11.0.1"; } ||
-    echo "setup: could not install cyclonedds 11; its case in tests/test_ros2.sh is skipped" >&2
-fi
+# a venv with one PyPI package (the tests that need it are skipped, saying so, without it)
+pip_venv() { # folder, module to import, requirement
+  if ! "$1/bin/python" -c "import $2" 2>/dev/null; then
+    echo "setup: installing $3 (PyPI) into $1"
+    { python3 -m venv "$1" && "$1/bin/pip" install -q "$3"; } ||
+      echo "setup: could not install $3 into $1; the tests that need it will be skipped" >&2
+  fi
+}
+pip_venv build/venv-rosbags rosbags.typesys rosbags==0.11.9
+pip_venv build/venv-cyclonedds11 cyclonedds.domain cyclonedds==11.0.1  # the newer DDS line
 [ "${1:-}" = "--no-build" ] && exit 0
 ./configure
 ninja
