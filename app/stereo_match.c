@@ -546,34 +546,6 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* ---- outputs ---------------------------------------------------------------------------- */
 
-static int write_disparity(const char *path, const int16_t *d, int w, int h, char *err, size_t n)
-{
-    size_t count = (size_t)w * h;
-    if (!strcasecmp(extension(path), ".pfm")) {
-        fmap m = {w, h, malloc(count * sizeof(float))};
-        if (!m.data) {
-            snprintf(err, n, "%s: out of memory", path);
-            return -1;
-        }
-        for (size_t i = 0; i < count; i++)
-            m.data[i] = d[i] < 0 ? INFINITY : d[i] / (float)STEREO_SUBPIXEL_SCALE;
-        int rc = pfm_write(path, &m, err, n);
-        free(m.data);
-        return rc;
-    }
-    image im;
-    if (image_alloc(&im, w, h, 1, 16) != 0) {
-        snprintf(err, n, "%s: out of memory", path);
-        return -1;
-    }
-    uint16_t *o = im.data;
-    for (size_t i = 0; i < count; i++) /* 256 d = 16 * (16 d); 0 = invalid */
-        o[i] = d[i] < 0 ? 0 : (uint16_t)(d[i] * 16 > 65535 ? 65535 : d[i] * 16);
-    int rc = image_write(path, &im, err, n);
-    image_free(&im);
-    return rc;
-}
-
 /* The colour image over o's --color-range (the range used goes to o->range_used), with the
  * legend strip below it when asked for. */
 static int write_color(const char *path, const int16_t *d, const stereo_params *p, options *o,
@@ -897,10 +869,10 @@ static int write_outputs(options *o, stereo_stage *s, const char *const path[OUT
 {
     char err[4096 + 256];
     const stereo_params *p = stereo_get_params(s);
-    int rc = write_disparity(path[OUT_DISP], stereo_disparity(s), p->width, p->height, err,
+    int rc = disparity_write(path[OUT_DISP], stereo_disparity(s), p->width, p->height, err,
                              sizeof err);
     if (!rc && path[OUT_RIGHT])
-        rc = write_disparity(path[OUT_RIGHT], stereo_disparity_right(s), p->width, p->height, err,
+        rc = disparity_write(path[OUT_RIGHT], stereo_disparity_right(s), p->width, p->height, err,
                              sizeof err);
     if (!rc && path[OUT_COLOR])
         rc = write_color(path[OUT_COLOR], stereo_disparity(s), p, o, err, sizeof err);
