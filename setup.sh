@@ -15,6 +15,14 @@
 # (app/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
 # decodebin and videoconvert from -base; rtspsrc, jpegenc/jpegdec, avimux and pngdec from -good)
 # and tests/test_live_gst.sh, which encodes its test video with gst-launch-1.0 (-tools).
+# stereo-live's rtp://, rtsp:// and gst:// outputs encode with x264enc (-plugins-ugly), serve RTSP
+# with gst-rtsp-server (libgstrtspserver-1.0-dev); tests/test_outputs.sh receives them with
+# h264parse (-plugins-bad) and avdec_h264 (-libav).
+# cyclonedds-dev and cyclonedds-tools (idlc) build stereo-live's ros2:// bridge
+# (build/stereo-ros2-bridge) and the test subscriber; strace slows outputs down in the tests.
+# tests/test_ros2.sh decodes the ROS 2 messages with the PyPI package rosbags, installed into
+# build/venv-rosbags (pip; without a network the test is skipped, saying so); a subscriber of
+# Cyclone DDS's newer 11.x line (PyPI cyclonedds) runs from build/venv-cyclonedds11.
 # On an amd64 machine, tools/cross-aarch64.sh (tests/test_aarch64.sh) needs the aarch64 cross
 # compiler, qemu-user, and the arm64 packages of the libraries the non-CUDA build links
 # (Debian's multiarch: setup.sh adds the arm64 architecture to dpkg for them).
@@ -27,7 +35,9 @@ libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core xvfb xauth
 clang libclang-rt-14-dev llvm
 python3-pytest python3-matplotlib python3-venv python3-setuptools
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
-gstreamer1.0-plugins-good gstreamer1.0-tools"
+gstreamer1.0-plugins-good gstreamer1.0-tools
+gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav libgstrtspserver-1.0-dev
+cyclonedds-dev cyclonedds-tools"
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
   packages="$packages gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user zlib1g-dev:arm64
 libpng-dev:arm64 libturbojpeg0-dev:arm64 libcmocka-dev:arm64 libyaml-dev:arm64 libinih-dev:arm64
@@ -50,6 +60,16 @@ if [ -n "$missing" ]; then
   # shellcheck disable=SC2086
   $sudo apt-get install -y -q --no-install-recommends $missing
 fi
+# a venv with one PyPI package (the tests that need it are skipped, saying so, without it)
+pip_venv() { # folder, module to import, requirement
+  if ! "$1/bin/python" -c "import $2" 2>/dev/null; then
+    echo "setup: installing $3 (PyPI) into $1"
+    { python3 -m venv "$1" && "$1/bin/pip" install -q "$3"; } ||
+      echo "setup: could not install $3 into $1; the tests that need it will be skipped" >&2
+  fi
+}
+pip_venv build/venv-rosbags rosbags.typesys rosbags==0.11.9
+pip_venv build/venv-cyclonedds11 cyclonedds.domain cyclonedds==11.0.1  # the newer DDS line
 [ "${1:-}" = "--no-build" ] && exit 0
 ./configure
 ninja

@@ -46,6 +46,7 @@
 #include <ini.h>
 
 #include "outpath.h"
+#include "output_uri.h"
 #include "synth.h"
 
 #define DEFAULT_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -120,6 +121,7 @@ typedef enum {
     K_REAL,    /* double: 0 (not given) or a finite number in (0, hi] */
     K_CENTER,  /* "" or "CX,CY": two finite numbers within +-1e6 (live_config_center) */
     K_URI,     /* a source URI (hal/source_uri.h), checked by source_uri_parse; may be empty */
+    K_OUTPUT,  /* an output URI (hal/output_uri.h), checked by output_uri_parse; may be empty */
     K_BASELINES, /* [stereo] baselines: "1,B2,...", into stereo.views and stereo.baseline */
     K_LOSE,    /* [synth] lose_view: "" or VIEW,FIRST,LAST (3 ints) */
 } key_kind;
@@ -194,6 +196,15 @@ static const key_def keys[] = {
 
     {"run", "frames", K_LONG, 0, LONG_MAX, F(frames), 0, 0},
     {"run", "screenshot", K_PATH, 0, 0, F(screenshot), 0, 0},
+
+    {"output", "uri", K_OUTPUT, 0, 0, F(output[0]), 0, 0},
+    {"output", "uri2", K_OUTPUT, 0, 0, F(output[1]), 0, 0},
+    {"output", "uri3", K_OUTPUT, 0, 0, F(output[2]), 0, 0},
+    {"output", "uri4", K_OUTPUT, 0, 0, F(output[3]), 0, 0},
+    {"output", "uri5", K_OUTPUT, 0, 0, F(output[4]), 0, 0},
+    {"output", "uri6", K_OUTPUT, 0, 0, F(output[5]), 0, 0},
+    {"output", "uri7", K_OUTPUT, 0, 0, F(output[6]), 0, 0},
+    {"output", "uri8", K_OUTPUT, 0, 0, F(output[7]), 0, 0},
 };
 #undef F
 /* A key's index (find_key, key_line): keys[i] below NKEYS, the stage option table's row
@@ -204,7 +215,8 @@ _Static_assert(NELEM(keys) + 24 <= LIVE_CONFIG_MAX_KEYS, "live_config.key_line i
 
 /* [controls] has no fixed keys: any control name. */
 static const char *const sections[] = {"source", "camera", "controls", "files", "synth",
-                                       "stereo", "calibration", "display", "record", "run"};
+                                       "stereo", "calibration", "display", "record", "run",
+                                       "output"};
 
 static int known_section(const char *s) { return word_index(sections, NELEM(sections), s) >= 0; }
 
@@ -540,6 +552,13 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             c->source_input[0] = '\0';
         break;
     }
+    case K_OUTPUT: {
+        output_uri u;
+        if (*value && output_uri_parse(value, &u, why2, sizeof why2) != 0)
+            return failf(err, errlen, "%s: %s", k->key, why2);
+        memcpy(field, value, strlen(value) + 1);
+        break;
+    }
     case K_BASELINES: {
         int bl[STEREO_MAX_VIEWS], n;
         char bwhy[200];
@@ -780,6 +799,7 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
         case K_CALIB:
         case K_CENTER:
         case K_URI:
+        case K_OUTPUT:
             /* what the reader would take for something else: a line break, a comment, blanks
              * at the ends (stripped) */
             if (strpbrk(field, "\r\n") || strstr(field, " ;") || strstr(field, "\t;") ||

@@ -39,6 +39,8 @@
  *   [record]       dir (write synchronised raw pairs + timestamps there; empty = off), depth
  *                  (also each pair's depth, depth_NNNNNN.png, 16-bit mm; needs a camera)
  *   [run]          frames (stop after N, 0 = until closed), screenshot (PNG after the last frame)
+ *   [output]       uri, uri2 .. uri8: outputs as URIs (hal/output_uri.h: display://, file://,
+ *                  ros2://, rtp://, rtsp://, gst://); none: the window
  */
 #ifndef STEREO_APP_CONFIG_H
 #define STEREO_APP_CONFIG_H
@@ -48,12 +50,13 @@
 
 #include "capture.h"
 #include "colormap.h"
+#include "output_uri.h"
 #include "source_uri.h"
 #include "stereo.h"
 #include "stereo_options.h"
 
 #define CONFIG_PATH_MAX 512
-#define LIVE_CONFIG_MAX_KEYS 80 /* room for the keys of app/config.c's table */
+#define LIVE_CONFIG_MAX_KEYS 96 /* room for the keys of app/config.c's table */
 
 typedef enum { SOURCE_SYNTH = 0, SOURCE_V4L2, SOURCE_SBS, SOURCE_FILES } live_source;
 typedef enum { VIEW_DISPARITY = 0, VIEW_LEFT, VIEW_PAIR, VIEW_DEPTH } live_view;
@@ -114,6 +117,9 @@ typedef struct {
     /* [run] frames, screenshot */
     long frames;
     char screenshot[CONFIG_PATH_MAX];
+    /* [output] uri, uri2 .. uri8: where the results go (hal/output_uri.h), "" = unused; none
+     * given: the window (display://), or nothing without a display */
+    char output[OUTPUT_MAX][CONFIG_PATH_MAX];
     /* where each key's value came from, for messages about it (live_config_origin): the file
      * live_config_load read and the line of each key set there; 0 = the default, -1 =
      * live_config_set (the command line) */

@@ -73,6 +73,10 @@
  * published result, then creates the new stage, moves the pool's frames to it and thaws the
  * pool.
  *
+ * Outputs. After each result the stage thread calls the result hook (live_pipeline_on_result:
+ * the app's outputs, app/live_outputs.c), which copies what its outputs need and returns at
+ * once; the outputs' own threads send it. They never hold a slot.
+ *
  * Timing. The stage thread times each frame from submit to wait (stage_ms, a histogram) and
  * keeps the time the first and the latest result came out, for the throughput the summary
  * reports: (processed - 1) / (last - first), the start-up before the first result left out.
@@ -161,6 +165,8 @@ struct live_pipeline {
     int16_t *rec_disp[POOL_MAX];
     live_disparity_writer rec_disp_write;
     void *rec_disp_user;
+    live_result_hook result_hook;  /* live_pipeline_on_result: the outputs (never blocks) */
+    void *result_hook_user;
     live_stats stats;
     live_histogram stage_ms;
 };
@@ -481,6 +487,8 @@ static void *stage_main(void *arg)
         if (st == STEREO_OK && p->rec_disp_write) /* slot k is ours: the writer let go of it */
             memcpy(p->rec_disp[k], r.disparity,
                    (size_t)p->params.width * p->params.height * sizeof *r.disparity);
+        if (st == STEREO_OK && p->result_hook) /* the outputs copy what they need, never wait */
+            p->result_hook(p->result_hook_user, &r, s->pair.timestamp_ns, m);
 
         pthread_mutex_lock(&p->lock);
         if (st != STEREO_OK) {
@@ -661,6 +669,12 @@ int live_pipeline_record_disparity(live_pipeline *p, live_disparity_writer write
     p->rec_disp_write = write;
     p->rec_disp_user = user;
     return 0;
+}
+
+void live_pipeline_on_result(live_pipeline *p, live_result_hook hook, void *user)
+{
+    p->result_hook = hook;
+    p->result_hook_user = user;
 }
 
 int live_pipeline_start(live_pipeline *p, void (*wake)(void *), void *wake_user, char *err,

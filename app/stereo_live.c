@@ -51,6 +51,9 @@
 #include "depth.h"
 #include "legend.h"
 #include "live_histogram.h"
+#if !LIVE_LIBC_ONLY
+#include "live_outputs.h"
+#endif
 #include "live_pipeline.h"
 #include "live_sources.h"
 #include "outpath.h"
@@ -127,6 +130,11 @@ static const char usage_text[] =
     "                         counts it; replay: stereo-live --config DIR/replay.ini)\n"
     "  --record-depth         with --record: each pair's depth too, DIR/depth_NNNNNN.png\n"
     "                         (16-bit millimetres, 0 = none; needs the camera, below)\n"
+    "  --output URI           where the results go (repeatable; [output] uri, uri2 ...):\n"
+    "                         display:// (the window; the default), file://DIR/%06d.pfm\n"
+    "                         (.png, .ply; ?depth=1), ros2://NAMESPACE?domain=N&points=1,\n"
+    "                         rtp://HOST:PORT, rtsp://@:8554/depth, gst://appsrc ! ...\n"
+    "                         (docs/usage.md, docs/ros2.md); without display:// no window\n"
     "  --focal PX --baseline M [--center CX,CY]\n"
     "                         the camera for depth (readout, key p, --record-depth) when the\n"
     "                         calibration gives none (no maps, or a version 1 map file);\n"
@@ -236,6 +244,7 @@ typedef struct {
     int prerender;              /* --synth-prerender K; 0 = render every frame */
     int help, version;          /* --help, --version: print, exit 0 */
     int list_cameras;           /* --list-cameras: list the V4L2 devices, exit */
+    int outputs;                /* --output given N times: they replace the file's [output] */
 } app_options;
 
 /* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
@@ -244,7 +253,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_SCREENSHOT,
            O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION, O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
-           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW };
+           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW, O_OUTPUT };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -269,6 +278,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"baselines", required_argument, NULL, O_BASELINES},
         {"combine", required_argument, NULL, O_COMBINE},
         {"view", required_argument, NULL, O_VIEW},
+        {"output", required_argument, NULL, O_OUTPUT},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -389,6 +399,17 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             o->value = eq + 1;
             continue;
         }
+        if (c == O_OUTPUT) { /* [output] uri, uri2, ... in the order given */
+            if (o_app->outputs == OUTPUT_MAX) {
+                report("--output %s: more than %d outputs", optarg, OUTPUT_MAX);
+                return -1;
+            }
+            snprintf(o->section, sizeof o->section, "output");
+            snprintf(o->key, sizeof o->key, o_app->outputs ? "uri%d" : "uri", o_app->outputs + 1);
+            o->value = optarg;
+            o_app->outputs++;
+            continue;
+        }
         if (c == O_VIEW) {
             if (nview == STEREO_MAX_VIEWS) {
                 report("--view %s: more than %d views (--view gives view2 .. view%d)", optarg,
@@ -449,6 +470,12 @@ static int check_built_in(const live_config *cfg)
                "window and the recording only";
     } else if (cfg->fullscreen) {
         what = "--fullscreen", why = "no window: SDL2";
+    }
+    for (int i = 0; !what && i < OUTPUT_MAX; i++) {
+        output_uri u;
+        if (cfg->output[i][0] && output_uri_parse(cfg->output[i], &u, err, sizeof err) == 0 &&
+            u.kind != OUT_DISPLAY)
+            what = "--output / [output]", why = "outputs need libpng and GStreamer";
     }
     if (!what)
         return 0;
@@ -519,6 +546,13 @@ static int check_outputs(const live_config *cfg, const app_options *o)
     }
     outpath_add(&r, 1, "--screenshot / run.screenshot", cfg->screenshot);
     outpath_add(&r, 1, "--stats-json", o->stats_json);
+    for (int i = 0; i < OUTPUT_MAX; i++) { /* file outputs: their folder, by frame 1's name */
+        output_uri u;
+        char path[PATH_MAX];
+        if (cfg->output[i][0] && output_uri_parse(cfg->output[i], &u, err, sizeof err) == 0 &&
+            u.kind == OUT_FILE && seq_frame_path(u.target, 1, path, sizeof path) == 0)
+            outpath_add(&r, 1, "--output", path);
+    }
     int rc = outpath_registry_check(&r, "--record / record.dir", cfg->record_dir, err, sizeof err);
     if (rc == 0)
         rc = pair_recorder_check(cfg, err, sizeof err);
@@ -545,6 +579,8 @@ static int load_config(int argc, char **argv, live_config *cfg, app_options *o)
         return -1;
     }
 #endif
+    if (o->outputs) /* --output replaces the file's list */
+        memset(cfg->output, 0, sizeof cfg->output);
     for (int i = 0; i < nov; i++) {
         /* a matching option's message is stereo-match's: the key's (the table's parser,
          * app/config.c) after the option's name */
@@ -671,6 +707,9 @@ typedef struct {
     int shown_is_rgb;
     stereo_params params;
     live_pipeline *pipe;
+#if !LIVE_LIBC_ONLY
+    live_outputs *outputs;       /* --output / [output] other than display:// (NULL: none) */
+#endif
     rates rt;
     /* the newest frame shown */
     uint64_t shown;
@@ -776,6 +815,11 @@ static void status_line(app *a, const live_stats *s, char *buf, size_t len)
              a->params.width, a->params.height, a->params.num_disparities, views,
              mi[0] ? " | " : "", mi, s->source_stats[0] ? " | " : "", s->source_stats,
              s->message[0] ? " | " : "", s->message);
+#if !LIVE_LIBC_ONLY
+    size_t used = strlen(buf); /* " | out URI N sent M drops; ..." */
+    if (used < len)
+        live_outputs_status(a->outputs, buf + used, len - used);
+#endif
 }
 
 #if !LIVE_LIBC_ONLY
@@ -1665,6 +1709,15 @@ static void summary_print(const app *a, const summary *m)
            live_histogram_quantile(lat, 0.5), live_histogram_quantile(lat, 0.95), lat->max,
            (unsigned long long)a->rt.shown, (unsigned long long)m->s.dropped, rec);
     const live_stats *s = &m->s;
+#if !LIVE_LIBC_ONLY
+    for (int i = 0; i < live_outputs_count(a->outputs); i++) {
+        live_output_stats o;
+        live_outputs_stats(a->outputs, i, &o);
+        printf("stereo-live: output %s: %llu sent, %llu drops (%llu failed)%s\n", o.uri,
+               (unsigned long long)o.sent, (unsigned long long)o.drops,
+               (unsigned long long)o.failures, o.extra);
+    }
+#endif
     if (a->params.views > 2) { /* more views: how many frames each stage matched, per camera */
         char name[96];
         printf("stereo-live: %s: %llu frames from every view, %llu from the reference and view 1 "
@@ -1772,6 +1825,21 @@ static int write_summary_json(FILE *f, const char *path, const void *ctx, char *
             fprintf(f, "%s%.3f", i ? ", " : "", (double)a->view_skew_ns[i] * 1e-6);
         fprintf(f, "],\n");
     }
+#if !LIVE_LIBC_ONLY
+    fprintf(f, "  \"outputs\": [");
+    for (int i = 0; i < live_outputs_count(a->outputs); i++) {
+        live_output_stats o;
+        live_outputs_stats(a->outputs, i, &o);
+        fprintf(f, "%s\n    {\"uri\": ", i ? "," : "");
+        json_string(f, o.uri);
+        fprintf(f, ", \"sent\": %llu, \"drops\": %llu, \"failures\": %llu, \"restarts\": %llu, "
+                "\"error\": ", (unsigned long long)o.sent, (unsigned long long)o.drops,
+                (unsigned long long)o.failures, (unsigned long long)o.restarts);
+        json_string(f, o.error);
+        fprintf(f, "}");
+    }
+    fprintf(f, "%s],\n", live_outputs_count(a->outputs) ? "\n  " : "");
+#endif
     fprintf(f, "  \"recorded\": %llu,\n  \"record_drops\": %llu,\n  \"error\": ",
             (unsigned long long)m->s.recorded, (unsigned long long)m->s.record_drops);
     json_string(f, m->s.error);
@@ -1888,6 +1956,55 @@ static int load_view_maps(app *a, char *err, size_t errlen)
         used[k] = 1;
         a->maps[i] = a->rig_maps[k];
     }
+    return 0;
+}
+#endif
+
+#if !LIVE_LIBC_ONLY
+/* The window is an output too (display://): shown when no output is named, or when display://
+ * is among them. */
+static int wants_window(const live_config *c)
+{
+    int named = 0;
+    for (int i = 0; i < OUTPUT_MAX; i++) {
+        named |= c->output[i][0] != 0;
+        if (!strncasecmp(c->output[i], "display://", 10))
+            return 1;
+    }
+    return !named;
+}
+
+static void report_line(const char *line) { report("%s", line); }
+
+static void push_result(void *user, const stereo_result *r, int64_t capture_ns, uint64_t number)
+{
+    live_outputs_push(user, r, capture_ns, number);
+}
+
+/* The outputs other than the window, fed by the stage thread (live_outputs.c). 0, or -1 after
+ * one line. */
+static int open_outputs(app *a)
+{
+    const char *uris[OUTPUT_MAX];
+    for (int i = 0; i < OUTPUT_MAX; i++)
+        uris[i] = a->cfg.output[i];
+    output_setup setup = {a->params.width, a->params.height, a->params.min_disparity,
+                          a->params.num_disparities, a->have_cam, a->cam, ""};
+    ssize_t n = readlink("/proc/self/exe", setup.program_dir, sizeof setup.program_dir - 1);
+    if (n > 0) {
+        setup.program_dir[n] = '\0';
+        char *slash = strrchr(setup.program_dir, '/');
+        if (slash)
+            *slash = '\0';
+    }
+    char err[1024];
+    if (live_outputs_create(uris, OUTPUT_MAX, &setup, report_line, &a->outputs, err,
+                            sizeof err) != 0) {
+        report("%s", err);
+        return -1;
+    }
+    if (live_outputs_count(a->outputs))
+        live_pipeline_on_result(a->pipe, push_result, a->outputs);
     return 0;
 }
 #endif
@@ -2034,7 +2151,11 @@ int main(int argc, char **argv)
     }
 #endif
 #if !LIVE_LIBC_ONLY
-    if (!a.cfg.headless) {
+    if (open_outputs(&a) != 0) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (!a.cfg.headless && wants_window(&a.cfg)) {
         if (display_open(&d, &a, err, sizeof err) == 0)
             windowed = 1;
         else {
@@ -2078,6 +2199,9 @@ int main(int argc, char **argv)
     if (got_signal)
         report("%s: stopping", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
     live_pipeline_stop(a.pipe); /* the writer has written every pair queued when it returns */
+#if !LIVE_LIBC_ONLY
+    live_outputs_stop(a.outputs); /* each output sends the frame it holds */
+#endif
 
     summary m;
     summary_get(&a, t_start, t_end, &m);
@@ -2124,6 +2248,7 @@ out:
         rc = 1;
     }
 #if !LIVE_LIBC_ONLY
+    live_outputs_destroy(a.outputs);
     if (windowed)
         display_close(&d);
     if (a.maps_rig)

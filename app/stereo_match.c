@@ -385,6 +385,7 @@ static int parse_options(int argc, char **argv, options *o)
     stereo_params *p = &o->p;
     int rc_views;
     stereo_options_init(&o->stage);
+    o->stage.auto_ok = 1;
     o->cmap = COLORMAP_TURBO;
     o->repeat = 1;
     opterr = 0;
@@ -454,6 +455,9 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->nviews > 0 && (rc_views = parse_views(o, argc, argv)) != 0)
         return rc_views;
+    if (o->nviews > 0 && o->stage.auto_disparities)
+        return usage_error("--disparities auto: measures a pair; with more views give the "
+                           "number of disparities");
     if (o->combine_set && o->nviews < 2)
         return usage_error("--combine needs two views or more besides REF (--baselines, or "
                            "--maps RIG)");
@@ -542,34 +546,6 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* ---- outputs ---------------------------------------------------------------------------- */
 
-static int write_disparity(const char *path, const int16_t *d, int w, int h, char *err, size_t n)
-{
-    size_t count = (size_t)w * h;
-    if (!strcasecmp(extension(path), ".pfm")) {
-        fmap m = {w, h, malloc(count * sizeof(float))};
-        if (!m.data) {
-            snprintf(err, n, "%s: out of memory", path);
-            return -1;
-        }
-        for (size_t i = 0; i < count; i++)
-            m.data[i] = d[i] < 0 ? INFINITY : d[i] / (float)STEREO_SUBPIXEL_SCALE;
-        int rc = pfm_write(path, &m, err, n);
-        free(m.data);
-        return rc;
-    }
-    image im;
-    if (image_alloc(&im, w, h, 1, 16) != 0) {
-        snprintf(err, n, "%s: out of memory", path);
-        return -1;
-    }
-    uint16_t *o = im.data;
-    for (size_t i = 0; i < count; i++) /* 256 d = 16 * (16 d); 0 = invalid */
-        o[i] = d[i] < 0 ? 0 : (uint16_t)(d[i] * 16 > 65535 ? 65535 : d[i] * 16);
-    int rc = image_write(path, &im, err, n);
-    image_free(&im);
-    return rc;
-}
-
 /* The colour image over o's --color-range (the range used goes to o->range_used), with the
  * legend strip below it when asked for. */
 static int write_color(const char *path, const int16_t *d, const stereo_params *p, options *o,
@@ -626,9 +602,32 @@ static stereo_image as_stage_image(const image *im)
                           im->channels == 3 ? STEREO_PIX_RGB24 : STEREO_PIX_GREY8};
 }
 
-/* Creates the stage for pairs of left's size (or the maps' output size). */
-static int create_stage(options *o, const image *left, const stereo_map *maps,
-                        stereo_stage **stage_out)
+/* --disparities auto: the range the pair needs (stereo_auto_disparities), into the options;
+ * says what it measured unless --quiet. */
+static int auto_disparities(options *o, const image *left, const image *right,
+                            const stereo_map *maps)
+{
+    char err[512];
+    const stereo_image l = as_stage_image(left), r = as_stage_image(right);
+    stereo_auto_range a;
+    stereo_status st = stereo_auto_disparities(&o->stage.p, maps, &l, &r, &a, err, sizeof err);
+    if (st != STEREO_OK) {
+        fprintf(stderr, "stereo-match: --disparities auto: %s\n", err);
+        return st == STEREO_ERR_PARAM ? EXIT_USAGE : 1;
+    }
+    if (stereo_options_set_disparities(&o->stage, a.disparities, err, sizeof err))
+        return usage_error("--disparities auto chose %d: %s", a.disparities, err);
+    if (!o->quiet)
+        fprintf(stderr, "stereo-match: --disparities auto: %d (the scene reaches %d px%s)%s\n",
+                a.disparities, a.top, a.beyond ? " or more: the end of the range measured" : "",
+                a.clamped ? ", the most this width and --min-disparity allow" : "");
+    return 0;
+}
+
+/* Creates the stage for pairs of left's size (or the maps' output size); with --disparities
+ * auto, measures the range on this pair first. */
+static int create_stage(options *o, const image *left, const image *right,
+                        const stereo_map *maps, stereo_stage **stage_out)
 {
     char err[512];
     stereo_params *p = &o->p;
@@ -636,6 +635,9 @@ static int create_stage(options *o, const image *left, const stereo_map *maps,
     if (stereo_options_size(&o->stage, maps ? maps[0].width : left->width,
                             maps ? maps[0].height : left->height, err, sizeof err))
         return usage_error("%s", err);
+    int rc;
+    if (o->stage.auto_disparities && (rc = auto_disparities(o, left, right, maps)) != 0)
+        return rc;
     *p = o->stage.p;
     stereo_status st = stereo_create(p, maps, stage_out, err, sizeof err);
     if (st != STEREO_OK) {
@@ -867,10 +869,10 @@ static int write_outputs(options *o, stereo_stage *s, const char *const path[OUT
 {
     char err[4096 + 256];
     const stereo_params *p = stereo_get_params(s);
-    int rc = write_disparity(path[OUT_DISP], stereo_disparity(s), p->width, p->height, err,
+    int rc = disparity_write(path[OUT_DISP], stereo_disparity(s), p->width, p->height, err,
                              sizeof err);
     if (!rc && path[OUT_RIGHT])
-        rc = write_disparity(path[OUT_RIGHT], stereo_disparity_right(s), p->width, p->height, err,
+        rc = disparity_write(path[OUT_RIGHT], stereo_disparity_right(s), p->width, p->height, err,
                              sizeof err);
     if (!rc && path[OUT_COLOR])
         rc = write_color(path[OUT_COLOR], stereo_disparity(s), p, o, err, sizeof err);
@@ -1146,7 +1148,7 @@ static int run_views(options *o)
     if (o->maps && (rc = rig_views(o, im, all, maps)) != 0)
         goto done;
     double ms;
-    rc = create_stage(o, &im[0], o->maps ? maps : NULL, &s);
+    rc = create_stage(o, &im[0], &im[1], o->maps ? maps : NULL, &s);
     if (!rc)
         rc = process_views(o, s, im, n, &ms);
     if (rc)
@@ -1200,7 +1202,7 @@ static int run_files(options *o)
     o->left_in = &left;
     o->maps_in = o->maps ? &maps[0] : NULL;
     double ms;
-    rc = create_stage(o, &left, o->maps ? maps : NULL, &s);
+    rc = create_stage(o, &left, &right, o->maps ? maps : NULL, &s);
     if (!rc)
         rc = process_pair(o, s, &left, &right, &ms);
     if (rc)
@@ -1341,7 +1343,7 @@ static int run_sequence(options *o)
                                      o->maps ? maps[0].height : h0)) != 0)
                 goto done;
             o->maps_in = o->maps ? &maps[0] : NULL;
-            if ((rc = create_stage(o, &left, o->maps ? maps : NULL, &s)) != 0)
+            if ((rc = create_stage(o, &left, &right, o->maps ? maps : NULL, &s)) != 0)
                 goto done;
             rc = 1;
         }
@@ -1442,7 +1444,7 @@ static int run_demo(options *o)
     rc = 1;
     o->left_in = &sc.left_rgb;
     double ms;
-    if ((rc = create_stage(o, &sc.left_rgb, NULL, &s)) != 0 ||
+    if ((rc = create_stage(o, &sc.left_rgb, &sc.right_rgb, NULL, &s)) != 0 ||
         (rc = process_pair(o, s, &sc.left_rgb, &sc.right_rgb, &ms)) != 0)
         goto done;
     rc = 1;

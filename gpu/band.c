@@ -80,52 +80,73 @@ STEREO_HOT void band_cost_rows(const sgm_config *c, int W, const uint16_t *band,
         for (int x = 0; x < w; x++) {
             const size_t p = row + x;
             uint8_t *cp = cost + p * W;
-            const int k0 = band[p];
-            for (int j = 0; j < W; j++) {
-                const int xr = x - c->dmin - k0 - j;
-                int v = cap;
-                if (xr >= 0) {
-                    switch (in->cost) {
-                    case STEREO_COST_RANK: v = abs(in->rank[0][p] - in->rank[1][row + xr]); break;
-                    case STEREO_COST_CENSUS:
-                        v = __builtin_popcountll(in->census[0][p] ^ in->census[1][row + xr]);
-                        break;
-                    case STEREO_COST_AD:
-                        v = stereo_ad_cost(in->grey[0][p], in->grey[1][row + xr], cap);
-                        break;
-                    case STEREO_COST_BT:
-                        v = stereo_bt_cost(in->grey[0][p], lo_l[x], hi_l[x], in->grey[1][row + xr],
-                                           lo_r[xr], hi_r[xr], cap);
-                        break;
-                    default: break; /* mi: refused by stereo_params_check */
-                    }
-                }
-                cp[j] = (uint8_t)v;
+            /* j < inside: x - d >= 0 (the right pixel xr = x - dmin - k0 - j exists) */
+            const int x0 = x - c->dmin - band[p];
+            const int inside = x0 + 1 < 0 ? 0 : x0 + 1 > W ? W : x0 + 1;
+            const uint8_t *gr = in->grey[1] + row; /* every cost has grey images */
+            switch (in->cost) {
+            case STEREO_COST_RANK:
+                for (int j = 0; j < inside; j++)
+                    cp[j] = (uint8_t)abs(in->rank[0][p] - in->rank[1][row + x0 - j]);
+                break;
+            case STEREO_COST_CENSUS:
+                for (int j = 0; j < inside; j++)
+                    cp[j] = (uint8_t)__builtin_popcountll(in->census[0][p] ^
+                                                          in->census[1][row + x0 - j]);
+                break;
+            case STEREO_COST_AD:
+                for (int j = 0; j < inside; j++)
+                    cp[j] = (uint8_t)stereo_ad_cost(in->grey[0][p], gr[x0 - j], cap);
+                break;
+            case STEREO_COST_BT:
+                for (int j = 0; j < inside; j++)
+                    cp[j] = (uint8_t)stereo_bt_cost(in->grey[0][p], lo_l[x], hi_l[x], gr[x0 - j],
+                                                    lo_r[x0 - j], hi_r[x0 - j], cap);
+                break;
+            default: /* mi: refused by stereo_params_check */
+                break;
             }
+            memset(cp + inside, cap, (size_t)(W - inside));
         }
     }
 }
 
 /* One direction's step at one pixel of band start s: cur[1..W] from prev[1..W] of the previous
- * pixel, whose band starts at sq (prev == NULL: the pixel starts the path, L = C). Both arrays
- * carry STEREO_SGM_FAR at [0] and [W + 1]; an index of prev outside them is FAR too (band.h:
- * absent outside the previous band). Returns min_j cur. */
+ * pixel, whose band starts at s - shift (prev == NULL: the pixel starts the path, L = C). Both
+ * arrays carry STEREO_SGM_FAR at [0] and [W + 1]; an index of prev outside them is FAR too
+ * (band.h: absent outside the previous band). The j whose three neighbours i - 1 .. i + 1
+ * (i = j + shift) all lie in [0, W + 1] run without a test, the others through AT. Returns
+ * min_j cur. */
 static inline int band_step(const uint8_t *cp, const uint16_t *prev, int shift, int min_prev,
                             int jump, int p1, uint16_t *restrict cur, int W)
 {
     int m = STEREO_SGM_FAR;
-    for (int j = 1; j <= W; j++) {
-        if (!prev) {
+    if (!prev) {
+        for (int j = 1; j <= W; j++) {
             cur[j] = cp[j - 1];
-        } else {
-            const int i = j + shift; /* k = s + j - 1 in prev's indices */
-#define AT(t) ((t) >= 0 && (t) <= W + 1 ? prev[t] : STEREO_SGM_FAR)
-            cur[j] = (uint16_t)stereo_sgm_step(cp[j - 1], AT(i), AT(i - 1), AT(i + 1), p1, jump,
-                                               min_prev);
-#undef AT
+            m = cur[j] < m ? cur[j] : m;
         }
+        return m;
+    }
+#define AT(t) ((t) >= 0 && (t) <= W + 1 ? prev[t] : STEREO_SGM_FAR)
+    const int lo = 1 - shift > 1 ? 1 - shift : 1, hi = W - shift < W ? W - shift : W;
+    for (int j = 1; j <= W; j++) {
+        if (j == lo && lo <= hi) { /* the middle run: every neighbour inside prev */
+            const uint16_t *q = prev + shift;
+            for (; j <= hi; j++) {
+                cur[j] = (uint16_t)stereo_sgm_step(cp[j - 1], q[j], q[j - 1], q[j + 1], p1, jump,
+                                                   min_prev);
+                m = cur[j] < m ? cur[j] : m;
+            }
+            if (j > W)
+                break;
+        }
+        const int i = j + shift; /* k = s + j - 1 in prev's indices */
+        cur[j] = (uint16_t)stereo_sgm_step(cp[j - 1], AT(i), AT(i - 1), AT(i + 1), p1, jump,
+                                           min_prev);
         m = cur[j] < m ? cur[j] : m;
     }
+#undef AT
     return m;
 }
 

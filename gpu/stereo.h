@@ -215,6 +215,28 @@ int stereo_max_cost(const stereo_params *p);
  * coarse-to-fine mode (band.h). */
 int stereo_check_disparities(int D, char *why, size_t whylen);
 
+/* The number of disparities a pair needs (--disparities auto): the pair rectified by maps (NULL:
+ * as it is) with p's size, backend, threads and SMs, reduced to a quarter of its size
+ * (mi_downscale_rows, f = STEREO_AUTO_LEVEL), matched there by the default stage over the widest
+ * range that fits (128 disparities, 512 at full size, from p's min_disparity / 4); top = the
+ * STEREO_AUTO_PERCENTILE-th percentile of the valid disparities, in whole pixels at full size
+ * (rounded up); disparities = top - min_disparity plus an eighth of top (at least 8), rounded up
+ * to a multiple of 16, at least 16, at most the largest D the stage takes for this width and
+ * min_disparity (clamped = 1 then). beyond = 1 when top reached the end of the range measured:
+ * the scene may be nearer still. Fails (STEREO_ERR_PARAM, with why) on an image too narrow to
+ * measure (about 64 px) and when fewer than 1 % of the pixels matched. Two views only. */
+#define STEREO_AUTO_LEVEL 2
+#define STEREO_AUTO_PERCENTILE 99
+typedef struct {
+    int disparities;  /* the D to use */
+    int top;          /* the scene's largest disparity measured, px */
+    int beyond;       /* 1: top is the end of the range measured */
+    int clamped;      /* 1: disparities is the largest the stage takes, below what top asks */
+} stereo_auto_range;
+stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *maps,
+                                      const stereo_image *left, const stereo_image *right,
+                                      stereo_auto_range *out, char *err, size_t errlen);
+
 /* Checks every parameter; on failure writes "name: what is wrong" into err. */
 stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errlen);
 

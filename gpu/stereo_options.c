@@ -36,7 +36,9 @@ _Static_assert(sizeof(stereo_method) == sizeof(int), "enum size");
 const stereo_option_info stereo_option_table[] = {
     {ROW("disparities", 'd', "disparities", "disparities", MATCHING, INT, num_disparities),
      .metavar = "N", .range = "a multiple of 16 in 16..512", .def = "64",
-     .help = "number of disparities D"},
+     .help = "number of disparities D",
+     .more = "stereo-match also takes auto: the range the first pair needs, measured at a "
+             "quarter of its size (the 99th percentile of its disparities and an eighth more)"},
     {ROW("min-disparity", 0, "min_disparity", "min_disparity", MATCHING, INT, min_disparity),
      .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
      .help = "smallest disparity searched"},
@@ -198,6 +200,14 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
 #define INT(lo, hi, field) parse_int_arg(opt, v, lo, hi, field, err, errlen)
 #define LIST(lo, hi, out, n) parse_int_list(opt, v, lo, hi, out, STEREO_MAX_PATHS, n, err, errlen)
     if (IS("disparities")) {
+        if (!strcmp(v, "auto")) {
+            if (!o->auto_ok)
+                return fail(err, errlen, "%s: 'auto' is stereo-match's (it measures the first "
+                            "pair); here give a multiple of 16 in 16..512", opt);
+            o->auto_disparities = 1;
+            return 0;
+        }
+        o->auto_disparities = 0;
         if (INT(INT_MIN, INT_MAX, &p->num_disparities)) /* not an integer: say which ones */
             return INT(16, 512, &p->num_disparities);
         return stereo_check_disparities(p->num_disparities, why, sizeof why)
@@ -326,7 +336,7 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
 {
     stereo_params *p = &o->p;
     int D = p->num_disparities;
-    if (p->min_disparity + D > 2047)
+    if (!o->auto_disparities && p->min_disparity + D > 2047)
         return fail(err, errlen, "--min-disparity: %d plus %d disparities exceeds 2047",
                     p->min_disparity, D);
     /* penalties: tuned defaults for the chosen cost unless given; a list gives one per path
@@ -363,7 +373,7 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
     }
     if (p->band) {
         char why[96];
-        if (band_check(p->band, D, why, sizeof why) != 0)
+        if (!o->auto_disparities && band_check(p->band, D, why, sizeof why) != 0)
             return fail(err, errlen, "--band: %s", why);
         if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI)
             return fail(err, errlen, "--band: the coarse-to-fine mode is not for %s",
@@ -371,6 +381,13 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
                                                   : "--method bm");
     }
     return 0;
+}
+
+int stereo_options_set_disparities(stereo_options *o, int D, char *err, size_t errlen)
+{
+    o->auto_disparities = 0;
+    o->p.num_disparities = D;
+    return stereo_options_finish(o, err, errlen);
 }
 
 void stereo_options_message_keys(const char *msg, char *out, size_t len)
@@ -401,7 +418,7 @@ int stereo_options_size(stereo_options *o, int width, int height, char *err, siz
 {
     o->p.width = width;
     o->p.height = height;
-    if (o->p.num_disparities >= width)
+    if (!o->auto_disparities && o->p.num_disparities >= width)
         return fail(err, errlen, "--disparities: %d must be smaller than the image width %d",
                     o->p.num_disparities, width);
     return 0;

@@ -37,6 +37,10 @@ typedef struct {
     int p1_set, p2_set;           /* --p1 / --p2 given */
     int np1, np2, nweights;       /* values in the --p1 / --p2 / --path-weights lists */
     int p1_list[STEREO_MAX_PATHS], p2_list[STEREO_MAX_PATHS], weights[STEREO_MAX_PATHS];
+    int auto_ok;                  /* set by the caller: --disparities auto is taken (stereo-match,
+                                     which measures the first pair: stereo_auto_disparities) */
+    int auto_disparities;         /* --disparities auto given: p.num_disparities is a
+                                     placeholder until stereo_options_set_disparities */
 } stereo_options;
 
 /* The --help section an option is listed in. */
@@ -76,6 +80,10 @@ const stereo_option_info *stereo_option_by_key(const char *key);
 
 /* The number of rows. */
 int stereo_option_count(void);
+
+/* --disparities auto, once the first pair is measured: D into the options, then
+ * stereo_options_finish's checks again (those that need D: --min-disparity, --band). */
+int stereo_options_set_disparities(stereo_options *o, int D, char *err, size_t errlen);
 
 /* The defaults (stereo_params_default with size 0 x 0) and no option given. */
 void stereo_options_init(stereo_options *o);

@@ -90,13 +90,13 @@ static int write_ply(FILE *f, const char *path, const void *ctx, char *err, size
     for (int y = 0; y < j->height; y++)
         for (int x = 0; x < j->width; x++) {
             size_t i = (size_t)y * j->width + x;
-            double z = depth_m(c, j->d16[i]);
-            if (!isfinite(z))
+            float p[3];
+            if (!depth_point(c, x, y, j->d16[i], p))
                 continue;
             uint8_t *r = buf + (size_t)PLY_RECORD * used;
-            put_f32le(r, (float)((x - c->cx) * z / c->focal_px));
-            put_f32le(r + 4, (float)((y - c->cy) * z / c->focal_px));
-            put_f32le(r + 8, (float)z);
+            put_f32le(r, p[0]);
+            put_f32le(r + 4, p[1]);
+            put_f32le(r + 8, p[2]);
             const uint8_t *px = j->image + i * j->channels;
             r[12] = px[0];
             r[13] = px[j->channels == 3 ? 1 : 0];

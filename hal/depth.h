@@ -53,6 +53,10 @@ int depth_camera_check(const depth_camera *cam, const char *what, char *err, siz
 uint16_t depth_mm(const depth_camera *cam, int16_t d16);
 double depth_m(const depth_camera *cam, int16_t d16);
 
+/* Pixel (x, y)'s point X Y Z (float, the baseline's unit, as the PLY holds it): 1, or 0 when it
+ * has no depth (xyz untouched). */
+int depth_point(const depth_camera *cam, int x, int y, int16_t d16, float xyz[3]);
+
 /* Writes the depth of a width x height disparity map (d16 as above) by the extension of
  * path: .png 16-bit millimetres (0 = no depth), .pfm float metres (+inf = no depth).
  * Atomic (outpath.h). */

@@ -48,3 +48,14 @@ double depth_m(const depth_camera *cam, int16_t d16)
     double q = depth_quotient(cam, d16, 1);
     return q > 0 ? q : INFINITY;
 }
+
+int depth_point(const depth_camera *cam, int x, int y, int16_t d16, float xyz[3])
+{
+    double z = depth_m(cam, d16);
+    if (!isfinite(z))
+        return 0;
+    xyz[0] = (float)((x - cam->cx) * z / cam->focal_px);
+    xyz[1] = (float)((y - cam->cy) * z / cam->focal_px);
+    xyz[2] = (float)z;
+    return 1;
+}

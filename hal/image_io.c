@@ -6,6 +6,7 @@
  * 16-bit data through linear light, and we need stored values exactly (ground truth). */
 #include "image_io.h"
 #include "pnm.h"
+#include "stereo.h" /* STEREO_SUBPIXEL_SCALE */
 
 #include <math.h>
 #include <png.h>
@@ -456,4 +457,33 @@ int disparity_read(const char *path, double scale, fmap *out, char *err, size_t 
     out->height = img.height;
     image_free(&img);
     return 0;
+}
+
+/* stereo.h's disparity (16 * d, negative = invalid) as stereo-match writes it. */
+int disparity_write(const char *path, const int16_t *d, int w, int h, char *err, size_t n)
+{
+    size_t count = (size_t)w * h;
+    if (!strcasecmp(strrchr(path, '.') ? strrchr(path, '.') : "", ".pfm")) {
+        fmap m = {w, h, malloc(count * sizeof(float))};
+        if (!m.data) {
+            snprintf(err, n, "%s: out of memory", path);
+            return -1;
+        }
+        for (size_t i = 0; i < count; i++)
+            m.data[i] = d[i] < 0 ? INFINITY : d[i] / (float)STEREO_SUBPIXEL_SCALE;
+        int rc = pfm_write(path, &m, err, n);
+        free(m.data);
+        return rc;
+    }
+    image im;
+    if (image_alloc(&im, w, h, 1, 16) != 0) {
+        snprintf(err, n, "%s: out of memory", path);
+        return -1;
+    }
+    uint16_t *o = im.data;
+    for (size_t i = 0; i < count; i++) /* 256 d = 16 * (16 d); 0 = invalid */
+        o[i] = d[i] < 0 ? 0 : (uint16_t)(d[i] * 16 > 65535 ? 65535 : d[i] * 16);
+    int rc = image_write(path, &im, err, n);
+    image_free(&im);
+    return rc;
 }

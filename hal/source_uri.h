@@ -50,6 +50,11 @@ typedef struct {
     int width, height, fps;      /* synth: the options given, -1 where not given */
 } source_uri;
 
+/* Shared with output_uri.c: formats err (when non-NULL) and returns -1. */
+int uri_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A non-negative decimal integer of n characters at s in lo..hi, nothing else: 0, else -1. */
+int uri_parse_uint(const char *s, size_t n, long lo, long hi, int *out);
+
 /* Parses one URI. 0, or -1 with "'TEXT': what is wrong (what to write instead)" in err. */
 int source_uri_parse(const char *text, source_uri *out, char *err, size_t errlen);
 

@@ -245,6 +245,14 @@ static const struct {
     {"record", "depth", {"", "maybe", "png"}},
     {"run", "frames", {"", "-1", "ten", "9223372036854775808", "1e6"}},
     {"run", "screenshot", {"'shot.png'", "shot.png # last frame"}},
+    {"output", "uri", {"ftp://x", "out.pfm", "file://out.pfm", "ros2://?domain=233"}},
+    {"output", "uri2", {"display://x", "file://a_%d.jpg", "ros2://9robot"}},
+    {"output", "uri3", {"rtp://host", "rtsp://cam:8554/x", "gst://videotestsrc ! appsrc"}},
+    {"output", "uri4", {"ros2://?qos=fast", "file://a_%d.ply?depth=1"}},
+    {"output", "uri5", {"rtp://h:5000?bitrate=1"}},
+    {"output", "uri6", {"ros2://?colour=1"}},
+    {"output", "uri7", {"gst://appsrc"}},
+    {"output", "uri8", {"rtsp://@:8554"}},
     /* [controls]: the control's name is the key */
     {"controls", "gain", {"", "x", "1.5", "2147483648", "-2147483649", "0x10"}},
 };
@@ -1287,9 +1295,11 @@ static void test_write_section_round_trip(void **state)
         {"calibration", "focal", "612.25"},  {"calibration", "baseline", "0.06"},
         {"calibration", "center", "320.5, 240"}, {"record", "depth", "true"},
         {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
+        {"output", "uri", "ros2://robot?domain=3&points=1"},
+        {"output", "uri2", "file://out/d_%06d.pfm?depth=1"},
     };
     static const char *const sections[] = {"source", "camera", "files", "synth", "stereo",
-                                           "calibration", "display", "record", "run"};
+                                           "calibration", "display", "record", "run", "output"};
     live_config want, got;
     live_config_defaults(&want);
     for (size_t i = 0; i < NELEMS(set); i++)

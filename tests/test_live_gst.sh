@@ -195,6 +195,7 @@ fi
 if command -v valgrind >/dev/null; then
   Q='video/x-raw,width=64,height=48,framerate=30/1'
   timeout 300 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+    --suppressions="$TESTS_DIR/valgrind-glib.supp" \
     "$LIVE" --headless --frames 25 --set stereo.disparities=16 \
     --left "gst://videotestsrc is-live=true num-buffers=10 ! $Q" \
     --right "gst://videotestsrc is-live=true ! $Q" >vg.out 2>vg.err

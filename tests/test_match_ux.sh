@@ -13,6 +13,10 @@
 #   4. sequences (patterns, folders sharing names, folders pairing in order): one summary line,
 #      per-frame progress lines, every output equal (cmp) to the run of that pair alone; bad
 #      inputs refused with one line naming the file (unmatched, another size, output = input).
+#   5. --disparities auto: on generated scenes of known disparities the D chosen covers the
+#      ground truth's 99th percentile, with at most an eighth and two steps of 16 more, and is
+#      the D the summary reports; a sequence measures its first pair once; refused with more
+#      views, on an image too narrow to measure, and by stereo-live (with the same wording).
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (default build).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -273,6 +277,48 @@ expect_fail 1 "no such file" "patterns: no first frame (0 or 1) named" -d 32 \
   "$S/pat/nope_%04d.png" "$S/pat/right_%04d.png" "$S/none/d_%04d.png"
 [ -z "$(ls -A "$S/none")" ]
 result $? "refused sequences wrote nothing" "$(ls -A "$S/none" | head -3)"
+
+# ---- 5. --disparities auto -------------------------------------------------------------------
+gt_p99() { "$PY" - "$1" <<'PY'
+import sys, cv2, numpy as np
+g = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)
+g = g[np.isfinite(g) & (g > 0)]
+print(f"{np.percentile(g, 99):.2f} {g.max():.2f}")
+PY
+}
+for scene in "480x360 3 --max-disp 40" "560x320 23 --max-disp 60" "640x360 9 --max-disp 110"; do
+  set -- $scene
+  size=$1 seed=$2; shift 2
+  A=$W/auto-$seed
+  "$SY" --size "$size" --seed "$seed" "$@" "$A" >/dev/null 2>&1 || { echo "Bail out! stereo-synth"; exit 1; }
+  read -r p99 gmax <<<"$(gt_p99 "$A/disp_left.pfm")"
+  out=$("$M" -d auto --backend cpu "$A/left.png" "$A/right.png" "$W/auto.pfm" 2>&1)
+  D=$(sed -nE 's/.*--disparities auto: ([0-9]+) .*/\1/p' <<<"$out")
+  ok=1
+  [ -n "$D" ] && grep -q "D=$D " <<<"$out" &&
+    "$PY" -c "import sys; d, p, m = map(float, sys.argv[1:]); sys.exit(not (d % 16 == 0 and d > p and d <= m * 1.125 + 40))" "$D" "$p99" "$gmax" || ok=0
+  result $((1 - ok)) "--disparities auto on a $size scene (GT 99th percentile $p99 px, max $gmax): D $D, in the summary" "$out"
+done
+S5=$W/auto-seq; mkdir -p "$S5/l" "$S5/r" "$S5/o"
+for i in 0 1 2; do
+  "$SY" --size 320x240 --t "$i" --max-disp 30 "$S5/f$i" >/dev/null 2>&1 || { echo "Bail out! stereo-synth"; exit 1; }
+  cp "$S5/f$i/left.png" "$S5/l/$i.png"; cp "$S5/f$i/right.png" "$S5/r/$i.png"
+done
+out=$("$M" -d auto --backend cpu "$S5/l" "$S5/r" "$S5/o" 2>&1)
+[ "$(grep -c -- "--disparities auto:" <<<"$out")" = 1 ] && [ "$(ls "$S5/o" | wc -l)" = 3 ]
+result $? "--disparities auto on a sequence: measured once, on the first pair; every pair matched" "$out"
+"$SY" --size 48x40 "$W/narrow" >/dev/null 2>&1
+out=$("$M" -d auto "$W/narrow/left.png" "$W/narrow/right.png" "$W/narrow.pfm" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "too narrow to measure" <<<"$out" && [ ! -e "$W/narrow.pfm" ]
+result $? "--disparities auto on a 48 px wide pair: exit 2, too narrow, no output" "rc $rc: $out"
+out=$("$M" -d auto --baselines 1,2 "$W/auto-3/left.png" "$W/auto-3/right.png" "$W/auto-3/left.png" "$W/v.pfm" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--disparities auto: measures a pair" <<<"$out"
+result $? "--disparities auto with more views: refused (exit 2)" "rc $rc: $out"
+if [ -x "$B/stereo-live" ]; then
+  out=$("$B/stereo-live" --headless --frames 1 -d auto 2>&1); rc=$?
+  [ $rc = 2 ] && grep -q "stereo-live: --disparities: 'auto' is stereo-match's" <<<"$out"
+  result $? "stereo-live -d auto: refused, naming stereo-match (exit 2)" "rc $rc: $out"
+fi
 
 echo "1..$n"
 printf '%s\n' "${tap[@]}"

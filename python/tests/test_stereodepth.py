@@ -305,6 +305,7 @@ def test_no_cuda_device_is_a_runtime_error(scene, tmp_path):
     (dict(p2_adapt=[]), "p2_adapt: '' is not"),
     (dict(subpixel="no"), "subpixel: True or False, not 'no'"),
     (dict(lr=False, no_lr=True), "give lr or no_lr, not both"),
+    (dict(disparities="auto"), "disparities: 'auto' is stereo-match's"),
 ])
 def test_python_side_option_errors(scene, kwargs, text):
     with pytest.raises(ValueError) as e:

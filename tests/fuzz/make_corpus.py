@@ -160,5 +160,10 @@ for i, text in enumerate([b"v4l2:///dev/video0\n/dev/video2", b"csi://0\ncsi://1
                           b"rtsp://cam/left\nrtsp://cam/right", b"file://localhost/data/my%20video.mp4",
                           b"\nfile://rec/left_%06d.png\nfile://rec%25/right_%06d.png",
                           b"file://100%%.avi", b"gst://videotestsrc is-live=true ! video/x-raw,width=320",
-                          b"synth://?width=320&height=240&fps=0"]):
+                          b"synth://?width=320&height=240&fps=0",
+                          # outputs (output_uri_parse reads every line too)
+                          b"display://\nfile://out/d_%06d.pfm?depth=1\nfile://c_%04d.ply",
+                          b"ros2://robot/stereo?domain=7&frame_id=cam&qos=reliable&points=1&depth=16UC1",
+                          b"rtp://192.168.1.20:5000?bitrate=2000\nrtsp://@:8554/depth\n"
+                          b"gst://appsrc ! videoconvert ! fakesink"]):
     put("uri", "%d.txt" % i, text)

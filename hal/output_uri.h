@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* output_uri.h — one way to name where the live app's results go, a URI per output, the
+ * outputs' counterpart of source_uri.h (pure parsing, no I/O):
+ *
+ *   display://                 the window (the default when no output is named)
+ *   file://DIR/%06d.pfm        one file per frame: .pfm (float disparity, +inf = invalid) or
+ *                              .png (16-bit, 256 * disparity, 0 = invalid), as stereo-match
+ *                              writes them; ?depth=1: depth instead (.pfm float metres, .png
+ *                              16-bit millimetres); .ply: the point cloud (hal/depth.h)
+ *   ros2://[NAMESPACE]?domain=N&frame_id=ID&qos=sensor|reliable&points=1&depth=32FC1|16UC1
+ *                              ROS 2 topics through DDS (app/output_ros2.c)
+ *   rtp://HOST:PORT            the colour-mapped view as H.264 over RTP (GStreamer)
+ *   rtsp://@:PORT/PATH         the same from an RTSP server the app runs (gst-rtsp-server)
+ *   gst://appsrc ! ...         any GStreamer pipeline that starts with an appsrc the app feeds
+ *                              (RGB frames of the colour-mapped view)
+ *
+ * Every query key is checked here, so a bad output is refused with the other settings, before
+ * anything runs.
+ */
+#ifndef STEREO_OUTPUT_URI_H
+#define STEREO_OUTPUT_URI_H
+
+#include <stddef.h>
+
+#define OUTPUT_URI_MAX 512     /* bytes of a URI, with its NUL (CONFIG_PATH_MAX) */
+#define OUTPUT_MAX 8           /* outputs of one run ([output] uri .. uri8) */
+#define OUTPUT_DOMAIN_MAX 232  /* DDS domain ids 0..232 (the RTPS port mapping's limit) */
+
+typedef enum {
+    OUT_DISPLAY = 0,
+    OUT_FILE,
+    OUT_ROS2,
+    OUT_RTP,
+    OUT_RTSP,
+    OUT_GST,
+} output_kind;
+
+typedef enum { OUT_FILE_PFM = 0, OUT_FILE_PNG, OUT_FILE_PLY } output_file_format;
+typedef enum { OUT_QOS_SENSOR = 0, OUT_QOS_RELIABLE } output_qos;
+typedef enum { OUT_DEPTH_32FC1 = 0, OUT_DEPTH_16UC1 } output_depth_encoding;
+
+typedef struct {
+    output_kind kind;
+    char text[OUTPUT_URI_MAX];     /* the URI as given, for messages */
+    /* file: the printf pattern (one frame-number conversion, '%' doubled elsewhere);
+     * ros2: the namespace ("" or "a/b", no leading or trailing '/');
+     * rtp: the host; rtsp: the mount path ("/depth"); gst: the description */
+    char target[OUTPUT_URI_MAX];
+    /* file */
+    output_file_format format;
+    int depth;                     /* ?depth=1: depth rather than disparity (.pfm, .png) */
+    /* ros2 */
+    int domain;                    /* 0..OUTPUT_DOMAIN_MAX, default 0 */
+    char frame_id[128];            /* default "stereo_optical_frame" */
+    output_qos qos;                /* sensor (best effort, keep last 1: the default), reliable */
+    int points;                    /* ?points=1: also sensor_msgs/PointCloud2 */
+    output_depth_encoding depth_encoding; /* 32FC1 metres (default) or 16UC1 millimetres */
+    /* rtp, rtsp */
+    int port;
+    int bitrate_kbps;              /* ?bitrate=KBPS, default 4000 */
+} output_uri;
+
+/* Parses one URI. 0, or -1 with "'TEXT': what is wrong (what to write instead)" in err. */
+int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen);
+
+/* "display", "file", "ros2", "rtp", "rtsp", "gst" */
+const char *output_uri_kind_name(output_kind k);
+
+/* Whether the output needs the camera (f, B: hal/depth.h): file depth and .ply. ros2 uses it
+ * where given (depth, CameraInfo, points) and publishes the rest without it. */
+int output_uri_needs_camera(const output_uri *u);
+
+#endif

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_output_uri.c — hal/output_uri.c: every output URI form parsed into its kind, target and
+ * options (defaults included), bad URIs refused with one line that names them and says what to
+ * write. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "output_uri.h"
+
+static char err[1024];
+
+static output_uri parse_ok(const char *text)
+{
+    output_uri u;
+    err[0] = '\0';
+    if (output_uri_parse(text, &u, err, sizeof err) != 0)
+        fail_msg("'%s' refused: %s", text, err);
+    assert_string_equal(u.text, text);
+    return u;
+}
+
+static void parse_bad(const char *text, const char *want)
+{
+    output_uri u;
+    err[0] = '\0';
+    if (output_uri_parse(text, &u, err, sizeof err) == 0)
+        fail_msg("'%s' accepted", text ? text : "(null)");
+    if (!strstr(err, want))
+        fail_msg("'%s': message '%s' lacks '%s'", text ? text : "(null)", err, want);
+    assert_null(strchr(err, '\n'));
+}
+
+static void every_form_parses(void **state)
+{
+    (void)state;
+    output_uri u = parse_ok("display://");
+    assert_int_equal(u.kind, OUT_DISPLAY);
+    u = parse_ok("file://out/d_%06d.pfm");
+    assert_int_equal(u.kind, OUT_FILE);
+    assert_int_equal(u.format, OUT_FILE_PFM);
+    assert_int_equal(u.depth, 0);
+    assert_string_equal(u.target, "out/d_%06d.pfm");
+    u = parse_ok("file:///abs/my%5Fdir/z_%04d.PNG?depth=1");
+    assert_int_equal(u.format, OUT_FILE_PNG);
+    assert_int_equal(u.depth, 1);
+    assert_string_equal(u.target, "/abs/my_dir/z_%04d.PNG");
+    u = parse_ok("file://100%%/c_%d.ply");
+    assert_int_equal(u.format, OUT_FILE_PLY);
+    assert_string_equal(u.target, "100%%/c_%d.ply");
+    u = parse_ok("ros2://");
+    assert_int_equal(u.kind, OUT_ROS2);
+    assert_string_equal(u.target, "");
+    assert_int_equal(u.domain, 0);
+    assert_string_equal(u.frame_id, "stereo_optical_frame");
+    assert_int_equal(u.qos, OUT_QOS_SENSOR);
+    assert_int_equal(u.points, 0);
+    assert_int_equal(u.depth_encoding, OUT_DEPTH_32FC1);
+    u = parse_ok("ros2:///robot/stereo/?domain=232&frame_id=left_cam&qos=reliable&points=1&"
+                 "depth=16UC1");
+    assert_string_equal(u.target, "robot/stereo");
+    assert_int_equal(u.domain, 232);
+    assert_string_equal(u.frame_id, "left_cam");
+    assert_int_equal(u.qos, OUT_QOS_RELIABLE);
+    assert_int_equal(u.points, 1);
+    assert_int_equal(u.depth_encoding, OUT_DEPTH_16UC1);
+    u = parse_ok("rtp://192.168.1.20:5000?bitrate=2000");
+    assert_int_equal(u.kind, OUT_RTP);
+    assert_string_equal(u.target, "192.168.1.20");
+    assert_int_equal(u.port, 5000);
+    assert_int_equal(u.bitrate_kbps, 2000);
+    u = parse_ok("rtsp://@:8554/depth");
+    assert_int_equal(u.kind, OUT_RTSP);
+    assert_string_equal(u.target, "/depth");
+    assert_int_equal(u.port, 8554);
+    assert_int_equal(u.bitrate_kbps, 4000);
+    u = parse_ok("rtsp://:8554/a/b");
+    assert_string_equal(u.target, "/a/b");
+    u = parse_ok("gst://appsrc ! videoconvert ! x264enc ! mp4mux ! filesink location=a?b&c.mp4");
+    assert_int_equal(u.kind, OUT_GST);
+    assert_string_equal(u.target, "appsrc ! videoconvert ! x264enc ! mp4mux ! filesink "
+                                  "location=a?b&c.mp4");
+    static const struct {
+        const char *uri;
+        int needs;
+    } cam[] = {{"file://a_%d.ply", 1}, {"file://a_%d.pfm?depth=1", 1}, {"file://a_%d.pfm", 0},
+               {"ros2://r", 0}};
+    for (size_t i = 0; i < sizeof cam / sizeof cam[0]; i++) {
+        u = parse_ok(cam[i].uri);
+        assert_int_equal(output_uri_needs_camera(&u), cam[i].needs);
+    }
+}
+
+static void bad_uris_are_refused(void **state)
+{
+    (void)state;
+    parse_bad(NULL, "empty");
+    parse_bad("", "empty");
+    parse_bad("out.pfm", "not a URI");
+    parse_bad("ftp://x", "unknown output scheme 'ftp'");
+    parse_bad("display://x", "takes nothing");
+    parse_bad("file://out.pfm", "needs a frame number");
+    parse_bad("file://a_%d_%d.pfm", "2 frame-number conversions");
+    parse_bad("file://a_%d.jpg", "must end in .pfm");
+    parse_bad("file://a.pfm/b_%d", "must end in .pfm");
+    parse_bad("file://a_%d.pfm?depth=2", "depth = '2' is not 0 or 1");
+    parse_bad("file://a_%d.ply?depth=1", "always the point cloud");
+    parse_bad("file://a_%d.pfm?colour=1", "unknown option 'colour' of file:// (options: depth)");
+    parse_bad("file://a_%d.pfm?depth=1&depth=0", "option 'depth' given twice");
+    parse_bad("ros2://?domain=233", "domain = '233' is not a DDS domain id in 0..232");
+    parse_bad("ros2://?domain=-1", "is not a DDS domain id");
+    parse_bad("ros2://?domain=", "is not a DDS domain id");
+    parse_bad("ros2://9robot", "is not a ROS 2 namespace");
+    parse_bad("ros2://a//b", "is not a ROS 2 namespace");
+    parse_bad("ros2://a-b", "is not a ROS 2 namespace");
+    parse_bad("ros2://?qos=fast", "qos = 'fast'");
+    parse_bad("ros2://?points=yes", "points = 'yes' is not 0 or 1");
+    parse_bad("ros2://?depth=8UC1", "depth = '8UC1'");
+    parse_bad("ros2://?frame_id=a%20b", "letters, digits and _ / - . only");
+    parse_bad("ros2://?frame_id=", "frame_id: 1..127 characters");
+    parse_bad("ros2://?x", "'x' is not KEY=VALUE");
+    parse_bad("ros2://?colour=1", "unknown option 'colour' of ros2://");
+    parse_bad("rtp://host", "expected HOST:PORT");
+    parse_bad("rtp://host:0", "a port in 1..65535");
+    parse_bad("rtp://host:65536", "a port in 1..65535");
+    parse_bad("rtp://:5000", "expected rtp://HOST:PORT");
+    parse_bad("rtp://ho st:5000", "is not a host name");
+    parse_bad("rtp://h:5000?bitrate=50", "bitrate = '50' is not kbit/s in 100..100000");
+    parse_bad("rtsp://cam:8554/depth", "listens on every interface");
+    parse_bad("rtsp://@:8554", "no mount path");
+    parse_bad("rtsp://@:8554/a b", "letters, digits and _ - . / only");
+    parse_bad("display://?depth=1", "unknown option 'depth' of display:// (it takes none)");
+    parse_bad("gst://videotestsrc ! appsrc", "starts with the appsrc");
+    parse_bad("gst://appsrc", "nothing after the appsrc");
+    parse_bad("file://a\tb_%d.pfm", "control character");
+    char longer[OUTPUT_URI_MAX + 8];
+    memset(longer, 'a', sizeof longer - 1);
+    memcpy(longer, "ros2://", 7);
+    longer[sizeof longer - 1] = '\0';
+    parse_bad(longer, "at most 511 fit");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_form_parses),
+        cmocka_unit_test(bad_uris_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# tests/test_outputs.sh — stereo-live's outputs (--output URI, [output]), file:// end to end, as
+# TAP (ros2:// is tests/test_ros2.sh):
+#   1. file://DIR/%06d.pfm, .png, ?depth=1 and .ply on the generated scene: one file per frame,
+#      every frame; the PFM disparity equals the 16-bit PNG's (256 d); the depth PNG follows
+#      hal/depth.h's rule from the PFM on every pixel; the PLY's vertex count is the valid
+#      depth pixels; the summary and --stats-json count each output; [output] in a config file
+#   2. kill -9 mid-run (640x480 point clouds, unpaced): every file named by the pattern is
+#      whole (PFM and PLY sizes from their headers); the next run removes the temporary file
+#      the kill left (NAME.tmp.XXXXXX)
+#   3. a slow output (strace delays its renames by 0.2 s): the stage keeps its rate, the output
+#      drops frames and counts them (sent + drops = frames); a folder removed mid-run: the
+#      output says why once, the run goes on and ends with status 0
+#   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
+#      frame number, depth without a camera, too many: exit 2, one line, nothing created;
+#      display:// with another output keeps the window (SDL offscreen: a window and the files),
+#      other outputs alone run headless; the libc-only build refuses outputs
+#   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
+#      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
+#      pngenc ! multifilesink: every frame, the colour-mapped view; rtsp on a port in use refused
+#   6. valgrind: no definite leak with file, ros2 and gst outputs opened, fed and closed
+# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 25 s.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${STEREO_BUILD:-build}
+LIVE=$B/stereo-live
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+[ -x "$LIVE" ] || { echo "Bail out! $LIVE is not built"; exit 1; }
+. tests/tap.sh
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+SCENE=(--input 'synth://?width=160&height=120' -d 32 --backend cpu --headless)
+CAM=(--focal 200 --baseline 0.1)
+
+# ---- 1. every format, every frame ----------------------------------------------------------
+mkdir -p "$T/o"
+"$LIVE" "${SCENE[@]}" "${CAM[@]}" --frames 12 --output "file://$T/o/d_%06d.pfm" \
+  --output "file://$T/o/d_%06d.png" --output "file://$T/o/z_%06d.png?depth=1" \
+  --output "file://$T/o/c_%06d.ply" --stats-json "$T/s.json" >"$T/1.out" 2>"$T/1.err"
+rc=$?
+check "file outputs: exit 0, 12 frames of each kind" "$T/1.err" \
+  test "$rc" = 0 -a "$(ls "$T/o" | grep -c '^d_.*pfm$')" = 12 -a "$(ls "$T/o" | grep -c '^c_')" = 12 \
+  -a "$(ls "$T/o" | wc -l)" = 48
+check "file outputs: the summary and --stats-json count them" "$T/1.out" \
+  "$PY" - "$T/s.json" "$T/1.out" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+o = s["outputs"]
+assert len(o) == 4, o
+for x in o:
+    assert x["sent"] == 12 and x["drops"] == 0 and x["failures"] == 0, x
+out = open(sys.argv[2]).read()
+assert out.count(": 12 sent, 0 drops (0 failed)") == 4, out
+EOF
+check "file outputs: PFM = PNG / 256, depth PNG by hal/depth.h's rule, PLY points = valid depth" \
+  "$T/1.err" "$PY" - "$T/o" <<'EOF'
+import sys, struct, numpy as np, cv2
+d = sys.argv[1]
+f, B = 200.0, 0.1
+for k in (1, 6, 12):
+    raw = open(f"{d}/d_{k:06d}.pfm", "rb").read()
+    hdr = raw.split(b"\n", 3)
+    w, h = map(int, hdr[1].split()); assert (w, h) == (160, 120)
+    pfm = np.frombuffer(hdr[3], "<f4").reshape(h, w)[::-1]
+    png = cv2.imread(f"{d}/d_{k:06d}.png", cv2.IMREAD_UNCHANGED)
+    assert png.dtype == np.uint16
+    valid = np.isfinite(pfm)
+    assert valid.mean() > 0.5 and (png[~valid] == 0).all()
+    assert (png[valid] == np.round(pfm[valid] * 256)).all()
+    d16 = np.where(valid, pfm * 16, -1).astype(np.int64)
+    z = cv2.imread(f"{d}/z_{k:06d}.png", cv2.IMREAD_UNCHANGED)
+    mm = np.zeros_like(z, dtype=np.int64)
+    pos = d16 > 0
+    mm[pos] = np.floor((f * B * 1000 * 16) / d16[pos] + 0.5)
+    mm[mm > 65535] = 0
+    assert (z == mm).all(), np.argwhere(z != mm)[:5]
+    ply = open(f"{d}/c_{k:06d}.ply", "rb").read()
+    n = int(ply.split(b"element vertex ")[1].split(b"\n")[0])
+    assert n == int(pos.sum()) and len(ply) == ply.index(b"end_header\n") + 11 + 15 * n
+EOF
+printf '[output]\nuri = file://%s/cfg_%%04d.pfm\n' "$T" >"$T/out.ini"
+"$LIVE" "${SCENE[@]}" --frames 3 --config "$T/out.ini" >/dev/null 2>"$T/1c.err"
+check "[output] uri in a config file" "$T/1c.err" test -f "$T/cfg_0003.pfm"
+
+# ---- 2. kill -9 mid-run leaves only whole files --------------------------------------------
+mkdir -p "$T/k"
+"$LIVE" --input 'synth://?width=640&height=480&fps=0' -d 64 --backend cpu --headless "${CAM[@]}" \
+  --output "file://$T/k/%06d.ply" --output "file://$T/k/%06d.pfm" >/dev/null 2>&1 &
+pid=$!
+sleep 2.5
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+check "kill -9 mid-run: every .pfm and .ply is whole" /dev/null "$PY" - "$T/k" <<'EOF'
+import os, sys
+d = sys.argv[1]
+names = [n for n in os.listdir(d) if n.endswith((".pfm", ".ply"))]
+assert len(names) >= 2, names
+for n in names:
+    raw = open(os.path.join(d, n), "rb").read()
+    if n.endswith(".pfm"):
+        hdr = raw.split(b"\n", 3)
+        w, h = map(int, hdr[1].split())
+        assert len(hdr[3]) == 4 * w * h, (n, len(raw))
+    else:
+        k = int(raw.split(b"element vertex ")[1].split(b"\n")[0])
+        assert len(raw) == raw.index(b"end_header\n") + 11 + 15 * k, (n, len(raw))
+print(len(names), "whole files;", sum(".tmp." in n for n in os.listdir(d)), "temporary")
+EOF
+echo half >"$T/k/000999.ply.tmp.Ab12Cd"   # what a kill during a write leaves, for certain
+echo mine >"$T/k/other.ply.tmp.Ab12Cd"    # not the pattern's: stays
+"$LIVE" "${SCENE[@]}" "${CAM[@]}" --frames 1 --output "file://$T/k/%06d.ply" >/dev/null 2>&1
+check "the next run removes what the kill left (NAME.tmp.XXXXXX)" /dev/null \
+  test "$(ls "$T/k" | grep -c '\.tmp\.')" = 1 -a -f "$T/k/other.ply.tmp.Ab12Cd"
+
+# ---- 3. a slow output drops, the stage does not; a failing one says why once ------------------
+SLOW=(strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2
+      -e inject=rename,renameat,renameat2:delay_exit=200000)
+if command -v strace >/dev/null 2>&1 && "${SLOW[@]}" true 2>/dev/null; then
+  mkdir -p "$T/s"
+  "${SLOW[@]}" "$LIVE" "${SCENE[@]}" --frames 60 --output "file://$T/s/%06d.pfm" \
+    >"$T/3.out" 2>"$T/3.err"
+  check "slow output: 60 frames at the scene's 30 fps, drops counted (sent + drops = 60)" "$T/3.out" \
+    "$PY" - "$T/3.out" <<'EOF'
+import re, sys
+out = open(sys.argv[1]).read()
+fps = float(re.search(r"stereo-live: ([0-9.]+) fps \(60 frames", out).group(1))
+sent, drops = map(int, re.search(r": (\d+) sent, (\d+) drops", out).groups())
+assert 28.5 <= fps <= 31.5, fps
+assert sent + drops == 60 and drops >= 20, (sent, drops)
+EOF
+else
+  skip "slow output: drops counted" "strace cannot trace here"
+fi
+mkdir -p "$T/gone"
+"$LIVE" "${SCENE[@]}" --frames 60 --output "file://$T/gone/%06d.pfm" >"$T/3g.out" 2>"$T/3g.err" &
+pid=$!
+sleep 1
+rm -rf "$T/gone"
+wait "$pid"
+rc=$?
+check "a folder removed mid-run: said once, the run goes on (exit 0, 60 frames)" "$T/3g.err" \
+  test "$rc" = 0 -a "$(grep -c "output file://$T/gone/%06d.pfm: " "$T/3g.err")" = 1 \
+  -a "$(grep -c 'stereo-live: 60 frames' "$T/3g.out")" = 1
+
+# ---- 4. bad outputs ------------------------------------------------------------------------
+bad() { # name, expected text, options...
+  local name=$1 want=$2; shift 2
+  "$LIVE" "${SCENE[@]}" --frames 2 "$@" >"$T/4.out" 2>"$T/4.err"
+  local rc=$?
+  if [ "$rc" = 2 ] && [ "$(lines "$T/4.err")" = 1 ] && grep -qF -- "$want" "$T/4.err" &&
+     [ ! -e "$T/nothing" ]; then
+    ok "refused: $name"
+  else
+    not_ok "refused: $name" "rc $rc: $(cat "$T/4.err")"
+  fi
+}
+bad "unknown scheme" "unknown output scheme 'ftp'" --output ftp://x/y
+bad "unknown option" "unknown option 'colour' of ros2://" --output 'ros2://robot?colour=1'
+bad "domain out of range" "domain = '999' is not a DDS domain id in 0..232" --output 'ros2://?domain=999'
+bad "bad namespace" "is not a ROS 2 namespace" --output 'ros2://9robot'
+bad "bad qos" "qos = 'fast'" --output 'ros2://robot?qos=fast'
+bad "missing folder" "cannot write into the folder '$T/nothing'" --output "file://$T/nothing/%06d.pfm"
+bad "no frame number" "needs a frame number" --output "file://$T/out.pfm"
+bad "unknown extension" "must end in .pfm" --output "file://$T/%06d.jpg"
+bad "depth without a camera" "depth and point clouds need the camera" --output "file://$T/%06d.ply"
+bad "an output over another" "is the same file as" --stats-json "$T/x_000001.pfm" --output "file://$T/x_%06d.pfm"
+bad "nine outputs" "more than 8 outputs" $(for i in 1 2 3 4 5 6 7 8 9; do echo --output "file://$T/x${i}_%06d.pfm"; done)
+bad "rtp without a port" "expected HOST:PORT" --output rtp://host
+"$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --frames 2 \
+  --output "file://$T/o/w_%06d.pfm" >"$T/4w.out" 2>&1
+check "outputs without display://: no window (headless)" "$T/4w.out" grep -q 'headless;' "$T/4w.out"
+mkdir -p "$T/win"
+env SDL_VIDEODRIVER=offscreen "$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu \
+  --frames 10 --output display:// --output "file://$T/win/%06d.pfm" >"$T/4v.out" 2>&1
+check "display:// and a file output: a window (SDL offscreen) and every frame's file" "$T/4v.out" \
+  test "$(grep -c 'window: ' "$T/4v.out")" = 1 -a "$(ls "$T/win" | wc -l)" = 10
+HL=$B/gpu/stereo-live-headless
+if [ -x "$HL" ]; then
+  "$HL" --frames 2 --output "file://$T/%06d.pfm" >"$T/4h.out" 2>&1
+  rc=$?
+  check "stereo-live-headless (libc only): outputs not built in, exit 2, one line" "$T/4h.out" \
+    test "$rc" = 2 -a "$(lines "$T/4h.out")" = 1 -a "$(grep -c 'not built in this binary: --output' "$T/4h.out")" = 1
+fi
+env -u DISPLAY -u WAYLAND_DISPLAY "$LIVE" --input 'synth://?width=160&height=120' -d 32 \
+  --backend cpu --frames 2 --output display:// --output "file://$T/o/w_%06d.pfm" >"$T/4d.out" 2>&1
+check "display:// with another output: the window is tried (no display here: said, headless)" \
+  "$T/4d.out" grep -q 'no display' "$T/4d.out"
+
+# ---- 5. GStreamer outputs ------------------------------------------------------------------------
+if [ -n "$(grep -o 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null)" ] &&
+   command -v gst-launch-1.0 >/dev/null && gst-inspect-1.0 x264enc >/dev/null 2>&1; then
+  sizes() { # folder -> "N WxH ..." of its PNGs (distinct sizes)
+    "$PY" -c 'import cv2,glob,sys; f=sorted(glob.glob(sys.argv[1]+"/*.png")); print(len(f), *sorted({"%dx%d" % cv2.imread(p).shape[1::-1] for p in f}))' "$1"
+  }
+  PORT=$((20000 + $$ % 20000))
+  RTP_CAPS="application/x-rtp,media=video,encoding-name=H264,payload=96,clock-rate=90000"
+  DEC=(rtph264depay ! h264parse ! decodebin ! videoconvert ! video/x-raw,format=RGB ! pngenc)
+  mkdir -p "$T/rtp" "$T/rtsp" "$T/gst"
+  timeout 10 gst-launch-1.0 -q udpsrc port=$PORT caps="$RTP_CAPS" ! "${DEC[@]}" ! \
+    multifilesink location="$T/rtp/%03d.png" >"$T/5r.log" 2>&1 &
+  rx=$!
+  sleep 1
+  "$LIVE" "${SCENE[@]}" --frames 60 --output "rtp://127.0.0.1:$PORT" >"$T/5.out" 2>&1
+  sleep 1; kill "$rx" 2>/dev/null; wait "$rx" 2>/dev/null
+  r=$(sizes "$T/rtp")
+  check "rtp://: a receiving pipeline decodes H.264 frames of 160x120 ($r)" "$T/5r.log" \
+    test "${r#* }" = 160x120 -a "${r%% *}" -ge 30
+  "$LIVE" "${SCENE[@]}" --frames 150 --output "rtsp://@:$PORT/depth" >"$T/5s.out" 2>&1 &
+  app=$!
+  sleep 1
+  "$LIVE" "${SCENE[@]}" --frames 2 --output "rtsp://@:$PORT/depth" >"$T/5p.out" 2>&1
+  rc=$?
+  check "rtsp:// on a port in use: refused (exit 2, one line)" "$T/5p.out" \
+    test "$rc" = 2 -a "$(grep -c "cannot listen on port $PORT" "$T/5p.out")" = 1
+  timeout 4 gst-launch-1.0 -q rtspsrc location="rtsp://127.0.0.1:$PORT/depth" latency=0 ! \
+    "${DEC[@]}" ! multifilesink location="$T/rtsp/%03d.png" >"$T/5c.log" 2>&1
+  wait "$app"
+  r=$(sizes "$T/rtsp")
+  check "rtsp://@:PORT/depth: a client decodes frames of 160x120 ($r)" "$T/5c.log" \
+    test "${r#* }" = 160x120 -a "${r%% *}" -ge 20
+  "$LIVE" "${SCENE[@]}" --frames 20 --output "file://$T/gst/d_%03d.pfm" \
+    --output "gst://appsrc ! videoconvert ! video/x-raw,format=RGB ! pngenc ! multifilesink location=$T/gst/%03d.png" \
+    >"$T/5g.out" 2>&1
+  r=$(sizes "$T/gst")
+  check "gst://appsrc ! ...: every frame (20), 160x120, the colour-mapped view (turbo: invalid black)" \
+    "$T/5g.out" "$PY" - "$T/gst" "$r" <<'EOF2'
+import sys, numpy as np, cv2
+d, r = sys.argv[1], sys.argv[2]
+assert r == "20 160x120", r
+c = cv2.imread(f"{d}/010.png")  # frame 11 (multifilesink counts from 0)
+raw = open(f"{d}/d_011.pfm", "rb").read().split(b"\n", 3)
+pfm = np.frombuffer(raw[3], "<f4").reshape(120, 160)[::-1]
+inv = ~np.isfinite(pfm)
+assert inv.any() and (c[inv] == 0).all() and (c[~inv].max(axis=1) > 0).mean() > 0.95
+EOF2
+else
+  skip "rtp://, rtsp://, gst:// outputs" "no GStreamer build, gst-launch-1.0 or x264enc (setup.sh installs them)"
+fi
+
+# ---- 6. leaks -----------------------------------------------------------------------------------
+if command -v valgrind >/dev/null; then
+  mkdir -p "$T/vg"
+  outs=(--output "file://$T/vg/%04d.ply" --output "file://$T/vg/%04d.png?depth=1")
+  [ -x "$B/stereo-ros2-bridge" ] && outs+=(--output "ros2://vg?domain=$((20 + $$ % 200))")
+  grep -q 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null &&
+    outs+=(--output 'gst://appsrc ! videoconvert ! fakesink')
+  timeout 300 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+    --suppressions=tests/valgrind-glib.supp "$LIVE" --input 'synth://?width=64&height=48' -d 16 \
+    --backend cpu --headless --frames 20 "${CAM[@]}" "${outs[@]}" >"$T/6.out" 2>"$T/6.err"
+  rc=$?
+  check "valgrind: no definite leak with $((${#outs[@]} / 2)) outputs open, written and closed (exit $rc)" \
+    "$T/6.err" test "$rc" = 0 -a "$(grep -c 'definitely lost' "$T/6.err")" = 0 \
+    -a "$(grep -c ': 20 sent' "$T/6.out")" -ge 2
+else
+  skip "valgrind: no definite leak with outputs" "valgrind is not installed"
+fi
+echo "1..$n"
