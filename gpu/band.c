@@ -28,7 +28,8 @@ void band_coarse_params(const stereo_params *p, stereo_params *q)
     mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &lv);
     *q = *p;
     q->width = lv.w, q->height = lv.h;
-    q->min_disparity = lv.dmin, q->num_disparities = lv.ndisp;
+    q->min_disparity = lv.dmin;
+    q->num_disparities = lv.ndisp > BAND_COARSE_MAX_D ? BAND_COARSE_MAX_D : lv.ndisp;
     q->method = STEREO_METHOD_SGM;
     q->subpixel = q->median = q->lr_check = 1, q->lr_tolerance = 1;
     q->uniqueness = q->confidence = 0;

@@ -6,7 +6,7 @@
  * 1. Coarse level. The rectified grey pair at half size, mi_downscale_rows with f = 1 (mi.h:
  *    the mean of each 2 x 2 block, rounded; w1 = ceil(w / 2), h1 = ceil(h / 2)), over level 1's
  *    range (mi_level_geometry, f = 1: dmin1 = dmin / 2, D1 = the scaled range rounded up to a
- *    multiple of 16), matched by the whole stage with band_coarse_params: the stage's cost,
+ *    multiple of 16, at most BAND_COARSE_MAX_D), matched by the whole stage with band_coarse_params: the stage's cost,
  *    window, paths, penalties, path weights and adaptive P2; SGM, subpixel, the median and the
  *    LR check (1 px); no uniqueness test, no confidence, no maps, no post-filters (postfilter.h).
  * 2. Band. Full-size pixel (x, y) searches k = s .. s + W - 1 (d = dmin + k), with
@@ -45,6 +45,8 @@ extern "C" {
 #endif
 
 #define BAND_WINDOW_RADIUS 2 /* the 5 x 5 coarse window of an invalid coarse pixel */
+#define BAND_COARSE_MAX_D 256 /* the coarse level's D at most (what the CUDA stage runs with
+                                 every option): 512 disparities above an odd dmin reach 272 */
 
 /* 0 when band width W is one the stage takes for D; else -1 with why. */
 int band_check(int W, int D, char *why, size_t whylen);
