@@ -80,28 +80,28 @@ def band_section(latest, w):
     w("`--band W` (docs/usage.md) matches the pair at half size first and then searches W "
       "disparities per pixel around that result instead of the whole range. Both are timed in "
       "the same call of `tools/gpu-check.sh` (its band step, `compute_87`, no libSGM), and the "
-      "projection is the one above. 'x' is the full search's projected time over the band's: "
-      "above 1, the band is faster on that board.")
+      "projection is the one above, per board of that many SMs, with the full search's "
+      "projected time over the band's in brackets: above 1, the band is faster there. The full "
+      "search at 512 disparities is the sweep design (the only one that runs them in full).")
     w("")
     w("| SMs | size | disparities | mode | ms | full search ms | bytes/voxel (band / full) | "
-      "projected ms (band / full) | x | date | commit |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+      "projected ms (band / full) | date | commit |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     for k in bands:
         r = latest[k]
         full = latest.get(k[:6] + ("full",))
         if not full or full["commit"] != r["commit"]:
             continue
-        board = next(((name, clock, gbps) for name, sms, clock, gbps in ORINS if sms == k[1]),
-                     None)
-        tb = project(r, board[1], board[2], "project_ms", "dram_bytes_per_voxel") if board else None
-        tf = project(full, board[1], board[2], "project_ms", "dram_bytes_per_voxel") if board else None
-        proj = x = ""
-        if tb and tf:
-            proj = f"{board[0]}: {rnd(tb[0], 1)} / {rnd(tf[0], 1)}"
-            x = rnd(tf[0] / tb[0], 2) + "x"
+        proj = []
+        for name, sms, clock, gbps in ORINS:
+            tb = project(r, clock, gbps, "project_ms", "dram_bytes_per_voxel") if sms == k[1] else None
+            tf = project(full, clock, gbps, "project_ms", "dram_bytes_per_voxel") if tb else None
+            if tb and tf:
+                proj.append(f"{name}: {rnd(tb[0], 1)} / {rnd(tf[0], 1)} ({rnd(tf[0] / tb[0], 2)}x)")
         bpv = f"{r['dram_bytes_per_voxel'] or '-'} / {full['dram_bytes_per_voxel'] or '-'}"
         w(f"| {k[1]} | {k[3]} | {k[4]} | {k[6]} | {rnd(r['project_ms'], 3)} | "
-          f"{rnd(full['project_ms'], 3)} | {bpv} | {proj} | {x} | {r['date']} | {r['commit']} |")
+          f"{rnd(full['project_ms'], 3)} | {bpv} | {'; '.join(proj)} | {r['date']} | "
+          f"{r['commit']} |")
     w("")
 
 
