@@ -138,7 +138,9 @@ if [ -z "${DOCS_ROOT:-}" ]; then
   echo 'Added in session 3.' >>"$W/docs/usage.md"
   echo 'See issue #5.' >>"$W/python/README.md"
   echo 'A figure nobody measured: 0.001 ms.' >>"$W/README.md"
-  sed -i '$s/,[0-9.]*,\([0-9.]*,[0-9.]*,[0-9.]*,full,\)$/,99.999,\1/' "$W/docs/results-jetson-proxy.csv"
+  # the last run of the full search (the page shows it): another time
+  last=$(grep -n ',full,[0-9.]*$' "$W/docs/results-jetson-proxy.csv" | tail -1 | cut -d: -f1)
+  sed -i "${last}s/,[0-9.]*,\([0-9.]*,[0-9.]*,[0-9.]*,full,\)/,99.999,\1/" "$W/docs/results-jetson-proxy.csv"
   echo '[a page](docs/no-such-page.md) and [a heading](docs/usage.md#no-such-heading)' >>"$W/README.md"
   got=$(DOCS_ROOT=$W bash "$SELF" 2>&1)
   missing=()
