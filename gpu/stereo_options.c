@@ -37,8 +37,9 @@ const stereo_option_info stereo_option_table[] = {
     {ROW("disparities", 'd', "disparities", "disparities", MATCHING, INT, num_disparities),
      .metavar = "N", .range = "a multiple of 16 in 16..512", .def = "64",
      .help = "number of disparities D",
-     .more = "stereo-match also takes auto: the range the first pair needs, measured at a "
-             "quarter of its size (the 99th percentile of its disparities and an eighth more)"},
+     .more = "stereo-match (and Python's match()) also take auto: the range the first pair "
+             "needs, measured at a quarter of its size (the 99th percentile of its disparities "
+             "and an eighth more)"},
     {ROW("min-disparity", 0, "min_disparity", "min_disparity", MATCHING, INT, min_disparity),
      .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
      .help = "smallest disparity searched"},
@@ -202,8 +203,9 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
     if (IS("disparities")) {
         if (!strcmp(v, "auto")) {
             if (!o->auto_ok)
-                return fail(err, errlen, "%s: 'auto' is stereo-match's (it measures the first "
-                            "pair); here give a multiple of 16 in 16..512", opt);
+                return fail(err, errlen, "%s: 'auto' measures a pair (stereo-match -d auto, "
+                            "Python's match() and auto_disparities()); here give a multiple "
+                            "of 16 in 16..512", opt);
             o->auto_disparities = 1;
             return 0;
         }

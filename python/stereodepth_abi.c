@@ -104,6 +104,35 @@ const char *sd_backends(void)
 
 static int live(const sd_matcher *m) { return m && m->magic == SD_MAGIC; }
 
+/* The options and maps of sd_matcher_create / sd_auto_disparities, checked as stereo-match
+ * checks them, and the stage's size; maps (two) loaded when maps_spec, freed by the caller
+ * (mapfile_free) whatever the result. */
+static int prepare(int width, int height, int n, const char *const *names,
+                   const char *const *values, const char *maps_spec, int auto_ok,
+                   stereo_options *o, stereo_map maps[2], char *err, size_t errlen)
+{
+    if (width < 1 || height < 1 || width > STEREO_MAX_SIDE || height > STEREO_MAX_SIDE)
+        return fail(SD_EVALUE, err, errlen, "image size %dx%d: each side must be 1..%d", width,
+                    height, STEREO_MAX_SIDE);
+    if (n < 0 || (n > 0 && (!names || !values)))
+        return fail(SD_EVALUE, err, errlen, "%d options without names", n);
+    stereo_options_init(o);
+    o->auto_ok = auto_ok;
+    for (int i = 0; i < n; i++)
+        if (stereo_option_set(o, names[i], values[i], err, errlen))
+            return SD_EVALUE;
+    if (auto_ok) /* the range is what sd_auto_disparities measures: no check against D yet */
+        o->auto_disparities = 1;
+    if (stereo_options_finish(o, err, errlen))
+        return SD_EVALUE;
+    if (maps_spec && calib_load_maps(maps_spec, width, height, maps, err, errlen))
+        return SD_ERUNTIME; /* stereo-match exits 1 on an unreadable --maps */
+    if (stereo_options_size(o, maps_spec ? maps[0].width : width,
+                            maps_spec ? maps[0].height : height, err, errlen))
+        return SD_EVALUE;
+    return SD_OK;
+}
+
 int sd_matcher_create(int width, int height, int n, const char *const *names,
                       const char *const *values, const char *maps_spec, sd_matcher **out,
                       char *err, size_t errlen)
@@ -111,31 +140,15 @@ int sd_matcher_create(int width, int height, int n, const char *const *names,
     if (!out)
         return fail(SD_EVALUE, err, errlen, "sd_matcher_create: no place for the handle");
     *out = NULL;
-    if (width < 1 || height < 1 || width > STEREO_MAX_SIDE || height > STEREO_MAX_SIDE)
-        return fail(SD_EVALUE, err, errlen, "image size %dx%d: each side must be 1..%d", width,
-                    height, STEREO_MAX_SIDE);
-    if (n < 0 || (n > 0 && (!names || !values)))
-        return fail(SD_EVALUE, err, errlen, "sd_matcher_create: %d options without names", n);
     stereo_options o;
-    stereo_options_init(&o);
-    for (int i = 0; i < n; i++)
-        if (stereo_option_set(&o, names[i], values[i], err, errlen))
-            return SD_EVALUE;
-    if (stereo_options_finish(&o, err, errlen))
-        return SD_EVALUE;
-    o.p.confidence = 1; /* sd_matcher_result's SD_CONFIDENCE (the disparities do not change) */
     stereo_map maps[2] = {{0}};
-    if (maps_spec && calib_load_maps(maps_spec, width, height, maps, err, errlen))
-        return SD_ERUNTIME; /* stereo-match exits 1 on an unreadable --maps */
-    int rc = SD_OK;
-    sd_matcher *m = calloc(1, sizeof *m);
-    if (!m) {
-        rc = fail(SD_ERUNTIME, err, errlen, "out of memory");
+    sd_matcher *m = NULL;
+    int rc = prepare(width, height, n, names, values, maps_spec, 0, &o, maps, err, errlen);
+    if (rc != SD_OK)
         goto done;
-    }
-    if (stereo_options_size(&o, maps_spec ? maps[0].width : width,
-                            maps_spec ? maps[0].height : height, err, errlen)) {
-        rc = SD_EVALUE;
+    o.p.confidence = 1; /* sd_matcher_result's SD_CONFIDENCE (the disparities do not change) */
+    if (!(m = calloc(1, sizeof *m))) {
+        rc = fail(SD_ERUNTIME, err, errlen, "out of memory");
         goto done;
     }
     char serr[512];
@@ -222,6 +235,38 @@ int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,
     disparity_floats(stereo_disparity(m->stage), count, out);
     m->computed = 1;
     return SD_OK;
+}
+
+int sd_auto_disparities(int width, int height, int n, const char *const *names,
+                        const char *const *values, const char *maps_spec, const uint8_t *left,
+                        size_t left_pitch, int left_channels, const uint8_t *right,
+                        size_t right_pitch, int right_channels, int out[4], char *err,
+                        size_t errlen)
+{
+    stereo_options o;
+    stereo_map maps[2] = {{0}};
+    stereo_image l, r;
+    int rc = prepare(width, height, n, names, values, maps_spec, 1, &o, maps, err, errlen);
+    if (rc == SD_OK)
+        rc = image_arg("left", left, left_pitch, width, height, left_channels, &l, err, errlen);
+    if (rc == SD_OK)
+        rc = image_arg("right", right, right_pitch, width, height, right_channels, &r, err,
+                       errlen);
+    if (rc == SD_OK && !out)
+        rc = fail(SD_EVALUE, err, errlen, "no output buffer");
+    if (rc == SD_OK) {
+        stereo_auto_range a;
+        char serr[512];
+        stereo_status st = stereo_auto_disparities(&o.p, maps_spec ? maps : NULL, &l, &r, &a,
+                                                   serr, sizeof serr);
+        if (st != STEREO_OK)
+            rc = fail(st == STEREO_ERR_PARAM ? SD_EVALUE : SD_ERUNTIME, err, errlen,
+                      "disparities auto: %s", serr);
+        else
+            out[0] = a.disparities, out[1] = a.top, out[2] = a.beyond, out[3] = a.clamped;
+    }
+    mapfile_free(maps);
+    return rc;
 }
 
 int sd_matcher_result(const sd_matcher *m, int kind, void *out, size_t out_count, char *err,

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SD_ABI_VERSION 4
+#define SD_ABI_VERSION 5
 
 enum { SD_OK = 0, SD_EVALUE = 1, SD_ERUNTIME = 2 };
 
@@ -71,6 +71,17 @@ int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,
                        int left_channels, const uint8_t *right, size_t right_pitch,
                        int right_channels, int width, int height, float *out, size_t out_count,
                        char *err, size_t errlen);
+
+/* The number of disparities the pair needs (stereo-match -d auto: stereo_auto_disparities,
+ * gpu/stereo.h): options and maps as sd_matcher_create takes them (disparities may be "auto";
+ * min-disparity, backend, threads and sms are read), the pair as sd_matcher_compute.
+ * out[0] = D, out[1] = the scene's top disparity in px, out[2] = 1 when that is the end of the
+ * range measured, out[3] = 1 when D was clamped to the most the stage takes. */
+int sd_auto_disparities(int width, int height, int n, const char *const *names,
+                        const char *const *values, const char *maps, const uint8_t *left,
+                        size_t left_pitch, int left_channels, const uint8_t *right,
+                        size_t right_pitch, int right_channels, int out[4], char *err,
+                        size_t errlen);
 
 /* The other results of the last sd_matcher_compute, out_count = out_w * out_h values
  * (sd_matcher_shape) of the kind asked for:

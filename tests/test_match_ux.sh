@@ -16,7 +16,7 @@
 #   5. --disparities auto: on generated scenes of known disparities the D chosen covers the
 #      ground truth's 99th percentile, with at most an eighth and two steps of 16 more, and is
 #      the D the summary reports; a sequence measures its first pair once; refused with more
-#      views, on an image too narrow to measure, and by stereo-live (with the same wording).
+#      views, on an image too narrow to measure, and by stereo-live (saying who takes it).
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (default build).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -316,7 +316,7 @@ out=$("$M" -d auto --baselines 1,2 "$W/auto-3/left.png" "$W/auto-3/right.png" "$
 result $? "--disparities auto with more views: refused (exit 2)" "rc $rc: $out"
 if [ -x "$B/stereo-live" ]; then
   out=$("$B/stereo-live" --headless --frames 1 -d auto 2>&1); rc=$?
-  [ $rc = 2 ] && grep -q "stereo-live: --disparities: 'auto' is stereo-match's" <<<"$out"
+  [ $rc = 2 ] && grep -q "stereo-live: --disparities: 'auto' measures a pair (stereo-match -d auto" <<<"$out"
   result $? "stereo-live -d auto: refused, naming stereo-match (exit 2)" "rc $rc: $out"
 fi
 

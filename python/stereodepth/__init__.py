@@ -30,10 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["match", "Matcher", "depth", "points", "calibration", "Calibration", "option_names",
-           "options", "options_help", "Option", "backends", "library_path", "__version__"]
+__all__ = ["match", "Matcher", "auto_disparities", "AutoRange", "depth", "points", "calibration",
+           "Calibration", "option_names", "options", "options_help", "Option", "backends",
+           "library_path", "__version__"]
 
-_ABI_VERSION = 4  # python/stereodepth_abi.h SD_ABI_VERSION
+_ABI_VERSION = 5  # python/stereodepth_abi.h SD_ABI_VERSION
 _SD_OK, _SD_EVALUE, _SD_ERUNTIME = 0, 1, 2
 _ERRLEN = 1024
 
@@ -83,6 +84,13 @@ _lib.sd_matcher_compute.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_s
                                     ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
                                     ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                                     ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+_lib.sd_auto_disparities.restype = ctypes.c_int
+_lib.sd_auto_disparities.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, _c_char_pp,
+                                     _c_char_pp, ctypes.c_char_p, ctypes.c_void_p,
+                                     ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p,
+                                     ctypes.c_size_t, ctypes.c_int,
+                                     ctypes.POINTER(ctypes.c_int * 4), ctypes.c_char_p,
+                                     ctypes.c_size_t]
 _lib.sd_matcher_shape.restype = ctypes.c_int
 _lib.sd_matcher_shape.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(ctypes.c_int)] * 4
 _lib.sd_matcher_backend.restype = ctypes.c_char_p
@@ -408,12 +416,46 @@ class Matcher:
         return f"<stereodepth.Matcher {self.input_size[0]}x{self.input_size[1]}, {state}>"
 
 
+AutoRange = namedtuple("AutoRange", "disparities top beyond clamped")
+AutoRange.__doc__ = """The range a pair needs (auto_disparities): disparities, the D to search;
+top, the scene's largest disparity measured (px); beyond, True when top is the end of the range
+measured (the scene may be nearer still); clamped, True when disparities is the most the stage
+takes for this width, below what top asks."""
+
+
+def auto_disparities(left, right, **options):
+    """The number of disparities the pair needs, as stereo-match -d auto measures it (the pair
+    at a quarter of its size over up to 512 disparities, the 99th percentile of its valid
+    disparities and an eighth more, in steps of 16): an AutoRange. The options are match()'s
+    (min_disparity, maps, backend, threads and sms are read)."""
+    left, lc = _image(left, "left")
+    right, rc_ = _image(right, "right")
+    if left.shape[:2] != right.shape[:2]:
+        raise ValueError(f"left is {left.shape[1]}x{left.shape[0]} but right is "
+                         f"{right.shape[1]}x{right.shape[0]}: the pair must match")
+    names, values, maps = _split_options(options)
+    n = len(names)
+    c_names = (ctypes.c_char_p * max(n, 1))(*names)
+    c_values = (ctypes.c_char_p * max(n, 1))(*values)
+    out = (ctypes.c_int * 4)()
+    err = ctypes.create_string_buffer(_ERRLEN)
+    rc = _lib.sd_auto_disparities(left.shape[1], left.shape[0], n, c_names, c_values, maps,
+                                  left.ctypes.data, left.strides[0], lc, right.ctypes.data,
+                                  right.strides[0], rc_, ctypes.byref(out), err, _ERRLEN)
+    if rc != _SD_OK:
+        _raise(rc, err)
+    return AutoRange(out[0], out[1], bool(out[2]), bool(out[3]))
+
+
 def match(left, right, disparities=64, **options):
     """The left disparity of one pair: float32 HxW in pixels, NaN where invalid.
 
     left, right: grey HxW or BGR HxWx3 uint8 arrays of one size (any strides). disparities and
-    the options are stereo-match's (see the module's help); the values equal stereo-match's
-    .pfm output bit for bit (which writes +inf where this gives NaN)."""
+    the options are stereo-match's (see the module's help); disparities="auto" measures the
+    range first (auto_disparities). The values equal stereo-match's .pfm output bit for bit
+    (which writes +inf where this gives NaN)."""
+    if isinstance(disparities, str) and disparities == "auto":
+        disparities = auto_disparities(left, right, **options).disparities
     left_img, _ = _image(left, "left")
     with Matcher(left_img.shape[1], left_img.shape[0], disparities=disparities,
                  **options) as m:

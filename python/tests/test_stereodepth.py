@@ -305,7 +305,7 @@ def test_no_cuda_device_is_a_runtime_error(scene, tmp_path):
     (dict(p2_adapt=[]), "p2_adapt: '' is not"),
     (dict(subpixel="no"), "subpixel: True or False, not 'no'"),
     (dict(lr=False, no_lr=True), "give lr or no_lr, not both"),
-    (dict(disparities="auto"), "disparities: 'auto' is stereo-match's"),
+    (dict(disparities="auto"), "disparities: 'auto' measures a pair"),
 ])
 def test_python_side_option_errors(scene, kwargs, text):
     with pytest.raises(ValueError) as e:
@@ -610,3 +610,21 @@ def test_example_depth_plot(scene, tmp_path):
                         str(tmp_path / "none.png"), str(scene["rp"]), str(out)],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode != 0 and "none.png" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_auto_disparities_as_stereo_match(scene, tmp_path):
+    """disparities="auto": the range stereo-match -d auto picks, and the same disparity."""
+    r = sd.auto_disparities(scene["left"], scene["right"])
+    assert r.disparities % 16 == 0 and 16 <= r.disparities < scene["left"].shape[1]
+    assert r.top > 0 and not r.clamped
+    out = tmp_path / "a.pfm"
+    run = subprocess.run([str(MATCH), "-d", "auto", "--backend", "cpu", str(scene["lp"]),
+                          str(scene["rp"]), str(out)], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert f"--disparities auto: {r.disparities} (the scene reaches {r.top} px" in run.stderr
+    d = read_pfm(out)
+    assert_same(sd.match(scene["left"], scene["right"], disparities="auto", backend="cpu"),
+                np.where(np.isinf(d), np.float32(np.nan), d))
+    with pytest.raises(ValueError, match="too narrow"):
+        sd.auto_disparities(scene["left"][:, :40], scene["right"][:, :40])
