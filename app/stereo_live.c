@@ -1207,8 +1207,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
 {
     static const SDL_Color white = {235, 235, 235, 255}, red = {255, 96, 96, 255},
                            yellow = {255, 220, 90, 255};
-    char lines[14][OVERLAY_LINE];
-    SDL_Color colors[14];
+    char lines[16][OVERLAY_LINE];
+    SDL_Color colors[16];
     int n = 0;
     snprintf(lines[n], OVERLAY_LINE, "capture %.1f fps   stage %.1f fps  %.1f ms",
              a->rt.capture_fps, a->rt.stage_fps, a->rt.stage_ms);
@@ -1223,10 +1223,22 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
     else
         snprintf(method, sizeof method, "SGM %s   P2 %d", stereo_cost_to_str(a->params.cost),
                  a->p2);
-    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   %s", live_pipeline_backend(a->pipe),
+    char band[16] = "";
+    if (a->params.band)
+        snprintf(band, sizeof band, "   band %d", a->params.band);
+    snprintf(lines[n], OVERLAY_LINE, "%s%s   %dx%d   D %d   %s%s", live_pipeline_backend(a->pipe),
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
-             a->params.height, a->params.num_disparities, method);
+             a->params.height, a->params.num_disparities, method, band);
     colors[n++] = white;
+    const stereo_postfilter *pf = &a->params.post; /* as the keys k / i / t left them */
+    if (pf->speckle_size || pf->fill || pf->temporal) {
+        char speckle[32] = "";
+        if (pf->speckle_size)
+            snprintf(speckle, sizeof speckle, "   speckle < %d px", pf->speckle_size);
+        snprintf(lines[n], OVERLAY_LINE, "post-filters%s%s%s", speckle,
+                 pf->fill ? "   fill" : "", pf->temporal ? "   temporal" : "");
+        colors[n++] = white;
+    }
     snprintf(lines[n], OVERLAY_LINE, "view %s   %s %s range%s", live_view_to_str(d->view),
              colormap_to_str(d->colormap), d->auto_range ? "auto" : "fixed",
              d->paused ? "   PAUSED" : "");
@@ -1576,6 +1588,7 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         live_post which = k == SDLK_k ? LIVE_POST_SPECKLE : k == SDLK_i ? LIVE_POST_FILL
                                                                       : LIVE_POST_TEMPORAL;
         stereo_postfilter f = live_pipeline_toggle_post(a->pipe, which);
+        a->params.post = f; /* for the overlay */
         if (which == LIVE_POST_SPECKLE && f.speckle_size)
             report("speckle removal on (regions under %d px, steps up to %d/16 px)",
                    f.speckle_size, f.speckle_diff);
