@@ -37,34 +37,13 @@ void band_coarse_params(const stereo_params *p, stereo_params *q)
     q->post.speckle_size = q->post.fill = q->post.temporal = 0; /* the band reads the raw match */
 }
 
-static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
-
 void band_from_coarse_rows(const int16_t *coarse, int w1, int h1, int w, int dmin, int D, int W,
                            uint16_t *band, int y0, int y1)
 {
-    const int R = BAND_WINDOW_RADIUS;
-    for (int y = y0; y < y1; y++) {
-        const int cy = y >> 1;
-        for (int x = 0; x < w; x++) {
-            const int cx = x >> 1;
-            int v = coarse[(size_t)cy * w1 + cx], c;
-            if (v >= 0) {
-                c = ((v + 4) >> 3) - dmin;
-            } else {
-                int m = 0x7fff, M = -1;
-                for (int j = clampi(cy - R, 0, h1 - 1); j <= clampi(cy + R, 0, h1 - 1); j++)
-                    for (int i = clampi(cx - R, 0, w1 - 1); i <= clampi(cx + R, 0, w1 - 1); i++) {
-                        int u = coarse[(size_t)j * w1 + i];
-                        if (u >= 0) {
-                            m = u < m ? u : m;
-                            M = u > M ? u : M;
-                        }
-                    }
-                c = M >= 0 ? ((m + M + 8) >> 4) - dmin : D / 2;
-            }
-            band[(size_t)y * w + x] = (uint16_t)clampi(c - W / 2, 0, D - W);
-        }
-    }
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < w; x++)
+            band[(size_t)y * w + x] = (uint16_t)stereo_band_start(coarse, w1, h1, x, y,
+                                                                  BAND_WINDOW_RADIUS, dmin, D, W);
 }
 
 STEREO_HOT void band_cost_rows(const sgm_config *c, int W, const uint16_t *band,

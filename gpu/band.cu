@@ -10,6 +10,7 @@
  *   k_band_wta    step 4's sum and winner-takes-all, one thread per pixel
  *   k_band_right  step 4's right disparity, one thread per right pixel
  */
+#include "band.h"
 #include "launch.cuh"
 #include "pair_cost.cuh"
 #include "stereo_math.h"
@@ -37,38 +38,20 @@ cudaError_t launch_band_half(const uint8_t *grey, int w, int h, uint8_t *half, i
 }
 
 static __global__ void k_band_start(const int16_t *__restrict__ coarse, int w1, int h1, int w,
-                                    int h, int dmin, int D, int W, uint16_t *__restrict__ start)
+                                    int dmin, int D, int W, uint16_t *__restrict__ start)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (x >= w)
-        return;
-    const int R = 2; /* BAND_WINDOW_RADIUS (band.h) */
-    const int cx = x >> 1, cy = y >> 1;
-    const int v = coarse[(size_t)cy * w1 + cx];
-    int c;
-    if (v >= 0) {
-        c = ((v + 4) >> 3) - dmin;
-    } else {
-        int m = 0x7fff, M = -1;
-        for (int j = clampi(cy - R, 0, h1 - 1); j <= clampi(cy + R, 0, h1 - 1); j++)
-            for (int i = clampi(cx - R, 0, w1 - 1); i <= clampi(cx + R, 0, w1 - 1); i++) {
-                const int u = coarse[(size_t)j * w1 + i];
-                if (u >= 0) {
-                    m = min(m, u);
-                    M = max(M, u);
-                }
-            }
-        c = M >= 0 ? ((m + M + 8) >> 4) - dmin : D / 2;
-    }
-    start[(size_t)y * w + x] = (uint16_t)clampi(c - W / 2, 0, D - W);
+    if (x < w)
+        start[(size_t)y * w + x] = (uint16_t)stereo_band_start(coarse, w1, h1, x, y,
+                                                               BAND_WINDOW_RADIUS, dmin, D, W);
 }
 
 cudaError_t launch_band_start(const sgm_args *a, const band_args *b, const int16_t *coarse,
                               int w1, int h1, cudaStream_t stream)
 {
     dim3 grid((unsigned)((a->width + 127) / 128), (unsigned)a->height);
-    k_band_start<<<grid, 128, 0, stream>>>(coarse, w1, h1, a->width, a->height, a->dmin,
-                                           a->ndisp, b->W, b->start);
+    k_band_start<<<grid, 128, 0, stream>>>(coarse, w1, h1, a->width, a->dmin, a->ndisp, b->W,
+                                           b->start);
     return cudaGetLastError();
 }
 

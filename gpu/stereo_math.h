@@ -168,6 +168,37 @@ STEREO_HD int stereo_view_select(int all, int p, int q, int bp, int bq, int marg
     return all;
 }
 
+/* ---- the coarse-to-fine mode: a pixel's band (band.h, step 2) ----------------------------
+ * The band start s of full-size pixel (x, y) from the coarse level's left disparity (w1 x h1,
+ * 16ths of a pixel at half size): around v / 8 when the coarse pixel is valid, else around the
+ * middle of the valid values of the (2R + 1)^2 coarse window, else around D / 2; s clamped to
+ * 0 .. D - W. */
+STEREO_HD int stereo_band_start(const int16_t *coarse, int w1, int h1, int x, int y, int R,
+                                int dmin, int D, int W)
+{
+    const int cx = x >> 1, cy = y >> 1;
+    const int v = coarse[(size_t)cy * w1 + cx];
+    int c;
+    if (v >= 0) {
+        c = ((v + 4) >> 3) - dmin;
+    } else {
+        int m = 0x7fff, M = -1;
+        const int j0 = cy - R < 0 ? 0 : cy - R, j1 = cy + R > h1 - 1 ? h1 - 1 : cy + R;
+        const int i0 = cx - R < 0 ? 0 : cx - R, i1 = cx + R > w1 - 1 ? w1 - 1 : cx + R;
+        for (int j = j0; j <= j1; j++)
+            for (int i = i0; i <= i1; i++) {
+                const int u = coarse[(size_t)j * w1 + i];
+                if (u >= 0) {
+                    m = u < m ? u : m;
+                    M = u > M ? u : M;
+                }
+            }
+        c = M >= 0 ? ((m + M + 8) >> 4) - dmin : D / 2;
+    }
+    const int s = c - W / 2;
+    return s < 0 ? 0 : s > D - W ? D - W : s;
+}
+
 /* ---- 5. SGM: the intensity-adaptive second penalty ----------------------------------------
  * Along a path, a large intensity step between consecutive pixels suggests a depth edge, where a
  * disparity jump should be cheaper (Hirschmueller 2008, sec. 3.3 suggests P2 inversely
