@@ -3,14 +3,19 @@
 """Leave-one-scene-out choice of a setting: which candidate would have been picked without each
 scene, and how it then does on that scene.
 
-    tools/loso.py [--family cost|rank-penalties|census-penalties|weights|band|speckle|fill]
-                  [--metric bad2|bad2_valid] [--generated-only] [--generated N] [--json FILE]
+    tools/loso.py [--family cost|rank-penalties|census-penalties|weights|band|speckle|fill|...]
+                  [--metric bad2|bad2_valid] [--generated-only] [--generated N]
+                  [--no-exposure] [--json FILE]
     tools/loso.py --family temporal [--sequences N] [--frames N] [--karlsruhe] [--json FILE]
 
 Every candidate (a set of stereo-match options) is scored (bad-2 %, non-occluded pixels, invalid
 pixels filled as the KITTI devkit does: stereo-eval) on every scene: the six shared Middlebury
 scenes (tests/middlebury.py; STEREO_DATA) and N generated scenes with exact ground truth
-(stereo-synth, different seeds, times and sizes). Then, for each scene in turn, the candidate
+(stereo-synth, different seeds, times and sizes), and the six shared scenes again with the
+right view re-exposed (EXPOSURE: a gain, an offset, a gamma, a vignetting centred off the image
+centre, and Gaussian noise on both views, each scene its own fixed mix; --no-exposure leaves
+them out): two cameras never see the same grey values, and a cost that depends on them must be
+scored where they differ. Then, for each scene in turn, the candidate
 with the lowest mean bad-2 over the other scenes is chosen and scored on the left-out scene.
 The table gives, per left-out scene, the chosen candidate, its bad-2 there and the best any
 candidate reaches there; the summary gives the in-sample figure (the candidate best on all
@@ -71,6 +76,14 @@ KARLSRUHE = ("karlsruhe_sequences/2010_03_09_drive_0023", 128)
 # the least number of disparities a family searches (the scene's own when larger)
 FAMILY_D_FLOOR = {"band": 128}
 
+# The re-exposed copies of the shared scenes: right view v (0..255) becomes
+# 255 * clip((v * gain + offset) / 255, 0, 1) ** gamma * (1 - vignette * r2), r2 the squared
+# distance from (0.45 w, 0.5 h) over that of the corner (0, 0) region's scale; both views get
+# Gaussian noise of sigma NOISE_SIGMA (seeded per scene and view). One mix per shared scene, in
+# the order of tests/middlebury.py's SCENES: global changes alone, vignetting alone, and both.
+EXPOSURE = [(1.15, -12, 0.85, 0.0), (1.0, 0, 1.0, 0.25), (0.9, 8, 1.1, 0.15),
+            (1.2, 0, 1.0, 0.0), (1.0, -10, 0.9, 0.3), (0.85, 10, 1.0, 0.1)]
+
 # name, stereo-synth options, stereo-match -d (the scene's disparities are below it)
 GENERATED = [
     ("generated-a", ["--size", "480x360", "--seed", "3"], 48),
@@ -107,6 +120,35 @@ def shared_scenes():
     return out
 
 
+def exposed_scenes(tmp, shared):
+    """The shared scenes again, each with its EXPOSURE mix ("x-" + name)."""
+    import cv2
+    import numpy as np
+    out = []
+    for i, ((name, left, right, gt, eval_opts, d), (gain, off, gamma, vig)) in enumerate(
+            zip(shared, EXPOSURE)):
+        views = []
+        for v, src in enumerate((left, right)):
+            im = cv2.imread(src, cv2.IMREAD_UNCHANGED)
+            if im is None:
+                sys.exit(f"loso: cannot read {src}")
+            im = im.astype(np.float64)
+            if v == 1:
+                h, w = im.shape[:2]
+                yy, xx = np.mgrid[0:h, 0:w]
+                r2 = (((xx - 0.45 * w) ** 2 + (yy - 0.5 * h) ** 2) /
+                      ((0.55 * w) ** 2 + (0.5 * h) ** 2))
+                f = 1 - vig * r2
+                im = 255 * np.clip((im * gain + off) / 255, 0, 1) ** gamma * (
+                    f[..., None] if im.ndim == 3 else f)
+            im += np.random.default_rng(1000 * i + v).normal(0, NOISE_SIGMA, im.shape)
+            dst = os.path.join(tmp, f"x-{name}-{v}.png")
+            cv2.imwrite(dst, np.clip(np.rint(im), 0, 255).astype(np.uint8))
+            views.append(dst)
+        out.append(("x-" + name, views[0], views[1], gt, eval_opts, d))
+    return out
+
+
 def evaluate(path, gt, eval_opts):
     """stereo-eval's JSON of a disparity file: bad2, bad2_valid, density, ..."""
     r = subprocess.run([os.path.join(mb.BUILD, "stereo-eval"), "--json", *eval_opts, path, gt],
@@ -127,12 +169,20 @@ def bad2(scene, extra, path, metric="bad2", density=None, d_floor=0):
     return float(r[metric])
 
 
+def scene_of(name):
+    """The scene a name shows: a re-exposed copy ("x-" + name) is its scene, left out with it."""
+    return name[2:] if name.startswith("x-") else name
+
+
 def leave_one_out(names, scores):
     """scores[c][s]: bad-2 of candidate c on scene s. Returns (rows, in_sample, left_out):
-    rows per left-out scene (scene, chosen candidate, its bad-2 there, the best there)."""
+    rows per left-out scene (scene, chosen candidate, its bad-2 there, the best there). A scene
+    and its re-exposed copy are left out together: neither chooses for the other."""
     cands = list(scores)
-    mean = lambda c, skip=None: (sum(v for s, v in scores[c].items() if s != skip) /
-                                 sum(1 for s in scores[c] if s != skip))
+
+    def mean(c, skip=None):
+        kept = [v for s, v in scores[c].items() if skip is None or scene_of(s) != scene_of(skip)]
+        return sum(kept) / len(kept)
     rows = []
     for s in names:
         chosen = min(cands, key=lambda c: (mean(c, skip=s), cands.index(c)))
@@ -305,6 +355,8 @@ def main():
                     help=f"generated scenes to add (0..{len(GENERATED)})")
     ap.add_argument("--generated-only", action="store_true",
                     help="leave out the shared Middlebury scenes")
+    ap.add_argument("--no-exposure", action="store_true",
+                    help="leave out the re-exposed copies of the shared scenes")
     ap.add_argument("--json", help="write the scores and the table to this file")
     args = ap.parse_args()
     if args.family == "temporal":
@@ -319,6 +371,8 @@ def main():
             sys.exit(f"loso: no stereo data at {mb.DATA} (set STEREO_DATA, or --generated-only)")
         scenes += shared_scenes()
     with mb.tempdir() as tmp:
+        if scenes and not args.no_exposure:
+            scenes += exposed_scenes(tmp, scenes)
         scenes += synth_scenes(tmp, args.generated)
         if len(scenes) < 2:
             sys.exit("loso: leaving one scene out needs at least two scenes")
