@@ -54,6 +54,9 @@ extern "C" {
 #define SYNTH_MAX_SIZE 4096   /* width and height at most this */
 #define SYNTH_MIN_DISPARITY 8 /* smallest D that keeps the surfaces' depth order strict */
 #define SYNTH_MAX_BASELINE 4  /* synth_render_view: baseline ratios in -4..4 */
+#define SYNTH_MIN_CONTRAST 0.02
+
+enum { SYNTH_LAYOUT_OBJECTS = 0, SYNTH_LAYOUT_STREET = 1 };
 
 typedef struct {
     int width, height;  /* SYNTH_MIN_SIZE..SYNTH_MAX_SIZE */
@@ -63,6 +66,15 @@ typedef struct {
                            near width/12 (48 at 640 wide); else SYNTH_MIN_DISPARITY..width/2 */
     int edge_radius;    /* near_edge marks pixels within this many pixels (Chebyshev) of a
                            depth edge; 0..64 (0 = only the edge pixels themselves) */
+    /* Every field below is off when zero (a zeroed struct renders the objects scene above). */
+    int layout;          /* SYNTH_LAYOUT_OBJECTS (0) or SYNTH_LAYOUT_STREET */
+    double contrast;     /* texture contrast about each texture's mean: 0 = 1 (full), else
+                            SYNTH_MIN_CONTRAST..1 */
+    double right_gain;   /* right camera's response (see above): 0 = 1, else 0.25..4 */
+    double right_offset; /* grey levels, -128..128 */
+    double right_gamma;  /* 0 = 1, else 0.25..4 */
+    double vignette;     /* V, 0..0.9 */
+    double noise;        /* sigma of the Gaussian sensor noise in grey levels, 0..32 */
 } synth_params;
 
 /* Everything synth_render produces, each width x height. */
