@@ -683,10 +683,12 @@ static double street_texel(const synth *s, const surface *sf, int kind, int X, i
     double u = X + 0.5, v = Y + 0.5, white = unit_signed(hash3(X, Y, key ^ 0x77686974u));
     switch (kind) {
     case TEX_SKY: {
-        /* a smooth vertical gradient, brighter toward the horizon, and a faint haze */
+        /* a smooth vertical gradient, brighter toward the horizon, thin clouds (low-contrast
+         * value noise from 64 down to 8 px) and a faint haze */
         double f = v / s->yh;
         f = f < 0 ? 0 : f > 1 ? 1 : f;
-        return 170.0 + 45.0 * f + 4.0 * vnoise(X, Y, 32, key) + 1.5 * white;
+        return 165.0 + 40.0 * f + 7.0 * vnoise(X, Y, 64, key) + 5.0 * vnoise(X, Y, 24, key + 1) +
+               3.0 * vnoise(X, Y, 8, key + 2) + 1.5 * white;
     }
     case TEX_ROAD: {
         double val = 96.0 + 7.0 * vnoise(X, Y, 4, key) + 5.0 * vnoise(X, Y, 16, key + 1) +
