@@ -25,7 +25,8 @@
  * The street layout (SYNTH_LAYOUT_STREET; static: t moves nothing), with ds = round(D/16) (at
  * least 1) and the horizon at row yh = 0.4 height:
  *   sky           fronto-parallel plane covering everything, d = ds (integer); a smooth vertical
- *                 grey gradient (brighter toward the horizon) with a faint haze of noise
+ *                 grey gradient (brighter toward the horizon) under thin low-contrast clouds
+ *                 (value noise, 64 to 8 px, a few grey levels) and a faint haze of noise
  *   ground        the plane below the horizon, d = ds + (D - ds) (v - yh) / (height - yh): a
  *                 function of the row only, ds at the horizon, D at the bottom edge (non-integer);
  *                 weak asphalt texture (fine noise, about 8 grey levels) and four bright lane
