@@ -53,7 +53,7 @@ static const float octave_amp[] = {1.0f, 0.8f, 0.7f, 0.6f, 0.5f};
 
 /* ---- the scene ----------------------------------------------------------------------------- */
 
-typedef enum { SHAPE_PLANE, SHAPE_RECT, SHAPE_DISC } shape_kind;
+typedef enum { SHAPE_PLANE, SHAPE_RECT, SHAPE_DISC, SHAPE_QUAD } shape_kind;
 
 /* Surfaces far to near (the painter's order: a later surface has the larger disparity wherever
  * it overlaps an earlier one). Positions are fractions of the image: a rectangle's corners
@@ -89,17 +89,20 @@ static const surface_spec scene_spec[] = {
     {SHAPE_RECT, 0.60, 0.36, 0.74, 0.62, 12.0, 12.0, 12.0, 1, 0.06, 0.04, 4.0, 6.5,
      {1.00f, 0.70f, 0.95f}},
 };
-#define N_SURFACES ((int)(sizeof scene_spec / sizeof scene_spec[0]))
+#define N_OBJECT_SURFACES ((int)(sizeof scene_spec / sizeof scene_spec[0]))
+#define MAX_SURFACES 8 /* the street layout's count is 7 too */
 
 typedef struct {
     int ox, oy, w, h; /* texel (i, j) covers u in [ox+i, ox+i+1), v in [oy+j, oy+j+1) */
     uint8_t *texel;
+    double mean;      /* of all texels: the centre of the contrast scaling */
 } texture;
 
 typedef struct {
     shape_kind shape;
     double x0, y0, x1, y1; /* footprint at t = 0 in left pixels; a disc: centre (x0, y0) */
     double r;              /* disc radius */
+    double t0, t1, b0, b1; /* SHAPE_QUAD: u in [x0, x1) with t0 + t1 u <= v < b0 + b1 u */
     double a, b, c;        /* d(u, v) = a*u + b*v + c, left coordinates */
     double inv_1ma;        /* 1 / (1 - a): 1.0 exactly for fronto-parallel surfaces */
     double vb, vinv;       /* the non-left view being rendered: its baseline ratio B and
@@ -108,13 +111,29 @@ typedef struct {
     double amp_x, amp_y, omega_x, omega_y;
     double mx, my;         /* displacement at the current time */
     float tint[3];
+    int vsplit;            /* the right view's mapping evaluated on 4 sub-rows (steep b) */
+    double contrast;       /* texture contrast about tex.mean (1: the texels as they are) */
     texture tex;
 } surface;
+
+/* Camera effects after rendering (synth.h): vignetting, the right camera's response, noise. */
+typedef struct {
+    int on, response;         /* any effect; the right camera's gain/offset/gamma not identity */
+    double vig, inv_r2;       /* V and 1 / rmax^2 */
+    double cx[2], cy;         /* vignetting centres: left camera, right (and other) views */
+    double gain, offset, gamma, sigma;
+    uint32_t key_l, key_r;    /* noise keys of the left and right views */
+} camera_fx;
 
 struct synth {
     synth_params p;
     int D;
-    surface surf[N_SURFACES];
+    int n;                     /* surfaces in use, far to near */
+    surface surf[MAX_SURFACES];
+    camera_fx fx;
+    double bl;                 /* baseline ratio of the non-left view being rendered */
+    double yh, ds, bg;         /* street: horizon row, sky disparity, ground d per row */
+    uint32_t key_view;         /* its noise key (key_r when bl = 1) */
     uint8_t *owner; /* SUB rows of width*SUB samples: the surface each sample point sees */
 };
 
@@ -159,6 +178,15 @@ static int floordiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b);
 static uint8_t to_u8(double v) { return v <= 0 ? 0 : v >= 255 ? 255 : (uint8_t)(v + 0.5); }
 
 /* ---- textures ------------------------------------------------------------------------------ */
+
+static void texture_set_mean(texture *tx)
+{
+    double sum = 0;
+    size_t n = (size_t)tx->w * (size_t)tx->h;
+    for (size_t k = 0; k < n; k++)
+        sum += tx->texel[k];
+    tx->mean = n ? sum / (double)n : 128.0;
+}
 
 /* Does blob `kind` of size sz centred at (0, 0) contain the point (dx, dy)? */
 static int blob_contains(int kind, double sz, double dx, double dy)
@@ -269,6 +297,8 @@ static int texture_build(texture *tx, uint32_t seed, double u0, double v0, doubl
         }
     status = 0;
 done:
+    if (status == 0)
+        texture_set_mean(tx);
     free(acc);
     free(g);
     free(col_p);
@@ -322,7 +352,15 @@ static double right_to_u(const surface *sf, double xr, double v)
  * view; with bl = 1 every product with vb is exact, so the right view's bits do not change). */
 static void set_baseline(synth *s, double bl)
 {
-    for (int L = 0; L < N_SURFACES; L++) {
+    s->bl = bl;
+    if (bl == 1.0) {
+        s->key_view = s->fx.key_r;
+    } else {
+        uint64_t bits;
+        memcpy(&bits, &bl, sizeof bits);
+        s->key_view = hash3((int32_t)(uint32_t)bits, (int32_t)(uint32_t)(bits >> 32), s->fx.key_r);
+    }
+    for (int L = 0; L < s->n; L++) {
         surface *sf = &s->surf[L];
         sf->vb = bl;
         sf->vinv = bl == 1.0 ? sf->inv_1ma : 1.0 / (1.0 - bl * sf->a);
@@ -348,6 +386,28 @@ static int span_at(const surface *sf, double v, double *ua, double *ub)
         *ua = sf->x0 + sf->mx - half;
         *ub = sf->x0 + sf->mx + half;
         return 1;
+    }
+    case SHAPE_QUAD: {
+        /* the intersection of four half-planes: an interval of u on every row */
+        double a = sf->x0, b = sf->x1;
+        if (sf->t1 == 0) {
+            if (v < sf->t0)
+                return 0;
+        } else if (sf->t1 > 0) {
+            b = fmin(b, (v - sf->t0) / sf->t1);
+        } else {
+            a = fmax(a, (v - sf->t0) / sf->t1);
+        }
+        if (sf->b1 == 0) {
+            if (v >= sf->b0)
+                return 0;
+        } else if (sf->b1 > 0) {
+            a = fmax(a, (v - sf->b0) / sf->b1);
+        } else {
+            b = fmin(b, (v - sf->b0) / sf->b1);
+        }
+        *ua = a, *ub = b;
+        return a < b;
     }
     default:
         *ua = -INFINITY;
@@ -392,7 +452,7 @@ static void paint_owners(synth *s, int view, int y)
         double v = y + (2 * j + 1) * 0.125;
         uint8_t *row = s->owner + (size_t)j * n;
         memset(row, 0, (size_t)n);
-        for (int L = 1; L < N_SURFACES; L++) {
+        for (int L = 1; L < s->n; L++) {
             const surface *sf = &s->surf[L];
             double ua, ub;
             if (!span_at(sf, v, &ua, &ub))
@@ -409,12 +469,63 @@ static void paint_owners(synth *s, int view, int y)
 static double surface_mean(const surface *sf, int view, double xa, double xb, double ya, double yb,
                            double vc)
 {
-    double u0 = xa, u1 = xb;
-    if (view == VIEW_RIGHT) {
-        u0 = right_to_u(sf, xa, vc);
-        u1 = right_to_u(sf, xb, vc);
+    double u0 = xa, u1 = xb, m;
+    if (view == VIEW_RIGHT && sf->vsplit) {
+        /* a steep b (the street's ground): the footprint's shear over the pixel height is
+         * followed in 4 steps, each with the mapping at its own centre row */
+        double h = (yb - ya) / 4;
+        m = 0;
+        for (int j = 0; j < 4; j++) {
+            double a = ya + j * h, c = a + 0.5 * h;
+            m += box_mean(&sf->tex, right_to_u(sf, xa, c) - sf->mx, right_to_u(sf, xb, c) - sf->mx,
+                          a - sf->my, a + h - sf->my);
+        }
+        m *= 0.25;
+    } else {
+        if (view == VIEW_RIGHT) {
+            u0 = right_to_u(sf, xa, vc);
+            u1 = right_to_u(sf, xb, vc);
+        }
+        m = box_mean(&sf->tex, u0 - sf->mx, u1 - sf->mx, ya - sf->my, yb - sf->my);
     }
-    return box_mean(&sf->tex, u0 - sf->mx, u1 - sf->mx, ya - sf->my, yb - sf->my);
+    if (sf->contrast != 1.0)
+        m = sf->tex.mean + sf->contrast * (m - sf->tex.mean);
+    return m;
+}
+
+/* Camera effects at pixel (x, y) of `view`: the vignetting factor and the noise (grey levels). */
+static void camera_pixel(const synth *s, int view, int x, int y, double *vig, double *n)
+{
+    const camera_fx *f = &s->fx;
+    *vig = 1.0;
+    if (f->vig > 0) {
+        double dx = x + 0.5 - f->cx[view], dy = y + 0.5 - f->cy;
+        *vig = 1.0 - f->vig * (dx * dx + dy * dy) * f->inv_r2;
+        if (*vig < 0)
+            *vig = 0;
+    }
+    *n = 0;
+    if (f->sigma > 0) {
+        /* Box-Muller from two hashes of the pixel under the view's key: a counter-based
+         * generator, so every pixel's noise is fixed by (seed, view, x, y) whatever the order */
+        uint32_t key = view == VIEW_LEFT ? f->key_l : s->key_view;
+        double u1 = ((double)(hash3(x, y, key) >> 8) + 0.5) / 16777216.0;
+        double u2 = (double)(hash3(x, y, key ^ 0x5bd1e995u) >> 8) / 16777216.0;
+        *n = f->sigma * sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+    }
+}
+
+/* Vignetting, then the right camera's response (the right view only: baseline 1), then noise,
+ * then rounding and clamping to 0..255. */
+static uint8_t camera_u8(const synth *s, int view, double v, double vig, double n)
+{
+    const camera_fx *f = &s->fx;
+    v *= vig;
+    if (view == VIEW_RIGHT && s->bl == 1.0 && f->response) {
+        double q = (v * f->gain + f->offset) / 255.0;
+        v = q <= 0 ? 0 : 255.0 * pow(q, f->gamma);
+    }
+    return to_u8(v + n);
 }
 
 /* Steps 1 and 2 for one row. grey, rgb: output rows or NULL; mixed (or NULL): 1 where the pixel's
@@ -459,11 +570,21 @@ static void render_row(synth *s, int view, int y, uint8_t *grey, uint8_t *rgb, u
                 }
             }
         }
-        if (grey)
-            grey[x] = to_u8(val);
-        if (rgb)
-            for (int ch = 0; ch < 3; ch++)
-                rgb[3 * x + ch] = to_u8(c[ch]);
+        if (s->fx.on) {
+            double vig, nz;
+            camera_pixel(s, view, x, y, &vig, &nz);
+            if (grey)
+                grey[x] = camera_u8(s, view, val, vig, nz);
+            if (rgb)
+                for (int ch = 0; ch < 3; ch++)
+                    rgb[3 * x + ch] = camera_u8(s, view, c[ch], vig, nz);
+        } else {
+            if (grey)
+                grey[x] = to_u8(val);
+            if (rgb)
+                for (int ch = 0; ch < 3; ch++)
+                    rgb[3 * x + ch] = to_u8(c[ch]);
+        }
         if (mixed)
             mixed[x] = !pure;
     }
@@ -471,7 +592,7 @@ static void render_row(synth *s, int view, int y, uint8_t *grey, uint8_t *rgb, u
 
 static void set_time(synth *s, double t)
 {
-    for (int L = 0; L < N_SURFACES; L++) {
+    for (int L = 0; L < s->n; L++) {
         surface *sf = &s->surf[L];
         sf->mx = sf->amp_x * sin(sf->omega_x * t);
         sf->my = sf->amp_y * sin(sf->omega_y * t);
@@ -509,12 +630,204 @@ int synth_params_check(const synth_params *p, char *err, size_t errlen)
                     SYNTH_MIN_DISPARITY, p->width / 2);
     if (p->edge_radius < 0 || p->edge_radius > 64)
         return fail(err, errlen, "edge_radius: %d is outside 0..64", p->edge_radius);
+    if (p->layout != SYNTH_LAYOUT_OBJECTS && p->layout != SYNTH_LAYOUT_STREET)
+        return fail(err, errlen, "layout: %d is neither %d (objects) nor %d (street)", p->layout,
+                    SYNTH_LAYOUT_OBJECTS, SYNTH_LAYOUT_STREET);
+    if (!(p->contrast == 0 || (p->contrast >= SYNTH_MIN_CONTRAST && p->contrast <= 1)))
+        return fail(err, errlen, "contrast: %g is outside %g..1 (0 = 1)", p->contrast,
+                    SYNTH_MIN_CONTRAST);
+    if (!(p->right_gain == 0 || (p->right_gain >= 0.25 && p->right_gain <= 4)))
+        return fail(err, errlen, "right_gain: %g is outside 0.25..4 (0 = 1)", p->right_gain);
+    if (!(p->right_offset >= -128 && p->right_offset <= 128))
+        return fail(err, errlen, "right_offset: %g is outside -128..128", p->right_offset);
+    if (!(p->right_gamma == 0 || (p->right_gamma >= 0.25 && p->right_gamma <= 4)))
+        return fail(err, errlen, "right_gamma: %g is outside 0.25..4 (0 = 1)", p->right_gamma);
+    if (!(p->vignette >= 0 && p->vignette <= 0.9))
+        return fail(err, errlen, "vignette: %g is outside 0..0.9", p->vignette);
+    if (!(p->noise >= 0 && p->noise <= 32))
+        return fail(err, errlen, "noise: %g is outside 0..32", p->noise);
     return 0;
 }
 
 int synth_max_disparity(const synth_params *p)
 {
     return synth_params_check(p, NULL, 0) == 0 ? resolve_disparity(p) : -1;
+}
+
+/* ---- the street layout -------------------------------------------------------------------- */
+
+enum { TEX_SKY, TEX_ROAD, TEX_FACADE };
+
+/* Value noise of one octave (spacing L) at the centre of texel (X, Y), in -1..1. */
+static double vnoise(int X, int Y, int L, uint32_t key)
+{
+    int p = floordiv(X, L), q = floordiv(Y, L);
+    double fx = ((double)(X - p * L) + 0.5) / L, fy = ((double)(Y - q * L) + 0.5) / L;
+    fx = fx * fx * (3 - 2 * fx), fy = fy * fy * (3 - 2 * fy);
+    double g00 = unit_signed(hash3(p, q, key)), g10 = unit_signed(hash3(p + 1, q, key));
+    double g01 = unit_signed(hash3(p, q + 1, key)), g11 = unit_signed(hash3(p + 1, q + 1, key));
+    double top = g00 + fx * (g10 - g00), bot = g01 + fx * (g11 - g01);
+    return top + fy * (bot - top);
+}
+
+/* Lane markings on the road (texture coordinates = left-image positions): lines through the
+ * vanishing point (W/2, horizon) that meet the bottom row at these fractions of the width;
+ * dashed ones alternate in depth (1/d). */
+static const double lane_x[] = {0.06, 0.38, 0.70, 1.02};
+static const int lane_dashed[] = {0, 1, 1, 0};
+
+/* The texel value of a street texture at texel (X, Y) (centre (X + 0.5, Y + 0.5)). */
+static double street_texel(const synth *s, const surface *sf, int kind, int X, int Y, uint32_t key)
+{
+    int W = s->p.width, H = s->p.height;
+    double u = X + 0.5, v = Y + 0.5, white = unit_signed(hash3(X, Y, key ^ 0x77686974u));
+    switch (kind) {
+    case TEX_SKY: {
+        /* a smooth vertical gradient, brighter toward the horizon, thin clouds (low-contrast
+         * value noise from 64 down to 8 px) and a faint haze */
+        double f = v / s->yh;
+        f = f < 0 ? 0 : f > 1 ? 1 : f;
+        return 165.0 + 40.0 * f + 7.0 * vnoise(X, Y, 64, key) + 5.0 * vnoise(X, Y, 24, key + 1) +
+               3.0 * vnoise(X, Y, 8, key + 2) + 1.5 * white;
+    }
+    case TEX_ROAD: {
+        double val = 96.0 + 7.0 * vnoise(X, Y, 4, key) + 5.0 * vnoise(X, Y, 16, key + 1) +
+                     6.0 * white;
+        double t = (v - s->yh) / (H - s->yh);
+        if (t <= 0)
+            return val;
+        double d = s->ds + s->bg * (v - s->yh); /* the ground's disparity on this row */
+        for (size_t k = 0; k < sizeof lane_x / sizeof lane_x[0]; k++) {
+            double uc = 0.5 * W + (lane_x[k] - 0.5) * W * t, hw = 0.008 * W * t;
+            if (fabs(u - uc) >= hw)
+                continue;
+            if (lane_dashed[k]) {
+                double z = 2.0 * s->D / d; /* depth in dash periods */
+                if (z - floor(z) >= 0.5)
+                    continue;
+            }
+            val = 212.0 + 8.0 * white;
+        }
+        return val;
+    }
+    default: {
+        /* facade: wall with rows and columns of windows, spaced evenly on the wall (columns in
+         * depth 1/d, floors in height above the ground per unit of d) */
+        double d = sf->a * u + sf->c;
+        double wall = 150.0 + 14.0 * vnoise(X, Y, 8, key) + 5.0 * white;
+        if (d <= 0)
+            return wall;
+        double h = (sf->b0 + sf->b1 * u - v) / d;  /* height above the ground */
+        double hf = (sf->b0 - sf->t0) / sf->c;      /* the facade's height, same unit */
+        double fl = h / (hf / 8.0), col = 1.3 * s->D / d;
+        double ff = fl - floor(fl), fc = col - floor(col);
+        if (fl < 0.6 || ff < 0.3 || ff > 0.78 || fc < 0.22 || fc > 0.72)
+            return wall;
+        uint32_t hw = hash3((int)floor(col), (int)floor(fl), key ^ 0x77696e64u);
+        return (hw & 7u) == 0 ? 196.0 + 20.0 * unit01(hw >> 3) + 3.0 * white
+                              : 34.0 + 40.0 * unit01(hw >> 3) + 3.0 * white;
+    }
+    }
+}
+
+static int street_texture(texture *tx, const synth *s, const surface *sf, int kind, uint32_t key,
+                          double u0, double v0, double u1, double v1)
+{
+    tx->ox = (int)floor(u0) - TEX_MARGIN;
+    tx->oy = (int)floor(v0) - TEX_MARGIN;
+    tx->w = (int)ceil(u1) + TEX_MARGIN - tx->ox;
+    tx->h = (int)ceil(v1) + TEX_MARGIN - tx->oy;
+    tx->texel = malloc((size_t)tx->w * (size_t)tx->h);
+    if (!tx->texel)
+        return -1;
+    for (int j = 0; j < tx->h; j++)
+        for (int i = 0; i < tx->w; i++)
+            tx->texel[(size_t)j * tx->w + i] =
+                to_u8(street_texel(s, sf, kind, tx->ox + i, tx->oy + j, key));
+    texture_set_mean(tx);
+    return 0;
+}
+
+static void street_surface(surface *sf, shape_kind shape, double a, double b, double c,
+                           float r, float g, float bl)
+{
+    memset(sf, 0, sizeof *sf);
+    sf->shape = shape;
+    sf->a = a, sf->b = b, sf->c = c;
+    sf->inv_1ma = 1.0 / (1.0 - a);
+    sf->omega_x = sf->omega_y = 1.0; /* amplitudes 0: the street does not move with t */
+    sf->tint[0] = r, sf->tint[1] = g, sf->tint[2] = bl;
+}
+
+/* The street (synth.h), far to near: sky, ground, the two facades, three cars. */
+static int street_create(synth *s)
+{
+    int W = s->p.width, H = s->p.height;
+    double D = s->D;
+    s->yh = 0.4 * H;
+    s->ds = floor(D / 16.0 + 0.5);
+    if (s->ds < 1)
+        s->ds = 1;
+    s->bg = (D - s->ds) / (H - s->yh);
+    s->n = 7;
+    uint32_t seed = s->p.seed;
+    double mu = -SYNTH_MAX_BASELINE * D, mU = W + SYNTH_MAX_BASELINE * D;
+
+    surface *sf = &s->surf[0];
+    street_surface(sf, SHAPE_PLANE, 0, 0, s->ds, 0.80f, 0.90f, 1.00f);
+    if (street_texture(&sf->tex, s, sf, TEX_SKY, hash3(0, 0x736b79, seed), mu, 0, mU, H) != 0)
+        return -1;
+
+    sf = &s->surf[1];
+    street_surface(sf, SHAPE_RECT, 0, s->bg, s->ds - s->bg * s->yh, 0.92f, 0.92f, 0.96f);
+    sf->x0 = -INFINITY, sf->x1 = INFINITY, sf->y0 = s->yh, sf->y1 = INFINITY;
+    sf->vsplit = 1;
+    if (street_texture(&sf->tex, s, sf, TEX_ROAD, hash3(1, 0x726f6164, seed), mu, s->yh, mU, H) != 0)
+        return -1;
+
+    /* Facades: d from D/8 at the inner edge (22 % of the width from the border) to D/2 at the
+     * image border (the right one goes on past it by D/2 px for the right view); the bottom
+     * edge is where the ground has the facade's disparity, the top 0.1 H above the image at
+     * the border and lower inward by the same height per unit of d. */
+    double xi = 0.22 * W, dI = D / 8.0, dB = D / 2.0;
+    for (int side = 0; side < 2; side++) {
+        sf = &s->surf[2 + side];
+        double a = side == 0 ? (dI - dB) / xi : (dB - dI) / xi;
+        double c = side == 0 ? dB : dI - a * (W - xi);
+        street_surface(sf, SHAPE_QUAD, a, 0, c, side ? 0.80f : 1.00f, side ? 0.86f : 0.88f,
+                       side ? 1.00f : 0.74f);
+        sf->x0 = side == 0 ? 0 : W - xi;
+        sf->x1 = side == 0 ? xi : W + dB;
+        sf->b1 = a / s->bg;
+        sf->b0 = s->yh + (c - s->ds) / s->bg;
+        double hf = (s->yh + (dB - s->ds) / s->bg + 0.1 * H) / dB;
+        sf->t0 = sf->b0 - hf * c;
+        sf->t1 = sf->b1 - hf * a;
+        double vt = fmin(sf->t0 + sf->t1 * sf->x0, sf->t0 + sf->t1 * sf->x1);
+        double vb = fmax(sf->b0 + sf->b1 * sf->x0, sf->b0 + sf->b1 * sf->x1);
+        if (street_texture(&sf->tex, s, sf, TEX_FACADE, hash3(2 + side, 0x66616364, seed), sf->x0,
+                           fmax(vt, -1.0), sf->x1, fmin(vb, H + 1.0)) != 0)
+            return -1;
+    }
+
+    /* Cars: fronto-parallel boxes at the ground's disparity on their bottom row (rounded to an
+     * integer, the bottom row moved to match), sized in proportion to d; far to near. */
+    static const double car[3][2] = {{0.55, 0.62}, {0.72, 0.78}, {0.30, 0.92}};
+    static const float car_tint[3][3] = {{0.62f, 0.72f, 1.00f}, {1.00f, 0.60f, 0.56f},
+                                         {0.95f, 0.95f, 0.58f}};
+    for (int k = 0; k < 3; k++) {
+        sf = &s->surf[4 + k];
+        double dc = floor(s->ds + s->bg * (car[k][1] * H - s->yh) + 0.5);
+        double vb = s->yh + (dc - s->ds) / s->bg;
+        double w = 0.36 * W * dc / D, h = 0.36 * H * dc / D;
+        street_surface(sf, SHAPE_RECT, 0, 0, dc, car_tint[k][0], car_tint[k][1], car_tint[k][2]);
+        sf->x0 = car[k][0] * W - 0.5 * w, sf->x1 = sf->x0 + w;
+        sf->y0 = vb - h, sf->y1 = vb;
+        if (texture_build(&sf->tex, hash3(4 + k, 0x73757266, seed), sf->x0, sf->y0, sf->x1,
+                          sf->y1) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* ---- handle -------------------------------------------------------------------------------- */
@@ -546,7 +859,7 @@ void synth_destroy(synth *s)
 {
     if (!s)
         return;
-    for (int L = 0; L < N_SURFACES; L++)
+    for (int L = 0; L < s->n; L++)
         free(s->surf[L].tex.texel);
     free(s->owner);
     free(s);
@@ -568,7 +881,10 @@ int synth_create(const synth_params *p, synth **out, char *err, size_t errlen)
     s->owner = malloc((size_t)W * SUB * SUB);
     if (!s->owner)
         goto nomem;
-    for (int L = 0; L < N_SURFACES; L++) {
+    s->n = N_OBJECT_SURFACES;
+    if (p->layout == SYNTH_LAYOUT_STREET && street_create(s) != 0)
+        goto nomem;
+    for (int L = 0; L < s->n && p->layout != SYNTH_LAYOUT_STREET; L++) {
         surface *sf = &s->surf[L];
         surface_setup(sf, &scene_spec[L], W, H, s->D);
         /* The texture tile covers the footprint at rest; the background's also covers what a
@@ -585,6 +901,20 @@ int synth_create(const synth_params *p, synth **out, char *err, size_t errlen)
         if (texture_build(&sf->tex, hash3(L, 0x73757266, p->seed), u0, v0, u1, v1) != 0)
             goto nomem;
     }
+    for (int L = 0; L < s->n; L++)
+        s->surf[L].contrast = p->contrast == 0 ? 1.0 : p->contrast;
+    camera_fx *f = &s->fx;
+    f->gain = p->right_gain == 0 ? 1.0 : p->right_gain;
+    f->offset = p->right_offset;
+    f->gamma = p->right_gamma == 0 ? 1.0 : p->right_gamma;
+    f->response = f->gain != 1.0 || f->offset != 0 || f->gamma != 1.0;
+    f->vig = p->vignette;
+    f->sigma = p->noise;
+    f->on = f->response || f->vig > 0 || f->sigma > 0;
+    f->cx[VIEW_LEFT] = 0.52 * W, f->cx[VIEW_RIGHT] = 0.48 * W, f->cy = 0.5 * H;
+    f->inv_r2 = 1.0 / (0.25 * ((double)W * W + (double)H * H));
+    f->key_l = hash3(0, 0x6e6f6973, p->seed);
+    f->key_r = hash3(1, 0x6e6f6973, p->seed);
     set_baseline(s, 1.0);
     *out = s;
     return 0;
@@ -636,6 +966,11 @@ int synth_render_view(synth *s, double t, double baseline, uint8_t *out, int cha
     if (!(fabs(baseline) <= SYNTH_MAX_BASELINE))
         return fail(err, errlen, "baseline: %g is outside -%d..%d", baseline, SYNTH_MAX_BASELINE,
                     SYNTH_MAX_BASELINE);
+    for (int L = 0; L < s->n; L++)
+        if (!(1.0 - baseline * s->surf[L].a > 0.1))
+            return fail(err, errlen, "baseline: %g is too wide for this scene's slanted surfaces "
+                        "(surface %d: 1 - baseline * %.3f must stay above 0.1)", baseline, L,
+                        s->surf[L].a);
     set_time(s, t);
     int view = baseline == 0.0 ? VIEW_LEFT : VIEW_RIGHT;
     set_baseline(s, view == VIEW_LEFT ? 1.0 : baseline);
@@ -652,7 +987,7 @@ int synth_render_view(synth *s, double t, double baseline, uint8_t *out, int cha
 /* The nearest surface whose footprint holds right-image point (xr, v); *u = its u there. */
 static int visible_right(const synth *s, double xr, double v, double *u)
 {
-    for (int L = N_SURFACES - 1; L > 0; L--) {
+    for (int L = s->n - 1; L > 0; L--) {
         *u = right_to_u(&s->surf[L], xr, v);
         if (contains(&s->surf[L], *u, v))
             return L;
@@ -663,7 +998,7 @@ static int visible_right(const synth *s, double xr, double v, double *u)
 
 static int visible_left(const synth *s, double u, double v)
 {
-    for (int L = N_SURFACES - 1; L > 0; L--)
+    for (int L = s->n - 1; L > 0; L--)
         if (contains(&s->surf[L], u, v))
             return L;
     return 0;
@@ -770,7 +1105,7 @@ int synth_render(const synth_params *p, synth_scene *out, char *err, size_t errl
                     double xr = us - disparity_at(&s->surf[L], us, v);
                     if (xr < 0)
                         visible = 0;
-                    for (int M = N_SURFACES - 1; M > L && visible; M--)
+                    for (int M = s->n - 1; M > L && visible; M--)
                         if (contains(&s->surf[M], right_to_u(&s->surf[M], xr, v), v))
                             visible = 0;
                 }

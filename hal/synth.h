@@ -8,9 +8,11 @@
  * right pixel (x - d, y); rows are epipolar lines. Pixel (x, y) covers [x, x+1) x [y, y+1), its
  * centre is (x + 0.5, y + 0.5).
  *
- * The scene, far to near (painter's order; a nearer surface has the larger disparity wherever
- * two overlap). D = max_disparity; positions are fractions of the image size, so every size
- * shows the same scene:
+ * Two layouts (synth_params.layout), each painted far to near (painter's order; a nearer surface
+ * has the larger disparity wherever two overlap). D = max_disparity; positions are fractions of
+ * the image size, so every size shows the same scene.
+ *
+ * The objects layout (SYNTH_LAYOUT_OBJECTS, the default):
  *   background    slanted plane covering everything, d = a*x + b*y + c in left coordinates,
  *                 D/6 at the top-left corner .. 5D/12 at the bottom-right (non-integer)
  *   flat panel    rectangle, fronto-parallel, d = round(D/2)        (integer)
@@ -18,8 +20,31 @@
  *   occluders     two discs at d = round(5D/6), a disc and a rectangle at d = D (integers);
  *                 they move smoothly with t (t = 0 is the static test scene)
  * At D = 48 (the default for 640x480): background 8..20, panel 24, slanted 28..36, occluders 40
- * and 48. Every ground-truth disparity lies in [D/6, D], so a matcher searching 0..D (D + 1
- * levels, min_disparity 0) covers the scene; synth_max_disparity() gives D.
+ * and 48. Every ground-truth disparity lies in [D/6, D].
+ *
+ * The street layout (SYNTH_LAYOUT_STREET; static: t moves nothing), with ds = round(D/16) (at
+ * least 1) and the horizon at row yh = 0.4 height:
+ *   sky           fronto-parallel plane covering everything, d = ds (integer); a smooth vertical
+ *                 grey gradient (brighter toward the horizon) under thin low-contrast clouds
+ *                 (value noise, 64 to 8 px, a few grey levels) and a faint haze of noise
+ *   ground        the plane below the horizon, d = ds + (D - ds) (v - yh) / (height - yh): a
+ *                 function of the row only, ds at the horizon, D at the bottom edge (non-integer);
+ *                 weak asphalt texture (fine noise, about 8 grey levels) and four bright lane
+ *                 markings (two dashed) converging to the vanishing point (width/2, yh)
+ *   facades       one at each side, 22 % of the width, slanted in x: d = D/8 at the inner edge
+ *                 rising to D/2 at the image border (the right one goes on D/2 px past it, for
+ *                 the right view); the bottom edge is where the ground has the facade's
+ *                 disparity (the facade stands on the ground), the top 0.1 height above the
+ *                 image at the border; wall texture with rows and columns of windows
+ *   cars          three fronto-parallel rectangles standing on the road, each at the ground's
+ *                 disparity of its bottom row (rounded to an integer, the bottom row placed
+ *                 where the ground has exactly that disparity), about 0.41 D, 0.66 D and 0.88 D,
+ *                 sized in proportion to their disparity, with the objects' texture
+ * At D = 96, 640x360: sky 6, ground 6..96, facades 12..48, cars 39, 63 and 84. Every
+ * ground-truth disparity lies in [ds, D]: D/16 rounded, less than the objects' D/6.
+ *
+ * Either way a matcher searching 0..D (D + 1 levels, min_disparity 0) covers the scene;
+ * synth_max_disparity() gives D.
  *
  * Texture: each surface carries its own non-periodic procedural texture (value noise over five
  * octaves from 2 to 32 px plus hard-edged dark/bright blobs and bars) fixed to the surface: a
@@ -31,9 +56,28 @@
  *   - on a slanted surface the right pixel [x', x'+1) maps to u in [u(x'), u(x'+1)) with
  *     u(x') = (x' + b*v + c) / (1 - a), the exact solution of u - d(u, v) = x'; the footprint's
  *     shear over the pixel height, b/(1-a) px, is ignored (v is taken at the pixel's centre row;
- *     |b/(1-a)| < 0.17*D/height px: 0.017 px at 640x480).
+ *     |b/(1-a)| < 0.17*D/height px: 0.017 px at 640x480). The street's ground has a steep b,
+ *     (D - ds) / (0.6 height): its right-view footprint is followed in 4 sub-rows, each mapped at
+ *     its centre row, so the shear ignored is b/4 < 0.42*D/height px per sub-row (0.11 px at
+ *     D 96, 360 high); its left view, and the facades (b = 0), are exact.
  * Pixels straddling a surface boundary are resolved on a 4x4 grid of sub-cells (coverage).
- * Grey values use most of 0..255; the RGB views are the grey value times a per-surface tint.
+ * Grey values use most of 0..255 (objects layout); the RGB views are the grey value times a
+ * per-surface tint. contrast C scales every texture about its own mean grey m:
+ * m + C (value - m), applied to the exact pixel mean (so integer shifts stay exact).
+ *
+ * Camera effects (all off by default; none changes the ground truth), applied to each exact
+ * pixel value v (grey, and each RGB channel alike) in this order, before rounding to 8 bits:
+ *   vignetting    both views: v * max(0, 1 - V (r/rmax)^2), r the distance of the pixel centre from
+ *                 the view's centre, (0.52 width, height/2) in the left view and (0.48 width,
+ *                 height/2) in the right one (and every other view), rmax half the image
+ *                 diagonal; the centres differ so no single intensity map explains both views
+ *   response      the right view only (baseline 1): v -> 255 * (max(0, G v + O) / 255)^Y, G =
+ *                 right_gain, O = right_offset, Y = right_gamma
+ *   noise         v + sigma * n, n a standard Gaussian (Box-Muller) from a counter-based hash
+ *                 of (seed, view, x, y): independent per pixel and view, the same n for the grey
+ *                 value and the three channels of one pixel, fixed for a given seed
+ * then rounded and clamped to 0..255. With the effects on, the integer-shift promise above
+ * holds for the exact values, not for the 8-bit pixels.
  *
  * Library code: never exits; every call that can fail returns 0 on success and -1 with a
  * one-line message in err ("synth: <name>: <what is wrong>").
@@ -54,6 +98,9 @@ extern "C" {
 #define SYNTH_MAX_SIZE 4096   /* width and height at most this */
 #define SYNTH_MIN_DISPARITY 8 /* smallest D that keeps the surfaces' depth order strict */
 #define SYNTH_MAX_BASELINE 4  /* synth_render_view: baseline ratios in -4..4 */
+#define SYNTH_MIN_CONTRAST 0.02
+
+enum { SYNTH_LAYOUT_OBJECTS = 0, SYNTH_LAYOUT_STREET = 1 };
 
 typedef struct {
     int width, height;  /* SYNTH_MIN_SIZE..SYNTH_MAX_SIZE */
@@ -63,6 +110,15 @@ typedef struct {
                            near width/12 (48 at 640 wide); else SYNTH_MIN_DISPARITY..width/2 */
     int edge_radius;    /* near_edge marks pixels within this many pixels (Chebyshev) of a
                            depth edge; 0..64 (0 = only the edge pixels themselves) */
+    /* Every field below is off when zero (a zeroed struct renders the objects scene above). */
+    int layout;          /* SYNTH_LAYOUT_OBJECTS (0) or SYNTH_LAYOUT_STREET */
+    double contrast;     /* texture contrast about each texture's mean: 0 = 1 (full), else
+                            SYNTH_MIN_CONTRAST..1 */
+    double right_gain;   /* right camera's response (see above): 0 = 1, else 0.25..4 */
+    double right_offset; /* grey levels, -128..128 */
+    double right_gamma;  /* 0 = 1, else 0.25..4 */
+    double vignette;     /* V, 0..0.9 */
+    double noise;        /* sigma of the Gaussian sensor noise in grey levels, 0..32 */
 } synth_params;
 
 /* Everything synth_render produces, each width x height. */
@@ -113,6 +169,9 @@ int synth_render_views(synth *s, double t, uint8_t *left, uint8_t *right, int ch
  * synth_render_views; negative: left of the left camera). |baseline| <= SYNTH_MAX_BASELINE.
  * Same pixel model (exact texture means, 4x4 coverage at surface boundaries); the ground truth
  * of the left view (gt_left of synth_render) holds for every view: d is against the right view. */
+/* Views at other baselines get the right view's vignetting and their own noise, not the right
+ * camera's response; a baseline at which a slanted surface would fold (1 - baseline * its x slope
+ * at most 0.1: the street's facades at large D and |baseline|) is refused. */
 int synth_render_view(synth *s, double t, double baseline, uint8_t *out, int channels,
                       size_t pitch, char *err, size_t errlen);
 

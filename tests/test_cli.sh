@@ -740,6 +740,26 @@ for bad in "0|view 2|left view" "1.5,1|view 3|right view" "2,-1,2|view 4|repeats
     eval '[ "$rc" -eq 2 ] && [ "$(stderr_lines)" -eq 1 ] && grep -qF -- "$w1" "$W/se" \
           && grep -qF -- "$w2" "$W/se" && [ ! -e "$W/sv" ] || { echo "exit $rc"; cat "$W/se"; false; }'
 done
+# stereo-synth's scene and camera options: each bad value named with its option, exit 2, nothing
+# written; the street with every effect on renders
+for bad in "--layout|road" "--contrast|0.01" "--contrast|1.5" "--right-gain|0.2" "--right-gain|x" \
+           "--right-offset|-129" "--right-gamma|5" "--vignette|0.95" "--noise|-1" "--noise|33" \
+           "--noise|nan"; do
+  IFS='|' read -r opt val <<<"$bad"
+  rm -rf "$W/sv"
+  "$SY" --size 64x48 "$opt" "$val" "$W/sv" >"$W/so" 2>"$W/se"
+  rc=$?
+  check "stereo-synth $opt $val: exit 2, names the option and the value, writes nothing" \
+    eval '[ "$rc" -eq 2 ] && [ "$(stderr_lines)" -eq 1 ] && grep -qF -- "$opt" "$W/se" \
+          && grep -qF -- "\"$val\"" "$W/se" && [ ! -e "$W/sv" ] || { echo "exit $rc"; cat "$W/se"; false; }'
+done
+rm -rf "$W/sv"
+"$SY" --size 96x64 --layout street --contrast 0.3 --right-gain 1.2 --right-offset -10 \
+  --right-gamma 0.9 --vignette 0.3 --noise 2 "$W/sv" >"$W/so" 2>"$W/se"
+rc=$?
+check "stereo-synth --layout street with every camera effect: exit 0, the six files" \
+  eval '[ "$rc" -eq 0 ] && [ ! -s "$W/se" ] && grep -q " street " "$W/so" \
+        && [ "$(ls "$W/sv" | wc -l)" -eq 6 ] || { echo "exit $rc"; cat "$W/se"; false; }'
 
 # ---- valgrind ------------------------------------------------------------------------------
 VG=(valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q)

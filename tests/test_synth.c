@@ -17,18 +17,24 @@
 
 #include "synth.h"
 
-static synth_scene render(int w, int h, double t, unsigned seed, int edge_radius)
+static synth_scene render_p(const synth_params *p)
 {
-    synth_params p = {.width = w, .height = h, .t = t, .seed = seed, .edge_radius = edge_radius};
     synth_scene sc;
     char err[256] = "";
-    if (synth_render(&p, &sc, err, sizeof err) != 0)
-        fail_msg("synth_render %dx%d t=%g: %s", w, h, t, err);
+    int w = p->width, h = p->height;
+    if (synth_render(p, &sc, err, sizeof err) != 0)
+        fail_msg("synth_render %dx%d t=%g: %s", w, h, p->t, err);
     assert_int_equal(sc.left_grey.width, w);
     assert_int_equal(sc.left_grey.height, h);
     assert_int_equal(sc.right_rgb.channels, 3);
     assert_int_equal(sc.gt_left.width, w);
     return sc;
+}
+
+static synth_scene render(int w, int h, double t, unsigned seed, int edge_radius)
+{
+    synth_params p = {.width = w, .height = h, .t = t, .seed = seed, .edge_radius = edge_radius};
+    return render_p(&p);
 }
 
 static uint8_t at(const image *img, int x, int y, int ch)
@@ -141,9 +147,11 @@ static double warp_mad(const synth_scene *sc, const double *L, const double *R, 
     return sum / n;
 }
 
-static void check_slanted(int w, int h, double t)
+static void check_slanted_p(const synth_params *p)
 {
-    synth_scene sc = render(w, h, t, 3, 2);
+    int w = p->width, h = p->height;
+    double t = p->t;
+    synth_scene sc = render_p(p);
     double *L = box3(&sc.left_grey), *R = box3(&sc.right_grey);
     double m0 = warp_mad(&sc, L, R, 0);
     double mq = fmin(warp_mad(&sc, L, R, -0.25), warp_mad(&sc, L, R, 0.25));
@@ -155,6 +163,12 @@ static void check_slanted(int w, int h, double t)
     assert_true(m1 > m0 * 3.0);
     free(L), free(R);
     synth_free(&sc);
+}
+
+static void check_slanted(int w, int h, double t)
+{
+    synth_params p = {.width = w, .height = h, .t = t, .seed = 3, .edge_radius = 2};
+    check_slanted_p(&p);
 }
 
 static void test_slanted_photometric(void **state)
@@ -472,6 +486,23 @@ static void test_bad_params(void **state)
     p = ok, p.edge_radius = 65, expect_error(p, "edge_radius");
     p = ok, p.t = NAN, expect_error(p, "t:");
     p = ok, p.t = INFINITY, expect_error(p, "t:");
+    p = ok, p.layout = 2, expect_error(p, "synth: layout: 2");
+    p = ok, p.layout = -1, expect_error(p, "layout");
+    p = ok, p.contrast = 0.01, expect_error(p, "synth: contrast: 0.01");
+    p = ok, p.contrast = 1.5, expect_error(p, "contrast");
+    p = ok, p.contrast = NAN, expect_error(p, "contrast");
+    p = ok, p.right_gain = 0.2, expect_error(p, "synth: right_gain: 0.2");
+    p = ok, p.right_gain = 4.5, expect_error(p, "right_gain");
+    p = ok, p.right_gain = -1, expect_error(p, "right_gain");
+    p = ok, p.right_offset = 129, expect_error(p, "synth: right_offset: 129");
+    p = ok, p.right_offset = NAN, expect_error(p, "right_offset");
+    p = ok, p.right_gamma = 0.1, expect_error(p, "synth: right_gamma");
+    p = ok, p.right_gamma = INFINITY, expect_error(p, "right_gamma");
+    p = ok, p.vignette = 0.95, expect_error(p, "synth: vignette: 0.95");
+    p = ok, p.vignette = -0.1, expect_error(p, "vignette");
+    p = ok, p.noise = 33, expect_error(p, "synth: noise: 33");
+    p = ok, p.noise = -1, expect_error(p, "noise");
+    p = ok, p.noise = NAN, expect_error(p, "noise");
 
     char err[256];
     synth_scene sc;
@@ -503,6 +534,290 @@ static void test_bad_params(void **state)
     synth_destroy(s);
 }
 
+/* ---- (9) camera effects: each changes its views only, never the ground truth ---------------- */
+
+static int same_truth(const synth_scene *a, const synth_scene *b)
+{
+    size_t np = (size_t)a->gt_left.width * a->gt_left.height;
+    return memcmp(a->gt_left.data, b->gt_left.data, np * sizeof(float)) == 0 &&
+           memcmp(a->gt_right.data, b->gt_right.data, np * sizeof(float)) == 0 &&
+           same_image(&a->nonocc, &b->nonocc) && same_image(&a->near_edge, &b->near_edge) &&
+           a->gt_min == b->gt_min && a->gt_max == b->gt_max;
+}
+
+static int same_views(const synth_scene *a, const synth_scene *b, int right)
+{
+    return right ? same_image(&a->right_grey, &b->right_grey) && same_image(&a->right_rgb, &b->right_rgb)
+                 : same_image(&a->left_grey, &b->left_grey) && same_image(&a->left_rgb, &b->left_rgb);
+}
+
+static void test_defaults_explicit(void **state)
+{
+    (void)state;
+    /* every new field at its documented neutral value renders today's scene bit for bit */
+    synth_params z = {.width = 160, .height = 120, .t = 0.4, .seed = 2, .edge_radius = 1};
+    synth_params e = z;
+    e.layout = SYNTH_LAYOUT_OBJECTS, e.contrast = 1, e.right_gain = 1, e.right_offset = 0;
+    e.right_gamma = 1, e.vignette = 0, e.noise = 0;
+    synth_scene a = render_p(&z), b = render_p(&e);
+    assert_true(same_truth(&a, &b) && same_views(&a, &b, 0) && same_views(&a, &b, 1));
+    synth_free(&a);
+    synth_free(&b);
+}
+
+static void test_camera_effects(void **state)
+{
+    (void)state;
+    for (int layout = 0; layout < 2; layout++) {
+        const int w = 240, h = 160;
+        synth_params p0 = {.width = w, .height = h, .seed = 4, .edge_radius = 1, .layout = layout};
+        synth_scene base = render_p(&p0);
+        size_t np = (size_t)w * h;
+
+        /* the right camera's response: the left view untouched, the right one mapped */
+        synth_params p = p0;
+        p.right_gain = 1.25, p.right_offset = -12;
+        synth_scene g = render_p(&p);
+        assert_true(same_truth(&base, &g) && same_views(&base, &g, 0));
+        long off = 0;
+        for (size_t i = 0; i < np; i++) {
+            double want = 1.25 * ((uint8_t *)base.right_grey.data)[i] - 12;
+            want = want < 0 ? 0 : want > 255 ? 255 : want;
+            /* the mapping acts on the exact value: the 8-bit one is within 1/2 of it */
+            off += fabs(((uint8_t *)g.right_grey.data)[i] - want) > 0.5 * 1.25 + 0.5 + 1e-9;
+        }
+        assert_int_equal(off, 0);
+        p = p0, p.right_gamma = 2.0;
+        synth_scene y = render_p(&p);
+        assert_true(same_truth(&base, &y) && same_views(&base, &y, 0));
+        for (size_t i = 0; i < np; i++) {
+            double v = ((uint8_t *)base.right_grey.data)[i];
+            assert_true(fabs(((uint8_t *)y.right_grey.data)[i] - 255 * pow(v / 255, 2)) <= 2.0);
+        }
+
+        /* vignetting: both views, darker toward the corners, about 1 - V at them */
+        p = p0, p.vignette = 0.4;
+        synth_scene v = render_p(&p);
+        assert_true(same_truth(&base, &v));
+        assert_false(same_views(&base, &v, 0));
+        assert_false(same_views(&base, &v, 1));
+        double corner = 0, corner0 = 0, mid = 0, mid0 = 0;
+        for (int j = 0; j < 12; j++)
+            for (int i = 0; i < 12; i++) {
+                corner += at(&v.left_grey, i, j, 0), corner0 += at(&base.left_grey, i, j, 0);
+                mid += at(&v.left_grey, w / 2 + i - 6, h / 2 + j - 6, 0);
+                mid0 += at(&base.left_grey, w / 2 + i - 6, h / 2 + j - 6, 0);
+            }
+        print_message("# layout %d: vignette 0.4: corner ratio %.3f, centre %.3f\n", layout,
+                      corner / corner0, mid / mid0);
+        assert_true(corner / corner0 > 0.5 && corner / corner0 < 0.7);
+        assert_true(mid / mid0 > 0.99);
+
+        /* noise: independent per view, zero mean, sigma as asked; deterministic */
+        p = p0, p.noise = 4;
+        synth_scene n = render_p(&p), n2 = render_p(&p);
+        assert_true(same_truth(&base, &n));
+        assert_true(same_views(&n, &n2, 0) && same_views(&n, &n2, 1));
+        double s1[2] = {0, 0}, s2[2] = {0, 0}, cross = 0;
+        long cnt = 0;
+        for (size_t i = 0; i < np; i++) {
+            double a = ((uint8_t *)base.left_grey.data)[i], b = ((uint8_t *)base.right_grey.data)[i];
+            if (a < 20 || a > 235 || b < 20 || b > 235)
+                continue; /* away from the clamping */
+            double dl = ((uint8_t *)n.left_grey.data)[i] - a, dr = ((uint8_t *)n.right_grey.data)[i] - b;
+            s1[0] += dl, s2[0] += dl * dl, s1[1] += dr, s2[1] += dr * dr, cross += dl * dr;
+            cnt++;
+        }
+        assert_true(cnt > (long)np / 2);
+        for (int k = 0; k < 2; k++) {
+            double mean = s1[k] / cnt, sd = sqrt(s2[k] / cnt - mean * mean);
+            print_message("# layout %d: noise 4, view %d: mean %.3f sd %.3f\n", layout, k, mean, sd);
+            assert_true(fabs(mean) < 0.1 && sd > 3.8 && sd < 4.3);
+        }
+        assert_true(fabs(cross / cnt) < 0.5); /* the two views' noise is not correlated */
+
+        /* the frame path renders the same pixels with the effects on */
+        p = p0, p.noise = 3, p.vignette = 0.3, p.right_gain = 0.8, p.right_gamma = 1.3;
+        synth_scene all = render_p(&p);
+        assert_true(same_truth(&base, &all));
+        synth *sh;
+        char err[256];
+        assert_int_equal(synth_create(&p, &sh, err, sizeof err), 0);
+        uint8_t *l = malloc(np * 3), *r = malloc(np * 3);
+        assert_non_null(l);
+        assert_non_null(r);
+        assert_int_equal(synth_render_views(sh, 0, l, r, 1, w, err, sizeof err), 0);
+        assert_memory_equal(l, all.left_grey.data, np);
+        assert_memory_equal(r, all.right_grey.data, np);
+        assert_int_equal(synth_render_views(sh, 0, l, r, 3, (size_t)w * 3, err, sizeof err), 0);
+        assert_memory_equal(l, all.left_rgb.data, np * 3);
+        assert_memory_equal(r, all.right_rgb.data, np * 3);
+        assert_int_equal(synth_render_view(sh, 0, 1, r, 1, w, err, sizeof err), 0);
+        assert_memory_equal(r, all.right_grey.data, np);
+        assert_int_equal(synth_render_view(sh, 0, 0, l, 1, w, err, sizeof err), 0);
+        assert_memory_equal(l, all.left_grey.data, np);
+        /* a third view has its own noise: not the right view's */
+        assert_int_equal(synth_render_view(sh, 0, 0.5, l, 1, w, err, sizeof err), 0);
+        free(l), free(r);
+        synth_destroy(sh);
+
+        synth_free(&base), synth_free(&g), synth_free(&y), synth_free(&v);
+        synth_free(&n), synth_free(&n2), synth_free(&all);
+    }
+}
+
+/* ---- (10) contrast: the textures flatten about their means; shifts stay exact --------------- */
+
+/* RMS of the horizontal differences away from depth edges: the texture's contrast within
+ * surfaces (the means of the surfaces differ from each other, and stay). */
+static double diff_rms(const synth_scene *sc)
+{
+    double s2 = 0;
+    long n = 0;
+    for (int y = 0; y < sc->left_grey.height; y++)
+        for (int x = 0; x + 1 < sc->left_grey.width; x++)
+            if (at(&sc->near_edge, x, y, 0) == 0 && at(&sc->near_edge, x + 1, y, 0) == 0) {
+                double d = (double)at(&sc->left_grey, x + 1, y, 0) - at(&sc->left_grey, x, y, 0);
+                s2 += d * d, n++;
+            }
+    return sqrt(s2 / n);
+}
+
+static void test_contrast(void **state)
+{
+    (void)state;
+    const int w = 320, h = 240;
+    synth_params p0 = {.width = w, .height = h, .seed = 1, .edge_radius = 1};
+    synth_params p = p0;
+    p.contrast = 0.1;
+    synth_scene a = render_p(&p0), b = render_p(&p);
+    assert_true(same_truth(&a, &b));
+    double ra = diff_rms(&b) / diff_rms(&a);
+    print_message("# contrast 0.1: RMS of neighbour differences, ratio %.3f\n", ra);
+    assert_true(ra > 0.09 && ra < 0.12); /* 0.1 and the rounding to 8 bits */
+    /* integer disparities still shift exactly */
+    long checked = 0, bad = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (!clean(&b, x, y) || !on_integer_surface(&b, x, y))
+                continue;
+            int xr = x - (int)gt(&b.gt_left, x, y);
+            checked++;
+            bad += at(&b.left_grey, x, y, 0) != at(&b.right_grey, xr, y, 0);
+        }
+    assert_true(checked > (long)w * h / 10);
+    assert_int_equal(bad, 0);
+    synth_free(&a);
+    synth_free(&b);
+}
+
+/* ---- (11) the street layout ------------------------------------------------------------------ */
+
+static void check_street(int w, int h, int D)
+{
+    synth_params p = {.width = w, .height = h, .seed = 5, .edge_radius = 1, .max_disparity = D,
+                      .layout = SYNTH_LAYOUT_STREET};
+    D = synth_max_disparity(&p);
+    synth_scene sc = render_p(&p);
+    double yh = 0.4 * h, ds = floor(D / 16.0 + 0.5) < 1 ? 1 : floor(D / 16.0 + 0.5);
+    double bg = (D - ds) / (h - yh);
+    assert_true(sc.gt_min == (float)ds && sc.gt_max <= D);
+    /* the sky: constant ds over the top middle */
+    for (int y = 0; y < (int)(0.2 * h); y++)
+        for (int x = (int)(0.3 * w); x < (int)(0.7 * w); x++)
+            assert_true(gt(&sc.gt_left, x, y) == (float)ds);
+    /* every column: d never falls going down (sky, facade, ground, cars, all standing on the
+     * ground), and the bottom row is ground near D */
+    for (int x = 0; x < w; x++) {
+        for (int y = 1; y < h; y++)
+            if (gt(&sc.gt_left, x, y) < gt(&sc.gt_left, x, y - 1) - 1e-4f)
+                fail_msg("%dx%d street: column %d falls from %.3f to %.3f at row %d", w, h, x,
+                         gt(&sc.gt_left, x, y - 1), gt(&sc.gt_left, x, y), y);
+        assert_true(gt(&sc.gt_left, x, h - 1) >= D - bg);
+        assert_true(fabs(gt(&sc.gt_left, x, h - 1) - (ds + bg * (h - 0.5 - yh))) < 1e-3);
+    }
+    /* the ground in the middle column, from the horizon to the far car: the plane's formula,
+     * strictly increasing */
+    for (int y = (int)yh + 1; y < (int)(0.45 * h); y++) {
+        float d = gt(&sc.gt_left, w / 2, y);
+        assert_true(fabs(d - (ds + bg * (y + 0.5 - yh))) < 1e-3);
+        assert_true(d > gt(&sc.gt_left, w / 2, y - 1));
+    }
+    /* left/right consistency and occlusions, as for the objects */
+    long nonocc = 0, edge = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float d = gt(&sc.gt_left, x, y);
+            edge += at(&sc.near_edge, x, y, 0) != 0;
+            if (at(&sc.nonocc, x, y, 0) != 255)
+                continue;
+            nonocc++;
+            int xm = x - (int)floorf(d + 0.5f);
+            assert_true(xm >= 0);
+            if (fabsf(gt(&sc.gt_right, xm, y) - d) >= 0.5f)
+                fail_msg("street %dx%d: left (%d, %d) d=%.3f but right (%d, %d) d=%.3f", w, h, x,
+                         y, d, xm, y, gt(&sc.gt_right, xm, y));
+        }
+    print_message("# street %dx%d D=%d: nonocc %.1f %%, near_edge %.1f %%\n", w, h, D,
+                  100.0 * nonocc / ((double)w * h), 100.0 * edge / ((double)w * h));
+    assert_true(nonocc > (long)w * h * 7 / 10 && nonocc < (long)w * h * 97 / 100);
+    assert_true(edge > 0 && edge < (long)w * h / 4);
+    /* the left strip a whole bottom-row disparity wide is occluded */
+    assert_int_equal(at(&sc.nonocc, 0, h - 1, 0), 0);
+    /* the horizon is marked */
+    assert_int_equal(at(&sc.near_edge, w / 2, (int)yh, 0), 255);
+    /* fronto-parallel integer surfaces (sky, cars): right(x - d) == left(x) bit for bit */
+    long checked = 0, bad = 0, cars = 0;
+    for (int y = 1; y + 1 < h; y++)
+        for (int x = 1; x + 1 < w; x++) {
+            float d = gt(&sc.gt_left, x, y);
+            if (!clean(&sc, x, y) || !on_integer_surface(&sc, x, y) ||
+                gt(&sc.gt_left, x, y - 1) != d || gt(&sc.gt_left, x, y + 1) != d)
+                continue;
+            checked++, cars += d > ds;
+            bad += at(&sc.left_grey, x, y, 0) != at(&sc.right_grey, x - (int)d, y, 0);
+        }
+    assert_int_equal(bad, 0);
+    assert_true(checked > (long)w * h / 5 && cars > (long)w * h / 20);
+    synth_free(&sc);
+
+    /* the slanted ground and facades: the warp by the GT is the photometric optimum */
+    p.seed = 3;
+    check_slanted_p(&p);
+}
+
+static void test_street(void **state)
+{
+    (void)state;
+    check_street(640, 360, 96);
+    check_street(333, 217, 0);
+    check_street(200, 120, 8);
+    /* t does not move the street */
+    synth_params p = {.width = 200, .height = 120, .layout = SYNTH_LAYOUT_STREET};
+    synth_scene a = render_p(&p);
+    p.t = 2.5;
+    synth_scene b = render_p(&p);
+    assert_true(same_truth(&a, &b) && same_views(&a, &b, 0) && same_views(&a, &b, 1));
+    /* camera effects and contrast leave its ground truth alone */
+    p.noise = 5, p.vignette = 0.5, p.contrast = 0.2, p.right_gain = 2, p.right_gamma = 0.5;
+    synth_scene c = render_p(&p);
+    assert_true(same_truth(&a, &c));
+    assert_false(same_views(&a, &c, 0));
+    synth_free(&a), synth_free(&b), synth_free(&c);
+    /* a view so far out that a facade would fold is refused */
+    p = (synth_params){.width = 200, .height = 120, .layout = SYNTH_LAYOUT_STREET, .max_disparity = 100};
+    synth *s;
+    char err[256];
+    uint8_t *buf = malloc(200 * 120);
+    assert_non_null(buf);
+    assert_int_equal(synth_create(&p, &s, err, sizeof err), 0);
+    assert_int_equal(synth_render_view(s, 0, 4, buf, 1, 200, err, sizeof err), -1);
+    assert_non_null(strstr(err, "baseline"));
+    assert_int_equal(synth_render_view(s, 0, 0.5, buf, 1, 200, err, sizeof err), 0);
+    free(buf);
+    synth_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +829,10 @@ int main(void)
         cmocka_unit_test(test_texture_contrast),
         cmocka_unit_test(test_bad_params),
         cmocka_unit_test(test_more_views),
+        cmocka_unit_test(test_defaults_explicit),
+        cmocka_unit_test(test_camera_effects),
+        cmocka_unit_test(test_contrast),
+        cmocka_unit_test(test_street),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

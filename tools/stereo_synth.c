@@ -2,6 +2,8 @@
 /* stereo_synth.c — writes the generated stereo scene (hal/synth.h) with its ground truth.
  *
  *   stereo-synth [--size WxH] [--t SECONDS] [--seed N] [--max-disp N] [--edge-radius N]
+ *                [--layout objects|street] [--contrast C] [--right-gain G] [--right-offset O]
+ *                [--right-gamma Y] [--vignette V] [--noise SIGMA]
  *                [--views B2,...] [--grey|--rgb] OUTDIR
  *
  * Exit status: 0 success, 1 output error (OUTDIR cannot be created, a write fails), 2 usage
@@ -34,11 +36,27 @@ static const char usage_text[] =
     "A left pixel (x, y) with disparity d matches the right pixel (x - d, y).\n"
     "\n"
     "  --size WxH        image size (default 640x480; each side 32..4096)\n"
+    "  --layout NAME     objects (default): slanted background, panels and moving occluders;\n"
+    "                    street: sky, a road plane from the horizon (40 % of the height) to\n"
+    "                    the bottom, two slanted facades and three cars (static: --t is ignored)\n"
     "  --t SECONDS       scene time: the occluders move with it (default 0, the test scene)\n"
-    "  --seed N          texture seed (default 1; the geometry does not depend on it)\n"
-    "  --max-disp N      disparity of the nearest object; all disparities lie in [N/6, N]\n"
+    "  --seed N          texture and noise seed (default 1; the geometry does not depend on it)\n"
+    "  --max-disp N      disparity of the nearest object: all disparities lie in [N/6, N]\n"
+    "                    (street: in [round(N/16), N]; the bottom row is near N)\n"
     "                    (default: a multiple of 12 near width/12, 48 at 640 wide)\n"
     "  --edge-radius N   near_edge radius in px, 0..64 (default 2)\n"
+    "  --contrast C      texture contrast about each texture's mean, 0.02..1 (default 1;\n"
+    "                    0.1 is nearly textureless)\n"
+    "Camera effects (the ground truth does not change), applied in this order to the exact\n"
+    "pixel value v before rounding:\n"
+    "  --vignette V      each view times 1 - V (r/rmax)^2, 0..0.9 (default 0); r from a centre\n"
+    "                    2 % of the width right (left view) or left (right view) of the image\n"
+    "                    centre, rmax = half the image diagonal\n"
+    "  --right-gain G    right view: v -> 255 ((G v + O) / 255)^Y, G 0.25..4 (default 1),\n"
+    "  --right-offset O  O -128..128 grey levels (default 0),\n"
+    "  --right-gamma Y   Y 0.25..4 (default 1); G v + O below 0 gives 0\n"
+    "  --noise SIGMA     Gaussian noise of SIGMA grey levels, 0..32 (default 0), independent\n"
+    "                    per pixel and view, fixed by --seed; then rounding to 0..255\n"
     "  --views B2,...    more views on the line of the two cameras, at baseline ratio Bi\n"
     "                    relative to the left-right baseline (left.png is 0, right.png 1;\n"
     "                    negative: left of the left camera; |Bi| <= 4, no 0 or 1, none twice;\n"
@@ -68,6 +86,19 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, long *out
         fprintf(stderr, PROG ": %s (see --help)\n", err);
         return -1;
     }
+    return 0;
+}
+
+/* A number in lo..hi (finite, the whole argument). */
+static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end, what[96];
+    errno = 0;
+    double v = strtod(s, &end);
+    snprintf(what, sizeof what, "needs a number in %g..%g", lo, hi);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+        return usage_error(opt, what, s);
+    *out = v;
     return 0;
 }
 
@@ -203,7 +234,10 @@ int main(int argc, char **argv)
             opt[n] = '\0';
             int known = !strcmp(opt, "--size") || !strcmp(opt, "--t") || !strcmp(opt, "--seed") ||
                         !strcmp(opt, "--max-disp") || !strcmp(opt, "--edge-radius") ||
-                        !strcmp(opt, "--views");
+                        !strcmp(opt, "--views") || !strcmp(opt, "--layout") ||
+                        !strcmp(opt, "--contrast") || !strcmp(opt, "--right-gain") ||
+                        !strcmp(opt, "--right-offset") || !strcmp(opt, "--right-gamma") ||
+                        !strcmp(opt, "--vignette") || !strcmp(opt, "--noise");
             if (!known) {
                 fprintf(stderr, PROG ": unknown option '%s' (see --help)\n", a);
                 return EXIT_USAGE;
@@ -234,6 +268,33 @@ int main(int argc, char **argv)
                 p.seed = (unsigned)v;
             } else if (!strcmp(opt, "--views")) {
                 if (parse_views(opt, val, views, &nviews) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--layout")) {
+                if (!strcmp(val, "objects")) {
+                    p.layout = SYNTH_LAYOUT_OBJECTS;
+                } else if (!strcmp(val, "street")) {
+                    p.layout = SYNTH_LAYOUT_STREET;
+                } else {
+                    usage_error(opt, "needs objects or street", val);
+                    return EXIT_USAGE;
+                }
+            } else if (!strcmp(opt, "--contrast")) {
+                if (parse_real(opt, val, SYNTH_MIN_CONTRAST, 1, &p.contrast) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--right-gain")) {
+                if (parse_real(opt, val, 0.25, 4, &p.right_gain) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--right-offset")) {
+                if (parse_real(opt, val, -128, 128, &p.right_offset) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--right-gamma")) {
+                if (parse_real(opt, val, 0.25, 4, &p.right_gamma) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--vignette")) {
+                if (parse_real(opt, val, 0, 0.9, &p.vignette) != 0)
+                    return EXIT_USAGE;
+            } else if (!strcmp(opt, "--noise")) {
+                if (parse_real(opt, val, 0, 32, &p.noise) != 0)
                     return EXIT_USAGE;
             } else if (!strcmp(opt, "--max-disp")) {
                 if (parse_int(opt, val, SYNTH_MIN_DISPARITY, SYNTH_MAX_SIZE / 2, &v) != 0)
@@ -351,8 +412,8 @@ int main(int argc, char **argv)
         synth_destroy(h);
     }
     if (status == 0)
-        printf("%s: %dx%d t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir, p.width,
-               p.height, p.t, synth_max_disparity(&p), sc.gt_min, sc.gt_max,
+        printf("%s: %dx%d%s t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir, p.width,
+               p.height, p.layout == SYNTH_LAYOUT_STREET ? " street" : "", p.t, synth_max_disparity(&p), sc.gt_min, sc.gt_max,
                synth_max_disparity(&p));
     free(path);
     synth_free(&sc);
