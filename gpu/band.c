@@ -74,6 +74,12 @@ STEREO_HOT void band_cost_rows(const sgm_config *c, int W, const uint16_t *band,
                     cp[j] = (uint8_t)__builtin_popcountll(in->census[0][p] ^
                                                           in->census[1][row + x0 - j]);
                 break;
+            case STEREO_COST_ADCENSUS:
+                for (int j = 0; j < inside; j++)
+                    cp[j] = (uint8_t)stereo_adcensus_cost(
+                        __builtin_popcountll(in->census[0][p] ^ in->census[1][row + x0 - j]),
+                        in->grey[0][p], in->ad_lut[gr[x0 - j]], in->ad_weight, cap);
+                break;
             case STEREO_COST_AD:
                 for (int j = 0; j < inside; j++)
                     cp[j] = (uint8_t)stereo_ad_cost(in->grey[0][p], gr[x0 - j], cap);

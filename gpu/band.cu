@@ -79,6 +79,9 @@ cudaError_t launch_band_cost(const sgm_args *a, int cost_kind, const band_args *
     case 1: k_band_cost<1><<<grid, 256, 0, stream>>>(*a, *b, log2w); break;
     case 2: k_band_cost<2><<<grid, 256, 0, stream>>>(*a, *b, log2w); break;
     case 3: k_band_cost<3><<<grid, 256, 0, stream>>>(*a, *b, log2w); break;
+    case COST_KIND_ADCENSUS:
+        k_band_cost<COST_KIND_ADCENSUS><<<grid, 256, 0, stream>>>(*a, *b, log2w);
+        break;
     default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();

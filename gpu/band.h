@@ -61,10 +61,12 @@ void band_from_coarse_rows(const int16_t *coarse, int w1, int h1, int w, int dmi
 
 /* The inputs of the band's costs (those of the cost in use; the others may be NULL). */
 typedef struct {
-    stereo_cost cost;                 /* rank, census, ad or bt */
+    stereo_cost cost;                 /* rank, census, ad, bt or adcensus */
     const uint8_t *rank[2];
     const uint64_t *census[2];
     const uint8_t *grey[2];
+    const uint8_t *ad_lut;            /* adcensus: the grey mapping and the weight */
+    int ad_weight;
 } band_inputs;
 
 /* Step 3's costs of rows [y0, y1): cost[(y * w + x) * W + j]. */

@@ -115,6 +115,9 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
     case 1: k_block_vertical<1><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
     case 2: k_block_vertical<2><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
     case 3: k_block_vertical<3><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V); break;
+    case COST_KIND_ADCENSUS:
+        k_block_vertical<COST_KIND_ADCENSUS><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V);
+        break;
     default:
         k_block_vertical<BLOCK_COST_VOLUME><<<vgrid, BLOCK_THREADS, 0, stream>>>(*a, r, vc, V);
         break;
@@ -133,12 +136,15 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
 
 /* The two-view cost volume C (sgm.h's layout) of one cost kind, as pair_cost computes it: the
  * input of the volume walk (SGM_VOLUME), which the stage uses for the costs whose own walk is
- * slower (stage_cuda.cu). One block per pixel, each thread four consecutive disparities (one
- * 32-bit store; D is a multiple of 16). */
+ * slower (stage_cuda.cu). A block holds 1024 / D consecutive pixels of a row (threadIdx.y), 256
+ * threads; each thread four consecutive disparities (one 32-bit store; D is a multiple of 16),
+ * so a block writes one contiguous run of the volume. */
 template <int KIND>
 static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out)
 {
-    const int x = blockIdx.x, y = blockIdx.y, k = 4 * threadIdx.x;
+    const int x = blockIdx.x * blockDim.y + threadIdx.y, y = blockIdx.y, k = 4 * threadIdx.x;
+    if (x >= a.width)
+        return;
     const size_t row = (size_t)y * a.width;
     uint32_t c4 = 0;
 #pragma unroll
@@ -150,15 +156,17 @@ static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out
 cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, cudaStream_t stream)
 {
     if (!a || !out || a->width < 1 || a->height < 1 || a->ndisp < 16 || a->ndisp % 16 ||
-        a->ndisp > 512 || cost_kind < 0 || cost_kind > 3 || a->height > 65535)
+        a->ndisp > 512 || cost_kind < 0 || cost_kind > COST_KIND_ADCENSUS || a->height > 65535)
         return cudaErrorInvalidValue;
-    dim3 grid((unsigned)a->width, (unsigned)a->height);
-    const unsigned threads = (unsigned)a->ndisp / 4;
+    const unsigned per_pixel = (unsigned)a->ndisp / 4, pixels = 1024u / (unsigned)a->ndisp;
+    const dim3 grid(((unsigned)a->width + pixels - 1) / pixels, (unsigned)a->height);
+    const dim3 threads(per_pixel, pixels);
     switch (cost_kind) {
     case 0: k_cost_volume<0><<<grid, threads, 0, stream>>>(*a, out); break;
     case 1: k_cost_volume<1><<<grid, threads, 0, stream>>>(*a, out); break;
     case 2: k_cost_volume<2><<<grid, threads, 0, stream>>>(*a, out); break;
-    default: k_cost_volume<3><<<grid, threads, 0, stream>>>(*a, out); break;
+    case 3: k_cost_volume<3><<<grid, threads, 0, stream>>>(*a, out); break;
+    default: k_cost_volume<COST_KIND_ADCENSUS><<<grid, threads, 0, stream>>>(*a, out); break;
     }
     return cudaGetLastError();
 }

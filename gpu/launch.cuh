@@ -47,6 +47,10 @@ cudaError_t launch_grey_rectify(const frame_desc *desc, int side, stereo_pixfmt 
 cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *out,
                         cudaStream_t stream);
 cudaError_t launch_census(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
+/* Cost adcensus: lut (256 bytes) = stereo_grey_match_lut of the n-pixel grey images left and
+ * right; hist (512 uint32) is scratch; sms sizes the grid. */
+cudaError_t launch_grey_match(const uint8_t *left, const uint8_t *right, size_t n, int sms,
+                              uint32_t *hist, uint8_t *lut, cudaStream_t stream);
 /* The bt cost's words in the census buffers: I | lo << 8 | hi << 16 (stereo_bt_range). */
 cudaError_t launch_bt_words(const uint8_t *grey, int w, int h, uint64_t *out, cudaStream_t stream);
 
@@ -87,6 +91,11 @@ typedef struct {
     uint32_t *sweep_S;                   /* the forward sweep's partial sums, w * h * D / 2 words */
     uint32_t *sweep_ring;                /* sweep_ring_words(w, D) words: the rows between warps */
     int *sweep_sync;                     /* 8 bytes, zeroed once: the ticket counter (uint64) */
+    /* cost adcensus (COST_KIND_ADCENSUS): census words in census_l / census_r, and the grey
+     * values of both views */
+    const uint8_t *grey_r;               /* the right grey image (grey is the left one) */
+    const uint8_t *ad_lut;               /* the right grey values' mapping (launch_grey_match) */
+    int ad_weight;                       /* stereo_adcensus_cost's weight */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -194,17 +203,22 @@ cudaError_t launch_publish(const frame_desc *desc, const int16_t *disp, const in
  * block_horizontal_rows on the CPU's cost volume; V (uint16, w * h * D) is scratch (the
  * vertical sums). cost_kind: 0 rank (|rank_l - rank_r|), 1 census (census_l / census_r),
  * 2 table (cost_table[rank_l * 256 + rank_r], grey values in the rank rows: ad, mi), 3 bt (words
- * I | lo << 8 | hi << 16 in census_l / census_r, stereo_bt_cost with cap max_cost). Right pixels
+ * I | lo << 8 | hi << 16 in census_l / census_r, stereo_bt_cost with cap max_cost), 4 adcensus
+ * (COST_KIND_ADCENSUS). Right pixels
  * are read only where x - d >= 0, so the rows need no padding. Returns cudaErrorInvalidValue for
  * an even block, a shift outside 0..31 or an unknown cost_kind. */
 typedef struct {
     int block, shift; /* N (odd, block.h), block_shift(max_cost, N) */
-    int cost_kind;    /* 0 rank, 1 census, 2 table, 3 bt words, BLOCK_COST_VOLUME */
+    int cost_kind;    /* 0 rank, 1 census, 2 table, 3 bt words, COST_KIND_ADCENSUS,
+                         BLOCK_COST_VOLUME */
 } block_args;
+/* cost kind 4: adcensus, stereo_adcensus_cost of census_l / census_r and grey / grey_r with
+ * a->ad_weight (no walk of its own: the stage always builds its cost volume) */
+#define COST_KIND_ADCENSUS 4
 /* block_args.cost_kind: the costs read from a->cost_vol, a complete cost volume (sgm.h's layout,
  * every voxel as it stands: more views' combined cost, which may be below max_cost where
  * x - d < 0, since another view sees the point) */
-#define BLOCK_COST_VOLUME 4
+#define BLOCK_COST_VOLUME 5
 cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V, uint16_t *S,
                              cudaStream_t stream);
 /* The two-view cost volume C (w * h * D bytes, sgm.h) of cost_kind (as block_args), for the

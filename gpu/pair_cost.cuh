@@ -28,6 +28,11 @@ static __device__ __forceinline__ int pair_cost(const sgm_args &a, size_t row, i
     }
     if (KIND == 1) /* census: popcount(censusL ^ censusR(x - d)) */
         return __popcll(__ldg(a.census_l + row + x) ^ __ldg(a.census_r + row + xr));
+    if (KIND == COST_KIND_ADCENSUS) /* census distance plus the weighted grey difference */
+        return stereo_adcensus_cost(
+            __popcll(__ldg(a.census_l + row + x) ^ __ldg(a.census_r + row + xr)),
+            __ldg(a.grey + row + x), __ldg(a.ad_lut + __ldg(a.grey_r + row + xr)), a.ad_weight,
+            a.max_cost);
     if (KIND == 2) /* ad, mi: table[IL * 256 + IR(x - d)], grey values in the rank rows */
         return __ldg(a.cost_table + (int)__ldg(a.rank_l + row + x) * 256 +
                      __ldg(a.rank_r + row + xr));

@@ -101,6 +101,29 @@ void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const u
     }
 }
 
+STEREO_HOT void sgm_cost_adcensus_rows(const sgm_config *c, const uint64_t *census_l,
+                                       const uint64_t *census_r, const uint8_t *grey_l,
+                                       const uint8_t *grey_r, const uint8_t *lut, int weight,
+                                       uint8_t *cost, int y0, int y1)
+{
+    int w = c->width, D = c->ndisp, cap = c->max_cost;
+    for (int y = y0; y < y1; y++) {
+        const size_t row = (size_t)y * w;
+        const uint64_t *cl = census_l + row, *cr = census_r + row;
+        const uint8_t *gl = grey_l + row, *gr = grey_r + row;
+        for (int x = 0; x < w; x++) {
+            uint8_t *cp = cost + (row + x) * D;
+            int inside = inside_count(c, x);
+            for (int k = 0; k < inside; k++) {
+                int xr = x - c->dmin - k;
+                cp[k] = (uint8_t)stereo_adcensus_cost(__builtin_popcountll(cl[x] ^ cr[xr]), gl[x],
+                                                      lut[gr[xr]], weight, cap);
+            }
+            memset(cp + inside, c->max_cost, (size_t)(D - inside));
+        }
+    }
+}
+
 STEREO_HOT void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l,
                                     const uint8_t *grey_r, const uint8_t *table, uint8_t *cost,
                                     int y0, int y1)

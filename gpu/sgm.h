@@ -8,6 +8,8 @@
  *              = stereo_bt_cost(IL, loL, hiL, IR, loR, hiR, cap) (bt; the ranges from
  *                stereo_bt_range on each row of the grey images, stereo_math.h)
  *              = table[IL(x, y) * 256 + IR(x - d, y)]  (mi: grey values, the table of mi.h)
+ *              = stereo_adcensus_cost(census distance, IL, lut[IR], ad_weight, 62)  (adcensus;
+ *                lut = stereo_grey_match_lut of the frame's two grey images)
  *   with cap = max_cost = STEREO_GREY_COST_MAX for ad and bt (MI_MAX_COST for mi, the same 63),
  *   and C = max_cost when x - d < 0 (no right pixel to compare with).
  *
@@ -65,6 +67,12 @@ void sgm_cost_rank_rows(const sgm_config *c, const uint8_t *rank_l, const uint8_
                         uint8_t *cost, int y0, int y1);
 void sgm_cost_census_rows(const sgm_config *c, const uint64_t *census_l, const uint64_t *census_r,
                           uint8_t *cost, int y0, int y1);
+/* adcensus: stereo_adcensus_cost of the census words and the grey values, the right ones
+ * mapped by lut (stereo_grey_match_lut), with the weight ad_weight */
+void sgm_cost_adcensus_rows(const sgm_config *c, const uint64_t *census_l,
+                            const uint64_t *census_r, const uint8_t *grey_l,
+                            const uint8_t *grey_r, const uint8_t *lut, int weight, uint8_t *cost,
+                            int y0, int y1);
 /* bt: lo[x], hi[x] = stereo_bt_range of row[x] and its neighbours, the border pixel standing in
  * for a missing neighbour (also for the multi-view cost, multiview.h) */
 void sgm_bt_row_range(const uint8_t *row, int w, uint8_t *lo, uint8_t *hi);

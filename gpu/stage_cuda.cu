@@ -61,11 +61,21 @@ typedef struct {
 static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD || c == STEREO_COST_MI; }
 /* The costs the walk evaluates on 64-bit words per pixel (the census path, sgm_walk.cuh
  * word_cost): census, and bt's packed I, lo, hi (launch_bt_words). */
-static int cost_uses_words(stereo_cost c) { return c == STEREO_COST_CENSUS || c == STEREO_COST_BT; }
+static int cost_uses_words(stereo_cost c)
+{
+    return stereo_cost_has_census(c) || c == STEREO_COST_BT;
+}
+/* The costs that have no walk of their own (sgm_walk.cuh): the volume walk reads them from the
+ * cost volume, built first by launch_cost_volume, whatever STEREO_CUDA_COST_VOLUME says. */
+static int cost_needs_volume(stereo_cost c) { return c == STEREO_COST_ADCENSUS; }
 /* The cost kinds of block.cu (block_args.cost_kind): 0 rank, 1 census, 2 table, 3 bt words. */
 static int cost_kind(stereo_cost c)
 {
-    return c == STEREO_COST_CENSUS ? 1 : c == STEREO_COST_BT ? 3 : cost_uses_table(c) ? 2 : 0;
+    return c == STEREO_COST_CENSUS     ? 1
+           : c == STEREO_COST_BT       ? 3
+           : c == STEREO_COST_ADCENSUS ? COST_KIND_ADCENSUS
+           : cost_uses_table(c)        ? 2
+                                       : 0;
 }
 
 #define MAX_PROFILE 16
@@ -119,6 +129,8 @@ struct stage_cuda {
     uint8_t *conf;
     postfilter_cuda post;    /* stage 9's settings, scratch and temporal state (postfilter.h) */
     uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256, else NULL */
+    uint32_t *ad_hist;       /* cost adcensus: the histograms (512) and the grey mapping (256) */
+    uint8_t *ad_lut;
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
     uint8_t *rgba;           /* colour image for stage_cuda_colorize */
     /* per-frame pointers (launch.cuh): the graph reads d_desc; h_desc[0] stages the synchronous
@@ -387,12 +399,16 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     for (int i = 0; i < s->nv; i++) {
         if (p->cost == STEREO_COST_RANK)
             LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
-        else if (p->cost == STEREO_COST_CENSUS)
+        else if (stereo_cost_has_census(p->cost))
             LAUNCH(launch_census(s->grey[i], w, h, s->census[i], st), "census");
         else if (p->cost == STEREO_COST_BT && s->nv == 2) /* more views read the grey rows */
             LAUNCH(launch_bt_words(s->grey[i], w, h, s->census[i], st), "bt words");
         /* table costs (ad): grey is the padded rows the walk reads (stage_cuda_create) */
     }
+    if (p->cost == STEREO_COST_ADCENSUS)
+        LAUNCH(launch_grey_match(s->grey[0], s->grey[1], (size_t)w * h, s->sms, s->ad_hist,
+                                 s->ad_lut, st),
+               "grey_match");
     mark(s, "transform");
     /* 4.-7. cost on the fly, aggregation per direction; the last direction's pass also picks
      * the left and right disparities (to the raw maps when the median filters them next) */
@@ -403,6 +419,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                   s->rank[0], s->rank[1], s->census[0], s->census[1], s->cost_table, {NULL}, s->branches,
                   s->have_maps ? s->valid[0] : NULL, s->have_maps ? s->valid[1] : NULL,
                   p->uniqueness, p->subpixel, wta, p->lr_check ? wta_right : NULL, s->conf};
+    a.grey_r = s->grey[1];
+    a.ad_lut = s->ad_lut;
+    a.ad_weight = p->ad_weight;
     for (int r = 0; r < 8; r++) {
         stereo_path_penalties(p, r, &a.dir_p1[r], &a.dir_p2[r]);
         a.dir_weight[r] = r < p->paths ? p->path_weight[r] : 0;
@@ -718,7 +737,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                     if (cost_uses_table(p->cost)) /* the walk reads the grey values there */
                         s->grey[i] = s->rank[i];
                 }
-                else if (p->cost == STEREO_COST_CENSUS || s->nv == 2) /* bt: words (pair) */
+                else if (stereo_cost_has_census(p->cost) || s->nv == 2) /* bt: words (pair) */
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
             }
             s->in_fmt = STEREO_PIX_GREY8;
@@ -759,7 +778,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             const int sweep_ok = !s->bm && fits && !weighted &&
                                  sgm_sweep_supports(p->num_disparities) &&
                                  (p->cost == STEREO_COST_RANK || s->nv > 2 || big ||
-                                  !(cvs && !strcmp(cvs, "0")));
+                                  cost_needs_volume(p->cost) || !(cvs && !strcmp(cvs, "0")));
             const size_t ring_bytes = sweep_ring_words(p->width, p->num_disparities) * 4;
             const size_t sweep_bytes = vol * 2 + ring_bytes;
             const int others_fit = !big && ((fits && (size_t)p->paths * vol <= budget) ||
@@ -816,8 +835,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 want_vol = cv[0] == '1';
             if (s->agg_sweep && p->cost != STEREO_COST_RANK) /* its only way to other costs */
                 want_vol = 1;
-            if (s->nv > 2) /* the multi-baseline cost exists only as a volume (bm too) */
-                want_vol = 1;
+            if (s->nv > 2 || (cost_needs_volume(p->cost) && !s->bm))
+                want_vol = 1; /* the multi-baseline cost exists only as a volume (bm too) */
             else if (s->bm) /* bm's box sums compute the pair's costs on the fly */
                 want_vol = 0;
             if (want_vol)
@@ -870,6 +889,10 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                     MANAGED_ALLOC(s->slot[k].rect[i], n);
             }
             CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
+            if (p->cost == STEREO_COST_ADCENSUS) {
+                DEV_ALLOC(s->ad_hist, 512 * sizeof(uint32_t));
+                DEV_ALLOC(s->ad_lut, 256);
+            }
             if (cost_uses_table(p->cost)) {
                 /* the table costs' C = table[IL * 256 + IR] (sgm.h); ad's is fixed */
                 DEV_ALLOC(s->cost_table, 256 * 256);
@@ -931,6 +954,8 @@ static void release(stage_cuda *s)
         cudaFree(s->census[i]);
     }
     cudaFree(s->cost_table);
+    cudaFree(s->ad_hist);
+    cudaFree(s->ad_lut);
     cudaFree(s->L8);
     stage_cuda_destroy(s->coarse);
     cudaFree(s->band.start);

@@ -45,6 +45,7 @@ struct stereo_stage {
     uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
     uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
     uint8_t *cost;          /* w * h * D */
+    uint8_t ad_lut[256];    /* cost adcensus: the frame's grey mapping (stereo_grey_match_lut) */
     uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
     void *sweep_scratch[2];
     const sgm_simd_isa *simd; /* the fused SGM path (sgm_simd.h), or NULL: the reference */
@@ -99,7 +100,7 @@ const char *stereo_status_str(stereo_status st)
     return "unknown error";
 }
 
-static const char *const cost_names[] = {"rank", "census", "ad", "bt", "mi"};
+static const char *const cost_names[] = {"rank", "census", "ad", "bt", "mi", "adcensus"};
 static const char *const backend_names[] = {"auto", "cpu", "cuda"};
 static const char *const method_names[] = {"sgm", "bm"};
 #define NCOSTS ((int)(sizeof cost_names / sizeof *cost_names))
@@ -121,7 +122,7 @@ const char *stereo_method_to_str(stereo_method m)
     return (unsigned)m < 2 ? method_names[m] : "?";
 }
 /* cost_names for messages: a constant (no lazily built global); keep the two together */
-const char *stereo_cost_names(void) { return "rank, census, ad, bt, mi"; }
+const char *stereo_cost_names(void) { return "rank, census, ad, bt, mi, adcensus"; }
 const char *stereo_method_names(void) { return "sgm, bm"; }
 
 int stereo_method_from_str(const char *s, stereo_method *out)
@@ -161,7 +162,9 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
 {
     /* Chosen with tools/tune_penalties.py on the six shared Middlebury scenes, with the adaptive
      * P2 (T = 16) on, in the middle of a broad plateau (docs/tuning.md has the grids). */
-    if (cost == STEREO_COST_CENSUS) {
+    if (cost == STEREO_COST_CENSUS || cost == STEREO_COST_ADCENSUS) {
+        /* adcensus: census's pair, its costs having census's range (leave-one-out in
+         * docs/tuning.md) */
         *p1 = 16;
         *p2 = 96;
     } else if (cost == STEREO_COST_AD || cost == STEREO_COST_BT) {
@@ -193,6 +196,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->num_disparities = 64;
     p->cost = STEREO_COST_RANK;
     p->rank_window = 9;
+    p->ad_weight = 3;
     p->paths = 8;
     stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
     p->p2_adapt = 16;
@@ -264,6 +268,9 @@ static stereo_status views_check(const stereo_params *p, char *err, size_t errle
     if (p->cost == STEREO_COST_MI)
         return fail(err, errlen, E, "cost mi: not with more than two views yet (its table is "
                     "learnt from one pair)");
+    if (p->cost == STEREO_COST_ADCENSUS)
+        return fail(err, errlen, E, "cost adcensus: not with more than two views yet (take "
+                    "census or ad)");
     if (p->baseline[0] != 0)
         return fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
                     p->baseline[0]);
@@ -317,6 +324,8 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
         return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
                     RANK_WINDOW_MAX);
+    if (p->cost == STEREO_COST_ADCENSUS && (p->ad_weight < 1 || p->ad_weight > 16))
+        return fail(err, errlen, E, "ad weight: %d is outside 1..16", p->ad_weight);
     if (p->paths != 4 && p->paths != 8)
         return fail(err, errlen, E, "paths: %d is neither 4 nor 8", p->paths);
     if (p->p1 < 1 || p->p1 > 1022)
@@ -434,9 +443,9 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
         band_coarse_params(p, &q);
         band = 2 * n + 2 * (uint64_t)q.width * q.height + stereo_cpu_bytes(&q, NULL);
     }
-    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK     ? n
-                                        : p->cost == STEREO_COST_CENSUS ? 8 * n
-                                                                        : 0);
+    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n
+                                        : stereo_cost_has_census(p->cost) ? 8 * n
+                                                                          : 0);
     uint64_t mapped = 0;
     if (maps)
         for (int i = 0; i < view_count(p); i++)
@@ -493,7 +502,7 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->grey[i] = malloc(n));
         if (p->cost == STEREO_COST_RANK)
             ok &= !!(s->rank[i] = malloc(n));
-        else if (p->cost == STEREO_COST_CENSUS)
+        else if (stereo_cost_has_census(p->cost))
             ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
     }
     if (p->cost == STEREO_COST_MI) {
@@ -819,7 +828,7 @@ static void job_transform(void *ctx, int y0, int y1)
     if (s->p.cost == STEREO_COST_RANK)
         rank_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->p.rank_window,
                             s->rank[j->side], y0, y1);
-    else if (s->p.cost == STEREO_COST_CENSUS)
+    else if (stereo_cost_has_census(s->p.cost))
         census_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->census[j->side], y0,
                               y1);
 }
@@ -855,7 +864,8 @@ static void job_cost(void *ctx, int y0, int y1)
         const band_inputs in = {s->p.cost,
                                 {s->rank[0], s->rank[1]},
                                 {s->census[0], s->census[1]},
-                                {j->grey[0], j->grey[1]}};
+                                {j->grey[0], j->grey[1]},
+                                s->ad_lut, s->p.ad_weight};
         band_cost_rows(&j->sgm, s->p.band, s->band, &in, s->cost, y0, y1);
         return;
     }
@@ -871,12 +881,25 @@ static void job_cost(void *ctx, int y0, int y1)
     case STEREO_COST_CENSUS:
         sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
         break;
+    case STEREO_COST_ADCENSUS:
+        sgm_cost_adcensus_rows(&j->sgm, s->census[0], s->census[1], j->grey[0], j->grey[1],
+                               s->ad_lut, s->p.ad_weight, s->cost, y0, y1);
+        break;
     case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
     case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
     case STEREO_COST_MI:
         sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->cost, y0, y1);
         break;
     }
+}
+
+/* stereo_grey_match_lut of two w * h grey images */
+static void grey_match(const uint8_t *left, const uint8_t *right, size_t n, uint8_t *lut)
+{
+    uint32_t hl[256] = {0}, hr[256] = {0};
+    for (size_t i = 0; i < n; i++)
+        hl[left[i]]++, hr[right[i]]++;
+    stereo_grey_match_lut(hl, hr, lut);
 }
 
 /* BM: the box sum's vertical pass into S[1], the horizontal one into S[0] (block.h) */
@@ -1271,6 +1294,9 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
         /* 3. rank / census transform (none for ad, bt and mi: a no-op counted like one) */
         run_rows(s, &j, h, job_transform, w * UNITS_TRANSFORM);
     }
+    /* 3a. adcensus: the right view's grey mapping onto the left's */
+    if (p->cost == STEREO_COST_ADCENSUS)
+        grey_match(s->grey[0], s->grey[1], (size_t)p->width * p->height, s->ad_lut);
     /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
     if (p->cost == STEREO_COST_MI)
         mi_prepare(s, j.valid[0], j.valid[1]); /* the CPU's levels do not fail */

@@ -65,6 +65,9 @@ typedef enum {
     STEREO_COST_AD = 2,       /* min(|IL - IR|, STEREO_GREY_COST_MAX) on grey values */
     STEREO_COST_BT = 3,       /* Birchfield-Tomasi on grey values, same cap (sgm.h) */
     STEREO_COST_MI = 4,       /* hierarchical mutual information on grey values (mi.h) */
+    STEREO_COST_ADCENSUS = 5, /* census 9x7 plus ad_weight/8 of |IL - M(IR)|, M the right
+                                 view's histogram matched to the left's, at most census's 62
+                                 (stereo_adcensus_cost in stereo_math.h; after Mei et al. 2011) */
 } stereo_cost;
 /* sgm: semi-global matching (default); bm: block matching, winner-takes-all over an N x N box
  * sum of the matching cost (block.h), the local method beside SGM. */
@@ -108,11 +111,13 @@ typedef struct {
     int min_disparity;        /* dmin >= 0 */
     int num_disparities;      /* D: a multiple of 16 in [16, 512], D < width
                                  (stereo_check_disparities) */
-    stereo_cost cost;         /* rank (default), census 9x7, ad, bt, or mi (hierarchical mutual
+    stereo_cost cost;         /* rank (default), census 9x7, ad, bt, adcensus, or mi (hierarchical mutual
                                  information, mi.h; both backends: on CUDA the hierarchy's
                                  levels run on CUDA stages of their own and the tables on the
                                  host, stereo.c cuda_mi_prepare) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
+    int ad_weight;            /* cost adcensus: eighths of a cost unit per grey level of
+                                 |IL - M(IR)| added to the census distance, 1..16 (default 3) */
     int paths;                /* 4 or 8 (default 8) */
     int p1, p2;               /* SGM penalties of every path: 1 <= p1 < p2 <= 1023 */
     int p2_adapt;             /* 0 = off; T > 0: P2' = max(P1+1, P2*T / (T + |dI|)), see sgm.h;
@@ -195,6 +200,12 @@ typedef struct stereo_stage stereo_stage;
  * confidence; block 9 for method bm; mi_warm 0, mi_restart 50; views 2 (the pair), baseline[1]
  * = 16, combine sides. */
 void stereo_params_default(stereo_params *p, int width, int height);
+
+/* Whether the cost compares census words (census, adcensus): the stage keeps their transform. */
+static inline int stereo_cost_has_census(stereo_cost c)
+{
+    return c == STEREO_COST_CENSUS || c == STEREO_COST_ADCENSUS;
+}
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
 void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2);

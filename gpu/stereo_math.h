@@ -73,6 +73,38 @@ STEREO_HD int stereo_ad_cost(int il, int ir, int cap)
     return v < cap ? v : cap;
 }
 
+/* AD-census (after Mei et al. 2011, in integers): the census distance h (0..62) plus weight / 8
+ * of the grey difference, saturated at cap (the census's 62, so that census's penalties and the
+ * aggregation's byte design hold): C = min(h + ((|IL - M(IR)| * weight) >> 3), cap), where M
+ * (stereo_grey_match_lut) maps the right camera's grey levels onto the left's, so that the grey
+ * term survives two cameras' different gain, offset or gamma (docs/tuning.md). */
+STEREO_HD int stereo_adcensus_cost(int h, int il, int ir, int weight, int cap)
+{
+    int v = il - ir;
+    v = h + (((v < 0 ? -v : v) * weight) >> 3);
+    return v < cap ? v : cap;
+}
+
+/* AD-census's grey mapping M, histogram specification of the right view onto the left: from the
+ * two views' 256-bin histograms (the same pixel count), lut[k] is the smallest left level i
+ * whose cumulative count reaches the middle of right level k's bin:
+ *   2 CL(i) >= CR(k - 1) + CR(k),  CL(i), CR(k) = left / right pixels <= i / k, CR(-1) = 0.
+ * A monotonic global change of the right camera's response (gain, offset, gamma) is undone up to
+ * the quantisation; identical histograms give lut[k] = k at every level present. Both views'
+ * histograms count every pixel of the matched images (border and invalid pixels included). */
+STEREO_HD void stereo_grey_match_lut(const uint32_t *hist_l, const uint32_t *hist_r, uint8_t *lut)
+{
+    uint64_t cl = hist_l[0], cr_prev = 0, cr = 0;
+    int i = 0;
+    for (int k = 0; k < 256; k++) {
+        cr += hist_r[k];
+        while (i < 255 && 2 * cl < cr_prev + cr)
+            cl += hist_l[++i];
+        lut[k] = (uint8_t)i;
+        cr_prev = cr;
+    }
+}
+
 /* BT (Birchfield & Tomasi 1998, sampling-insensitive): the range [lo, hi] that the linearly
  * interpolated image takes within half a pixel of x, from the half-pixel values as OpenCV's
  * StereoSGBM forms them: I- = (I(x) + I(x-1)) >> 1, I+ = (I(x) + I(x+1)) >> 1 (floor), a missing

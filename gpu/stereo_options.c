@@ -44,15 +44,23 @@ const stereo_option_info stereo_option_table[] = {
      .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
      .help = "smallest disparity searched"},
     {ROW("cost", 0, "cost", "cost", MATCHING, COST, cost),
-     .metavar = "NAME", .range = "rank, census, ad, bt, mi", .def = "rank",
+     .metavar = "NAME", .range = "rank, census, ad, bt, mi, adcensus", .def = "rank",
      .help = "matching cost",
      .more = "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), "
              "bt (Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information "
              "(Hirschmueller 2008; robust to gain, gamma and other global differences between "
              "the cameras; the pair is matched at 1/16 .. 1/2 first to find the MI table; on "
-             "CUDA the levels run on the GPU, the tables on the host)"},
+             "CUDA the levels run on the GPU, the tables on the host), adcensus: census plus "
+             "--ad-weight eighths of the absolute grey difference after matching the right "
+             "view's histogram to the left's, at most census's 62 (after Mei et al. 2011)"},
     {ROW("window", 0, "window", "window", MATCHING, INT, rank_window),
      .metavar = "N", .range = "odd, 3..15", .def = "9", .help = "rank window side"},
+    {ROW("ad-weight", 0, "ad_weight", "ad_weight", MATCHING, INT, ad_weight),
+     .metavar = "N", .range = "1..16", .def = "3",
+     .help = "adcensus: eighths of a cost unit per grey level of |IL - IR|",
+     .more = "added to the census distance; the right view's grey levels are first mapped "
+             "onto the left's (histogram matching), so that the term survives the cameras' "
+             "different gain, offset or gamma"},
     {ROW("method", 0, "method", "method", MATCHING, METHOD, method),
      .metavar = "NAME", .range = "sgm, bm", .def = "sgm", .help = "matching method",
      .more = "sgm: semi-global matching; bm: block matching, the cost summed over a --block N x "
@@ -221,6 +229,8 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
         return stereo_cost_from_str(v, &p->cost)
                    ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v, stereo_cost_names())
                    : 0;
+    if (IS("ad-weight"))
+        return INT(1, 16, &p->ad_weight);
     if (IS("method"))
         return stereo_method_from_str(v, &p->method)
                    ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v,

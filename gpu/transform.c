@@ -14,7 +14,8 @@
 int transform_max_cost(stereo_cost cost, int rank_window)
 {
     switch (cost) {
-    case STEREO_COST_CENSUS: return CENSUS_BITS;
+    case STEREO_COST_CENSUS:
+    case STEREO_COST_ADCENSUS: return CENSUS_BITS;
     case STEREO_COST_AD:
     case STEREO_COST_BT: return STEREO_GREY_COST_MAX;
     case STEREO_COST_MI: return MI_MAX_COST;

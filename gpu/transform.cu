@@ -111,3 +111,45 @@ cudaError_t launch_bt_words(const uint8_t *grey, int w, int h, uint64_t *out, cu
     k_bt_words<<<grid, block, 0, stream>>>(grey, w, h, out);
     return cudaGetLastError();
 }
+
+/* Cost adcensus's grey mapping (stereo_grey_match_lut): the two views' 256-bin histograms
+ * (counts in shared memory, then one atomicAdd per bin and block; integer sums, so the order
+ * does not matter) */
+static __global__ void k_grey_histograms(const uint8_t *__restrict__ left,
+                                         const uint8_t *__restrict__ right, size_t n,
+                                         uint32_t *__restrict__ hist)
+{
+    __shared__ uint32_t h[512];
+    for (int i = threadIdx.x; i < 512; i += blockDim.x)
+        h[i] = 0;
+    __syncthreads();
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        atomicAdd(&h[__ldg(left + i)], 1u);
+        atomicAdd(&h[256 + __ldg(right + i)], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 512; i += blockDim.x)
+        if (h[i])
+            atomicAdd(&hist[i], h[i]);
+}
+
+/* the mapping from the histograms (one thread: 512 steps) */
+static __global__ void k_grey_match_lut(const uint32_t *__restrict__ hist, uint8_t *__restrict__ lut)
+{
+    stereo_grey_match_lut(hist, hist + 256, lut);
+}
+
+cudaError_t launch_grey_match(const uint8_t *left, const uint8_t *right, size_t n, int sms,
+                              uint32_t *hist, uint8_t *lut, cudaStream_t stream)
+{
+    if (!left || !right || !hist || !lut || n == 0)
+        return cudaErrorInvalidValue;
+    cudaError_t e = cudaMemsetAsync(hist, 0, 512 * sizeof(uint32_t), stream);
+    if (e != cudaSuccess)
+        return e;
+    const size_t want = (n + 255) / 256, cap = (size_t)(sms > 0 ? sms : 1) * 4;
+    k_grey_histograms<<<(unsigned)(want < cap ? want : cap), 256, 0, stream>>>(left, right, n, hist);
+    k_grey_match_lut<<<1, 1, 0, stream>>>(hist, lut);
+    return cudaGetLastError();
+}

@@ -63,7 +63,7 @@ static void random_maps(int w, int h, int nv, stereo_map *m, int16_t **xy, uint1
 static void random_params(stereo_params *p, int w, int h, int *use_maps)
 {
     static const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
-                                        STEREO_COST_BT, STEREO_COST_MI};
+                                        STEREO_COST_BT, STEREO_COST_MI, STEREO_COST_ADCENSUS};
     int D = 16 * rnd_range(1, 4);
     while (D >= w)
         D -= 16;
@@ -73,7 +73,8 @@ static void random_params(stereo_params *p, int w, int h, int *use_maps)
     p->min_disparity = rnd() % 3 == 0 ? rnd_range(0, 20) : 0;
     if (rnd() % 12 == 0) /* around the width: few or no pixels with a candidate */
         p->min_disparity = rnd_range(w - D, w + 5);
-    p->cost = costs[rnd() % 5];
+    p->cost = costs[rnd() % 6];
+    p->ad_weight = rnd_range(1, 16);
     p->rank_window = 2 * rnd_range(1, 4) + 1;
     p->paths = rnd() % 2 ? 8 : 4;
     p->p1 = rnd_range(1, 40);

@@ -371,6 +371,9 @@ static int brute_bt(const uint8_t *gl, const uint8_t *gr, int w, int x, int xr, 
     return v > cap ? cap : v;
 }
 
+/* a grey mapping for adcensus: monotonic, not the identity */
+static int test_lut(int v) { return v * 3 / 4 + 20; }
+
 static int brute_cost(const scene *s, int x, int y, int k)
 {
     int xr = x - (s->dmin + k);
@@ -381,6 +384,11 @@ static int brute_cost(const scene *s, int x, int y, int k)
     case STEREO_COST_RANK: return abs(s->rank[0][y * s->w + x] - s->rank[1][y * s->w + xr]);
     case STEREO_COST_AD: return abs(gl[x] - gr[xr]) > s->maxc ? s->maxc : abs(gl[x] - gr[xr]);
     case STEREO_COST_BT: return brute_bt(gl, gr, s->w, x, xr, s->maxc);
+    case STEREO_COST_ADCENSUS: { /* weight 3: the census distance plus 3/8 per grey level */
+        int v = __builtin_popcountll(s->census[0][y * s->w + x] ^ s->census[1][y * s->w + xr]) +
+                abs(gl[x] - test_lut(gr[xr])) * 3 / 8;
+        return v > s->maxc ? s->maxc : v;
+    }
     default:
         return __builtin_popcountll(s->census[0][y * s->w + x] ^ s->census[1][y * s->w + xr]);
     }
@@ -393,13 +401,47 @@ static void stage_cost(const scene *s, const sgm_config *c, uint8_t *cost)
     case STEREO_COST_RANK: sgm_cost_rank_rows(c, s->rank[0], s->rank[1], cost, 0, s->h); break;
     case STEREO_COST_AD: sgm_cost_ad_rows(c, s->grey[0], s->grey[1], cost, 0, s->h); break;
     case STEREO_COST_BT: sgm_cost_bt_rows(c, s->grey[0], s->grey[1], cost, 0, s->h); break;
+    case STEREO_COST_ADCENSUS:
+    {
+        uint8_t lut[256];
+        for (int i = 0; i < 256; i++)
+            lut[i] = (uint8_t)test_lut(i);
+        sgm_cost_adcensus_rows(c, s->census[0], s->census[1], s->grey[0], s->grey[1], lut, 3, cost,
+                               0, s->h);
+    }
+        break;
     default: sgm_cost_census_rows(c, s->census[0], s->census[1], cost, 0, s->h); break;
     }
 }
 
+/* stereo_grey_match_lut: identical histograms give the identity on the levels present; a right
+ * view whose level v became 2v + 10 is mapped back to v; the mapping never decreases. */
+static void test_grey_match_lut(void **state)
+{
+    (void)state;
+    uint32_t hl[256] = {0}, hr[256] = {0};
+    uint8_t lut[256];
+    for (int v = 0; v < 100; v++)
+        hl[v] = hr[v] = 1 + v % 7;
+    stereo_grey_match_lut(hl, hr, lut);
+    for (int v = 0; v < 100; v++)
+        assert_int_equal(lut[v], v);
+    memset(hr, 0, sizeof hr);
+    for (int v = 0; v < 100; v++)
+        hr[2 * v + 10] = hl[v];
+    stereo_grey_match_lut(hl, hr, lut);
+    for (int v = 0; v < 100; v++)
+        assert_int_equal(lut[2 * v + 10], v);
+    for (int k = 1; k < 256; k++)
+        assert_true(lut[k] >= lut[k - 1]);
+}
+
 static void test_cost_volume(void **state)
 {
-    for (int kind = 0; kind < 4; kind++) {
+    static const stereo_cost kinds[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
+                                        STEREO_COST_BT, STEREO_COST_ADCENSUS};
+    for (size_t ki = 0; ki < sizeof kinds / sizeof *kinds; ki++) {
+        const stereo_cost kind = kinds[ki];
         scene s;
         scene_make(&s, 53, 7, kind ? 5 : 0, 32, kind);
         sgm_config c = {.width = s.w, .height = s.h, .dmin = s.dmin, .ndisp = s.D, .p1 = 8,
@@ -1156,8 +1198,8 @@ static void test_cuda_refuses_what_it_lacks(void **state)
 /* names of costs and methods, both ways */
 static void test_cost_and_method_names(void **state)
 {
-    static const char *const costs[] = {"rank", "census", "ad", "bt", "mi"};
-    for (int i = 0; i < 5; i++) {
+    static const char *const costs[] = {"rank", "census", "ad", "bt", "mi", "adcensus"};
+    for (int i = 0; i < 6; i++) {
         stereo_cost c;
         assert_int_equal(stereo_cost_from_str(costs[i], &c), 0);
         assert_int_equal(c, i);
@@ -1498,6 +1540,7 @@ int main(void)
         cmocka_unit_test(test_rectify_interleaved),
         cmocka_unit_test(test_rank_transform_odd_sizes),
         cmocka_unit_test(test_census_transform_odd_sizes),
+        cmocka_unit_test(test_grey_match_lut),
         cmocka_unit_test(test_cost_volume),
         cmocka_unit_test(test_cost_ad_bt_hand_cases),
         cmocka_unit_test(test_cost_bt_matches_definition),

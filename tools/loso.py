@@ -5,7 +5,7 @@ scene, and how it then does on that scene.
 
     tools/loso.py [--family cost|rank-penalties|census-penalties|weights|band|speckle|fill|...]
                   [--metric bad2|bad2_valid] [--generated-only] [--generated N]
-                  [--no-exposure] [--json FILE]
+                  [--no-exposure] [--no-hard] [--json FILE]
     tools/loso.py --family temporal [--sequences N] [--frames N] [--karlsruhe] [--json FILE]
 
 Every candidate (a set of stereo-match options) is scored (bad-2 %, non-occluded pixels, invalid
@@ -15,7 +15,10 @@ scenes (tests/middlebury.py; STEREO_DATA) and N generated scenes with exact grou
 right view re-exposed (EXPOSURE: a gain, an offset, a gamma, a vignetting centred off the image
 centre, and Gaussian noise on both views, each scene its own fixed mix; --no-exposure leaves
 them out): two cameras never see the same grey values, and a cost that depends on them must be
-scored where they differ. Then, for each scene in turn, the candidate
+scored where they differ; and six harder generated scenes (HARD: stereo-synth's street layout
+and weakly textured objects, with its camera effects: another gain, offset or gamma on the
+right view, vignetting centred differently in each view, noise; --no-hard leaves them out).
+Then, for each scene in turn, the candidate
 with the lowest mean bad-2 over the other scenes is chosen and scored on the left-out scene.
 The table gives, per left-out scene, the chosen candidate, its bad-2 there and the best any
 candidate reaches there; the summary gives the in-sample figure (the candidate best on all
@@ -48,7 +51,13 @@ import middlebury as mb  # noqa: E402
 
 FAMILIES = {
     # every cost at its own default penalties (stereo_default_penalties)
-    "cost": [(c, ["--cost", c]) for c in ("rank", "census", "ad", "bt", "mi")],
+    "cost": [(c, ["--cost", c]) for c in ("rank", "census", "ad", "bt", "mi", "adcensus")],
+    # adcensus's weight of the grey difference (eighths per grey level)
+    "ad-weight": [(f"adcensus weight {w}", ["--cost", "adcensus", "--ad-weight", str(w)])
+                  for w in (1, 2, 3, 4, 6, 8)],
+    "adcensus-penalties": [(f"adcensus P1 {p1} P2 {p2}",
+                            ["--cost", "adcensus", "--p1", str(p1), "--p2", str(p2)])
+                           for p1 in (16, 24, 32, 40) for p2 in (80, 96, 112, 128)],
     "rank-penalties": [(f"rank P1 {p1} P2 {p2}", ["--p1", str(p1), "--p2", str(p2)])
                        for p1 in (12, 24, 36) for p2 in (64, 128, 192)],
     "census-penalties": [(f"census P1 {p1} P2 {p2}",
@@ -73,6 +82,27 @@ TEMPORAL = [("temporal off", [])] + [
 TEMPORAL_BAD2_SLACK = 0.1  # points of bad-2 a smoother output may cost
 NOISE_SIGMA = 2.0
 KARLSRUHE = ("karlsruhe_sequences/2010_03_09_drive_0023", 128)
+# The harder generated scenes: name, stereo-synth options, stereo-match -d. The street layout
+# (a road plane from the horizon to the bottom row, a weakly textured sky, facades, cars) and
+# the objects layout at low contrast, each with camera effects; chosen so that no cost wins
+# them all and none is hopeless.
+HARD = [
+    ("street-vig-gain", ["--layout", "street", "--size", "480x272", "--max-disp", "64", "--seed",
+                         "11", "--right-gain", "1.3", "--right-offset", "-20", "--vignette", "0.3",
+                         "--noise", "2.5", "--contrast", "0.9"], 80),
+    ("street-gamma", ["--layout", "street", "--size", "640x360", "--max-disp", "96", "--seed", "12",
+                      "--right-gamma", "1.6", "--right-gain", "1.1", "--noise", "2", "--contrast",
+                      "0.7"], 112),
+    ("street-dark-vig", ["--layout", "street", "--size", "512x256", "--max-disp", "64", "--seed",
+                         "13", "--right-gamma", "0.7", "--vignette", "0.25", "--noise", "1.5",
+                         "--contrast", "0.8"], 80),
+    ("weak-noise", ["--size", "480x360", "--seed", "14", "--contrast", "0.05", "--noise", "3"], 48),
+    ("weak-vig-gain", ["--size", "320x240", "--max-disp", "40", "--seed", "15", "--vignette", "0.7",
+                       "--right-gain", "1.6", "--right-offset", "-30", "--noise", "3",
+                       "--contrast", "0.12"], 48),
+    ("weak-gamma", ["--size", "640x480", "--seed", "16", "--right-gain", "0.6", "--right-gamma",
+                    "2.0", "--right-offset", "20", "--noise", "3.5", "--contrast", "0.1"], 64),
+]
 # the least number of disparities a family searches (the scene's own when larger)
 FAMILY_D_FLOOR = {"band": 128}
 
@@ -93,10 +123,10 @@ GENERATED = [
 ]
 
 
-def synth_scenes(tmp, count):
+def synth_scenes(tmp, count, table=GENERATED):
     """The generated scenes as (name, left, right, gt, eval options, D)."""
     scenes = []
-    for name, opts, d in GENERATED[:count]:
+    for name, opts, d in table[:count]:
         out = os.path.join(tmp, name)
         subprocess.run([os.path.join(mb.BUILD, "stereo-synth"), *opts, out], check=True,
                        capture_output=True)
@@ -357,6 +387,8 @@ def main():
                     help="leave out the shared Middlebury scenes")
     ap.add_argument("--no-exposure", action="store_true",
                     help="leave out the re-exposed copies of the shared scenes")
+    ap.add_argument("--no-hard", action="store_true",
+                    help="leave out the harder generated scenes (street layout, weak texture)")
     ap.add_argument("--json", help="write the scores and the table to this file")
     args = ap.parse_args()
     if args.family == "temporal":
@@ -374,6 +406,8 @@ def main():
         if scenes and not args.no_exposure:
             scenes += exposed_scenes(tmp, scenes)
         scenes += synth_scenes(tmp, args.generated)
+        if not args.no_hard:
+            scenes += synth_scenes(tmp, len(HARD), HARD)
         if len(scenes) < 2:
             sys.exit("loso: leaving one scene out needs at least two scenes")
         scores, density = {}, {}

@@ -265,7 +265,7 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     config_params(c, STEREO_BACKEND_CUDA, sms, &p);
 
     /* generated camera frames (YUYV: Y = the scene's grey, chroma flat) */
-    synth_params sp = {c->w, c->h, 0, 3, 0, 0};
+    synth_params sp = {.width = c->w, .height = c->h, .seed = 3};
     if (synth_max_disparity(&sp) >= c->D)
         sp.max_disparity = c->D - 16 - (c->D - 16) % 12;
     synth *syn;

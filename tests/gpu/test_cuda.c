@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cuda.c — the CUDA backend against the CPU reference, bit for bit (runs on a GPU machine).
  *
- *   build/gpu/test-cuda [--quick | --d512 | --band] [DATA_DIR]
+ *   build/gpu/test-cuda [--quick | --d512 | --band | --adcensus] [DATA_DIR]
  *
  * --quick: a few small cases only (for compute-sanitizer, which runs kernels far slower).
  * --d512: 1920x1080 with 512 disparities on 16 SMs (the sweep design at full size; a minute of
@@ -70,7 +70,7 @@ static void pair_random(pair *p, int w, int h, stereo_pixfmt fmt, int pad, int s
  * channels 1 (grey) or 3 (RGB). */
 static int views_synth(pair *p, int w, int h, int channels, double t, int n, const int *b)
 {
-    synth_params sp = {w, h, t, 7, 0, 0};
+    synth_params sp = {.width = w, .height = h, .t = t, .seed = 7};
     synth *s;
     char err[256];
     if (synth_create(&sp, &s, err, sizeof err)) {
@@ -415,6 +415,9 @@ done:
 }
 
 static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
+                                         STEREO_COST_BT, STEREO_COST_ADCENSUS};
+/* the costs of more than two views (adcensus takes the pair only) */
+static const stereo_cost view_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
                                          STEREO_COST_BT};
 
 /* Random paths, cost, D (16 .. 16 * max_d16), dmin (0, or below max_dmin), rank window,
@@ -423,6 +426,9 @@ static void random_options(stereo_params *p, int max_d16, int max_dmin)
 {
     p->paths = rnd() % 2 ? 8 : 4;
     p->cost = gpu_costs[rnd() % (sizeof gpu_costs / sizeof *gpu_costs)];
+    if (p->views > 2 && p->cost == STEREO_COST_ADCENSUS)
+        p->cost = STEREO_COST_CENSUS;
+    p->ad_weight = 1 + rnd() % 16;
     p->num_disparities = 16 * (1 + (int)(rnd() % (unsigned)max_d16));
     p->min_disparity = rnd() % 3 ? 0 : (int)(rnd() % (unsigned)max_dmin);
     p->rank_window = 3 + 2 * (rnd() % 7);
@@ -607,6 +613,7 @@ static void wide_range(void)
     static const struct { int w, h; stereo_cost cost; int paths, dmin; } cases[] = {
         {700, 61, STEREO_COST_RANK, 8, 0}, {613, 37, STEREO_COST_CENSUS, 4, 3},
         {560, 30, STEREO_COST_AD, 8, 0},   {590, 23, STEREO_COST_BT, 8, 7},
+        {577, 29, STEREO_COST_ADCENSUS, 4, 5},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pair pr;
@@ -740,7 +747,7 @@ static void multi_view(void)
 {
     static const int b3[] = {0, 16, -16}, b4[] = {0, 16, 32, -16}, bq[] = {0, 16, 8, -20};
     static const struct { int n; const int *b; } sets[] = {{3, b3}, {4, b4}, {4, bq}};
-    const size_t ncosts = sizeof gpu_costs / sizeof *gpu_costs;
+    const size_t ncosts = sizeof view_costs / sizeof *view_costs;
     for (size_t si = 0; si < 3; si++) {
         pair pr;
         if (views_synth(&pr, 333, 217, 1, 0.4, sets[si].n, sets[si].b)) {
@@ -751,7 +758,7 @@ static void multi_view(void)
             for (int rule = 0; rule < 2; rule++) {
                 stereo_params p;
                 stereo_params_default(&p, 333, 217);
-                p.cost = gpu_costs[ci], p.views = sets[si].n, p.confidence = 1;
+                p.cost = view_costs[ci], p.views = sets[si].n, p.confidence = 1;
                 p.combine = rule ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES;
                 p.num_disparities = (ci + rule) % 2 ? 128 : 64;
                 memcpy(p.baseline, sets[si].b, sizeof(int) * (size_t)sets[si].n);
@@ -785,7 +792,7 @@ static void multi_view(void)
             views_random(&pr, sizes[zi].w, sizes[zi].h, sizes[zi].fmt, sizes[zi].pad, 7, n, b);
             stereo_params p;
             stereo_params_default(&p, sizes[zi].w, sizes[zi].h);
-            p.cost = gpu_costs[ci], p.views = n, p.confidence = 1, p.num_disparities = 48;
+            p.cost = view_costs[ci], p.views = n, p.confidence = 1, p.num_disparities = 48;
             p.combine = ci % 2 ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES;
             memcpy(p.baseline, b, sizeof(int) * (size_t)n);
             stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
@@ -974,6 +981,87 @@ static void mutual_information(void)
 /* The coarse-to-fine mode (band.h): bands of 32 and 64 over random options of every cost it
  * takes, odd sizes, maps, per-path penalties that leave the byte volumes (16-bit L), weights,
  * and a green context around the nested coarse stage. */
+/* Cost adcensus (census plus the grey difference after the histogram mapping): the generated
+ * scene with the right view re-exposed (so the mapping is not the identity), every aggregation
+ * design (the branches, the per-direction volumes, the sweep at 512), 4 and 8 paths, weights
+ * 1..16, block matching, maps, 16 SMs, the coarse-to-fine mode, random options; --adcensus: this
+ * set alone. */
+static void adcensus_set(int quick)
+{
+    pair pr;
+    if (pair_synth(&pr, 333, 217, 1, 0.4)) {
+        check(0, "synth 333x217");
+        return;
+    }
+    { /* re-expose the right view: v -> min(255, v * 5 / 4 + 9) */
+        const stereo_image *r = &pr.im[1];
+        for (int y = 0; y < r->height; y++)
+            for (int x = 0; x < r->width * stereo_pixfmt_bytes(r->format); x++) {
+                uint8_t *v = pr.data[1] + (size_t)y * r->pitch + x;
+                *v = (uint8_t)(*v * 5 / 4 + 9 > 255 ? 255 : *v * 5 / 4 + 9);
+            }
+    }
+    static const int Ds[] = {16, 64, 128, 256};
+    for (int paths = 4; paths <= 8; paths += 4)
+        for (size_t di = 0; di < 4; di++)
+            for (int wi = 0; wi < (quick ? 1 : 3); wi++) {
+                stereo_params p;
+                stereo_params_default(&p, 333, 217);
+                p.cost = STEREO_COST_ADCENSUS, p.paths = paths, p.num_disparities = Ds[di];
+                p.ad_weight = (int[]){3, 1, 16}[wi], p.confidence = di % 2;
+                compare(&p, NULL, &pr, "adcensus grid");
+            }
+    const char *agg[] = {"branches", "sweep"};
+    for (int ai = 0; ai < 2; ai++) {
+        setenv("STEREO_CUDA_AGG", agg[ai], 1);
+        stereo_params p;
+        stereo_params_default(&p, 333, 217);
+        p.cost = STEREO_COST_ADCENSUS, p.num_disparities = 64;
+        compare(&p, NULL, &pr, agg[ai]);
+        unsetenv("STEREO_CUDA_AGG");
+    }
+    for (int bi = 0; bi < 2; bi++) {
+        stereo_params p;
+        stereo_params_default(&p, 333, 217);
+        p.cost = STEREO_COST_ADCENSUS, p.method = STEREO_METHOD_BM, p.block = bi ? 9 : 3;
+        p.num_disparities = 64, p.min_disparity = 5 * bi;
+        compare(&p, NULL, &pr, "adcensus bm");
+    }
+    {
+        stereo_params p;
+        stereo_params_default(&p, 333, 217);
+        p.cost = STEREO_COST_ADCENSUS, p.num_disparities = 64, p.sms = 16;
+        compare(&p, NULL, &pr, "adcensus 16 sms");
+        p.sms = 0, p.band = 32, p.num_disparities = 128;
+        compare(&p, NULL, &pr, "adcensus band 32");
+        p.band = 64;
+        compare(&p, NULL, &pr, "adcensus band 64");
+    }
+    for (int i = 0; i < (quick ? 3 : 30); i++) {
+        stereo_params p;
+        stereo_params_default(&p, 333, 217);
+        random_options(&p, 16, 20);
+        p.cost = STEREO_COST_ADCENSUS;
+        compare(&p, NULL, &pr, "adcensus random options");
+    }
+    pair_free(&pr);
+    /* maps, and the sweep design at 512 */
+    stereo_map m[2];
+    pair_random(&pr, 200, 90, STEREO_PIX_RGB24, 0, 9);
+    random_maps(m, 190, 85, 200, 90);
+    stereo_params p;
+    stereo_params_default(&p, 190, 85);
+    p.cost = STEREO_COST_ADCENSUS, p.num_disparities = 64, p.confidence = 1;
+    compare(&p, m, &pr, "adcensus maps");
+    free_maps(m);
+    pair_free(&pr);
+    pair_random(&pr, 577, 29, STEREO_PIX_GREY8, 1, 200);
+    stereo_params_default(&p, 577, 29);
+    p.cost = STEREO_COST_ADCENSUS, p.num_disparities = 512, p.min_disparity = 5;
+    compare(&p, NULL, &pr, "adcensus 512");
+    pair_free(&pr);
+}
+
 static void coarse_to_fine(int quick)
 {
     static const struct { int w, h; stereo_pixfmt fmt; int pad; } sizes[] = {
@@ -1212,8 +1300,11 @@ int main(int argc, char **argv)
         pair_free(&mv);
         coarse_to_fine(1);
         post_filters(1);
+        adcensus_set(1);
     } else if (argc > 1 && !strcmp(argv[1], "--band")) {
         coarse_to_fine(0);
+    } else if (argc > 1 && !strcmp(argv[1], "--adcensus")) {
+        adcensus_set(0);
     } else {
         async_path(333, 217, 64);
         green_context(333, 217, 64);
@@ -1226,6 +1317,7 @@ int main(int argc, char **argv)
         mutual_information();
         coarse_to_fine(0);
         post_filters(0);
+        adcensus_set(0);
         if (argc > 1)
             shared_scenes(argv[1]);
     }
