@@ -56,6 +56,7 @@ SAMPLES = {
     "p1": ("10", "0"),
     "p2": ("200", "1024"),
     "p2-adapt": ("0", "256"),
+    "mi-tiles": ("1", "9"),
     "path-weights": ("1,2,1,2,1,2,1,2", "0,0"),
     "uniqueness": ("10", "100"),
     "no-subpixel": (None, None),

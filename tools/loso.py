@@ -64,6 +64,8 @@ FAMILIES = {
         (f"speckle {n} diff {m}", ["--speckle-size", str(n), "--speckle-diff", str(m)])
         for n in (25, 50, 100, 200, 400, 800, 1600) for m in (8, 16, 32, 64)],
     "fill": [("keep holes", []), ("fill", ["--fill"])],
+    # cost mi's tables per tile (gpu/mi.h): one table for the frame, then G x G tiles
+    "mi": [(f"mi tiles {g}", ["--cost", "mi", "--mi-tiles", str(g)]) for g in (1, 2, 3, 4, 5, 6, 8)],
 }
 # the temporal family: off, then alpha (16ths) x delta (16ths) x persistence (frames)
 TEMPORAL = [("temporal off", [])] + [
