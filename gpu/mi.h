@@ -51,10 +51,10 @@
  * steps 2-5 then run on P_tq with eps_tq, each table scaled to 0..MI_MAX_COST by its own lo, hi.
  * G = 1 is the single table above, bit for bit (P = H / n). n == 0: every table 0. G was chosen
  * by leaving one scene out (tools/loso.py --family mi), m among 1024, 2048, 8192 on the same
- * scenes: docs/results.md has the figures.
+ * scenes: docs/tuning.md ("Cost mi's tables per tile") has the figures.
  *
- * Matching cost (sgm.h): C(x, y, d) = table_t[IL(x, y) * 256 + IR(x - d, y)], t the tile of the
- * left pixel (x, y), MI_MAX_COST when x - d < 0. 8 * (MI_MAX_COST + 1023) < 65536, and
+ * Matching cost (sgm.h): C(x, y, d) = table_t[IL(x, y) * 256 + IR(x - d, y)], t =
+ * stereo_mi_table(x, y, w, h, G) of the left pixel, MI_MAX_COST when x - d < 0. 8 * (MI_MAX_COST + 1023) < 65536, and
  * MI_MAX_COST + P2 <= 255 for P2 <= 192 (the CUDA aggregation's byte design).
  *
  * The hierarchy (the CPU driver is cpu_mi_hierarchy in stereo.c): levels f = F .. 0, level f
