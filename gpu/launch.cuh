@@ -67,7 +67,9 @@ typedef struct {
     const uint8_t *rank_l, *rank_r;      /* rank cost */
     const uint64_t *census_l, *census_r; /* census cost; bt: its words (launch_bt_words) */
     const uint8_t *cost_table;           /* costs ad and mi: 256 x 256 bytes, C = table[IL * 256
-                                            + IR], with grey values in rank_l / rank_r; else NULL */
+                                            + IR], with grey values in rank_l / rank_r; else NULL;
+                                            mi with table_grid G > 1: stereo_mi_tables(G) such
+                                            tables, pixel (x, y) reading stereo_mi_table's */
     uint16_t *S[SGM_MAX_BRANCHES];       /* the branches' partial sums, w * h * D each */
     int branches;                        /* 2 or SGM_MAX_BRANCHES */
     /* outputs of the final pass */
@@ -96,6 +98,7 @@ typedef struct {
     const uint8_t *grey_r;               /* the right grey image (grey is the left one) */
     const uint8_t *ad_lut;               /* the right grey values' mapping (launch_grey_match) */
     int ad_weight;                       /* stereo_adcensus_cost's weight */
+    int table_grid;                      /* cost_table's tile grid G (mi_tiles); 0 or 1: one */
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */

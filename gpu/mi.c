@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* mi.c — CPU reference of the mutual-information table and the hierarchy's helpers (mi.h). */
 #include "mi.h"
+#include "stereo_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -49,44 +50,16 @@ static void entropy_1d(double *v, double *tmp, double eps, const double *g)
     smooth_line(tmp, v, 1, g);
 }
 
-uint64_t mi_table_compute(const uint8_t *left, const uint8_t *right, int w, int h,
-                          const int16_t *init, const uint8_t *valid_left,
-                          const uint8_t *valid_right, uint8_t *table, double *mi_out,
-                          void *scratch)
+/* Steps 2-5 from P (joint, 65536 values summing to 1) with the floor eps: the table, and mi
+ * into mi_out when given. joint is overwritten; tmp, mi, pl, pr, t1 are scratch. */
+static void table_from_joint(double *joint, double eps, double *tmp, double *mi, double *pl,
+                             double *pr, double *t1, const double *g, uint8_t *table,
+                             double *mi_out)
 {
-    uint32_t *hist = scratch;
-    double *joint = (double *)(hist + MI_TABLE_SIZE), *tmp = joint + MI_TABLE_SIZE,
-           *mi = tmp + MI_TABLE_SIZE, *pl = mi + MI_TABLE_SIZE, *pr = pl + 256, *t1 = pr + 256;
-    double g[2 * MI_PARZEN_RADIUS + 1];
-    parzen_taps(g);
-
-    /* 1. joint histogram of the correspondences the initial disparity gives */
-    memset(hist, 0, MI_TABLE_SIZE * sizeof *hist);
-    uint64_t n = 0;
-    for (int y = 0; y < h; y++) {
-        size_t row = (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            int d = init[row + x];
-            if (d == MI_NO_DISPARITY || x - d < 0 || x - d >= w)
-                continue;
-            if ((valid_left && !valid_left[row + x]) || (valid_right && !valid_right[row + x - d]))
-                continue;
-            hist[left[row + x] * 256 + right[row + x - d]]++;
-            n++;
-        }
-    }
-    if (n == 0) {
-        memset(table, 0, MI_TABLE_SIZE);
-        if (mi_out)
-            memset(mi_out, 0, MI_TABLE_SIZE * sizeof *mi_out);
-        return 0;
-    }
-    const double eps = MI_FLOOR_COUNT / (double)n;
     memset(pl, 0, 2 * 256 * sizeof *pl);
     for (int i = 0; i < 256; i++)
         for (int k = 0; k < 256; k++) {
-            double p = hist[i * 256 + k] / (double)n;
-            joint[i * 256 + k] = p;
+            double p = joint[i * 256 + k];
             pl[i] += p;
             pr[k] += p;
         }
@@ -113,7 +86,100 @@ uint64_t mi_table_compute(const uint8_t *left, const uint8_t *right, int w, int 
     }
     if (mi_out)
         memcpy(mi_out, mi, MI_TABLE_SIZE * sizeof *mi_out);
+}
+
+uint64_t mi_frame_histogram(const uint8_t *left, const uint8_t *right, int w, int h,
+                            const int16_t *init, const uint8_t *valid_left,
+                            const uint8_t *valid_right, uint32_t *hist)
+{
+    memset(hist, 0, MI_TABLE_SIZE * sizeof *hist);
+    uint64_t n = 0;
+    for (int y = 0; y < h; y++) {
+        size_t row = (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            int d = init[row + x];
+            if (d == MI_NO_DISPARITY || x - d < 0 || x - d >= w)
+                continue;
+            if ((valid_left && !valid_left[row + x]) || (valid_right && !valid_right[row + x - d]))
+                continue;
+            hist[left[row + x] * 256 + right[row + x - d]]++;
+            n++;
+        }
+    }
     return n;
+}
+
+void mi_table_of(const uint8_t *left, const uint8_t *right, int w, int h, int grid,
+                 const int16_t *init, const uint8_t *valid_left, const uint8_t *valid_right,
+                 const uint32_t *hist, uint64_t n, int i, uint8_t *table, double *mi_out,
+                 void *scratch)
+{
+    /* scratch: its first histogram is left alone (it may hold hist), the second is the tile's */
+    uint32_t *tile_hist = (uint32_t *)scratch + MI_TABLE_SIZE;
+    double *joint = (double *)(tile_hist + MI_TABLE_SIZE), *tmp = joint + MI_TABLE_SIZE,
+           *mi = tmp + MI_TABLE_SIZE, *pl = mi + MI_TABLE_SIZE, *pr = pl + 256, *t1 = pr + 256;
+    double g[2 * MI_PARZEN_RADIUS + 1];
+    parzen_taps(g);
+    if (n == 0) {
+        memset(table, 0, MI_TABLE_SIZE);
+        if (mi_out)
+            memset(mi_out, 0, MI_TABLE_SIZE * sizeof *mi_out);
+        return;
+    }
+    if (grid == 1) { /* the whole frame: P = H / n */
+        for (int j = 0; j < MI_TABLE_SIZE; j++)
+            joint[j] = hist[j] / (double)n;
+        table_from_joint(joint, MI_FLOOR_COUNT / (double)n, tmp, mi, pl, pr, t1, g, table,
+                         mi_out);
+        return;
+    }
+    /* table i = 2 t + q: tile t's rows of parity 1 - q, P = (H_tq + m H / n) / (n_tq + m),
+     * m = MI_TILE_PRIOR */
+    const int t = i / 2, q = i % 2, tx = t % grid, ty = t / grid;
+    /* the tile's pixels: x grid / w == tx, y grid / h == ty */
+    const int x0 = (tx * w + grid - 1) / grid, x1 = ((tx + 1) * w + grid - 1) / grid;
+    const int y0 = (ty * h + grid - 1) / grid, y1 = ((ty + 1) * h + grid - 1) / grid;
+    memset(tile_hist, 0, MI_TABLE_SIZE * sizeof *tile_hist);
+    uint64_t nt = 0;
+    for (int y = y0 + ((y0 & 1) == q); y < y1; y += 2) {
+        size_t row = (size_t)y * w;
+        for (int x = x0; x < x1; x++) {
+            int d = init[row + x];
+            if (d == MI_NO_DISPARITY || x - d < 0 || x - d >= w)
+                continue;
+            if ((valid_left && !valid_left[row + x]) || (valid_right && !valid_right[row + x - d]))
+                continue;
+            tile_hist[left[row + x] * 256 + right[row + x - d]]++;
+            nt++;
+        }
+    }
+    const double m = MI_TILE_PRIOR, den = (double)nt + m, prior = m / (double)n;
+    for (int j = 0; j < MI_TABLE_SIZE; j++)
+        joint[j] = (tile_hist[j] + prior * hist[j]) / den;
+    table_from_joint(joint, MI_FLOOR_COUNT / den, tmp, mi, pl, pr, t1, g, table, mi_out);
+}
+
+uint64_t mi_tables_compute(const uint8_t *left, const uint8_t *right, int w, int h, int grid,
+                           const int16_t *init, const uint8_t *valid_left,
+                           const uint8_t *valid_right, uint8_t *tables, double *mi_out,
+                           void *scratch)
+{
+    uint32_t *hist = scratch;
+    uint64_t n = mi_frame_histogram(left, right, w, h, init, valid_left, valid_right, hist);
+    for (int i = 0; i < stereo_mi_tables(grid); i++)
+        mi_table_of(left, right, w, h, grid, init, valid_left, valid_right, hist, n, i,
+                    tables + (size_t)i * MI_TABLE_SIZE,
+                    mi_out ? mi_out + (size_t)i * MI_TABLE_SIZE : NULL, scratch);
+    return n;
+}
+
+uint64_t mi_table_compute(const uint8_t *left, const uint8_t *right, int w, int h,
+                          const int16_t *init, const uint8_t *valid_left,
+                          const uint8_t *valid_right, uint8_t *table, double *mi_out,
+                          void *scratch)
+{
+    return mi_tables_compute(left, right, w, h, 1, init, valid_left, valid_right, table, mi_out,
+                             scratch);
 }
 
 /* ---- the hierarchy's geometry and images ------------------------------------------------- */

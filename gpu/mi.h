@@ -29,9 +29,33 @@
  *   matching only ever sees the uint8 table, so the CPU and the GPU match with the same integer
  *   costs (bit-exact). tests/test_mi.py checks the table against a NumPy version of these steps.
  *
- * Matching cost (sgm.h): C(x, y, d) = table[IL(x, y) * 256 + IR(x - d, y)], MI_MAX_COST when
- * x - d < 0. 8 * (MI_MAX_COST + 1023) < 65536, and MI_MAX_COST + P2 <= 255 for P2 <= 192 (the
- * CUDA aggregation's byte design).
+ * Tables per tile (mi_tables_compute; the stage's mi_tiles = G, default 5): one joint histogram
+ * cannot express a radiometric difference that varies over the image (vignetting, which every
+ * real pair has and whose centre differs between the cameras): a grey level of the left view
+ * maps to another right level at the centre than in a corner, the histogram smears both, and
+ * the matching collapses (docs/results.md). So the image (each level's, in its own pixels) is
+ * split into G x G tiles, tile t = (y G / h) G + x G / w (integer division, row-major), and each
+ * tile gets two tables, one per row parity q: table 2 t + q is made of the left pixels of tile t
+ * on the rows of parity 1 - q (the right pixel may lie in another tile) and serves the rows of
+ * parity q. A table made of a pixel's own correspondence rewards exactly the pair the initial
+ * disparity gave it, and with a tile's few samples that reward is large: the matching then
+ * repeats its initial disparity (on a pair of noise images, 89 % of the pixels stayed valid
+ * with 5 x 5 tables of the pixels' own rows, 18 % with the rows crossed, 20 % with one table).
+ * The left pixel (x, y) reads table stereo_mi_table(x, y, w, h, G) (stereo_math.h), of
+ * stereo_mi_tables(G) = 2 G^2 (G = 1: the one table above, index 0). Per table, step 1 counts
+ * H_tq, n_tq = sum H_tq, and with H, n the whole frame's (all rows, as above):
+ *   P_tq = (H_tq + m H / n) / (n_tq + m),  eps_tq = MI_FLOOR_COUNT / (n_tq + m),
+ * m = MI_TILE_PRIOR pseudo-counts shaped as the frame's histogram (a tile with few
+ * correspondences, or none, gets nearly the frame's table; one with many, mostly its own), in
+ * double precision as written (prior = m / n first, then (H_tq(j) + prior H(j)) / (n_tq + m));
+ * steps 2-5 then run on P_tq with eps_tq, each table scaled to 0..MI_MAX_COST by its own lo, hi.
+ * G = 1 is the single table above, bit for bit (P = H / n). n == 0: every table 0. G was chosen
+ * by leaving one scene out (tools/loso.py --family mi), m among 1024, 2048, 8192 on the same
+ * scenes: docs/tuning.md ("Cost mi's tables per tile") has the figures.
+ *
+ * Matching cost (sgm.h): C(x, y, d) = table_t[IL(x, y) * 256 + IR(x - d, y)], t =
+ * stereo_mi_table(x, y, w, h, G) of the left pixel, MI_MAX_COST when x - d < 0. 8 * (MI_MAX_COST + 1023) < 65536, and
+ * MI_MAX_COST + P2 <= 255 for P2 <= 192 (the CUDA aggregation's byte design).
  *
  * The hierarchy (the CPU driver is cpu_mi_hierarchy in stereo.c): levels f = F .. 0, level f
  * being the pair box-averaged by 2^f (mi_downscale). F = the largest f <= MI_LEVELS (4, 1/16)
@@ -62,9 +86,11 @@ extern "C" {
 #define MI_SEED 0x5eed0000u      /* the random initial disparity's fixed seed */
 #define MI_NO_DISPARITY ((int16_t)-32768) /* an initial disparity that gives no correspondence */
 #define MI_TABLE_SIZE 65536
+#define MI_TILES_MAX 8           /* the largest tile grid side (mi_tables_compute) */
+#define MI_TILE_PRIOR 2048.0     /* m: a tile's prior, in pseudo-counts (tables per tile) */
 
 /* Scratch for mi_table_compute: MI_SCRATCH_BYTES (histogram and the double tables). */
-#define MI_SCRATCH_BYTES (MI_TABLE_SIZE * (sizeof(uint32_t) + 3 * sizeof(double)) + \
+#define MI_SCRATCH_BYTES (MI_TABLE_SIZE * (2 * sizeof(uint32_t) + 3 * sizeof(double)) + \
                           6 * 256 * sizeof(double))
 
 /* The table of steps 1-5 above. init: integer disparities of the left view (MI_NO_DISPARITY =
@@ -74,6 +100,26 @@ uint64_t mi_table_compute(const uint8_t *left, const uint8_t *right, int w, int 
                           const int16_t *init, const uint8_t *valid_left,
                           const uint8_t *valid_right, uint8_t *table, double *mi_out,
                           void *scratch);
+
+/* The tables per tile (above) of a grid x grid split (1 <= grid <= MI_TILES_MAX): tables
+ * holds stereo_mi_tables(grid) tables of MI_TABLE_SIZE, table i at i * MI_TABLE_SIZE; mi_out
+ * (may be NULL) likewise that many x 65536 values. grid 1 is mi_table_compute. Returns n, the
+ * whole frame's count. */
+uint64_t mi_tables_compute(const uint8_t *left, const uint8_t *right, int w, int h, int grid,
+                           const int16_t *init, const uint8_t *valid_left,
+                           const uint8_t *valid_right, uint8_t *tables, double *mi_out,
+                           void *scratch);
+/* ... in two parts, for running the tables in parallel: step 1's whole-frame histogram (hist:
+ * MI_TABLE_SIZE counts; returns n), then table i of stereo_mi_tables(grid) from it (mi_out: its
+ * 65536 values, or NULL). mi_table_of's scratch (MI_SCRATCH_BYTES) is its own per concurrent
+ * call; it never writes the scratch's first MI_TABLE_SIZE counts, so hist may lie there. */
+uint64_t mi_frame_histogram(const uint8_t *left, const uint8_t *right, int w, int h,
+                            const int16_t *init, const uint8_t *valid_left,
+                            const uint8_t *valid_right, uint32_t *hist);
+void mi_table_of(const uint8_t *left, const uint8_t *right, int w, int h, int grid,
+                 const int16_t *init, const uint8_t *valid_left, const uint8_t *valid_right,
+                 const uint32_t *hist, uint64_t n, int i, uint8_t *table, double *mi_out,
+                 void *scratch);
 
 /* One level of the hierarchy for a stage of w x h with disparities dmin .. dmin + D - 1:
  *   w_f = ceil(w / 2^f), h_f = ceil(h / 2^f)

@@ -33,9 +33,14 @@ static __device__ __forceinline__ int pair_cost(const sgm_args &a, size_t row, i
             __popcll(__ldg(a.census_l + row + x) ^ __ldg(a.census_r + row + xr)),
             __ldg(a.grey + row + x), __ldg(a.ad_lut + __ldg(a.grey_r + row + xr)), a.ad_weight,
             a.max_cost);
-    if (KIND == 2) /* ad, mi: table[IL * 256 + IR(x - d)], grey values in the rank rows */
-        return __ldg(a.cost_table + (int)__ldg(a.rank_l + row + x) * 256 +
-                     __ldg(a.rank_r + row + xr));
+    if (KIND == 2) { /* ad, mi: table[IL * 256 + IR(x - d)], grey values in the rank rows; mi
+                      * with tiles: the left pixel's table (mi.h) */
+        const uint8_t *table = a.cost_table;
+        if (a.table_grid > 1)
+            table += (size_t)stereo_mi_table(x, (int)(row / (size_t)a.width), a.width, a.height,
+                                             a.table_grid) * 65536;
+        return __ldg(table + (int)__ldg(a.rank_l + row + x) * 256 + __ldg(a.rank_r + row + xr));
+    }
     /* KIND == 3, bt: word = I | lo << 8 | hi << 16 in the census rows */
     const uint64_t l = __ldg(a.census_l + row + x), r = __ldg(a.census_r + row + xr);
     return stereo_bt_cost((int)(l & 255), (int)(l >> 8 & 255), (int)(l >> 16 & 255),

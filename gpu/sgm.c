@@ -125,15 +125,16 @@ STEREO_HOT void sgm_cost_adcensus_rows(const sgm_config *c, const uint64_t *cens
 }
 
 STEREO_HOT void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l,
-                                    const uint8_t *grey_r, const uint8_t *table, uint8_t *cost,
-                                    int y0, int y1)
+                                    const uint8_t *grey_r, const uint8_t *tables, int grid,
+                                    uint8_t *cost, int y0, int y1)
 {
-    int w = c->width, D = c->ndisp;
+    int w = c->width, h = c->height, D = c->ndisp;
     for (int y = y0; y < y1; y++) {
         const uint8_t *gl = grey_l + (size_t)y * w, *gr = grey_r + (size_t)y * w;
         for (int x = 0; x < w; x++) {
             uint8_t *cp = cost + ((size_t)y * w + x) * D;
             int inside = inside_count(c, x);
+            const uint8_t *table = tables + (size_t)stereo_mi_table(x, y, w, h, grid) * 65536;
             const uint8_t *row = table + gl[x] * 256; /* row[k] = table(IL(x, y), k) */
             const uint8_t *q = gr + x - c->dmin;
             for (int k = 0; k < inside; k++)

@@ -76,9 +76,11 @@ void sgm_cost_adcensus_rows(const sgm_config *c, const uint64_t *census_l,
 /* bt: lo[x], hi[x] = stereo_bt_range of row[x] and its neighbours, the border pixel standing in
  * for a missing neighbour (also for the multi-view cost, multiview.h) */
 void sgm_bt_row_range(const uint8_t *row, int w, uint8_t *lo, uint8_t *hi);
-/* mi: table[i * 256 + k] (65536 entries, each <= c->max_cost) on the grey images */
+/* mi: stereo_mi_tables(grid) tables (mi.h: mi_tables_compute), pixel (x, y) reads table t =
+ * stereo_mi_table(x, y, w, h, grid): tables[t * 65536 + i * 256 + k] (each <= c->max_cost) on
+ * the grey images; grid 1: one table */
 void sgm_cost_table_rows(const sgm_config *c, const uint8_t *grey_l, const uint8_t *grey_r,
-                         const uint8_t *table, uint8_t *cost, int y0, int y1);
+                         const uint8_t *tables, int grid, uint8_t *cost, int y0, int y1);
 
 /* The CPU reference's decomposition (the GPU's is another; both equal the recurrence): a
  * forward sweep (rows top to bottom, pixels left to right) computes directions 0, 2, 4, 5 and a

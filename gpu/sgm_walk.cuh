@@ -188,6 +188,12 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
         }
     } else {
         in.rl = __ldg(a.rank_l + p);
+#if SGM_TABLE
+        /* mi with tiles: the left pixel's table above the grey value (costs4) */
+        if (a.table_grid > 1)
+            in.rl |= stereo_mi_table((int)(p % (size_t)a.width), (int)(p / (size_t)a.width),
+                                     a.width, a.height, a.table_grid) << 8;
+#endif
         const uint8_t *lo = rb.rank + p;
         const uint32_t *wp = (const uint32_t *)((uintptr_t)lo & ~(uintptr_t)3);
         const int s = (int)((uintptr_t)lo & 3); /* the window's first byte in wp[0] */
@@ -203,16 +209,19 @@ static __device__ __forceinline__ void load_step(const sgm_args &a, const right_
 /* Four matching costs (bytes) of one left value rl (rl4: it in every byte) against four right
  * values r4: |rl - r| (rank), or, in the table build (-DSGM_TABLE=1: costs ad and mi, whose
  * "rank" rows hold the grey values), cost_table[rl * 256 + r] (sgm.h). The table (64 KB) stays
- * in L1: a walk's lookups hit few of its rows at a time. */
+ * in L1: a walk's lookups hit few of its rows at a time. mi with tiles (table_grid > 1): rl
+ * carries the left pixel's table t above its grey value (load_step), t * 65536 picks it. */
 #ifndef SGM_TABLE
 #error "SGM_TABLE must be 0 or 1 (build.ninja compiles sgm.cu and sgm_dirs.cu once per cost kind)"
 #endif
 static __device__ __forceinline__ uint32_t costs4(const sgm_args &a, int rl, uint32_t rl4, uint32_t r4)
 {
 #if SGM_TABLE
-    /* & 255: a group past its line's end (walk_line's UNIFORM mode) computes costs from step
-     * inputs it never loaded; they are discarded, but the lookup must stay inside the table */
-    const uint8_t *row = a.cost_table + (rl & 255) * 256;
+    /* & 255 and the clamped tile: a group past its line's end (walk_line's UNIFORM mode)
+     * computes costs from step inputs it never loaded; they are discarded, but the lookup must
+     * stay inside the tables */
+    const unsigned last = a.table_grid > 1 ? (unsigned)(stereo_mi_tables(a.table_grid) - 1) : 0u;
+    const uint8_t *row = a.cost_table + (size_t)min((unsigned)rl >> 8, last) * 65536 + (rl & 255) * 256;
     return (uint32_t)__ldg(row + (r4 & 255u)) | (uint32_t)__ldg(row + (r4 >> 8 & 255u)) << 8 |
            (uint32_t)__ldg(row + (r4 >> 16 & 255u)) << 16 | (uint32_t)__ldg(row + (r4 >> 24)) << 24;
 #else

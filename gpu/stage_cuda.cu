@@ -59,6 +59,11 @@ typedef struct {
  * ad's fixed table, and mi's, which stereo.c computes on the host for every frame
  * (stage_cuda_set_table). */
 static int cost_uses_table(stereo_cost c) { return c == STEREO_COST_AD || c == STEREO_COST_MI; }
+/* The bytes of the table buffer: ad's one table, mi's stereo_mi_tables(mi_tiles) (mi.h) */
+static size_t table_bytes(const stereo_params *p)
+{
+    return (p->cost == STEREO_COST_MI ? (size_t)stereo_mi_tables(p->mi_tiles) : 1) * 256 * 256;
+}
 /* The costs the walk evaluates on 64-bit words per pixel (the census path, sgm_walk.cuh
  * word_cost): census, and bt's packed I, lo, hi (launch_bt_words). */
 static int cost_uses_words(stereo_cost c)
@@ -128,7 +133,8 @@ struct stage_cuda {
     int16_t *raw, *raw_right;            /* before the median (only with median on) */
     uint8_t *conf;
     postfilter_cuda post;    /* stage 9's settings, scratch and temporal state (postfilter.h) */
-    uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256, else NULL */
+    uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256 (mi: one per tile and
+                                row parity, table_bytes), else NULL */
     uint32_t *ad_hist;       /* cost adcensus: the histograms (512) and the grey mapping (256) */
     uint8_t *ad_lut;
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
@@ -422,6 +428,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     a.grey_r = s->grey[1];
     a.ad_lut = s->ad_lut;
     a.ad_weight = p->ad_weight;
+    a.table_grid = p->cost == STEREO_COST_MI ? p->mi_tiles : 1; /* mi: a table per tile */
     for (int r = 0; r < 8; r++) {
         stereo_path_penalties(p, r, &a.dir_p1[r], &a.dir_p2[r]);
         a.dir_weight[r] = r < p->paths ? p->path_weight[r] : 0;
@@ -894,19 +901,20 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 DEV_ALLOC(s->ad_lut, 256);
             }
             if (cost_uses_table(p->cost)) {
-                /* the table costs' C = table[IL * 256 + IR] (sgm.h); ad's is fixed */
-                DEV_ALLOC(s->cost_table, 256 * 256);
-                uint8_t *t = (uint8_t *)malloc(256 * 256);
+                /* the table costs' C = table[IL * 256 + IR] (sgm.h); ad's is fixed; mi has
+                 * stereo_mi_tables(mi_tiles) (mi.h) */
+                const size_t bytes = table_bytes(p);
+                DEV_ALLOC(s->cost_table, bytes);
+                uint8_t *t = (uint8_t *)calloc(bytes, 1); /* mi: 0 until stage_cuda_set_table */
                 if (!t) {
-                    snprintf(err, errlen, "cannot allocate the cost table (64 KB)");
+                    snprintf(err, errlen, "cannot allocate the cost tables (%zu KB)", bytes >> 10);
                     return STEREO_ERR_NOMEM;
                 }
-                for (int il = 0; il < 256; il++) /* mi: 0 until stage_cuda_set_table */
-                    for (int ir = 0; ir < 256; ir++)
-                        t[il * 256 + ir] = p->cost == STEREO_COST_AD
-                                               ? (uint8_t)stereo_ad_cost(il, ir, STEREO_GREY_COST_MAX)
-                                               : 0;
-                cudaError_t ce = cudaMemcpy(s->cost_table, t, 256 * 256, cudaMemcpyHostToDevice);
+                if (p->cost == STEREO_COST_AD)
+                    for (int il = 0; il < 256; il++)
+                        for (int ir = 0; ir < 256; ir++)
+                            t[il * 256 + ir] = (uint8_t)stereo_ad_cost(il, ir, STEREO_GREY_COST_MAX);
+                cudaError_t ce = cudaMemcpy(s->cost_table, t, bytes, cudaMemcpyHostToDevice);
                 free(t);
                 CUDA_TRY(ce);
             }
@@ -1191,7 +1199,8 @@ stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *er
     }
     /* ordered before the next frame's kernels on the stage's stream; from pageable memory the
      * call returns once the table has been staged, so the caller may reuse its buffer */
-    CUDA_TRY(cudaMemcpyAsync(s->cost_table, table, 256 * 256, cudaMemcpyHostToDevice, s->stream));
+    CUDA_TRY(cudaMemcpyAsync(s->cost_table, table, table_bytes(&s->p), cudaMemcpyHostToDevice,
+                             s->stream));
     return STEREO_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "block.h"
@@ -28,6 +29,9 @@
 #include "sgm_simd.h"
 #include "stage_cuda.h"
 #include "transform.h"
+
+/* cost mi: at most this many tables computed at once (mi_tables) */
+#define MI_SCRATCH_SLOTS 64
 
 struct stereo_stage {
     stereo_params p;
@@ -53,8 +57,10 @@ struct stereo_stage {
     uint8_t *conf;
     postfilter_cpu post;    /* stage 9's scratch and temporal state (postfilter.h) */
     /* cost mi (mi.h) */
-    uint8_t *mi_table;      /* 65536 */
-    void *mi_scratch;       /* MI_SCRATCH_BYTES */
+    uint8_t *mi_table;      /* stereo_mi_tables(mi_tiles) tables of 65536 (mi_tables_compute) */
+    void *mi_scratch;       /* MI_SCRATCH_BYTES per worker thread (mi_tables) */
+    int mi_slots;           /* how many; mi_busy[i]: slot i taken by a running table */
+    atomic_int mi_busy[MI_SCRATCH_SLOTS];
     uint8_t *mi_pyr[2];     /* one level of the pair (level 1 is the largest) */
     int16_t *mi_init;       /* w * h: the initial disparity of the level being matched */
     stereo_mi_info mi_info;
@@ -214,6 +220,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->block = 9;
     p->mi_warm = 0;
     p->mi_restart = 50;
+    p->mi_tiles = 5;
     p->views = 2;
     p->baseline[1] = STEREO_BASELINE_SCALE;
     p->combine = STEREO_COMBINE_SIDES;
@@ -379,6 +386,8 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
     if (p->mi_restart < 0 || p->mi_restart > 100)
         return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
+    if (p->mi_tiles < 1 || p->mi_tiles > MI_TILES_MAX)
+        return fail(err, errlen, E, "mi tiles: %d is outside 1..%d", p->mi_tiles, MI_TILES_MAX);
     if (postfilter_check(&p->post, err, errlen) != 0)
         return E;
     stereo_status st = views_check(p, err, errlen);
@@ -456,12 +465,24 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
     if (p->cost == STEREO_COST_MI) {
         mi_level l1;
         mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
-        mi = MI_TABLE_SIZE + MI_SCRATCH_BYTES + 2 * (uint64_t)l1.w * l1.h /* pyramid */ +
-             2 * n /* init */;
+        long cpus = p->threads > 0 ? p->threads : sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t slots = cpus < 1 ? 1 : cpus > MI_SCRATCH_SLOTS ? MI_SCRATCH_SLOTS : (uint64_t)cpus;
+        mi = (uint64_t)stereo_mi_tables(p->mi_tiles) * MI_TABLE_SIZE +
+             slots * MI_SCRATCH_BYTES /* one per worker (mi_tables) */ +
+             2 * (uint64_t)l1.w * l1.h /* pyramid */ + 2 * n /* init */;
     }
     return (uint64_t)view_count(p) * per_view + mapped + vol /* cost */ +
            2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
            (p->confidence ? n : 0) + mi + band + postfilter_cpu_bytes(p->width, p->height);
+}
+
+/* Cost mi's scratch slots: one per worker thread of the pool (at most MI_SCRATCH_SLOTS and no
+ * more than the tables of a level), so that mi_tables computes that many tables at once. */
+static int mi_scratch_slots(const stereo_stage *s)
+{
+    int n = parallel_threads(s->pool), t = stereo_mi_tables(s->p.mi_tiles);
+    n = n < t ? n : t;
+    return n < 1 ? 1 : n > MI_SCRATCH_SLOTS ? MI_SCRATCH_SLOTS : n;
 }
 
 /* The machine's physical memory in bytes, 0 when unknown. */
@@ -510,8 +531,9 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
          * size's cost, S, sweep and disparity buffers serve the levels too (mi_level) */
         mi_level l1;
         mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
-        ok &= !!(s->mi_table = malloc(MI_TABLE_SIZE));
-        ok &= !!(s->mi_scratch = malloc(MI_SCRATCH_BYTES));
+        ok &= !!(s->mi_table = malloc((size_t)stereo_mi_tables(p->mi_tiles) * MI_TABLE_SIZE));
+        ok &= !!(s->mi_scratch = malloc((size_t)(s->mi_slots = mi_scratch_slots(s)) *
+                                        MI_SCRATCH_BYTES));
         ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
         ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
         ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
@@ -578,8 +600,8 @@ static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
         ok &= !!(s->valid[i] = malloc(n));
     }
-    ok &= !!(s->mi_table = malloc(MI_TABLE_SIZE));
-    ok &= !!(s->mi_scratch = malloc(MI_SCRATCH_BYTES));
+    ok &= !!(s->mi_table = malloc((size_t)stereo_mi_tables(p->mi_tiles) * MI_TABLE_SIZE));
+    ok &= !!(s->mi_scratch = malloc((size_t)(s->mi_slots = mi_scratch_slots(s)) * MI_SCRATCH_BYTES));
     ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
     ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
     ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
@@ -888,7 +910,8 @@ static void job_cost(void *ctx, int y0, int y1)
     case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
     case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
     case STEREO_COST_MI:
-        sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->cost, y0, y1);
+        sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->p.mi_tiles, s->cost,
+                            y0, y1);
         break;
     }
 }
@@ -1104,6 +1127,41 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* mi_tables: the tables of one level (mi_tables_compute's), the whole-frame histogram first (in
+ * slot 0's first counts, which mi_table_of leaves alone), then the tables on the pool, each call
+ * on a free scratch slot: the same bits as mi_tables_compute, in any order. */
+typedef struct {
+    stereo_stage *s;
+    const uint8_t *left, *right, *valid_left, *valid_right;
+    const int16_t *init;
+    int w, h;
+    uint64_t n;
+} mi_tables_job;
+
+static void job_mi_tables(void *ctx, int begin, int end)
+{
+    mi_tables_job *j = ctx;
+    stereo_stage *s = j->s;
+    int slot = 0;
+    for (;; slot = (slot + 1) % s->mi_slots) /* a free slot: at most mi_slots calls run at once */
+        if (!atomic_exchange(&s->mi_busy[slot], 1))
+            break;
+    void *scratch = (char *)s->mi_scratch + (size_t)slot * MI_SCRATCH_BYTES;
+    for (int i = begin; i < end; i++)
+        mi_table_of(j->left, j->right, j->w, j->h, s->p.mi_tiles, j->init, j->valid_left,
+                    j->valid_right, s->mi_scratch, j->n, i, s->mi_table + (size_t)i * MI_TABLE_SIZE,
+                    NULL, scratch);
+    atomic_store(&s->mi_busy[slot], 0);
+}
+
+static void mi_tables(stereo_stage *s, const uint8_t *left, const uint8_t *right, int w, int h,
+                      const int16_t *init, const uint8_t *valid_left, const uint8_t *valid_right)
+{
+    mi_tables_job j = {s, left, right, valid_left, valid_right, init, w, h, 0};
+    j.n = mi_frame_histogram(left, right, w, h, init, valid_left, valid_right, s->mi_scratch);
+    parallel_for(s->pool, stereo_mi_tables(s->p.mi_tiles), 1, job_mi_tables, &j);
+}
+
 /* Matches level lv of the MI hierarchy (j from mi_level_job, its images in j->grey) with the
  * table in s->mi_table: on the CPU (cpu_match), or on the level's CUDA stage (stereo.c's CUDA
  * backend, cuda_mi_alloc). The left disparity ends in s->disp either way. */
@@ -1151,8 +1209,7 @@ static stereo_status mi_hierarchy(stereo_stage *s)
         for (int it = 0; it < iterations; it++) {
             if (it > 0)
                 mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
-            mi_table_compute(j.grey[0], j.grey[1], lv.w, lv.h, s->mi_init, NULL, NULL,
-                             s->mi_table, NULL, s->mi_scratch);
+            mi_tables(s, j.grey[0], j.grey[1], lv.w, lv.h, s->mi_init, NULL, NULL);
             stereo_status st = mi_match_level(s, &j, &lv);
             if (st != STEREO_OK)
                 return st;
@@ -1196,8 +1253,7 @@ static stereo_status mi_prepare(stereo_stage *s, const uint8_t *valid0, const ui
     }
     mi->warm = warm;
     double t1 = now_ms();
-    mi_table_compute(s->grey[0], s->grey[1], p->width, p->height, s->mi_init, valid0, valid1,
-                     s->mi_table, NULL, s->mi_scratch);
+    mi_tables(s, s->grey[0], s->grey[1], p->width, p->height, s->mi_init, valid0, valid1);
     mi->table_ms = now_ms() - t1;
     return STEREO_OK;
 }

@@ -157,6 +157,9 @@ typedef struct {
                                  whose valid fraction fell below mi_restart % of the valid
                                  fraction of the last hierarchy frame (a scene cut, a camera
                                  swap: the table no longer fits the pair) */
+    int mi_tiles;             /* cost mi: one MI table per tile of a mi_tiles x mi_tiles grid
+                                 of the image (1..MI_TILES_MAX, mi.h; 1 = one table for the
+                                 frame); default 5 */
     /* Multi-baseline matching (above; stereo_process_views): the number of images, 2 (default;
      * 0 counts as 2: the pair, stereo_process) .. STEREO_MAX_VIEWS. With more than 2: one map
      * per view (stereo_create), the images through stereo_process_views / stereo_submit_views,

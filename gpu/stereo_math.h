@@ -450,4 +450,20 @@ STEREO_HD int16_t stereo_median9(int16_t p0, int16_t p1, int16_t p2, int16_t p3,
     return p4;
 }
 
+/* ---- cost mi's tables per tile (mi.h) --------------------------------------------------------
+ * A w x h image split into a grid x grid of tiles, tile t = (y grid / h) grid + x grid / w
+ * (row-major), each with two tables: table 2t + q, made of the rows of parity 1 - q of tile t,
+ * serves the rows of parity q (a pixel never reads a table its own correspondence went into).
+ * stereo_mi_tables: how many tables (grid 1: one, for the whole frame); stereo_mi_table: the
+ * one the left pixel (x, y) reads. */
+STEREO_HD int stereo_mi_tables(int grid)
+{
+    return grid > 1 ? 2 * grid * grid : 1;
+}
+
+STEREO_HD int stereo_mi_table(int x, int y, int w, int h, int grid)
+{
+    return grid > 1 ? 2 * ((y * grid / h) * grid + x * grid / w) + (y & 1) : 0;
+}
+
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "band.h"
+#include "mi.h"
 #include "parse_num.h"
 #include "postfilter.h"
 
@@ -82,6 +83,11 @@ const stereo_option_info stereo_option_table[] = {
     {ROW("p2-adapt", 0, "p2_adapt", "p2_adapt", MATCHING, INT, p2_adapt),
      .metavar = "T", .range = "0..255, 0 = off", .def = "16",
      .help = "intensity-adaptive P2 (P2*T/(T + |dI|))", .more = "it adapts each path's P2"},
+    {ROW("mi-tiles", 0, "mi_tiles", "mi_tiles", MATCHING, INT, mi_tiles),
+     .metavar = "G", .range = "1.." STR(MI_TILES_MAX), .def = "5",
+     .help = "cost mi: one MI table per tile of a G x G grid of the image",
+     .more = "1 = one table for the whole frame; tiles follow a brightness difference between "
+             "the cameras that varies over the image (vignetting)"},
     {ROW("path-weights", 0, "path_weights", "path_weights", MATCHING, WEIGHTS, path_weight),
      .metavar = "W[,W...]", .range = "0..255, not all 0", .def = "1",
      .help = "weight of each path's L in the sum",
@@ -272,6 +278,8 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
     }
     if (IS("p2-adapt"))
         return INT(0, 255, &p->p2_adapt);
+    if (IS("mi-tiles"))
+        return INT(1, MI_TILES_MAX, &p->mi_tiles);
     if (IS("uniqueness"))
         return INT(0, 99, &p->uniqueness);
     if (IS("lr-tolerance"))

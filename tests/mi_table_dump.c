@@ -3,17 +3,19 @@
  *
  *   build/tests/mi-table-dump < INPUT > OUTPUT
  *
- * INPUT (binary, little-endian): int32 w, int32 h, uint8 flags (bit 0: validity masks follow),
- * then w*h bytes left grey, w*h bytes right grey, w*h int16 initial disparities
+ * INPUT (binary, little-endian): int32 w, int32 h, uint8 flags (bit 0: validity masks follow;
+ * bits 4-7: the tile grid G minus 1, mi_tables_compute; 0 = one table), then w*h bytes left grey, w*h bytes right grey, w*h int16 initial disparities
  * (-32768 = none), and with flag bit 0 w*h bytes left validity and w*h bytes right validity.
- * OUTPUT: uint64 n (the histogram's count), 65536 float64 mi(i, k), 65536 uint8 table(i, k),
- * index i * 256 + k. Writes to stdout only (no files). Exit 1 with one line on bad input.
+ * OUTPUT: uint64 n (the histogram's count), T x 65536 float64 mi(i, k), T x 65536 uint8
+ * table(i, k), T = stereo_mi_tables(G) (2 G^2; G = 1: one), table by table, index
+ * t * 65536 + i * 256 + k. Writes to stdout only (no files). Exit 1 with one line on bad input.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "mi.h"
+#include "stereo_math.h"
 
 static int read_all(void *buf, size_t n)
 {
@@ -33,10 +35,16 @@ int main(void)
                 wh[1]);
         return 1;
     }
+    const int grid = (flags >> 4) + 1;
+    if (grid > MI_TILES_MAX) {
+        fprintf(stderr, "mi-table-dump: stdin: tile grid %d is outside 1..%d\n", grid, MI_TILES_MAX);
+        return 1;
+    }
+    const size_t T = (size_t)stereo_mi_tables(grid);
     size_t n = (size_t)wh[0] * (size_t)wh[1];
-    uint8_t *l = malloc(n), *r = malloc(n), *vl = NULL, *vr = NULL, *table = malloc(MI_TABLE_SIZE);
+    uint8_t *l = malloc(n), *r = malloc(n), *vl = NULL, *vr = NULL, *table = malloc(T * MI_TABLE_SIZE);
     int16_t *init = malloc(n * sizeof *init);
-    double *mi = malloc(MI_TABLE_SIZE * sizeof *mi);
+    double *mi = malloc(T * MI_TABLE_SIZE * sizeof *mi);
     void *scratch = malloc(MI_SCRATCH_BYTES);
     if (flags & 1) {
         vl = malloc(n);
@@ -52,10 +60,10 @@ int main(void)
                 wh[1]);
         return 1;
     }
-    uint64_t count = mi_table_compute(l, r, wh[0], wh[1], init, vl, vr, table, mi, scratch);
+    uint64_t count = mi_tables_compute(l, r, wh[0], wh[1], grid, init, vl, vr, table, mi, scratch);
     if (fwrite(&count, sizeof count, 1, stdout) != 1 ||
-        fwrite(mi, sizeof *mi, MI_TABLE_SIZE, stdout) != MI_TABLE_SIZE ||
-        fwrite(table, 1, MI_TABLE_SIZE, stdout) != MI_TABLE_SIZE || fflush(stdout) != 0) {
+        fwrite(mi, sizeof *mi, T * MI_TABLE_SIZE, stdout) != T * MI_TABLE_SIZE ||
+        fwrite(table, 1, T * MI_TABLE_SIZE, stdout) != T * MI_TABLE_SIZE || fflush(stdout) != 0) {
         fprintf(stderr, "mi-table-dump: stdout: write failed\n");
         return 1;
     }

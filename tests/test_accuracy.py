@@ -12,8 +12,9 @@ image). The non-parametric costs (census, rank) must hold up under the full chan
 compares grey values, must not (it is what the test is able to tell apart). mi must hold up under
 the global change (within 2.5 points: the mi branch measured +2.15, most of it from the gain's
 clipping of the brightest grey levels); under the full change it is reported, not asserted: the
-vignette is a gain that varies across the image, which one global MI table cannot model (the mi
-branch measured +16.5 points with corners at 65 %), a known limitation of a global cost.
+vignette is a gain that varies across the image, which one global MI table cannot model (+14.3
+points with one table) and the default tables per 5 x 5 tile (gpu/mi.h) follow only in part
+(+8.4): they must do better than one table there ("mi 1 table", --mi-tiles 1, is scored beside).
 Skips visibly when ../shared/data (STEREO_DATA) is absent.
 """
 import os
@@ -25,10 +26,11 @@ import middlebury as mb  # noqa: E402
 
 SGM = [("rank (default)", []), ("census", ["--cost", "census"]), ("ad", ["--cost", "ad"]),
        ("bt", ["--cost", "bt"]), ("mi", ["--cost", "mi"]),
+       ("mi 1 table", ["--cost", "mi", "--mi-tiles", "1"]),
        ("census w3:1", ["--cost", "census", "--path-weights", "3,3,3,3,1,1,1,1"])]
 BM = [("bm census", ["--method", "bm", "--cost", "census"]),
       ("bm ad (SAD)", ["--method", "bm", "--cost", "ad"])]
-RADIOMETRIC = ["rank (default)", "census", "ad", "bt", "mi"]  # under the full change
+RADIOMETRIC = ["rank (default)", "census", "ad", "bt", "mi", "mi 1 table"]  # the full change
 RADIOMETRIC_GLOBAL = ["mi"]                                    # under the global change
 
 
@@ -52,7 +54,7 @@ def run_pair(scene, right, out_path, extra):
 
 
 def main():
-    ntests = 9
+    ntests = 10
     print(f"1..{ntests}")
     if not mb.data_available():
         for i in range(1, ntests + 1):
@@ -132,12 +134,13 @@ def main():
           f"matching: census {bm:.2f} within 1.5x OpenCV's, SAD {mean['bm ad (SAD)']:.2f} "
           f"within 3x (a local method)")
     # radiometric, full change: census and rank within 1.5 points of their own result on the
-    # original pair; mi reported (one global table cannot model the vignette); ad at least 1.5x
-    # worse than its own
+    # original pair; mi reported (its tables per tile follow the vignette only in part), but
+    # better than one table; ad at least 1.5x worse than its own
     holds = {m: rmean[m] - mean[m] for m in ("rank (default)", "census")}
     ok = all(d <= 1.5 for d in holds.values())
     print(f"# reported: mi under the full change {mean['mi']:.2f} -> {rmean['mi']:.2f} "
-          f"({rmean['mi'] - mean['mi']:+.2f}); one global table cannot model the vignette")
+          f"({rmean['mi'] - mean['mi']:+.2f}); with one table {mean['mi 1 table']:.2f} -> "
+          f"{rmean['mi 1 table']:.2f} ({rmean['mi 1 table'] - mean['mi 1 table']:+.2f})")
     print(f"{'ok' if ok else 'not ok'} 7 - radiometric: " + ", ".join(
         f"{m} {rmean[m]:.2f} ({d:+.2f})" for m, d in holds.items()) +
         " within 1.5 points of the original pair")
@@ -149,6 +152,9 @@ def main():
     print(f"{'ok' if ad_ratio >= 1.5 else 'not ok'} 9 - radiometric: ad does not hold up: "
           f"{rmean['ad']:.2f} against {mean['ad']:.2f} on the original pair ({ad_ratio:.1f}x; "
           f"bt {rmean['bt']:.2f})")
+    print(f"{'ok' if rmean['mi'] < rmean['mi 1 table'] else 'not ok'} 10 - radiometric: mi's "
+          f"tables per tile {rmean['mi']:.2f} below one table's {rmean['mi 1 table']:.2f} under "
+          f"the vignette")
     return 0
 
 

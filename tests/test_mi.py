@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The MI table of gpu/mi.h against a straightforward NumPy version of its five steps (joint
-histogram, Parzen window, -log with the floor, entropies, quantisation), through
+histogram, Parzen window, -log with the floor, entropies, quantisation), and the tables per tile
+(per tile and row parity, the other parity's histogram with the frame's as a prior of
+MI_TILE_PRIOR counts), through
 build/tests/mi-table-dump. Prints TAP.
 
 Tolerance: mi(i, k) (float64) within 1e-9 absolute or relative: both sides compute the same sums
@@ -19,6 +21,7 @@ import numpy as np
 BUILD = os.environ.get("STEREO_BUILD", "build")
 TOOL = os.path.join(BUILD, "tests", "mi-table-dump")
 MAX_COST, SIGMA, RADIUS, FLOOR_COUNT, NONE = 63, 1.0, 3, 0.01, -32768
+TILE_PRIOR = 2048.0  # mi.h: MI_TILE_PRIOR
 
 
 def smooth(v, axis):
@@ -35,6 +38,52 @@ def smooth(v, axis):
         wsum += gt * ones[j:j + v.shape[0]]
     out = acc / wsum.reshape((-1,) + (1,) * (v.ndim - 1))
     return np.moveaxis(out, 0, axis)
+
+
+def steps_2_to_5(p, eps):
+    joint = smooth(smooth(p, 1), 0)
+    h_lr = smooth(smooth(-np.log(np.maximum(joint, eps)), 1), 0)
+    h_l = smooth(-np.log(np.maximum(smooth(p.sum(axis=1), 0), 256 * eps)), 0)
+    h_r = smooth(-np.log(np.maximum(smooth(p.sum(axis=0), 0), 256 * eps)), 0)
+    mi = h_l[:, None] + h_r[None, :] - h_lr
+    lo, hi = mi.min(), mi.max()
+    scaled = (hi - mi) * MAX_COST / (hi - lo) + 0.5
+    table = np.minimum(np.floor(scaled), MAX_COST).astype(np.uint8)
+    return mi, table, scaled
+
+
+def numpy_tables(left, right, init, grid, vl=None, vr=None):
+    """(n, mi, table, scaled) with a leading table axis (2 grid^2; grid 1: one): mi.h, tables
+    per tile; table 2 t + q from the rows of parity 1 - q of tile t."""
+    if grid == 1:
+        n, mi, table, scaled = numpy_table(left, right, init, vl, vr)
+        return n, mi[None], table[None], None if scaled is None else scaled[None]
+    h, w = left.shape
+    ys, xs = np.nonzero(init != NONE)
+    d = init[ys, xs].astype(np.int64)
+    xr = xs - d
+    keep = (xr >= 0) & (xr < w)
+    ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    if vl is not None:
+        keep = (vl[ys, xs] != 0) & (vr[ys, xr] != 0)
+        ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    T = 2 * grid * grid
+    hist = np.zeros((256, 256))
+    np.add.at(hist, (left[ys, xs], right[ys, xr]), 1)
+    n = int(hist.sum())
+    if n == 0:
+        return 0, np.zeros((T, 256, 256)), np.zeros((T, 256, 256), np.uint8), None
+    table_of = 2 * ((ys * grid // h) * grid + xs * grid // w) + 1 - (ys & 1)
+    out = [], [], []
+    for t in range(T):
+        sel = table_of == t
+        ht = np.zeros((256, 256))
+        np.add.at(ht, (left[ys[sel], xs[sel]], right[ys[sel], xr[sel]]), 1)
+        den = sel.sum() + TILE_PRIOR
+        for lst, v in zip(out, steps_2_to_5((ht + TILE_PRIOR / n * hist) / den,
+                                            FLOOR_COUNT / den)):
+            lst.append(v)
+    return n, np.array(out[0]), np.array(out[1]), np.array(out[2])
 
 
 def numpy_table(left, right, init, vl=None, vr=None):
@@ -65,18 +114,19 @@ def numpy_table(left, right, init, vl=None, vr=None):
     return n, mi, table, scaled
 
 
-def run_tool(left, right, init, vl=None, vr=None):
+def run_tool(left, right, init, vl=None, vr=None, grid=1):
     h, w = left.shape
-    blob = struct.pack("<iiB", w, h, 1 if vl is not None else 0)
+    T = 2 * grid * grid if grid > 1 else 1
+    blob = struct.pack("<iiB", w, h, (1 if vl is not None else 0) | (grid - 1) << 4)
     blob += left.astype(np.uint8).tobytes() + right.astype(np.uint8).tobytes()
     blob += init.astype("<i2").tobytes()
     if vl is not None:
         blob += vl.astype(np.uint8).tobytes() + vr.astype(np.uint8).tobytes()
     out = subprocess.run([TOOL], input=blob, capture_output=True, check=True).stdout
     n = struct.unpack("<Q", out[:8])[0]
-    mi = np.frombuffer(out[8:8 + 8 * 65536], "<f8").reshape(256, 256)
-    table = np.frombuffer(out[8 + 8 * 65536:], np.uint8).reshape(256, 256)
-    return n, mi, table
+    mi = np.frombuffer(out[8:8 + 8 * 65536 * T], "<f8").reshape(T, 256, 256)
+    table = np.frombuffer(out[8 + 8 * 65536 * T:], np.uint8).reshape(T, 256, 256)
+    return (n, mi, table) if grid > 1 else (n, mi[0], table[0])
 
 
 def scene(rng, w, h, dmax):
@@ -158,6 +208,48 @@ def main():
                   f"{len(seen)} left levels")
             check(got[2].min() == 0 and got[2].max() == MAX_COST,
                   f"the table spans 0..{MAX_COST}: {got[2].min()}..{got[2].max()}")
+    # tables per tile, against the NumPy version; grid 8 on 40 x 30 has tiles of 5 x 3 or 4
+    # pixels (the prior dominates), and the validity masks count per tile too
+    for (w, h, dmax, masks, grid) in [(96, 64, 16, False, 3), (131, 77, 24, True, 5),
+                                      (40, 30, 8, False, 8), (64, 48, 8, False, 2)]:
+        left, right, init = scene(rng, w, h, dmax)
+        vl = vr = None
+        if masks:
+            vl = (rng.random(left.shape) > 0.05).astype(np.uint8)
+            vr = (rng.random(left.shape) > 0.05).astype(np.uint8)
+        got = run_tool(left, right, init, vl, vr, grid)
+        want = numpy_tables(left, right, init, grid, vl, vr)
+        problems, ndiff, err = compare(f"{w}x{h}", got, want)
+        check(not problems, f"{w}x{h} D{dmax} in {grid}x{grid} tiles"
+              f"{' with validity masks' if masks else ''}: n {got[0]}, mi max relative error "
+              f"{err:.2g}, {ndiff} table entries off by one at a rounding boundary" +
+              ("; " + "; ".join(problems) if problems else ""))
+    # an empty tile: both its tables are the frame's histogram alone, P = H / n with the floor
+    # of m counts (MI_FLOOR_COUNT / m), as the NumPy version has it
+    left, right, init = scene(rng, 96, 64, 16)
+    init[:32, :48] = NONE  # tile 0 (tables 0 and 1) sees no correspondence
+    got = run_tool(left, right, init, grid=2)
+    want = numpy_tables(left, right, init, 2)
+    problems, ndiff, err = compare("empty tile", got, want)
+    check(not problems and np.array_equal(got[2][0], got[2][1]),
+          f"an empty tile: its two tables equal, and the NumPy version's (mi max relative error "
+          f"{err:.2g})" + ("; " + "; ".join(problems) if problems else ""))
+    # a vignetted right view (gain 1 at the left edge, 0.6 at the right): the left tile's
+    # cheapest right level stays near i, the right tile's near 0.6 i
+    left, right, init = scene(rng, 160, 64, 8)
+    base = left.astype(np.float64)
+    right = np.empty_like(base)
+    for y in range(64):
+        right[y] = np.interp(np.arange(160), np.arange(160) - init.clip(0)[y], base[y])
+    right = np.clip(np.round(right * np.linspace(1.0, 0.6, 160)[None, :]), 0, 255).astype(np.uint8)
+    n, mi, tab = run_tool(left, right, np.where(init == NONE, 0, init).astype(np.int16), grid=2)
+    seen = np.nonzero(np.bincount(left[:, :80].ravel(), minlength=256) >= 15)[0]
+    seen = seen[(seen > 30) & (seen < 225)]
+    gl = np.median(tab[0][seen].argmin(axis=1) / seen)  # tile 0 (left), even rows
+    gr = np.median(tab[2][seen].argmin(axis=1) / seen)  # tile 1 (right), even rows
+    check(len(seen) > 30 and abs(gl - 0.9) < 0.1 and abs(gr - 0.7) < 0.1,
+          f"vignetting: the left tile's cheapest right level is {gl:.2f} i, the right tile's "
+          f"{gr:.2f} i (gains 1..0.8 and 0.8..0.6 over their halves)")
     # no correspondence at all: n = 0, every entry 0
     left, right, init = scene(rng, 32, 20, 8)
     init[:] = NONE

@@ -57,6 +57,7 @@ SAMPLES = {
     "p2": ("200", "1024"),
     "p2-adapt": ("0", "256"),
     "ad-weight": ("5", "17"),
+    "mi-tiles": ("1", "9"),
     "path-weights": ("1,2,1,2,1,2,1,2", "0,0"),
     "uniqueness": ("10", "100"),
     "no-subpixel": (None, None),

@@ -1354,7 +1354,7 @@ static void test_mi_cost_from_table(void **state)
     uint8_t *cost = malloc((size_t)w * h * D);
     sgm_config c = {.width = w, .height = h, .dmin = dmin, .ndisp = D, .p1 = 8, .p2 = 64,
                     .max_cost = MI_MAX_COST};
-    sgm_cost_table_rows(&c, l, r, table, cost, 0, h);
+    sgm_cost_table_rows(&c, l, r, table, 1, cost, 0, h);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
             for (int k = 0; k < D; k++) {

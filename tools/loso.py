@@ -57,12 +57,12 @@ FAMILIES = {
                   for w in (1, 2, 3, 4, 6, 8)],
     "adcensus-penalties": [(f"adcensus P1 {p1} P2 {p2}",
                             ["--cost", "adcensus", "--p1", str(p1), "--p2", str(p2)])
-                           for p1 in (16, 24, 32, 40) for p2 in (80, 96, 112, 128)],
+                           for p1 in (16, 24, 32, 40) for p2 in (96, 128, 160)],
     "rank-penalties": [(f"rank P1 {p1} P2 {p2}", ["--p1", str(p1), "--p2", str(p2)])
                        for p1 in (12, 24, 36) for p2 in (64, 128, 192)],
     "census-penalties": [(f"census P1 {p1} P2 {p2}",
                           ["--cost", "census", "--p1", str(p1), "--p2", str(p2)])
-                         for p1 in (8, 16, 24) for p2 in (64, 96, 144)],
+                         for p1 in (16, 24, 32, 40) for p2 in (96, 128, 160)],
     "weights": [(f"{c} weights {w}", ["--cost", c, "--path-weights", w])
                 for c in ("rank", "census") for w in ("1,1,1,1,1,1,1,1", "2,2,2,2,1,1,1,1",
                                                       "3,3,3,3,1,1,1,1")],
@@ -73,6 +73,8 @@ FAMILIES = {
         (f"speckle {n} diff {m}", ["--speckle-size", str(n), "--speckle-diff", str(m)])
         for n in (25, 50, 100, 200, 400, 800, 1600) for m in (8, 16, 32, 64)],
     "fill": [("keep holes", []), ("fill", ["--fill"])],
+    # cost mi's tables per tile (gpu/mi.h): one table for the frame, then G x G tiles
+    "mi": [(f"mi tiles {g}", ["--cost", "mi", "--mi-tiles", str(g)]) for g in (1, 2, 3, 4, 5, 6, 8)],
 }
 # the temporal family: off, then alpha (16ths) x delta (16ths) x persistence (frames)
 TEMPORAL = [("temporal off", [])] + [

@@ -114,7 +114,7 @@ static void run_case(int w, int h, int D, int dmin, int block, int kind, int sms
         for (int i = 0; i < 65536; i++)
             table[i] = (uint8_t)(rnd() % 64);
         c.max_cost = max_cost;
-        sgm_cost_table_rows(&c, il, ir, table, cost, 0, h);
+        sgm_cost_table_rows(&c, il, ir, table, 1, cost, 0, h);
         break;
     default: /* bt: words in the census rows; CPU: sgm_cost_bt_rows on the grey rows */
         max_cost = 63, cost_kind = 3;

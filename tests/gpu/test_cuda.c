@@ -875,7 +875,8 @@ static void multi_view(void)
  * paths, D 64 and 128, with maps, at a size where no level below full size fits (F = 0: the full
  * size matched level-style first), and a sequence with mi_warm (the previous frame's disparity;
  * a scene cut collapses the valid fraction and the hierarchy runs again), the GPU through
- * stereo_submit / stereo_wait, the CPU synchronously: the same frames warm, the same bits. */
+ * stereo_submit / stereo_wait, the CPU synchronously: the same frames warm, the same bits; the
+ * tables per tile at 1 x 1, 2 x 2, 5 x 5 (default) and 8 x 8. */
 static void mutual_information(void)
 {
     pair pr;
@@ -893,6 +894,21 @@ static void mutual_information(void)
                 stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
                 compare(&p, NULL, &pr, "mi");
             }
+    /* the tables per tile (mi.h; the default 5 x 5 above): one table, 2 x 2 and 8 x 8, SGM
+     * and bm (bm reads the tables on the fly, pair_cost.cuh) */
+    static const int grids[] = {1, 2, 8};
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 2; m++) {
+            const int tiles = grids[i];
+            stereo_params p;
+            stereo_params_default(&p, 333, 217);
+            p.cost = STEREO_COST_MI, p.num_disparities = 64, p.mi_tiles = tiles;
+            p.method = m ? STEREO_METHOD_BM : STEREO_METHOD_SGM;
+            stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+            char what[64];
+            snprintf(what, sizeof what, "mi %dx%d tiles%s", tiles, tiles, m ? " bm" : "");
+            compare(&p, NULL, &pr, what);
+        }
     pair_free(&pr);
     {
         pair_random(&pr, 310, 211, STEREO_PIX_YUYV, 4, 6);
