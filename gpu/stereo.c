@@ -168,9 +168,12 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
 {
     /* Chosen with tools/tune_penalties.py on the six shared Middlebury scenes, with the adaptive
      * P2 (T = 16) on, in the middle of a broad plateau (docs/tuning.md has the grids). */
-    if (cost == STEREO_COST_CENSUS || cost == STEREO_COST_ADCENSUS) {
-        /* adcensus: census's pair, its costs having census's range (leave-one-out in
-         * docs/tuning.md) */
+    if (cost == STEREO_COST_ADCENSUS) {
+        /* chosen by leave-one-scene-out over the shared, re-exposed and generated scenes
+         * (tools/loso.py --family adcensus-penalties; docs/tuning.md) */
+        *p1 = 32;
+        *p2 = 128;
+    } else if (cost == STEREO_COST_CENSUS) {
         *p1 = 16;
         *p2 = 96;
     } else if (cost == STEREO_COST_AD || cost == STEREO_COST_BT) {
@@ -193,6 +196,13 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
     }
 }
 
+stereo_cost stereo_default_cost(int views)
+{
+    /* chosen by leave-one-scene-out within the Jetson budget (docs/results.md); adcensus takes
+     * a pair only */
+    return views > 2 ? STEREO_COST_CENSUS : STEREO_COST_ADCENSUS;
+}
+
 void stereo_params_default(stereo_params *p, int width, int height)
 {
     memset(p, 0, sizeof *p);
@@ -200,7 +210,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->height = height;
     p->min_disparity = 0;
     p->num_disparities = 64;
-    p->cost = STEREO_COST_RANK;
+    p->cost = stereo_default_cost(2);
     p->rank_window = 9;
     p->ad_weight = 3;
     p->paths = 8;

@@ -111,8 +111,8 @@ typedef struct {
     int min_disparity;        /* dmin >= 0 */
     int num_disparities;      /* D: a multiple of 16 in [16, 512], D < width
                                  (stereo_check_disparities) */
-    stereo_cost cost;         /* rank (default), census 9x7, ad, bt, adcensus, or mi (hierarchical mutual
-                                 information, mi.h; both backends: on CUDA the hierarchy's
+    stereo_cost cost;         /* adcensus (default, stereo_default_cost), census 9x7, rank,
+                                 ad, bt, or mi (hierarchical mutual information, mi.h; both backends: on CUDA the hierarchy's
                                  levels run on CUDA stages of their own and the tables on the
                                  host, stereo.c cuda_mi_prepare) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
@@ -209,6 +209,10 @@ static inline int stereo_cost_has_census(stereo_cost c)
 {
     return c == STEREO_COST_CENSUS || c == STEREO_COST_ADCENSUS;
 }
+
+/* The default cost for a number of views (0 or 2: the pair): adcensus for the pair, census for
+ * more views (adcensus takes two views only). */
+stereo_cost stereo_default_cost(int views);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
 void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2);

@@ -45,7 +45,8 @@ const stereo_option_info stereo_option_table[] = {
      .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
      .help = "smallest disparity searched"},
     {ROW("cost", 0, "cost", "cost", MATCHING, COST, cost),
-     .metavar = "NAME", .range = "rank, census, ad, bt, mi, adcensus", .def = "rank",
+     .metavar = "NAME", .range = "rank, census, ad, bt, mi, adcensus",
+     .def = "adcensus; census with more than two views",
      .help = "matching cost",
      .more = "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), "
              "bt (Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information "
@@ -231,7 +232,7 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
     }
     if (IS("min-disparity")) /* at least 16 disparities above it: 2047 at most */
         return INT(0, 2047 - 16, &p->min_disparity);
-    if (IS("cost"))
+    if (IS("cost") && (o->cost_set = 1))
         return stereo_cost_from_str(v, &p->cost)
                    ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v, stereo_cost_names())
                    : 0;
@@ -368,6 +369,8 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
             return fail(err, errlen, "%s: %d values for %d paths (give one value, or one per "
                         "path in path order: +x, -x, +y, -y%s)", lists[i].opt, lists[i].n,
                         p->paths, p->paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
+    if (!o->cost_set)
+        p->cost = stereo_default_cost(p->views);
     int p1, p2;
     stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
     p->p1 = o->p1_set ? o->p1_list[0] : p1;

@@ -58,7 +58,8 @@ FAMILIES = {
     "adcensus-penalties": [(f"adcensus P1 {p1} P2 {p2}",
                             ["--cost", "adcensus", "--p1", str(p1), "--p2", str(p2)])
                            for p1 in (16, 24, 32, 40) for p2 in (96, 128, 160)],
-    "rank-penalties": [(f"rank P1 {p1} P2 {p2}", ["--p1", str(p1), "--p2", str(p2)])
+    "rank-penalties": [(f"rank P1 {p1} P2 {p2}",
+                        ["--cost", "rank", "--p1", str(p1), "--p2", str(p2)])
                        for p1 in (12, 24, 36) for p2 in (64, 128, 192)],
     "census-penalties": [(f"census P1 {p1} P2 {p2}",
                           ["--cost", "census", "--p1", str(p1), "--p2", str(p2)])
