@@ -168,14 +168,12 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
 {
     /* Chosen with tools/tune_penalties.py on the six shared Middlebury scenes, with the adaptive
      * P2 (T = 16) on, in the middle of a broad plateau (docs/tuning.md has the grids). */
-    if (cost == STEREO_COST_ADCENSUS) {
-        /* chosen by leave-one-scene-out over the shared, re-exposed and generated scenes
-         * (tools/loso.py --family adcensus-penalties; docs/tuning.md) */
+    if (cost == STEREO_COST_ADCENSUS || cost == STEREO_COST_CENSUS) {
+        /* chosen for each by leave-one-scene-out over the shared, re-exposed and generated
+         * scenes (tools/loso.py --family adcensus-penalties / census-penalties; the same pair
+         * for both, inside its grid; docs/tuning.md) */
         *p1 = 32;
         *p2 = 128;
-    } else if (cost == STEREO_COST_CENSUS) {
-        *p1 = 16;
-        *p2 = 96;
     } else if (cost == STEREO_COST_AD || cost == STEREO_COST_BT) {
         /* the middle of the plateau P1 12..16 x P2 96..128 of both (docs/tuning.md) */
         *p1 = 14;

@@ -119,7 +119,7 @@ static void test_option_errors(void **state)
     const char *n1[] = {"cost"}, *v1[] = {"sad"};
     assert_int_equal(sd_matcher_create(W, H, 1, n1, v1, NULL, &m, err, sizeof err), SD_EVALUE);
     assert_null(m);
-    assert_string_equal(err, "--cost: 'sad' is not one of rank, census, ad, bt, mi");
+    assert_string_equal(err, "--cost: 'sad' is not one of rank, census, ad, bt, mi, adcensus");
     const char *n2[] = {"no-lr"}, *v2[] = {"1"};
     assert_int_equal(sd_matcher_create(W, H, 1, n2, v2, NULL, &m, err, sizeof err), SD_EVALUE);
     assert_string_equal(err, "--no-lr takes no value");

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """Accuracy on the shared Middlebury scenes, side by side with OpenCV StereoSGBM (MODE_HH) in the
-same run. Prints TAP. The default configuration (rank 9x9, 8 paths, LR check, median, subpixel)
-must reach a mean bad-2 at or below OpenCV's; every other cost (census, ad, bt, mi: hierarchical
-mutual information) and block matching are scored and reported beside it, each within a bound
-that catches a broken stage.
+same run. Prints TAP. The default configuration (adcensus: census 9x7 plus the grey difference
+after histogram matching, 8 paths, LR check, median, subpixel) must reach a mean bad-2 at or
+below OpenCV's; every other cost (rank, census, ad, bt, mi: hierarchical mutual information) and
+block matching are scored and reported beside it, each within a bound that catches a broken
+stage.
 
 The radiometric test: the right view of each scene with a gain (x1.3), a gamma (0.8) and a
 vignette (down to 70 % in the corners), as two cameras with different exposure and lenses would
 give ("full"), and the same without the vignette ("global": one intensity mapping for the whole
-image). The non-parametric costs (census, rank) must hold up under the full change; ad, which
+image). The non-parametric costs (census, rank) and adcensus (whose grey term compares the
+views after mapping the right's histogram onto the left's) must hold up under the full change; ad, which
 compares grey values, must not (it is what the test is able to tell apart). mi must hold up under
 the global change (within 2.5 points: the mi branch measured +2.15, most of it from the gain's
 clipping of the brightest grey levels); under the full change it is reported, not asserted: the
@@ -24,13 +26,15 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import middlebury as mb  # noqa: E402
 
-SGM = [("rank (default)", []), ("census", ["--cost", "census"]), ("ad", ["--cost", "ad"]),
+SGM = [("adcensus (default)", []), ("rank", ["--cost", "rank"]),
+       ("census", ["--cost", "census"]), ("ad", ["--cost", "ad"]),
        ("bt", ["--cost", "bt"]), ("mi", ["--cost", "mi"]),
        ("mi 1 table", ["--cost", "mi", "--mi-tiles", "1"]),
        ("census w3:1", ["--cost", "census", "--path-weights", "3,3,3,3,1,1,1,1"])]
 BM = [("bm census", ["--method", "bm", "--cost", "census"]),
       ("bm ad (SAD)", ["--method", "bm", "--cost", "ad"])]
-RADIOMETRIC = ["rank (default)", "census", "ad", "bt", "mi", "mi 1 table"]  # the full change
+RADIOMETRIC = ["adcensus (default)", "rank", "census", "ad", "bt", "mi",
+               "mi 1 table"]  # the full change
 RADIOMETRIC_GLOBAL = ["mi"]                                    # under the global change
 
 
@@ -110,17 +114,17 @@ def main():
     gmean = table("global change only (gain 1.3, gamma 0.8, no vignette): bad-2 % / density %",
                   radio_global, RADIOMETRIC_GLOBAL)
 
-    ours, cv = mean["rank (default)"], mean["opencv"]
-    print(f"{'ok' if ours <= cv else 'not ok'} 1 - default rank config mean bad-2 {ours:.2f} "
+    ours, cv = mean["adcensus (default)"], mean["opencv"]
+    print(f"{'ok' if ours <= cv else 'not ok'} 1 - default (adcensus) mean bad-2 {ours:.2f} "
           f"<= OpenCV StereoSGBM MODE_HH {cv:.2f}")
     # guard against a silent collapse on any single scene (a scene far worse than OpenCV)
-    worst = max(results[("rank (default)", s[0])]["bad2"] - results[("opencv", s[0])]["bad2"]
+    worst = max(results[("adcensus (default)", s[0])]["bad2"] - results[("opencv", s[0])]["bad2"]
                 for s in mb.SCENES)
     print(f"{'ok' if worst <= 5.0 else 'not ok'} 2 - no scene more than 5 points of bad-2 worse "
           f"than OpenCV (worst gap {worst:+.2f})")
-    census = mean["census"]
-    print(f"{'ok' if census <= cv * 1.5 else 'not ok'} 3 - census config mean bad-2 {census:.2f} "
-          f"(reported; must stay within 1.5x OpenCV's {cv:.2f})")
+    census = max(mean["census"], mean["rank"])
+    print(f"{'ok' if census <= cv * 1.5 else 'not ok'} 3 - census {mean['census']:.2f} and rank "
+          f"{mean['rank']:.2f} mean bad-2 (reported; must stay within 1.5x OpenCV's {cv:.2f})")
     # the grey-value costs and block matching: reported, with a bound that catches a broken
     # stage (a wrong cost or box sum puts bad-2 far beyond these) but not a weaker method
     grey = max(mean["ad"], mean["bt"])
@@ -133,10 +137,10 @@ def main():
     print(f"{'ok' if bm <= cv * 1.5 and mean['bm ad (SAD)'] <= cv * 3 else 'not ok'} 6 - block "
           f"matching: census {bm:.2f} within 1.5x OpenCV's, SAD {mean['bm ad (SAD)']:.2f} "
           f"within 3x (a local method)")
-    # radiometric, full change: census and rank within 1.5 points of their own result on the
-    # original pair; mi reported (its tables per tile follow the vignette only in part), but
-    # better than one table; ad at least 1.5x worse than its own
-    holds = {m: rmean[m] - mean[m] for m in ("rank (default)", "census")}
+    # radiometric, full change: adcensus, census and rank within 1.5 points of their own result
+    # on the original pair; mi reported (its tables per tile follow the vignette only in part),
+    # but better than one table; ad at least 1.5x worse than its own
+    holds = {m: rmean[m] - mean[m] for m in ("adcensus (default)", "rank", "census")}
     ok = all(d <= 1.5 for d in holds.values())
     print(f"# reported: mi under the full change {mean['mi']:.2f} -> {rmean['mi']:.2f} "
           f"({rmean['mi'] - mean['mi']:+.2f}); with one table {mean['mi 1 table']:.2f} -> "

@@ -818,7 +818,7 @@ static void test_penalties_in_file(void **state)
 {
     live_config c;
     expect_load_error("[stereo]\np2 = 20\n", 2, "p2");
-    expect_in(err, "p2: 20 must be greater than p1 24", "p2 below the default p1");
+    expect_in(err, "p2: 20 must be greater than p1 32", "p2 below the default p1");
     expect_load_error("[stereo]\np1 = 50\n\np2 = 50\n", 4, "p2");
     /* at the later line of the two, worded as stereo-match words it with the keys' names */
     expect_load_error("[stereo]\np2 = 50\n\np1 = 60\n", 4, "p2");
@@ -889,9 +889,9 @@ static void test_costs_methods_and_path_lists(void **state)
     expect_in(err, "'-1' (in '1,-1,1,1') is not an integer in 0..255", "path_weights");
     expect_load_error("[stereo]\npath_weights = 1,1,1\n", 2, "path_weights");
     expect_in(err, "path_weights: 3 values for 8 paths", "weights of the wrong length");
-    load_ok("[stereo]\npath_weights = 40\n", &c);
+    load_ok("[stereo]\npath_weights = 44\n", &c); /* 8 x 44 x (62 + 128) */
     assert_int_equal(live_config_check(&c, err, sizeof err), -1);
-    expect_in(err, "66560", "the weighted sum past 16 bits, with the figure");
+    expect_in(err, "66880", "the weighted sum past 16 bits, with the figure");
     /* --set takes the same values */
     live_config_defaults(&c);
     assert_int_equal(live_config_set(&c, "stereo", "method", "bm", err, sizeof err), 0);

@@ -381,6 +381,7 @@ static void test_stage_views_find_the_shift(void **state)
     p.subpixel = 0;
     p.backend = STEREO_BACKEND_CPU;
     p.views = NV;
+    p.cost = stereo_default_cost(p.views); /* census: adcensus takes a pair */
     memcpy(p.baseline, bq, sizeof bq);
     uint8_t *im[NV];
     stereo_image in[NV];
@@ -458,6 +459,7 @@ static void test_views_params_refused(void **state)
     p.num_disparities = 16;
     p.backend = STEREO_BACKEND_CPU;
     p.views = 4;
+    p.cost = stereo_default_cost(p.views);
     p.baseline[2] = 32, p.baseline[3] = -16;
     q = p, q.views = 1, expect_refused(q, "views");
     q = p, q.views = STEREO_MAX_VIEWS + 1, expect_refused(q, "views");
@@ -519,6 +521,7 @@ static void test_views_process_refusals(void **state)
     p.num_disparities = 16;
     p.backend = STEREO_BACKEND_CPU;
     p.views = 4;
+    p.cost = stereo_default_cost(p.views);
     p.baseline[2] = 32, p.baseline[3] = -16;
     stereo_stage *s;
     char err[256];

@@ -1096,8 +1096,10 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.paths = 6, expect_refused(q, "paths");
     q = p, q.p1 = 0, expect_refused(q, "p1");
     q = p, q.p2 = q.p1, expect_refused(q, "p2");
-    q = p, q.rank_window = 8, expect_refused(q, "rank window");
-    q = p, q.rank_window = 17, expect_refused(q, "rank window");
+    q = p, q.cost = STEREO_COST_RANK, q.rank_window = 8, expect_refused(q, "rank window");
+    q = p, q.cost = STEREO_COST_RANK, q.rank_window = 17, expect_refused(q, "rank window");
+    q = p, q.ad_weight = 0, expect_refused(q, "ad weight");
+    q = p, q.ad_weight = 17, expect_refused(q, "ad weight");
     q = p, q.uniqueness = 100, expect_refused(q, "uniqueness");
     q = p, q.width = 0, expect_refused(q, "size");
     q = p, q.lr_tolerance = -1, expect_refused(q, "tolerance");

@@ -34,6 +34,8 @@ ORINS = (
     ("Orin Nano 8 GB", 8, 625, Decimal("68")),
 )
 HEADLINE = ("640x480", "128", "8")   # the size, disparities and paths quoted in the README
+DEFAULT_COST = "adcensus"            # the stage's default (stereo_default_cost), which the
+                                     # README quotes; runs before the cost column are rank
 
 
 def rnd(value, places):
@@ -49,7 +51,7 @@ def load(keep=lambda r: True):
     latest = {}   # configuration -> its last row (the CSV is in run order, dates ascending)
     for r in filter(keep, rows):
         key = (r["device"], int(r["sms"]), r["build"], r["size"], r["disparities"], r["paths"],
-               r["mode"] or "full")
+               r["mode"] or "full", r["cost"] or "rank")
         if key not in latest or r["date"] >= latest[key]["date"]:
             latest[key] = r
     return rows, latest
@@ -84,12 +86,12 @@ def band_section(latest, w):
       "projected time over the band's in brackets: above 1, the band is faster there. The full "
       "search at 512 disparities is the sweep design (the only one that runs them in full).")
     w("")
-    w("| SMs | size | disparities | mode | ms | full search ms | bytes/voxel (band / full) | "
-      "projected ms (band / full) | date | commit |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
+    w("| SMs | size | disparities | cost | mode | ms | full search ms | bytes/voxel (band / full) "
+      "| projected ms (band / full) | date | commit |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
     for k in bands:
         r = latest[k]
-        full = latest.get(k[:6] + ("full",))
+        full = latest.get(k[:6] + ("full", k[7]))
         if not full or full["commit"] != r["commit"]:
             continue
         proj = []
@@ -99,7 +101,7 @@ def band_section(latest, w):
             if tb and tf:
                 proj.append(f"{name}: {rnd(tb[0], 1)} / {rnd(tf[0], 1)} ({rnd(tf[0] / tb[0], 2)}x)")
         bpv = f"{r['dram_bytes_per_voxel'] or '-'} / {full['dram_bytes_per_voxel'] or '-'}"
-        w(f"| {k[1]} | {k[3]} | {k[4]} | {k[6]} | {rnd(r['project_ms'], 3)} | "
+        w(f"| {k[1]} | {k[3]} | {k[4]} | {k[7]} | {k[6]} | {rnd(r['project_ms'], 3)} | "
           f"{rnd(full['project_ms'], 3)} | {bpv} | {'; '.join(proj)} | {r['date']} | "
           f"{r['commit']} |")
     w("")
@@ -129,8 +131,9 @@ def page():
     w(f"On {', '.join(devices)}. `tools/gpu-check.sh` builds the stage twice, for `sm_90` (the "
       "H100's own instructions) and for `compute_87` only (the instruction path of a Jetson "
       "Orin, compiled from PTX at load, no Hopper-only instructions), and libSGM the same two "
-      "ways, then times both in the same call, default settings (rank, LR check, median, "
-      "subpixel; full search), on all the GPU's SMs and on a CUDA green context of 16 SMs (as "
+      "ways, then times both in the same call, default settings but for the cost column "
+      f"({DEFAULT_COST}, the default; rank in the runs from before it was; LR check, median, "
+      "subpixel; full search; libSGM matches its own census), on all the GPU's SMs and on a CUDA green context of 16 SMs (as "
       "an Orin AGX) or 8 (as an Orin NX or Nano): the *Jetson proxy*. A time is the median "
       "over the run's frames, in ms per frame. Bytes per voxel are ncu's DRAM bytes read and "
       "written per frame over width x height x disparities, counted on the 16-SM `compute_87` "
@@ -140,19 +143,22 @@ def page():
     w("## In short")
     w("")
     size, d, p = HEADLINE
-    h100 = [latest[k] for k in order if k[1] > 16 and k[2] == "sm_90" and k[3:6] == HEADLINE]
-    proxy = [latest[k] for k in order if k[1] == 16 and k[2] == "compute_87" and k[3:6] == HEADLINE]
+    h100 = [latest[k] for k in order if k[1] > 16 and k[2] == "sm_90" and k[3:6] == HEADLINE
+            and k[7] == DEFAULT_COST]
+    proxy = [latest[k] for k in order if k[1] == 16 and k[2] == "compute_87" and k[3:6] == HEADLINE
+             and k[7] == DEFAULT_COST]
     for r in h100[:1]:
-        w(f"- {size} D{d} {p} paths on all {r['sms']} SMs of the H100 (`sm_90`, {r['date']}, "
+        w(f"- {size} D{d} {p} paths, cost {DEFAULT_COST}, on all {r['sms']} SMs of the "
+          f"{r['device']} (`sm_90`, {r['date']}, "
           f"{r['commit']}): {rnd(r['project_ms'], 3)} ms a frame; libSGM {rnd(r['libsgm_ms'], 3)} ms.")
     for r in proxy[:1]:
         w(f"- The same on the 16-SM Jetson proxy (`compute_87`, {r['date']}, {r['commit']}): "
           f"{rnd(r['project_ms'], 3)} ms; libSGM {rnd(r['libsgm_ms'], 3)} ms.")
-    bad2 = sorted({(r["date"], r["accuracy_shared_bad2"]) for r in latest.values()
-                   if r["accuracy_shared_bad2"]})
+    bad2 = sorted({(r["date"], r["commit"], r["accuracy_shared_bad2"]) for r in latest.values()
+                   if r["accuracy_shared_bad2"] and (r["cost"] or "rank") == DEFAULT_COST})
     if bad2:
         w(f"- Accuracy of the default settings, whose bits every build above reproduces: mean "
-          f"bad-2 {bad2[-1][1]} % over the six shared Middlebury scenes "
+          f"bad-2 {bad2[-1][2]} % over the six shared Middlebury scenes "
           "([results.md](results.md) has every cost and how it is scored).")
     w("")
 
@@ -160,9 +166,9 @@ def page():
     w("")
     w("'x' is libSGM's time over the stage's: above 1, the stage is faster.")
     w("")
-    w("| SMs | build | size | disparities | paths | stage ms | libSGM ms | x | bytes/voxel "
-      "(stage / libSGM) | date | commit |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| SMs | build | size | disparities | paths | cost | stage ms | libSGM ms | x | bytes/voxel "
+      "(stage / libSGM) | device | date | commit |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k in order:
         r = latest[k]
         ratio = rnd(Decimal(r["libsgm_ms"]) / Decimal(r["project_ms"]), 2) + "x" \
@@ -170,8 +176,8 @@ def page():
         bpv = f"{r['dram_bytes_per_voxel']} / {r['libsgm_dram_bytes_per_voxel'] or '-'}" \
             if r["dram_bytes_per_voxel"] else ""
         w(f"| {r['sms']} | {r['build']} | {r['size']} | {r['disparities']} | {r['paths']} | "
-          f"{rnd(r['project_ms'], 3)} | {rnd(r['libsgm_ms'], 3)} | {ratio} | {bpv} | "
-          f"{r['date']} | {r['commit']} |")
+          f"{k[7]} | {rnd(r['project_ms'], 3)} | {rnd(r['libsgm_ms'], 3)} | {ratio} | {bpv} | "
+          f"{r['device']} | {r['date']} | {r['commit']} |")
     w("")
 
     w("## On a Jetson (projected)")
@@ -189,14 +195,15 @@ def page():
         if latest[k]["dram_bytes_per_voxel"] and k[2] == "compute_87" and k[3:6] not in sizes:
             sizes.append(k[3:6])
     sizes.sort(key=lambda s: (int(s[0].split("x")[0]), s[1], s[2]))
-    w("| board | " + " | ".join(f"{s} D{dd} {pp} paths" for s, dd, pp in sizes) + " |")
-    w("|---|" + "---|" * len(sizes))
+    costs = sorted({k[7] for k in order}, key=lambda c: (c != DEFAULT_COST, c))
+    w("| board | cost | " + " | ".join(f"{s} D{dd} {pp} paths" for s, dd, pp in sizes) + " |")
+    w("|---|---|" + "---|" * len(sizes))
     ratios = []
-    for name, sms, clock, gbps in ORINS:
+    for (name, sms, clock, gbps), cost in ((o, c) for o in ORINS for c in costs):
         cells = []
         for s in sizes:
             r = next((latest[k] for k in order if k[1] == sms and k[2] == "compute_87"
-                      and k[3:6] == s), None)
+                      and k[3:6] == s and k[7] == cost), None)
             t = project(r, clock, gbps, "project_ms", "dram_bytes_per_voxel") if r else None
             if not t:
                 cells.append("")
@@ -205,14 +212,14 @@ def page():
             fps = rnd(1000 / ms, 0)
             cells.append(f"~{fps} fps ({rnd(ms, 1)} ms{', ' + bound if bound else ''})")
             lib = project(r, clock, gbps, "libsgm_ms", "libsgm_dram_bytes_per_voxel")
-            if lib:
+            if lib and cost == DEFAULT_COST:
                 ratios.append(lib[0] / ms)
         clk = f"{Decimal(clock) / 1000} GHz" if clock >= 1000 else f"{clock} MHz"
-        w(f"| {name} ({sms} SMs, {clk}, {gbps} GB/s) | " + " | ".join(cells) + " |")
+        w(f"| {name} ({sms} SMs, {clk}, {gbps} GB/s) | {cost} | " + " | ".join(cells) + " |")
     w("")
     if ratios:
         w(f"libSGM projected the same way takes {rnd(min(ratios), 1)}-{rnd(max(ratios), 1)}x the "
-          "stage's time per frame at these sizes.")
+          f"stage's time per frame with {DEFAULT_COST} at these sizes.")
         w("")
     band_section(all_latest, w)
     return "\n".join(wrap(line) for line in out).rstrip("\n") + "\n"

@@ -306,7 +306,7 @@ for cfg in $BAND_CONFIGS; do
   for band in 0 32; do
     ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
       "$B87"/build/gpu/stereo-bench --size $size --disparities $d --paths $paths --frames 1 --sms 16 --band $band \
-      >"$OUT/ncu-band.csv" 2>/dev/null
+      --cost "${PROXY_COST:-adcensus}" >"$OUT/ncu-band.csv" 2>/dev/null
     line=$(ncu_dram "$OUT/ncu-band.csv" "band $band $size D$d ${paths}p" $(( ${size%x*} * ${size#*x} * d )))
     echo "$line"
     band_bpv["$size $d $band"]=$(sed -nE 's/.* ([0-9.]+) B\/voxel.*/\1/p' <<<"$line")
@@ -317,11 +317,12 @@ for sms in ${BAND_SMS:-16 8}; do
     IFS=: read -r size d paths <<<"$cfg"
     for band in 0 32 64; do
       line=$("$B87"/build/gpu/stereo-bench --size $size --disparities $d --paths $paths \
-        --runs ${BAND_RUNS:-50} --sms $sms --band $band 2>&1 | grep -E "$size|stereo-bench")
+        --runs ${BAND_RUNS:-50} --sms $sms --band $band --cost "${PROXY_COST:-adcensus}" 2>&1 |
+        grep -E "$size|stereo-bench")
       echo "$sms SMs band $band: $line"
       ms=$(sed -nE 's/.* ([0-9.]+) ms .*/\1/p' <<<"$line" | head -1)
       mode=full; [ $band -gt 0 ] && mode="band $band"
-      [ -n "$ms" ] && echo "$(date -u +%F),$commit,$device,$sms,compute_87,$size,$d,$paths,$ms,,${band_bpv["$size $d $band"]:-},,$mode," \
+      [ -n "$ms" ] && echo "$(date -u +%F),$commit,$device,$sms,compute_87,$size,$d,$paths,$ms,,${band_bpv["$size $d $band"]:-},,$mode,,${PROXY_COST:-adcensus}" \
         >>"$OUT/results-band.csv"
     done
   done
@@ -466,13 +467,15 @@ step "Jetson proxy: the stage on green contexts of all / 16 / 8 SMs, sm_90 and c
 # its own option (stereo-bench --sms N); libSGM through the green-context preload of
 # ../shared/anchors (SM_LIMIT=N). Both: median of PROXY_RUNS (default 100) after 20 warm-ups.
 PROXY_RUNS=${PROXY_RUNS:-100}
+export PROXY_COST=${PROXY_COST:-adcensus} # the stage's cost (libSGM has its own census)
 PROXY_CONFIGS=$'640 480 128 8\n1024 440 128 4\n1280 960 128 8\n1920 1080 256 8' # w h D paths
 all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
 [ -n "$all_sms" ] || all_sms=132
 echo "date,commit,device,sms,build,size,disparities,paths,project_ms,libsgm_ms,base_ms,stages" >"$OUT/proxy-raw.csv"
 run_project() { # bench-binary w h d paths sms -> median ms and the stage times (csv fields)
   local tmp; tmp=$(mktemp)
-  local args=(--size "$2x$3" --disparities "$4" --paths "$5" --runs "$PROXY_RUNS" --csv "$tmp")
+  local args=(--size "$2x$3" --disparities "$4" --paths "$5" --runs "$PROXY_RUNS" --csv "$tmp"
+              --cost "$PROXY_COST")
   if [ "$6" = "$all_sms" ]; then "$1" "${args[@]}" >/dev/null 2>>"$OUT/proxy.err"
   elif "$1" --help 2>&1 | grep -q -- --sms; then "$1" "${args[@]}" --sms "$6" >/dev/null 2>>"$OUT/proxy.err"
   else SM_LIMIT=$6 LD_PRELOAD=$ANC/greenctx.so "$1" "${args[@]}" >/dev/null 2>>"$OUT/proxy.err"; fi
@@ -505,7 +508,7 @@ ncu_args=(); build/gpu/stereo-bench --help 2>&1 | grep -q -- --sms && ncu_args=(
 while read -r w h d paths; do
   ncu --clock-control none --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --csv "$B87"/build/gpu/stereo-bench --size "${w}x$h" --disparities "$d" --paths "$paths" --frames 1 \
-      "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h.csv" 2>/dev/null
+      --cost "$PROXY_COST" "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h.csv" 2>/dev/null
   # libSGM's first frame (its 7 + paths kernels: census x2, the paths, WTA, 2 medians, LR check,
   # range), for the bytes per voxel of the peer (the same on any SM count), at every size
   if [ -x "$ANC/sgmbench-compute_87" ]; then
@@ -612,7 +615,8 @@ with open(os.path.join(out, "results-jetson-proxy.csv"), "w") as fo:
         bad2 = os.environ.get("PROXY_BAD2", "") if r["size"] == "1280x960" else ""
         fo.write(",".join([r["date"], r["commit"], r["device"], r["sms"], r["build"], r["size"], r["disparities"],
                            r["paths"], r["project_ms"], r["libsgm_ms"], f"{bpv:.2f}" if bpv else "",
-                           f"{lbpv:.2f}" if lbpv else "", "full", bad2]) + "\n")
+                           f"{lbpv:.2f}" if lbpv else "", "full", bad2,
+                           os.environ.get("PROXY_COST", "adcensus")]) + "\n")
 PY
 fi
 

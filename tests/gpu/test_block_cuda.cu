@@ -191,7 +191,8 @@ static void refusals(void)
     sgm_args a;
     memset(&a, 0, sizeof a);
     a.width = 8, a.height = 8, a.ndisp = 16, a.max_cost = 62;
-    const block_args bad[] = {{4, 0, 1}, {9, -1, 1}, {9, 32, 1}, {9, 0, 4}, {9, 0, -1}};
+    const block_args bad[] = {{4, 0, 1},  {9, -1, 1}, {9, 32, 1}, {9, 0, BLOCK_COST_VOLUME},
+                              {9, 0, -1}, {9, 0, BLOCK_COST_VOLUME + 1}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         check(launch_block_sum(&a, &bad[i], NULL, NULL, 0) == cudaErrorInvalidValue,
               "block %d shift %d kind %d must be refused", bad[i].block, bad[i].shift,
