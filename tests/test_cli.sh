@@ -272,11 +272,11 @@ if [ -z "$mem_kb" ] || [ "$mem_kb" -ge 105000000 ]; then
 else
   expect_fail 1 "stereo-match: the CPU backend needs 87.2 GB for 8192x8192 with 256 disparities|more than 80 % of this machine's" \
     "8192x8192 -d 256 on the CPU backend: refused up front with the figure" \
-    --backend cpu -d 256 "$IN/big.png" "$IN/big.png" "$O"
+    --backend cpu --cost rank -d 256 "$IN/big.png" "$IN/big.png" "$O"
   if [ -n "${STEREO_SANITIZER:-}" ]; then
     skip "... also under a 1 GB address-space limit" "built with $STEREO_SANITIZER (no ulimit -v)"
   else
-    (ulimit -v 1048576 && exec "$M" --backend cpu -d 256 "$IN/big.png" "$IN/big.png" "$O") >/dev/null 2>"$W/se"
+    (ulimit -v 1048576 && exec "$M" --backend cpu --cost rank -d 256 "$IN/big.png" "$IN/big.png" "$O") >/dev/null 2>"$W/se"
     check "... also under a 1 GB address-space limit (nothing of that size allocated)" \
       grep -qF "the CPU backend needs 87.2 GB" "$W/se"
   fi
@@ -329,9 +329,9 @@ expect_fail 2 "--path-weights: '-1' (in '1,-1,1,1') is not an integer in 0..255"
   "--path-weights with a negative weight" --paths 4 --path-weights 1,-1,1,1 "$L" "$R" "$O"
 expect_fail 2 "--path-weights: 3 values for 4 paths" "--path-weights of the wrong length" \
   --paths 4 --path-weights 1,2,1 "$L" "$R" "$O"
-expect_fail 2 "path weights|66560|65535" "--path-weights past the 16-bit sum (figure named)" \
-  --path-weights 40,40,40,40,40,40,40,40 "$L" "$R" "$O"
-for c in ad bt rank census mi; do
+expect_fail 2 "path weights|66880|65535" "--path-weights past the 16-bit sum (figure named)" \
+  --path-weights 44,44,44,44,44,44,44,44 "$L" "$R" "$O"
+for c in ad bt rank census mi adcensus; do
   for m in sgm bm; do
     check "--cost $c --method $m: exit 0, the summary names both, a valid .pfm" \
       eval 'ok_run --backend cpu --cost $c --method $m "$L" "$R" "$OD/$c-$m.pfm" &&
@@ -348,9 +348,9 @@ check "--backend auto --cost mi: not refused by the CUDA stage (in it since sess
   eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && ! grep -q "not in the CUDA stage" "$W/se"'
 check "per-path --p1/--p2 and --path-weights change the result; all-equal lists do not" \
   eval 'ok_run --backend cpu "$L" "$R" "$OD/base.pfm" &&
-        ok_run --backend cpu --p1 24,24,24,24,24,24,24,24 --p2 128,128,128,128,128,128,128,128 \
+        ok_run --backend cpu --p1 32,32,32,32,32,32,32,32 --p2 128,128,128,128,128,128,128,128 \
           --path-weights 1,1,1,1,1,1,1,1 "$L" "$R" "$OD/same.pfm" && cmp -s "$OD/base.pfm" "$OD/same.pfm" &&
-        ok_run --backend cpu --p1 24,24,4,4,24,24,24,24 --p2 128,128,20,20,128,128,128,128 \
+        ok_run --backend cpu --p1 32,32,4,4,32,32,32,32 --p2 128,128,20,20,128,128,128,128 \
           "$L" "$R" "$OD/pp.pfm" && ! cmp -s "$OD/base.pfm" "$OD/pp.pfm" &&
         ok_run --backend cpu --path-weights 1,1,1,1,0,0,0,0 "$L" "$R" "$OD/w.pfm" &&
         ok_run --backend cpu --paths 4 "$L" "$R" "$OD/p4.pfm" && cmp -s "$OD/w.pfm" "$OD/p4.pfm"'
