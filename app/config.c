@@ -653,6 +653,7 @@ void live_config_defaults(live_config *c)
     c->synth_height = 480;
     c->synth_fps = 30;
     stereo_options_init(&c->stage);
+    c->stage.auto_ok = 1; /* disparities = auto: measured on the first pair (stereo-live) */
     c->stage.p.num_disparities = 64;
     c->stage.p.mi_warm = 1; /* a sequence: MI starts each frame from the previous one (stereo.h) */
     c->stereo.width = c->synth_width;

@@ -2024,6 +2024,52 @@ static int open_outputs(app *a)
 
 /* Opens the source and the maps and sets the stage's parameters: 0, else the exit status after
  * one line (1: an input fails; EXIT_USAGE: the settings do not fit the images). */
+/* [stereo] disparities = auto: the range the first set of views needs
+ * (stereo_auto_disparities), measured before the pipeline starts; that pair is not shown.
+ * 0, or as open_inputs. */
+static int auto_disparities(app *a)
+{
+    char err[512];
+    if (a->params.views > 2) {
+        report("disparities auto: measures a pair; with more views give the number of "
+               "disparities");
+        return EXIT_USAGE;
+    }
+    const int nv = a->info.views > 2 ? a->info.views : 2;
+    uint8_t *buf[FRAME_MAX_VIEWS] = {NULL};
+    int rc = -1;
+    for (int i = 0; i < nv; i++)
+        if (!(buf[i] = malloc(a->info.frame_bytes))) {
+            report("out of memory");
+            goto out;
+        }
+    frame_pair f;
+    frame_status st = frame_source_read(a->src, buf, &f, 10000);
+    if (st != FRAME_OK || (f.lost & 3u)) {
+        report("disparities auto: no first pair to measure (%s)",
+               st == FRAME_OK ? "a view was lost" : frame_source_message(a->src));
+        goto out;
+    }
+    stereo_auto_range r;
+    stereo_status ss = stereo_auto_disparities(&a->params, a->have_maps ? a->maps : NULL,
+                                               &f.left, &f.right, &r, err, sizeof err);
+    frame_source_release(a->src, &f);
+    if (ss != STEREO_OK) {
+        report("disparities auto: %s", err);
+        rc = ss == STEREO_ERR_PARAM ? EXIT_USAGE : -1;
+        goto out;
+    }
+    a->params.num_disparities = r.disparities;
+    report("disparities auto: %d (the first pair reaches %d px%s)%s", r.disparities, r.top,
+           r.beyond ? " or more: the end of the range measured" : "",
+           r.clamped ? ", the most this width and min_disparity allow" : "");
+    rc = 0;
+out:
+    for (int i = 0; i < nv; i++)
+        free(buf[i]);
+    return rc;
+}
+
 static int open_inputs(app *a)
 {
     char err[1024];
@@ -2078,6 +2124,11 @@ static int open_inputs(app *a)
     if (choose_camera(a) != 0) /* check_built_in refused focal / baseline */
         return -1;
 #endif
+    if (a->cfg.stage.auto_disparities) {
+        int rc = auto_disparities(a);
+        if (rc != 0)
+            return rc;
+    }
     /* the settings against the images' size (a rig rectifying to 1x1, D >= the width): a bad
      * setting, as live_config_check's, not a failure of the run */
     if (stereo_params_check(&a->params, err, sizeof err) != STEREO_OK) {

@@ -38,9 +38,9 @@ const stereo_option_info stereo_option_table[] = {
     {ROW("disparities", 'd', "disparities", "disparities", MATCHING, INT, num_disparities),
      .metavar = "N", .range = "a multiple of 16 in 16..512", .def = "64",
      .help = "number of disparities D",
-     .more = "stereo-match (and Python's match()) also take auto: the range the first pair "
-             "needs, measured at a quarter of its size (the 99th percentile of its disparities "
-             "and an eighth more)"},
+     .more = "stereo-match, stereo-live and Python's match() also take auto: the range the "
+             "first pair needs, measured at a quarter of its size (the 99th percentile of its "
+             "disparities and an eighth more)"},
     {ROW("min-disparity", 0, "min_disparity", "min_disparity", MATCHING, INT, min_disparity),
      .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
      .help = "smallest disparity searched"},

@@ -366,8 +366,8 @@ static void test_good_values(void **state)
     assert_int_equal(c.stereo.threads, 256);
     assert_int_equal(c.stereo.sms, 1024);
     /* census penalties, not given: tuned */
-    assert_int_equal(c.stereo.p1, 16);
-    assert_int_equal(c.stereo.p2, 96);
+    assert_int_equal(c.stereo.p1, 32);
+    assert_int_equal(c.stereo.p2, 128);
     assert_string_equal(c.maps, "rig.yml");
     assert_int_equal(c.headless, 1);
     assert_int_equal(c.fullscreen, 1);
@@ -769,7 +769,7 @@ static void test_set_overrides(void **state)
     assert_int_equal(live_config_set(&c, "stereo", "p1", "40", err, sizeof err), 0);
     assert_int_equal(live_config_set(&c, "stereo", "cost", "census", err, sizeof err), 0);
     assert_int_equal(c.stereo.p1, 40);
-    assert_int_equal(c.stereo.p2, 96);
+    assert_int_equal(c.stereo.p2, 128);
     assert_int_equal(live_config_set(&c, "stereo", "p1", "200", err, sizeof err), 0);
     assert_int_equal(c.stereo.p2, 201); /* kept above p1 while not given */
     assert_int_equal(live_config_set(&c, "stereo", "p2", "300", err, sizeof err), 0);
@@ -831,7 +831,7 @@ static void test_penalties_in_file(void **state)
     /* census set after the penalties keeps them */
     load_ok("[stereo]\np1 = 30\ncost = census\n", &c);
     assert_int_equal(c.stereo.p1, 30);
-    assert_int_equal(c.stereo.p2, 96);
+    assert_int_equal(c.stereo.p2, 128);
 }
 
 /* issue #11: cost, method, block, per-path p1 / p2 lists and path weights */

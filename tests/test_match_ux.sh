@@ -315,9 +315,18 @@ out=$("$M" -d auto --baselines 1,2 "$W/auto-3/left.png" "$W/auto-3/right.png" "$
 [ $rc = 2 ] && grep -q -- "--disparities auto: measures a pair" <<<"$out"
 result $? "--disparities auto with more views: refused (exit 2)" "rc $rc: $out"
 if [ -x "$B/stereo-live" ]; then
-  out=$("$B/stereo-live" --headless --frames 1 -d auto 2>&1); rc=$?
-  [ $rc = 2 ] && grep -q "stereo-live: --disparities: 'auto' measures a pair (stereo-match -d auto" <<<"$out"
-  result $? "stereo-live -d auto: refused, naming stereo-match (exit 2)" "rc $rc: $out"
+  # the generated scene reaches 48 px: 48 + 8 rounded up to 64, measured on the first pair
+  out=$("$B/stereo-live" --headless --frames 2 --backend cpu -d auto 2>&1); rc=$?
+  [ $rc = 0 ] && grep -q "stereo-live: disparities auto: 64 (the first pair reaches 48 px)" <<<"$out" &&
+    grep -q "D 64," <<<"$out"
+  result $? "stereo-live -d auto: measured on the first pair, the stage runs with it" "rc $rc: $out"
+  out=$("$B/stereo-live" --headless --frames 1 --backend cpu --set stereo.disparities=auto \
+    --set synth.width=160 --set synth.height=120 2>&1); rc=$?
+  [ $rc = 0 ] && grep -q "stereo-live: disparities auto: [0-9]* (the first pair reaches" <<<"$out"
+  result $? "stereo-live [stereo] disparities = auto at 160x120: measured" "rc $rc: $out"
+  out=$("$B/stereo-live" --headless --frames 1 --backend cpu -d auto --set stereo.baselines=1,2 2>&1); rc=$?
+  [ $rc = 2 ] && grep -q "disparities auto: measures a pair" <<<"$out"
+  result $? "stereo-live -d auto with more views: refused (exit 2)" "rc $rc: $out"
 fi
 
 echo "1..$n"

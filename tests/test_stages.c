@@ -1128,14 +1128,14 @@ static void test_create_refuses_bad_params(void **state)
     for (int r = 0; r < 8; r++)
         q.path_weight[r] = 0;
     expect_refused(q, "all 8 are 0");
-    /* the weighted sum's range: 8 * 40 * (80 + 128) = 66560 > 65535 is refused with the figure;
-     * 8 * 39 * 208 = 64896 is taken */
+    /* the weighted sum's range (the default cost, max cost 62, P2 128): 8 * 44 * 190 = 66880 >
+     * 65535 is refused with the figure; 8 * 43 * 190 = 65360 is taken */
     q = p;
     for (int r = 0; r < 8; r++)
-        q.path_weight[r] = 40;
-    expect_refused(q, "66560");
+        q.path_weight[r] = 44;
+    expect_refused(q, "66880");
     for (int r = 0; r < 8; r++)
-        q.path_weight[r] = 39;
+        q.path_weight[r] = 43;
     stereo_stage *ok;
     char msg[256];
     assert_int_equal(stereo_create(&q, NULL, &ok, msg, sizeof msg), STEREO_OK);

@@ -7,7 +7,7 @@
 
 speed: at 640x480 (a generated pair) and 900x750 (TeddyH, conesH) with D = 128, ours through
 the Python module (build/libstereodepth.so, the library stereo-match uses) with 8 and 4 paths
-(default options: rank, LR check, median, subpixel) and the 8 paths once more with the plain-C
+(rank, the default options otherwise: LR check, median, subpixel) and the 8 paths once more with the plain-C
 reference kernels (STEREO_CPU_KERNELS=reference), beside OpenCV's MODE_SGBM, MODE_HH and
 MODE_SGBM_3WAY, all in this one process on the same arrays: each round runs every method
 once, in a rotating order, and the table gives each method's median over the rounds of the
@@ -84,7 +84,7 @@ def speed(rounds, threads):
                                           (8, methods[2], "reference")):
                 os.environ["STEREO_CPU_KERNELS"] = kernels  # read when the stage is created
                 m = stereodepth.Matcher(w, h, disparities=D, paths=paths, backend="cpu",
-                                        threads=threads)
+                                        threads=threads, cost="rank")
                 run[label] = (lambda m=m: m.compute(left, right))
             os.environ.pop("STEREO_CPU_KERNELS")
             for label, mode in ((methods[3], cv2.STEREO_SGBM_MODE_SGBM),
