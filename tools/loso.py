@@ -58,6 +58,10 @@ FAMILIES = {
     "adcensus-penalties": [(f"adcensus P1 {p1} P2 {p2}",
                             ["--cost", "adcensus", "--p1", str(p1), "--p2", str(p2)])
                            for p1 in (16, 24, 32, 40) for p2 in (96, 128, 160)],
+    # the default cost's adaptive P2 (T, 0 = off), uniqueness ratio and LR-check tolerance
+    "p2-adapt": [(f"adaptive P2 T {t}", ["--p2-adapt", str(t)]) for t in (0, 8, 16, 32, 64)],
+    "uniqueness": [(f"uniqueness {u}", ["--uniqueness", str(u)]) for u in (0, 5, 10, 15)],
+    "lr-tolerance": [(f"LR tolerance {t}", ["--lr-tolerance", str(t)]) for t in (0, 1, 2, 3)],
     "rank-penalties": [(f"rank P1 {p1} P2 {p2}",
                         ["--cost", "rank", "--p1", str(p1), "--p2", str(p2)])
                        for p1 in (12, 24, 36) for p2 in (64, 128, 192)],
