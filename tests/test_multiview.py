@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Multi-baseline matching (stereo-match --baselines, gpu/multiview.h): 2, 3 and 4 views of the
-same scene with the same options (the defaults: rank 9x9, SGM 8 paths, LR check against view 1,
-median, subpixel), scored by build/stereo-eval. Prints TAP and the table of docs/results.md.
+same scene with the same options (--cost rank, 9x9, and the defaults otherwise: SGM 8 paths, LR
+check against view 1, median, subpixel; the same cost for every count of views, which the
+defaults are not: adcensus for the pair, census for more), scored by build/stereo-eval. Prints TAP and the table of docs/results.md.
 
 Scenes:
   generated   stereo-synth --views 2,-1: left.png the reference, right.png b = 1, view2.png
@@ -119,7 +120,7 @@ def score_scene(tmp, name, ref, files, gt, gt_opts, gt_valid, ndisp):
     res = {}
     for i, (label, baselines, combine, keys) in enumerate(RUNS):
         out = os.path.join(tmp, f"{name}-{i}.pfm")
-        match([ref] + [files[k] for k in keys], baselines, combine, ndisp, out)
+        match([ref] + [files[k] for k in keys], baselines, combine, ndisp, out, "rank")
         res[label] = evaluate(out, gt, gt_opts, mask)
     for cost in OTHER_COSTS:
         for i, (label, baselines, combine, keys) in enumerate(RUNS[:3]):

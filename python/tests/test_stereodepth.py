@@ -264,7 +264,7 @@ BAD_OPTIONS = [
     (["--paths", "4", "--p1", "8,8,30,8", "--p2", "90,90,20,90"],
      dict(paths=4, p1=[8, 8, 30, 8], p2=[90, 90, 20, 90])),
     (["--path-weights", "0,0,0,0,0,0,0,0"], dict(path_weights=[0] * 8)),
-    (["--path-weights", "40,40,40,40,40,40,40,40"], dict(path_weights=[40] * 8)),
+    (["--path-weights", "44,44,44,44,44,44,44,44"], dict(path_weights=[44] * 8)),
     (["--min-disparity", "2040"], dict(min_disparity=2040)),
     (["--uniqueness", "100"], dict(uniqueness=100)),
     (["--p1", "24.5"], dict(p1=24.5)),
