@@ -111,8 +111,9 @@ EOF
 echo half >"$T/k/000999.ply.tmp.Ab12Cd"   # what a kill during a write leaves, for certain
 echo mine >"$T/k/other.ply.tmp.Ab12Cd"    # not the pattern's: stays
 "$LIVE" "${SCENE[@]}" "${CAM[@]}" --frames 1 --output "file://$T/k/%06d.ply" >/dev/null 2>&1
+# (its pattern's: the .ply ones; a .pfm the kill caught mid-write is another pattern's)
 check "the next run removes what the kill left (NAME.tmp.XXXXXX)" /dev/null \
-  test "$(ls "$T/k" | grep -c '\.tmp\.')" = 1 -a -f "$T/k/other.ply.tmp.Ab12Cd"
+  test "$(ls "$T/k" | grep -c '\.ply\.tmp\.')" = 1 -a -f "$T/k/other.ply.tmp.Ab12Cd"
 
 # ---- 3. a slow output drops, the stage does not; a failing one says why once ------------------
 SLOW=(strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* stereo-bench — GPU timing of the CUDA stage (a benchmark, not a test).
  *
- *   stereo-bench [--size WxH --disparities D --paths P [--cost rank|census]] [--runs N]
+ *   stereo-bench [--size WxH --disparities D --paths P [--cost C]] [--runs N]
  *                [--frames N] [--csv FILE] [--sms N]
  *   stereo-bench --async [--backend cpu|cuda] [--cost NAME|all] [--method sgm|bm] [--block N] ...
  *
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost rank|census] "
+            printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost C] "
                    "[--baselines 1,B2,.. [--combine R]] [--runs N] [--frames N] [--csv FILE] "
                    "[--sms N] [--band W] [--post F,...]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
