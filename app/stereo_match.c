@@ -459,10 +459,7 @@ static int parse_options(int argc, char **argv, options *o)
         o->stage.p.views = p->views;
         if (stereo_options_finish(&o->stage, err, sizeof err))
             return usage_error("%s", err);
-        p->cost = o->stage.p.cost;
-        p->p1 = o->stage.p.p1, p->p2 = o->stage.p.p2;
-        memcpy(p->p1_path, o->stage.p.p1_path, sizeof p->p1_path);
-        memcpy(p->p2_path, o->stage.p.p2_path, sizeof p->p2_path);
+        *p = o->stage.p;
     }
     if (o->nviews > 0 && o->stage.auto_disparities)
         return usage_error("--disparities auto: measures a pair; with more views give the "

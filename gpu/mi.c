@@ -88,15 +88,18 @@ static void table_from_joint(double *joint, double eps, double *tmp, double *mi,
         memcpy(mi_out, mi, MI_TABLE_SIZE * sizeof *mi_out);
 }
 
-uint64_t mi_frame_histogram(const uint8_t *left, const uint8_t *right, int w, int h,
-                            const int16_t *init, const uint8_t *valid_left,
-                            const uint8_t *valid_right, uint32_t *hist)
+/* Step 1 over the pixels x0..x1-1 of rows y0, y0 + ystep, ... below y1: hist (zeroed here)
+ * counts each correspondence; returns their number. */
+static uint64_t count_correspondences(const uint8_t *left, const uint8_t *right, int w,
+                                      const int16_t *init, const uint8_t *valid_left,
+                                      const uint8_t *valid_right, int x0, int x1, int y0, int y1,
+                                      int ystep, uint32_t *hist)
 {
     memset(hist, 0, MI_TABLE_SIZE * sizeof *hist);
     uint64_t n = 0;
-    for (int y = 0; y < h; y++) {
+    for (int y = y0; y < y1; y += ystep) {
         size_t row = (size_t)y * w;
-        for (int x = 0; x < w; x++) {
+        for (int x = x0; x < x1; x++) {
             int d = init[row + x];
             if (d == MI_NO_DISPARITY || x - d < 0 || x - d >= w)
                 continue;
@@ -107,6 +110,14 @@ uint64_t mi_frame_histogram(const uint8_t *left, const uint8_t *right, int w, in
         }
     }
     return n;
+}
+
+uint64_t mi_frame_histogram(const uint8_t *left, const uint8_t *right, int w, int h,
+                            const int16_t *init, const uint8_t *valid_left,
+                            const uint8_t *valid_right, uint32_t *hist)
+{
+    return count_correspondences(left, right, w, init, valid_left, valid_right, 0, w, 0, h, 1,
+                                 hist);
 }
 
 void mi_table_of(const uint8_t *left, const uint8_t *right, int w, int h, int grid,
@@ -139,20 +150,8 @@ void mi_table_of(const uint8_t *left, const uint8_t *right, int w, int h, int gr
     /* the tile's pixels: x grid / w == tx, y grid / h == ty */
     const int x0 = (tx * w + grid - 1) / grid, x1 = ((tx + 1) * w + grid - 1) / grid;
     const int y0 = (ty * h + grid - 1) / grid, y1 = ((ty + 1) * h + grid - 1) / grid;
-    memset(tile_hist, 0, MI_TABLE_SIZE * sizeof *tile_hist);
-    uint64_t nt = 0;
-    for (int y = y0 + ((y0 & 1) == q); y < y1; y += 2) {
-        size_t row = (size_t)y * w;
-        for (int x = x0; x < x1; x++) {
-            int d = init[row + x];
-            if (d == MI_NO_DISPARITY || x - d < 0 || x - d >= w)
-                continue;
-            if ((valid_left && !valid_left[row + x]) || (valid_right && !valid_right[row + x - d]))
-                continue;
-            tile_hist[left[row + x] * 256 + right[row + x - d]]++;
-            nt++;
-        }
-    }
+    const uint64_t nt = count_correspondences(left, right, w, init, valid_left, valid_right, x0,
+                                              x1, y0 + ((y0 & 1) == q), y1, 2, tile_hist);
     const double m = MI_TILE_PRIOR, den = (double)nt + m, prior = m / (double)n;
     for (int j = 0; j < MI_TABLE_SIZE; j++)
         joint[j] = (tile_hist[j] + prior * hist[j]) / den;

@@ -73,7 +73,8 @@ static int cost_uses_words(stereo_cost c)
 /* The costs that have no walk of their own (sgm_walk.cuh): the volume walk reads them from the
  * cost volume, built first by launch_cost_volume, whatever STEREO_CUDA_COST_VOLUME says. */
 static int cost_needs_volume(stereo_cost c) { return c == STEREO_COST_ADCENSUS; }
-/* The cost kinds of block.cu (block_args.cost_kind): 0 rank, 1 census, 2 table, 3 bt words. */
+/* The cost kinds of block.cu (block_args.cost_kind): 0 rank, 1 census, 2 table, 3 bt words,
+ * COST_KIND_ADCENSUS. */
 static int cost_kind(stereo_cost c)
 {
     return c == STEREO_COST_CENSUS     ? 1
@@ -842,8 +843,9 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 want_vol = cv[0] == '1';
             if (s->agg_sweep && p->cost != STEREO_COST_RANK) /* its only way to other costs */
                 want_vol = 1;
+            /* the multi-baseline cost exists only as a volume (bm too); adcensus has no walk */
             if (s->nv > 2 || (cost_needs_volume(p->cost) && !s->bm))
-                want_vol = 1; /* the multi-baseline cost exists only as a volume (bm too) */
+                want_vol = 1;
             else if (s->bm) /* bm's box sums compute the pair's costs on the fly */
                 want_vol = 0;
             if (want_vol)

@@ -52,6 +52,19 @@ def steps_2_to_5(p, eps):
     return mi, table, scaled
 
 
+def correspondences(init, w, vl=None, vr=None):
+    """(ys, xs, xr) of mi.h step 1: the left pixels with an initial disparity whose right pixel
+    exists, both valid when the masks are given."""
+    ys, xs = np.nonzero(init != NONE)
+    xr = xs - init[ys, xs].astype(np.int64)
+    keep = (xr >= 0) & (xr < w)
+    ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    if vl is not None:
+        keep = (vl[ys, xs] != 0) & (vr[ys, xr] != 0)
+        ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    return ys, xs, xr
+
+
 def numpy_tables(left, right, init, grid, vl=None, vr=None):
     """(n, mi, table, scaled) with a leading table axis (2 grid^2; grid 1: one): mi.h, tables
     per tile; table 2 t + q from the rows of parity 1 - q of tile t."""
@@ -59,14 +72,7 @@ def numpy_tables(left, right, init, grid, vl=None, vr=None):
         n, mi, table, scaled = numpy_table(left, right, init, vl, vr)
         return n, mi[None], table[None], None if scaled is None else scaled[None]
     h, w = left.shape
-    ys, xs = np.nonzero(init != NONE)
-    d = init[ys, xs].astype(np.int64)
-    xr = xs - d
-    keep = (xr >= 0) & (xr < w)
-    ys, xs, xr = ys[keep], xs[keep], xr[keep]
-    if vl is not None:
-        keep = (vl[ys, xs] != 0) & (vr[ys, xr] != 0)
-        ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    ys, xs, xr = correspondences(init, w, vl, vr)
     T = 2 * grid * grid
     hist = np.zeros((256, 256))
     np.add.at(hist, (left[ys, xs], right[ys, xr]), 1)
@@ -88,14 +94,7 @@ def numpy_tables(left, right, init, grid, vl=None, vr=None):
 
 def numpy_table(left, right, init, vl=None, vr=None):
     h, w = left.shape
-    ys, xs = np.nonzero(init != NONE)
-    d = init[ys, xs].astype(np.int64)
-    xr = xs - d
-    keep = (xr >= 0) & (xr < w)
-    ys, xs, xr = ys[keep], xs[keep], xr[keep]
-    if vl is not None:
-        keep = (vl[ys, xs] != 0) & (vr[ys, xr] != 0)
-        ys, xs, xr = ys[keep], xs[keep], xr[keep]
+    ys, xs, xr = correspondences(init, w, vl, vr)
     hist = np.zeros((256, 256))
     np.add.at(hist, (left[ys, xs], right[ys, xr]), 1)
     n = int(hist.sum())
