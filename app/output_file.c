@@ -76,6 +76,13 @@ static void remove_stale_temps(const char *pattern)
 static int file_open(const output_uri *u, const output_setup *s, void **state, char *err,
                      size_t errlen)
 {
+    if (u->format == OUT_FILE_PNG && !u->depth && s->min_disparity < 0) {
+        snprintf(err, errlen,
+                 "%s: min_disparity %d gives negative disparities, which a 16-bit PNG (256 * d, "
+                 "0 = invalid) cannot hold: write .pfm files",
+                 u->target, s->min_disparity);
+        return -1;
+    }
     file_output *f = calloc(1, sizeof *f);
     if (!f) {
         snprintf(err, errlen, "out of memory");

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "depth.h"
+#include "stereo.h" /* stereo_disparity_valid */
 #include "output_uri.h"
 #include "ros2_msgs.h"
 #include "ros2_ring.h"
@@ -213,7 +214,7 @@ static void publish(bridge *b)
 
     float invalid = (float)h->min_disparity - 1.0f;
     for (size_t i = 0; i < n; i++)
-        b->disp_f[i] = b->disparity[i] < 0 ? invalid : b->disparity[i] / 16.0f;
+        b->disp_f[i] = !stereo_disparity_valid(b->disparity[i]) ? invalid : b->disparity[i] / 16.0f;
     stereo_msgs_msg_dds__DisparityImage_ d = {
         header(b), image(b, "32FC1", 4, b->disp_f),
         h->have_cam ? (float)b->cam.focal_px : 0.0f, h->have_cam ? (float)b->cam.baseline : 0.0f,

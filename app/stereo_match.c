@@ -539,6 +539,16 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("--right %s: must end in .pfm or .png", o->right);
     if (o->right && !p->lr_check)
         return usage_error("--right needs the LR check (drop --no-lr)");
+    if (p->min_disparity < 0) /* a 16-bit PNG holds 256 d >= 0 only (disparity_write) */
+        for (int i = 0; i < 2; i++) {
+            const char *path = i ? o->right : o->out_path;
+            if (path && (o->sequence == 2 || strcasecmp(extension(path), ".pfm")))
+                return usage_error("%s %s: --min-disparity %d gives negative disparities, "
+                                   "which only a .pfm holds (a 16-bit PNG has 256 * d >= 0)%s",
+                                   i ? "--right" : "OUTPUT", path, p->min_disparity,
+                                   o->sequence == 2 ? "; a folder of outputs gets PNGs: use "
+                                                      "frame-number patterns" : "");
+        }
     if (o->color && o->sequence != 2 && strcasecmp(extension(o->color), ".png") != 0)
         return usage_error("--color %s: must end in .png", o->color);
     if (o->confidence && o->sequence != 2 && strcasecmp(extension(o->confidence), ".png") &&
@@ -922,7 +932,7 @@ static void print_summary(const options *o, stereo_stage *s, double ms)
     const int16_t *d = stereo_disparity(s);
     size_t n = (size_t)p->width * p->height, valid = 0;
     for (size_t i = 0; i < n; i++)
-        valid += d[i] >= 0;
+        valid += stereo_disparity_valid(d[i]);
     char green[48] = "";
     if (p->sms > 0 && stereo_stage_sms(s) > 0)
         snprintf(green, sizeof green, " on %d SMs (green context)", stereo_stage_sms(s));
@@ -1373,7 +1383,7 @@ static int run_sequence(options *o)
         size_t n = (size_t)p->width * p->height, valid = 0;
         const int16_t *d = stereo_disparity(s);
         for (size_t k = 0; k < n; k++)
-            valid += d[k] >= 0;
+            valid += stereo_disparity_valid(d[k]);
         valid_pct += 100.0 * valid / n;
         const double top = disparity_top_share(d, n, p->min_disparity, p->num_disparities);
         if (top > DISPARITY_TOP_WARN) {
@@ -1472,7 +1482,7 @@ static int run_demo(options *o)
         if (!nonocc[i])
             continue;
         n++;
-        if (d[i] < 0)
+        if (!stereo_disparity_valid(d[i]))
             continue;
         double e = fabs(d[i] / 16.0 - sc.gt_left.data[i]);
         valid++;

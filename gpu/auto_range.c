@@ -35,6 +35,9 @@ static stereo_status run_once(const stereo_params *q, const stereo_map *maps,
     return st;
 }
 
+/* x / d rounded up, d > 0, x of either sign */
+static int ceil_div(int x, int d) { return x >= 0 ? (x + d - 1) / d : -(-x / d); }
+
 stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *maps,
                                       const stereo_image *left, const stereo_image *right,
                                       stereo_auto_range *out, char *err, size_t errlen)
@@ -43,7 +46,8 @@ stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *
     const int w = p->width, h = p->height, dmin = p->min_disparity;
     mi_level q4;
     mi_level_geometry(w, h, dmin, 16, STEREO_AUTO_LEVEL, &q4);
-    const int room = q4.w - 1 - q4.dmin; /* disparities below the quarter width */
+    /* disparities below the quarter width (a negative minimum takes its own width too) */
+    const int room = q4.w - 1 - (q4.dmin < 0 ? -q4.dmin : q4.dmin);
     const int Dq = room >= 128 ? 128 : room / 16 * 16;
     if (w < 17 || Dq < 16)
         return fail(err, errlen, STEREO_ERR_PARAM,
@@ -85,7 +89,7 @@ stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *
     }
     size_t nv = 0;
     for (size_t i = 0; i < n; i++)
-        if (d[i] >= 0)
+        if (stereo_disparity_valid(d[i]))
             vals[nv++] = d[i];
     if (nv * 100 < n) {
         st = fail(err, errlen, STEREO_ERR_PARAM,
@@ -96,15 +100,15 @@ stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *
     qsort(vals, nv, sizeof *vals, cmp_i16);
     const int v = vals[(nv - 1) * STEREO_AUTO_PERCENTILE / 100]; /* 16ths at a quarter */
     const int scale = 1 << STEREO_AUTO_LEVEL;
-    const int top = (v * scale + STEREO_SUBPIXEL_SCALE - 1) / STEREO_SUBPIXEL_SCALE; /* px */
+    const int top = ceil_div(v * scale, STEREO_SUBPIXEL_SCALE); /* px, rounded up */
     out->top = top;
     out->beyond = v >= STEREO_SUBPIXEL_SCALE * (q4.dmin + Dq - 2);
     /* 4. the range: up to the top and a margin of an eighth (at least 8 px), in 16s, within
      * what the stage takes */
-    int margin = top / 8 > 8 ? top / 8 : 8;
+    int margin = top / 8 > 8 ? top / 8 : 8; /* (top may be negative: then 8) */
     int D = (top - dmin + margin + 15) / 16 * 16;
     int most = 512;
-    while (most >= w || dmin + most > 2047)
+    while (most >= w || dmin + most > 2047 || (dmin < 0 && most - dmin >= w))
         most -= 16;
     D = D < 16 ? 16 : D;
     out->clamped = D > most;

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "stereo.h"
+
 static const char *const names[COLORMAP_COUNT] = {"turbo", "jet", "grey"};
 
 const char *colormap_to_str(colormap_id id)
@@ -83,7 +85,7 @@ int colormap_auto_range(const int16_t *disp, size_t n, int dmin, int ndisp, colo
     uint64_t valid = 0;
     for (size_t i = 0; i < n; i++) {
         int v = disp[i];
-        if (v < 0)
+        if (!stereo_disparity_valid(v))
             continue;
         int b = v - base;
         hist[b < 0 ? 0 : b >= bins ? bins - 1 : b]++;
@@ -117,7 +119,7 @@ void colormap_disparity_rows(const int16_t *disp, int w, colormap_range range,
         uint8_t *o = out + (size_t)y * out_pitch;
         const int16_t *d = disp + (size_t)y * w;
         for (int x = 0; x < w; x++, o += channels) {
-            if (d[x] < 0) {
+            if (!stereo_disparity_valid(d[x])) {
                 o[0] = o[1] = o[2] = 0;
             } else {
                 int i = ((d[x] - lo) * 255 + span / 2) / span;

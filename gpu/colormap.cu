@@ -5,7 +5,7 @@
 /* The colormap.h rule: index ((v - lo) * 255 + span / 2) / span clamped to 0..255; invalid black. */
 static __device__ __forceinline__ uchar4 colour_of(int v, int lo, int span, const uint8_t *lut)
 {
-    if (v < 0)
+    if (!stereo_disparity_valid(v))
         return make_uchar4(0, 0, 0, 255);
     int i = ((v - lo) * 255 + span / 2) / span;
     i = i < 0 ? 0 : i > 255 ? 255 : i;

@@ -122,7 +122,7 @@ double disparity_top_share(const int16_t *disp, size_t n, int dmin, int ndisp)
     const int top = STEREO_SUBPIXEL_SCALE * (dmin + ndisp - 1); /* the last one searched */
     size_t valid = 0, at_top = 0;
     for (size_t i = 0; i < n; i++)
-        if (disp[i] >= 0) {
+        if (stereo_disparity_valid(disp[i])) {
             valid++;
             at_top += disp[i] >= top;
         }
@@ -134,4 +134,31 @@ void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int
     for (size_t p = (size_t)y0 * w; p < (size_t)y1 * w; p++)
         if (disp[p] < 0)
             conf[p] = 0;
+}
+
+void disparity_shift_rows(uint8_t *img, int w, int m, int y0, int y1)
+{
+    for (int y = y0; y < y1; y++) {
+        uint8_t *row = img + (size_t)y * w;
+        for (int x = 0; x < w; x++) /* left to right: row[x + m] is not yet written */
+            row[x] = row[x + m < w ? x + m : w - 1];
+    }
+}
+
+void disparity_unshift_rows(int16_t *disp, int16_t *disp_right, uint8_t *conf, int w, int m,
+                            int y0, int y1)
+{
+    for (int y = y0; y < y1; y++) {
+        int16_t *row = disp + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            row[x] = (int16_t)disparity_unshift_left(row[x], x, w, m);
+            if (conf && row[x] == STEREO_INVALID)
+                conf[(size_t)y * w + x] = 0;
+        }
+        if (!disp_right)
+            continue;
+        row = disp_right + (size_t)y * w;
+        for (int c = w - 1; c >= 0; c--) /* right to left: row[c - m] is not yet written */
+            row[c] = c < m ? STEREO_INVALID : (int16_t)disparity_unshift_right(row[c - m], m);
+    }
 }

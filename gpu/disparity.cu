@@ -2,6 +2,7 @@
 /* disparity.cu — the end of stage 7 on the GPU (disparity.h): 3x3 median and the LR check, one
  * thread per pixel. (Winner-takes-all and the right disparity run inside the last aggregation
  * pass, sgm.cu.) */
+#include "disparity.h"
 #include "launch.cuh"
 #include "stereo_math.h"
 
@@ -89,5 +90,60 @@ cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *
     size_t n = (size_t)w * h;
     k_lr_finish<<<(unsigned)((n + PIX_BLOCK - 1) / PIX_BLOCK), PIX_BLOCK, 0, stream>>>(
         disp, disp_right, conf, w, h, STEREO_SUBPIXEL_SCALE * tolerance);
+    return cudaGetLastError();
+}
+
+/* disparity_shift_rows, one block per row: the row into shared memory first */
+static __global__ void k_shift_rows(uint8_t *img, uint8_t *copy, int w, int m)
+{
+    extern __shared__ uint8_t row_u8[];
+    uint8_t *row = img + (size_t)blockIdx.x * w;
+    for (int x = threadIdx.x; x < w; x += blockDim.x) {
+        row_u8[x] = row[x];
+        if (copy)
+            copy[(size_t)blockIdx.x * w + x] = row[x];
+    }
+    __syncthreads();
+    for (int x = threadIdx.x; x < w; x += blockDim.x)
+        row[x] = row_u8[x + m < w ? x + m : w - 1];
+}
+
+/* disparity_unshift_rows, one block per row: the right row into shared memory first */
+static __global__ void k_unshift(int16_t *disp, int16_t *disp_right, uint8_t *conf, int w, int m)
+{
+    extern __shared__ int16_t row_i16[];
+    const size_t base = (size_t)blockIdx.x * w;
+    for (int x = threadIdx.x; x < w; x += blockDim.x) {
+        int v = disparity_unshift_left(disp[base + x], x, w, m);
+        disp[base + x] = (int16_t)v;
+        if (conf && v == STEREO_INVALID)
+            conf[base + x] = 0;
+        if (disp_right)
+            row_i16[x] = disp_right[base + x];
+    }
+    if (!disp_right)
+        return;
+    __syncthreads();
+    for (int c = threadIdx.x; c < w; c += blockDim.x)
+        disp_right[base + c] =
+            c < m ? STEREO_INVALID : (int16_t)disparity_unshift_right(row_i16[c - m], m);
+}
+
+cudaError_t launch_shift_rows(uint8_t *img, uint8_t *copy, int w, int h, int m,
+                              cudaStream_t stream)
+{
+    if (w < 1 || h < 1 || w > STEREO_MAX_SIDE)
+        return cudaErrorInvalidValue;
+    k_shift_rows<<<(unsigned)h, ROW_BLOCK, (size_t)w, stream>>>(img, copy, w, m);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_unshift(int16_t *disp, int16_t *disp_right, uint8_t *conf, int w, int h,
+                           int m, cudaStream_t stream)
+{
+    if (w < 1 || h < 1 || w > STEREO_MAX_SIDE)
+        return cudaErrorInvalidValue;
+    k_unshift<<<(unsigned)h, ROW_BLOCK, (size_t)w * sizeof(int16_t), stream>>>(disp, disp_right,
+                                                                              conf, w, m);
     return cudaGetLastError();
 }

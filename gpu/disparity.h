@@ -28,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stereo.h"
+#include "stereo_math.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,9 +46,6 @@ typedef struct {
  * sm1 = S(k* - 1), sp1 = S(k* + 1) (read only when 0 < k* < D - 1): disp[p], and conf[p] when
  * conf is not NULL. Shared by the reference and the fused path (sgm_simd.h). */
 #ifndef __CUDACC__
-#include "stereo.h"
-#include "stereo_math.h"
-
 static inline void disparity_wta_pixel(const wta_config *c, int x, size_t p, int best,
                                        uint32_t s1, uint32_t s2, uint32_t sm1, uint32_t sp1,
                                        const uint8_t *valid, int16_t *disp, uint8_t *conf)
@@ -76,6 +76,30 @@ void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int to
                          int y1);
 /* Zeroes conf where disp is invalid. */
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1);
+
+/* A negative minimum disparity -m (stereo.h, STEREO_MIN_DISPARITY): stages 3-8 match the left
+ * view against the right view shifted left by m pixels, R'(x) = R(min(x + m, w - 1)), over
+ * 0 .. D - 1, and their two maps are then shifted back (before the post-filters):
+ *  - left value v at x: STEREO_INVALID where v is invalid or its match lies right of the right
+ *    image (x + m - floor(v / 16) > w - 1, where R' repeats R's last column), else v - 16 m;
+ *  - right map: the value at R' column c belongs to R column c + m: out(c) = in(c - m) - 16 m
+ *    (invalid stays invalid), STEREO_INVALID for c < m (R's columns R' does not hold).
+ * Both backends use these rules (disparity.c; disparity.cu, stage_cuda.cu). */
+STEREO_HD int disparity_unshift_left(int v, int x, int w, int m)
+{
+    return v < 0 || x + m - (v >> 4) > w - 1 ? STEREO_INVALID : v - STEREO_SUBPIXEL_SCALE * m;
+}
+STEREO_HD int disparity_unshift_right(int v, int m)
+{
+    return v < 0 ? STEREO_INVALID : v - STEREO_SUBPIXEL_SCALE * m;
+}
+/* In place, rows [y0, y1): row[x] = row[min(x + m, w - 1)] (R', above), of an image of w bytes
+ * per row. */
+void disparity_shift_rows(uint8_t *img, int w, int m, int y0, int y1);
+/* In place, rows [y0, y1): the left map (conf, when not NULL, zeroed where it becomes invalid)
+ * and the right map (NULL: none) shifted back by the rules above. */
+void disparity_unshift_rows(int16_t *disp, int16_t *disp_right, uint8_t *conf, int w, int m,
+                            int y0, int y1);
 
 /* Matches that pile up at the top of the search range dmin .. dmin + ndisp - 1: the share
  * (0..1) of the valid pixels of disp (n values, 16ths of a pixel) at the largest disparity

@@ -189,6 +189,14 @@ cudaError_t launch_lr_finish(int16_t *disp, const int16_t *disp_right, uint8_t *
 cudaError_t launch_lr_finish_views(int16_t *disp, const int16_t *disp_right, uint8_t *conf,
                                    int w, int h, int tolerance, cudaStream_t stream);
 
+/* A negative minimum disparity (disparity.h): the right view shifted in place, row by row
+ * (disparity_shift_rows; copy, when not NULL, gets each row as it was), and the two maps
+ * shifted back (disparity_unshift_rows; disp_right and conf may be NULL). */
+cudaError_t launch_shift_rows(uint8_t *img, uint8_t *copy, int w, int h, int m,
+                              cudaStream_t stream);
+cudaError_t launch_unshift(int16_t *disp, int16_t *disp_right, uint8_t *conf, int w, int h,
+                           int m, cudaStream_t stream);
+
 /* colormap.cu — disparity to RGBA through a 256-entry RGB table in device memory. */
 cudaError_t launch_colormap(const int16_t *disp, int w, int h, int lo, int hi,
                             const uint8_t *lut, uint8_t *rgba, size_t pitch, cudaStream_t stream);

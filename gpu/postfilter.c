@@ -97,7 +97,7 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
         return;
     memset(seen, 0, n);
     for (size_t start = 0; start < n; start++) {
-        if (seen[start] || disp[start] < 0)
+        if (seen[start] || !stereo_disparity_valid(disp[start]))
             continue;
         /* breadth-first: stack[0 .. top) are the region's pixels found so far, stack[next] the
          * one whose neighbours are looked at next */
@@ -111,7 +111,7 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
                              y + 1 < h ? p + w : -1};
             for (int k = 0; k < 4; k++) {
                 int32_t q = nb[k];
-                if (q < 0 || seen[q] || disp[q] < 0)
+                if (q < 0 || seen[q] || !stereo_disparity_valid(disp[q]))
                     continue;
                 int dv = disp[q] - v;
                 if (dv > diff || -dv > diff)
@@ -135,9 +135,9 @@ int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, in
     uint32_t n_both = 0, n_change = 0, n_now = 0, n_prev = 0;
     for (size_t i = 0; i < n; i++) {
         int d = disp[i], q = prev[i];
-        n_now += d >= 0;
-        n_prev += q >= 0;
-        if (d >= 0 && q >= 0) {
+        n_now += stereo_disparity_valid(d);
+        n_prev += stereo_disparity_valid(q);
+        if (stereo_disparity_valid(d) && stereo_disparity_valid(q)) {
             n_both++;
             n_change += d - q > delta || q - d > delta;
         }

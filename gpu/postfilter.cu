@@ -56,7 +56,7 @@ static __device__ void pf_union(int32_t *parent, int a, int b)
 static __device__ int pf_connected(int u, int v, int diff)
 {
     int dv = u - v;
-    return u >= 0 && v >= 0 && dv <= diff && -dv <= diff;
+    return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
 }
 
 static __global__ void k_speckle_init(int32_t *parent, int32_t *count, postfilter_dev *pd, int n)
@@ -74,7 +74,7 @@ static __global__ void k_speckle_union(const int16_t *disp, int32_t *parent,
                                        const postfilter_dev *pd, int w, int h)
 {
     int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= w * h || pd->f.speckle_size <= 0 || disp[p] < 0)
+    if (p >= w * h || pd->f.speckle_size <= 0 || !stereo_disparity_valid(disp[p]))
         return;
     int x = p % w, y = p / w, diff = pd->f.speckle_diff, v = disp[p];
     if (x + 1 < w && pf_connected(v, disp[p + 1], diff))
@@ -87,7 +87,7 @@ static __global__ void k_speckle_count(const int16_t *disp, int32_t *parent, int
                                        const postfilter_dev *pd, int n)
 {
     int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= n || pd->f.speckle_size <= 0 || disp[p] < 0)
+    if (p >= n || pd->f.speckle_size <= 0 || !stereo_disparity_valid(disp[p]))
         return;
     int root = pf_find(parent, p);
     parent[p] = root; /* still a pointer into the same tree for other threads' finds */
@@ -98,7 +98,7 @@ static __global__ void k_speckle_apply(int16_t *disp, uint8_t *conf, const int32
                                        const int32_t *count, const postfilter_dev *pd, int n)
 {
     int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= n || pd->f.speckle_size <= 0 || disp[p] < 0)
+    if (p >= n || pd->f.speckle_size <= 0 || !stereo_disparity_valid(disp[p]))
         return;
     if (count[parent[p]] < pd->f.speckle_size) {
         disp[p] = STEREO_INVALID;
@@ -113,10 +113,11 @@ static __global__ void k_temporal_count(const int16_t *disp, const int16_t *prev
     int p = blockIdx.x * blockDim.x + threadIdx.x;
     if (!pd->f.temporal) /* the same for the whole block: no thread waits below */
         return;
-    int d = p < n ? disp[p] : -1, q = p < n ? prev[p] : -1, delta = pd->f.temporal_delta;
-    int both = d >= 0 && q >= 0;
-    int n_now = __syncthreads_count(d >= 0);
-    int n_prev = __syncthreads_count(q >= 0);
+    int d = p < n ? disp[p] : STEREO_INVALID, q = p < n ? prev[p] : STEREO_INVALID;
+    int delta = pd->f.temporal_delta;
+    int both = stereo_disparity_valid(d) && stereo_disparity_valid(q);
+    int n_now = __syncthreads_count(stereo_disparity_valid(d));
+    int n_prev = __syncthreads_count(stereo_disparity_valid(q));
     int n_both = __syncthreads_count(both);
     int n_change = __syncthreads_count(both && (d - q > delta || q - d > delta));
     if (threadIdx.x == 0) {
@@ -162,7 +163,7 @@ static __global__ void k_fill(int16_t *disp, int w, const postfilter_dev *pd)
     const int x0 = min(w, t * chunk), x1 = min(w, x0 + chunk);
     int lv = -1, fv = w;
     for (int x = x0; x < x1; x++)
-        if (row[x] >= 0) {
+        if (stereo_disparity_valid(row[x])) {
             fv = min(fv, x);
             lv = x;
         }
@@ -175,6 +176,13 @@ static __global__ void k_fill(int16_t *disp, int w, const postfilter_dev *pd)
     for (int u = t + 1; u < FILL_THREADS; u++)
         right = min(right, first[u]);
     postfilter_fill_span(row, out, w, x0, x1, left, right);
+}
+
+static __global__ void k_invalid_fill(int16_t *map, int n)
+{
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < n)
+        map[p] = STEREO_INVALID;
 }
 
 size_t postfilter_cuda_bytes(int w, int h)
@@ -205,8 +213,12 @@ cudaError_t postfilter_cuda_set(const postfilter_cuda *pf, const stereo_postfilt
 {
     /* from pageable memory: the call returns once f has been staged */
     cudaError_t e = cudaMemcpyAsync(&pf->dev->f, f, sizeof *f, cudaMemcpyHostToDevice, stream);
-    if (e == cudaSuccess && clear) /* every prev STEREO_INVALID (all bits set), every age 0 */
-        e = cudaMemsetAsync(pf->prev, 0xff, (size_t)w * h * sizeof(int16_t), stream);
+    if (e == cudaSuccess && clear) { /* every prev STEREO_INVALID, every age 0 */
+        const int n = w * h;
+        k_invalid_fill<<<(unsigned)((n + PIX_BLOCK - 1) / PIX_BLOCK), PIX_BLOCK, 0, stream>>>(
+            pf->prev, n);
+        e = cudaGetLastError();
+    }
     if (e == cudaSuccess && clear)
         e = cudaMemsetAsync(pf->age, 0, (size_t)w * h, stream);
     return e;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* postfilter.h — stage 9, the post-filters on the final left disparity (after the median and
  * the LR check), in this order: speckle removal, the temporal filter, hole filling. Each works
- * in integers on the int16 map (value = 16 * d, STEREO_INVALID = -1; every value >= 0 is valid),
+ * in integers on the int16 map (value = 16 * d, negative too with a negative minimum disparity;
+ * STEREO_INVALID marks the invalid pixels),
  * so the CPU reference (postfilter.c) and the CUDA kernels (postfilter.cu) give the same bits.
  * The settings are stereo_params.post (stereo.h); a stage changes them between frames with
  * stereo_set_postfilter. The right disparity is not filtered. The confidence map (when on) is
@@ -81,11 +82,13 @@ STEREO_HD int16_t postfilter_temporal_pixel(int d, int16_t *prev, uint8_t *age, 
                                             int delta, int persist)
 {
     int q = *prev, out;
-    if (d >= 0) {
+    if (d != STEREO_INVALID) {
         int diff = d - q;
-        out = q >= 0 && diff <= delta && -diff <= delta ? q + postfilter_blend(diff, alpha) : d;
+        out = q != STEREO_INVALID && diff <= delta && -diff <= delta
+                  ? q + postfilter_blend(diff, alpha)
+                  : d;
         *age = 0;
-    } else if (q >= 0 && *age < persist) {
+    } else if (q != STEREO_INVALID && *age < persist) {
         out = q;
         *age = (uint8_t)(*age + 1);
     } else {
@@ -111,12 +114,12 @@ STEREO_HD void postfilter_fill_span(const int16_t *row, int16_t *out, int w, int
                                     int left, int right)
 {
     for (int x = x0; x < x1; x++) {
-        if (row[x] >= 0) {
+        if (row[x] != STEREO_INVALID) {
             left = x;
             continue;
         }
         int r = x;
-        while (r < x1 && row[r] < 0)
+        while (r < x1 && row[r] == STEREO_INVALID)
             r++;
         const int rv = r < x1 ? r : right;
         if (left < 0 && rv == w)

@@ -100,6 +100,9 @@ struct stage_cuda {
     int16_t *xy[MV];
     uint16_t *frac[MV];
     uint8_t *grey[MV], *valid[MV];
+    int shift;                /* a negative minimum disparity -m: m (disparity.h); grey[1] and
+                                 valid[1] hold the shifted right view, p.min_disparity is 0 */
+    uint8_t *right_rect;      /* with shift: the rectified right view itself (the results') */
     uint8_t *rank[MV];        /* inside rank_alloc, after RANK_PAD_FRONT bytes */
     uint8_t *rank_alloc[MV];
     uint64_t *census[MV];
@@ -402,6 +405,11 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                                    s->have_maps ? s->xy[i] : NULL, s->frac[i], s->grey[i],
                                    s->valid[i], w, h, st),
                "grey_rectify");
+    if (s->shift && !s->nested) { /* a negative minimum disparity: the right view shifted */
+        LAUNCH(launch_shift_rows(s->grey[1], s->right_rect, w, h, s->shift, st), "shift");
+        if (s->have_maps)
+            LAUNCH(launch_shift_rows(s->valid[1], NULL, w, h, s->shift, st), "shift");
+    }
     mark(s, "grey+rectify");
     for (int i = 0; i < s->nv; i++) {
         if (p->cost == STEREO_COST_RANK)
@@ -513,6 +521,10 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                                 p->lr_tolerance, st),
                "lr_finish");
+    if (s->shift && !s->nested) /* both maps shifted back (disparity.h) */
+        LAUNCH(launch_unshift(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
+                              s->shift, st),
+               "unshift");
     /* 9. the post-filters: speckle, temporal, fill (postfilter.h; settings in device memory) */
     LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, w, h, st), "postfilter");
     mark(s, "postfilter");
@@ -520,7 +532,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     if (s->nested)
         return STEREO_OK;
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
-                          s->grey[0], s->grey[1], w, h, st),
+                          s->grey[0], s->shift ? s->right_rect : s->grey[1], w, h, st),
            "publish");
     mark(s, "median+lr+publish");
     return STEREO_OK;
@@ -689,6 +701,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             goto fail;
         }
         s->p = *p;
+        s->shift = p->min_disparity < 0 ? -p->min_disparity : 0;
+        s->p.min_disparity += s->shift; /* stages 3-8 search 0 .. D - 1 (disparity.h) */
         s->nv = p->views > 2 ? p->views : 2;
         s->have_maps = maps != NULL;
         for (int i = 0; i < s->nv; i++) {
@@ -748,6 +762,8 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 else if (stereo_cost_has_census(p->cost) || s->nv == 2) /* bt: words (pair) */
                     DEV_ALLOC(s->census[i], n * sizeof(uint64_t));
             }
+            if (s->shift)
+                DEV_ALLOC(s->right_rect, n);
             s->in_fmt = STEREO_PIX_GREY8;
             /* The aggregation's volumes may take a quarter of the device memory and half of
              * what is free. Per-direction byte volumes (paths * vol bytes) when every L fits a
@@ -953,6 +969,7 @@ static void release(stage_cuda *s)
         cudaGraphExecDestroy(s->graph_exec);
     if (s->graph)
         cudaGraphDestroy(s->graph);
+    cudaFree(s->right_rect);
     for (int i = 0; i < MV; i++) {
         cudaFree(s->in[i]);
         if (s->grey[i] != s->rank[i]) /* a table cost's grey is inside rank_alloc */
@@ -1178,7 +1195,8 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
     if (rect_left)
         CUDA_TRY(cudaMemcpyAsync(rect_left, s->grey[0], n, cudaMemcpyDeviceToHost, s->stream));
     if (rect_right)
-        CUDA_TRY(cudaMemcpyAsync(rect_right, s->grey[1], n, cudaMemcpyDeviceToHost, s->stream));
+        CUDA_TRY(cudaMemcpyAsync(rect_right, s->shift ? s->right_rect : s->grey[1], n,
+                                 cudaMemcpyDeviceToHost, s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     if (s->profile)
         read_profile(s);

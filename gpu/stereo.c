@@ -44,7 +44,11 @@ struct stereo_stage {
     parallel_pool *pool;
     uint8_t *raw[STEREO_MAX_VIEWS];     /* grey at camera size (only with maps) */
     uint8_t *grey[STEREO_MAX_VIEWS];    /* grey at stage size (rectified); [0] reference
-                                           (left), [1] right (view 1), [2..] more views */
+                                           (left), [1] right (view 1), [2..] more views; with
+                                           shift: [1] is the shifted right view R' */
+    int shift;              /* m = -min_disparity for a negative minimum, else 0 (stereo.h):
+                               stages 3-8 run over min_disparity + shift .. (disparity.h) */
+    uint8_t *right_rect;    /* with shift: the rectified right view itself (the results') */
     uint8_t *valid[STEREO_MAX_VIEWS];   /* rectification validity (only with maps) */
     uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
     uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
@@ -322,9 +326,13 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (D >= p->width)
         return fail(err, errlen, E, "disparities: %d must be smaller than the image width %d", D,
                     p->width);
-    if (p->min_disparity < 0 || p->min_disparity + D > 2047)
-        return fail(err, errlen, E, "min disparity: %d must be >= 0 with min + D <= 2047",
-                    p->min_disparity);
+    if (p->min_disparity < STEREO_MIN_DISPARITY || p->min_disparity + D > 2047)
+        return fail(err, errlen, E, "min disparity: %d must be >= %d with min + D <= 2047",
+                    p->min_disparity, STEREO_MIN_DISPARITY);
+    if (p->min_disparity < 0 && -p->min_disparity + D >= p->width)
+        return fail(err, errlen, E,
+                    "min disparity: %d with %d disparities needs an image wider than %d (%d)",
+                    p->min_disparity, D, D - p->min_disparity, p->width);
     if ((unsigned)p->cost >= (unsigned)NCOSTS)
         return fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
                     stereo_cost_names());
@@ -339,6 +347,9 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
         return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
                     RANK_WINDOW_MAX);
+    if (p->min_disparity < 0 && (p->cost == STEREO_COST_MI || view_count(p) > 2))
+        return fail(err, errlen, E, "min disparity: %d is negative, which %s does not take",
+                    p->min_disparity, p->cost == STEREO_COST_MI ? "cost mi" : "more than two views");
     if (p->cost == STEREO_COST_ADCENSUS && (p->ad_weight < 1 || p->ad_weight > 16))
         return fail(err, errlen, E, "ad weight: %d is outside 1..16", p->ad_weight);
     if (p->paths != 4 && p->paths != 8)
@@ -546,9 +557,12 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
         ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
     }
+    if (s->shift)
+        ok &= !!(s->right_rect = malloc(n));
     if (p->band) {
-        stereo_params q;
-        band_coarse_params(p, &q);
+        stereo_params q, core = *p; /* the range stages 3-8 search (s->shift) */
+        core.min_disparity += s->shift;
+        band_coarse_params(&core, &q);
         q.backend = STEREO_BACKEND_CPU;
         char cerr[200];
         stereo_status st = stereo_create(&q, NULL, &s->coarse, cerr, sizeof cerr);
@@ -651,6 +665,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
     if (!s)
         return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
     s->p = *p;
+    s->shift = p->min_disparity < 0 ? -p->min_disparity : 0;
     s->color = colormap_fixed_range(p->min_disparity, p->num_disparities);
     if (maps) {
         s->have_maps = 1;
@@ -693,6 +708,8 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         int ok = !!(s->disp = malloc(n * sizeof(int16_t)));
         ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
         ok &= !!(s->grey[0] = malloc(n)) & !!(s->grey[1] = malloc(n));
+        if (s->shift) /* stage_cuda_process copies the rectified right view into grey[1] */
+            ok &= !!(s->right_rect = malloc(n));
         if (p->confidence)
             ok &= !!(s->conf = malloc(n));
         if (!ok) {
@@ -717,6 +734,7 @@ void stereo_destroy(stereo_stage *s)
 {
     if (!s)
         return;
+    free(s->right_rect);
     stage_cuda_destroy(s->cuda);
     for (int f = 0; f <= MI_LEVELS; f++)
         stage_cuda_destroy(s->mi_level[f]);
@@ -1004,6 +1022,23 @@ static void job_finish(void *ctx, int y0, int y1)
         confidence_mask_rows(j->s->disp, j->conf, j->sgm.width, y0, y1);
 }
 
+static void job_shift(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    disparity_shift_rows(s->grey[1], s->p.width, s->shift, y0, y1);
+    if (s->valid[1])
+        disparity_shift_rows(s->valid[1], s->p.width, s->shift, y0, y1);
+}
+
+static void job_unshift(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    stereo_stage *s = j->s;
+    disparity_unshift_rows(s->disp, s->p.lr_check ? s->disp_right : NULL, s->conf, s->p.width,
+                           s->shift, y0, y1);
+}
+
 static void job_downscale(void *ctx, int y0, int y1)
 {
     job *j = ctx;
@@ -1025,7 +1060,8 @@ static void job_band(void *ctx, int y0, int y1)
     job *j = ctx;
     stereo_stage *s = j->s;
     const stereo_params *q = &s->coarse->p;
-    band_from_coarse_rows(s->coarse->disp, q->width, q->height, s->p.width, s->p.min_disparity,
+    band_from_coarse_rows(s->coarse->disp, q->width, q->height, s->p.width,
+                          s->p.min_disparity + s->shift,
                           s->p.num_disparities, s->p.band, s->band, y0, y1);
 }
 
@@ -1300,7 +1336,7 @@ static void mi_finish(stereo_stage *s, const int16_t *disp, double t0)
     stereo_mi_info *mi = &s->mi_info;
     size_t n = (size_t)s->p.width * s->p.height, valid = 0;
     for (size_t i = 0; i < n; i++)
-        valid += disp[i] >= 0;
+        valid += stereo_disparity_valid(disp[i]);
     mi->valid = (double)valid / (double)n;
     if (!mi->warm)
         s->mi_valid_ref = mi->valid;
@@ -1316,7 +1352,8 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
     int h = p->height;
     double t0 = now_ms();
     job j = {.s = s};
-    j.sgm = (sgm_config){.width = p->width, .height = p->height, .dmin = p->min_disparity,
+    const int dmin = p->min_disparity + s->shift; /* 0 with a negative minimum (disparity.h) */
+    j.sgm = (sgm_config){.width = p->width, .height = p->height, .dmin = dmin,
                          .ndisp = p->num_disparities, .p1 = p->p1, .p2 = p->p2,
                          .p2_adapt = p->p2_adapt, .max_cost = stereo_max_cost(p), .per_dir = 1};
     for (int r = 0; r < STEREO_MAX_PATHS; r++) {
@@ -1326,8 +1363,8 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
     j.bm = p->method == STEREO_METHOD_BM;
     j.block = (block_config){p->width, p->height, p->num_disparities, p->block,
                              block_shift(stereo_max_cost(p), p->block)};
-    j.wta = (wta_config){p->width, p->height, p->min_disparity, p->num_disparities,
-                         p->uniqueness, p->subpixel};
+    j.wta = (wta_config){p->width, p->height, dmin, p->num_disparities, p->uniqueness,
+                         p->subpixel};
     j.grey[0] = s->grey[0];
     j.grey[1] = s->grey[1];
     j.valid[0] = s->valid[0];
@@ -1355,6 +1392,11 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
         /* 2. rectification by the maps */
         if (s->have_maps)
             run_rows(s, &j, h, job_rectify, w * UNITS_RECTIFY);
+        /* 2a. a negative minimum disparity: the right view (and its validity) shifted */
+        if (j.side == 1 && s->shift) {
+            memcpy(s->right_rect, s->grey[1], (size_t)p->width * h);
+            run_rows(s, &j, h, job_shift, 0);
+        }
         /* 3. rank / census transform (none for ad, bt and mi: a no-op counted like one) */
         run_rows(s, &j, h, job_transform, w * UNITS_TRANSFORM);
     }
@@ -1369,6 +1411,9 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
         cpu_band(s, &j);
     /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
+    /* 8a. a negative minimum disparity: both maps shifted back (disparity.h) */
+    if (s->shift)
+        run_rows(s, &j, h, job_unshift, 0);
     /* 9. post-filters: speckle removal, temporal filter, hole filling (postfilter.h) */
     postfilter_apply(&p->post, &s->post, s->disp, s->conf);
 
@@ -1475,7 +1520,8 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
         if (mi && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
             return st;
         st = stage_cuda_process(s->cuda, list, s->disp, s->p.lr_check ? s->disp_right : NULL,
-                                s->conf, s->grey[0], s->grey[1], s->err, sizeof s->err);
+                                s->conf, s->grey[0], (uint8_t *)stereo_rectified(s, 1), s->err,
+                                sizeof s->err);
         if (mi && st == STEREO_OK)
             mi_finish(s, s->disp, s->mi_t0);
         return st;
@@ -1613,7 +1659,7 @@ stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, i
     if (s->slot[k].conf)
         memcpy(s->slot[k].conf, s->conf, px);
     memcpy(s->slot[k].rect[0], s->grey[0], px);
-    memcpy(s->slot[k].rect[1], s->grey[1], px);
+    memcpy(s->slot[k].rect[1], stereo_rectified(s, 1), px);
     uint8_t lut[256 * 3];
     colormap_lut((colormap_id)colormap, lut);
     colormap_disparity_rows(s->disp, s->p.width, s->color, lut, s->slot[k].rgba, 4,
@@ -1647,7 +1693,10 @@ const int16_t *stereo_disparity_right(const stereo_stage *s)
     return s->p.lr_check ? s->disp_right : NULL;
 }
 const uint8_t *stereo_confidence(const stereo_stage *s) { return s->conf; }
-const uint8_t *stereo_rectified(const stereo_stage *s, int right) { return s->grey[right ? 1 : 0]; }
+const uint8_t *stereo_rectified(const stereo_stage *s, int right)
+{
+    return right && s->right_rect ? s->right_rect : s->grey[right ? 1 : 0];
+}
 const stereo_params *stereo_get_params(const stereo_stage *s) { return &s->p; }
 stereo_backend stereo_active_backend(const stereo_stage *s) { return s->active; }
 int stereo_stage_sms(const stereo_stage *s)

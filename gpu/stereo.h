@@ -25,8 +25,10 @@
  * kernels (the *.cu files beside them) produce the same bits.
  *
  * Output convention: int16 per pixel, value = 16 * d (4 fractional bits) where d is the full
- * disparity (min_disparity included); STEREO_INVALID marks pixels without a reliable match.
- * A left pixel (x, y) with disparity d matches the right pixel (x - d, y).
+ * disparity (min_disparity included, so negative with a negative min_disparity);
+ * STEREO_INVALID (-32768, below every disparity) marks pixels without a reliable match: test
+ * with stereo_disparity_valid, not with a sign. A left pixel (x, y) with disparity d matches
+ * the right pixel (x - d, y).
  *
  * Library code never exits: every call returns a stereo_status and, on failure, a one-line
  * message (stereo_error() for a live handle, the err buffer at create).
@@ -41,7 +43,7 @@
 extern "C" {
 #endif
 
-#define STEREO_INVALID ((int16_t)-1)
+#define STEREO_INVALID ((int16_t)-32768)
 #define STEREO_SUBPIXEL_BITS 4
 #define STEREO_SUBPIXEL_SCALE 16
 #define STEREO_MAX_SMS 1024   /* stereo_params.sms: no GPU has more SMs than this */
@@ -49,6 +51,16 @@ extern "C" {
  * The image, map and calibration readers refuse anything larger from its header, before they
  * allocate, so that a small file announcing a huge image costs no memory. */
 #define STEREO_MAX_SIDE 8192
+/* The most negative min_disparity (stereo_params.min_disparity): -512 .. . A negative minimum
+ * is matched as the range 0 .. D - 1 against the right view shifted by -min_disparity pixels
+ * (its columns past the image edge repeat the last one), and the results are shifted back: a
+ * left pixel whose match falls right of the right image (x - d > width - 1) is invalid. */
+#define STEREO_MIN_DISPARITY (-512)
+
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int stereo_disparity_valid(int v) { return v != STEREO_INVALID; }
 
 typedef enum {
     STEREO_OK = 0,
@@ -108,7 +120,11 @@ typedef struct {
 
 typedef struct {
     int width, height;        /* size of the (rectified) images the matcher works on */
-    int min_disparity;        /* dmin >= 0 */
+    int min_disparity;        /* dmin: the smallest disparity searched, STEREO_MIN_DISPARITY ..
+                                 2047 - D; negative (the right camera's image content left of
+                                 the left camera's, e.g. a rig whose rectification keeps the
+                                 principal points apart) with two views, not with cost mi
+                                 (stereo_params_check says why) */
     int num_disparities;      /* D: a multiple of 16 in [16, 512], D < width
                                  (stereo_check_disparities) */
     stereo_cost cost;         /* adcensus (default, stereo_default_cost), census 9x7, rank,

@@ -42,8 +42,12 @@ const stereo_option_info stereo_option_table[] = {
              "first pair needs, measured at a quarter of its size (the 99th percentile of its "
              "disparities and an eighth more)"},
     {ROW("min-disparity", 0, "min_disparity", "min_disparity", MATCHING, INT, min_disparity),
-     .metavar = "N", .range = "0..2031, at most 2047 minus D", .def = "0",
-     .help = "smallest disparity searched"},
+     .metavar = "N", .range = "-512..2031, at most 2047 minus D", .def = "0",
+     .help = "smallest disparity searched",
+     .more = "negative where points appear farther right in the right view than in the left "
+             "(a rectification that keeps the principal points apart, or converging cameras); "
+             "with two views, not with cost mi; outputs that hold negative values only (.pfm, "
+             "not a 16-bit PNG)"},
     {ROW("cost", 0, "cost", "cost", MATCHING, COST, cost),
      .metavar = "NAME", .range = "rank, census, ad, bt, mi, adcensus",
      .def = "adcensus; census with more than two views",
@@ -231,7 +235,7 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
                    ? fail(err, errlen, "%s: %s", opt, why) : 0;
     }
     if (IS("min-disparity")) /* at least 16 disparities above it: 2047 at most */
-        return INT(0, 2047 - 16, &p->min_disparity);
+        return INT(STEREO_MIN_DISPARITY, 2047 - 16, &p->min_disparity);
     if (IS("cost") && (o->cost_set = 1))
         return stereo_cost_from_str(v, &p->cost)
                    ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v, stereo_cost_names())

@@ -11,9 +11,9 @@
  * (column x, row y) is at (x, y), so the image centre is ((w - 1) / 2, (h - 1) / 2).
  *
  * A stage disparity d16 (int16, 16 * d, the full disparity with --min-disparity included,
- * STEREO_INVALID = -1; gpu/stereo.h) gives, as OpenCV's reprojectImageTo3D with Q would:
+ * STEREO_INVALID; gpu/stereo.h) gives, as OpenCV's reprojectImageTo3D with Q would:
  *   Z = f * B * 16 / (d16 + 16 * doffs)      X = (x - cx) * Z / f      Y = (y - cy) * Z / f
- * valid only where d16 >= 0 and d16 + 16 * doffs > 0 (a non-positive denominator is a point at
+ * valid only where d16 is valid and d16 + 16 * doffs > 0 (a non-positive denominator is a point at
  * infinity or behind the camera: no depth). In double arithmetic, in exactly this order:
  *   fb16 = ((f * B) * 1000) * 16   (millimetres)   or   ((f * B) * 1) * 16   (metres),
  *   den  = d16 + 16 * doffs,  q = fb16 / den.

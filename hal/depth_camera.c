@@ -3,6 +3,7 @@
  * only, so that the map-file and calibration readers (and build/libstereodepth.so) use it
  * without the image writers of depth.c. */
 #include "depth.h"
+#include "stereo.h" /* stereo_disparity_valid */
 
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ int depth_camera_check(const depth_camera *cam, const char *what, char *err, siz
 /* q = fb16 / (d16 + 16 doffs), or 0 when the pixel has no depth (the order of depth.h). */
 static double depth_quotient(const depth_camera *cam, int16_t d16, double unit)
 {
-    if (d16 < 0)
+    if (!stereo_disparity_valid(d16))
         return 0;
     double den = d16 + 16.0 * cam->doffs_px; /* 16 * doffs is exact: no rounding to fuse */
     if (!(den > 0))

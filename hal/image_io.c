@@ -459,7 +459,8 @@ int disparity_read(const char *path, double scale, fmap *out, char *err, size_t 
     return 0;
 }
 
-/* stereo.h's disparity (16 * d, negative = invalid) as stereo-match writes it. */
+/* stereo.h's disparity (16 * d, STEREO_INVALID) as stereo-match writes it; a 16-bit PNG
+ * (256 d, 0 = invalid) cannot hold a negative disparity: refused, naming the first pixel. */
 int disparity_write(const char *path, const int16_t *d, int w, int h, char *err, size_t n)
 {
     size_t count = (size_t)w * h;
@@ -470,11 +471,19 @@ int disparity_write(const char *path, const int16_t *d, int w, int h, char *err,
             return -1;
         }
         for (size_t i = 0; i < count; i++)
-            m.data[i] = d[i] < 0 ? INFINITY : d[i] / (float)STEREO_SUBPIXEL_SCALE;
+            m.data[i] = !stereo_disparity_valid(d[i]) ? INFINITY : d[i] / (float)STEREO_SUBPIXEL_SCALE;
         int rc = pfm_write(path, &m, err, n);
         free(m.data);
         return rc;
     }
+    for (size_t i = 0; i < count; i++)
+        if (stereo_disparity_valid(d[i]) && d[i] < 0) {
+            snprintf(err, n,
+                     "%s: pixel (%zu, %zu) has the negative disparity %.4g, which a 16-bit PNG "
+                     "(256 * d, 0 = invalid) cannot hold: write a .pfm",
+                     path, i % (size_t)w, i / (size_t)w, d[i] / (double)STEREO_SUBPIXEL_SCALE);
+            return -1;
+        }
     image im;
     if (image_alloc(&im, w, h, 1, 16) != 0) {
         snprintf(err, n, "%s: out of memory", path);
@@ -482,7 +491,7 @@ int disparity_write(const char *path, const int16_t *d, int w, int h, char *err,
     }
     uint16_t *o = im.data;
     for (size_t i = 0; i < count; i++) /* 256 d = 16 * (16 d); 0 = invalid */
-        o[i] = d[i] < 0 ? 0 : (uint16_t)(d[i] * 16 > 65535 ? 65535 : d[i] * 16);
+        o[i] = !stereo_disparity_valid(d[i]) ? 0 : (uint16_t)(d[i] * 16 > 65535 ? 65535 : d[i] * 16);
     int rc = image_write(path, &im, err, n);
     image_free(&im);
     return rc;

@@ -196,12 +196,12 @@ static int image_arg(const char *what, const uint8_t *data, size_t pitch, int wi
     return SD_OK;
 }
 
-/* A disparity map (16ths, negative = invalid) as floats in pixels, NaN where invalid: what
+/* A disparity map (16ths, STEREO_INVALID = invalid) as floats in pixels, NaN where invalid: what
  * stereo-match writes to a .pfm (which has +inf there). */
 static void disparity_floats(const int16_t *d, size_t count, float *out)
 {
     for (size_t i = 0; i < count; i++)
-        out[i] = d[i] < 0 ? NAN : d[i] / (float)STEREO_SUBPIXEL_SCALE;
+        out[i] = !stereo_disparity_valid(d[i]) ? NAN : d[i] / (float)STEREO_SUBPIXEL_SCALE;
 }
 
 int sd_matcher_compute(sd_matcher *m, const uint8_t *left, size_t left_pitch,

@@ -49,7 +49,7 @@ static void reference(const synth_scene *sc, float *out)
     assert_int_equal(stereo_process(s, &l, &r), STEREO_OK);
     const int16_t *d = stereo_disparity(s);
     for (int i = 0; i < W * H; i++)
-        out[i] = d[i] < 0 ? NAN : d[i] / 16.0f;
+        out[i] = d[i] == STEREO_INVALID ? NAN : d[i] / 16.0f;
     stereo_destroy(s);
 }
 

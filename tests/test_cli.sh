@@ -114,10 +114,12 @@ check() {
   fi
 }
 
-pfm_ok() { # FILE W H: header Pf / "W H" / negative scale, payload size, some finite values
+pfm_ok() { # FILE W H [LOW]: header Pf / "W H" / negative scale, payload size, some finite
+  # values, none below LOW (default 0)
   "$PY" - "$@" <<'EOF'
 import sys, struct, math
 path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+low = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
 d = open(path, "rb").read()
 magic, size, scale, data = d.split(b"\n", 3)
 assert magic == b"Pf", "magic %r" % magic
@@ -127,7 +129,7 @@ assert len(data) == w * h * 4, "payload %d bytes, expected %d" % (len(data), w *
 v = struct.unpack("<%df" % (w * h), data)
 finite = sum(1 for x in v if math.isfinite(x))
 assert finite > w * h // 2, "only %d finite disparities" % finite
-assert all(x >= 0 for x in v if math.isfinite(x)), "negative disparity"
+assert all(x >= low for x in v if math.isfinite(x)), "a disparity below %g" % low
 EOF
 }
 png_ok() { # FILE W H DEPTH COLOURTYPE (0 grey, 2 RGB): reads the IHDR chunk
@@ -158,6 +160,8 @@ ok_run() { # ok_run ARGS...: stereo-match succeeds
 rm -rf "$OD" && mkdir "$OD"
 check "96x64 pair -> .pfm: exit 0, header Pf / 96 64 / negative scale" \
   eval 'ok_run --backend cpu "$L" "$R" "$OD/d.pfm" && pfm_ok "$OD/d.pfm" 96 64'
+check "--min-disparity -8 -d 32 -> .pfm: exit 0, 96x64, nothing below -8" \
+  eval 'ok_run --backend cpu --min-disparity -8 -d 32 "$L" "$R" "$OD/n.pfm" && pfm_ok "$OD/n.pfm" 96 64 -8'
 check "96x64 pair -> .png: exit 0, 16-bit grey 96x64" \
   eval 'ok_run --backend cpu "$L" "$R" "$OD/d.png" && png_ok "$OD/d.png" 96 64 16 0'
 if [ $have_cv2 = 1 ]; then
@@ -297,7 +301,15 @@ expect_fail 2 "--disparities" "-d 112 with a 96-wide image" -d 112 "$L" "$R" "$O
 expect_fail 2 "--disparities" "-d abc (not a number)" -d abc "$L" "$R" "$O"
 expect_fail 2 "stereo-match: -d: needs a value (see --help)" "trailing -d without its value" \
   "$L" "$R" "$O" -d
-expect_fail 2 "--min-disparity" "--min-disparity -1" --min-disparity -1 "$L" "$R" "$O"
+expect_fail 2 "--min-disparity" "--min-disparity -513 (< -512)" --min-disparity -513 "$L" "$R" "$O"
+expect_fail 2 "--min-disparity -8|.pfm|$OD/disp.png" "--min-disparity -8 with a .png output" \
+  --min-disparity -8 -d 16 "$L" "$R" "$OD/disp.png"
+expect_fail 2 "--min-disparity -8|.pfm|$OD/r.png" "--min-disparity -8 with a .png --right" \
+  --min-disparity -8 -d 16 --right "$OD/r.png" "$L" "$R" "$O"
+expect_fail 2 "min disparity: -8|cost mi" "--min-disparity -8 with cost mi" \
+  --min-disparity -8 -d 16 --cost mi "$L" "$R" "$O"
+expect_fail 2 "min disparity: -48|wider" "--min-disparity -48 -d 64 on a 96-wide pair" \
+  --min-disparity -48 -d 64 "$L" "$R" "$O"
 expect_fail 2 "--min-disparity" "--min-disparity 2040 -d 16 (> 2047)" --min-disparity 2040 -d 16 "$L" "$R" "$O"
 expect_fail 2 "--paths" "--paths 6" --paths 6 "$L" "$R" "$O"
 expect_fail 2 "--cost: 'foo' is not one of rank, census, ad, bt, mi" "--cost foo: names the allowed costs" --cost foo "$L" "$R" "$O"

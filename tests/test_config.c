@@ -197,7 +197,7 @@ static const struct {
                              "1,2,3,4,5,6,7,8", "1,,2", "-1"}},
     {"stereo", "combine", {"", "avg", "Sides", "min"}},
     {"stereo", "disparities", {"", "0", "8", "50", "65", "528", "-16", "64px", "1024"}},
-    {"stereo", "min_disparity", {"", "-1", "2032", "a"}},
+    {"stereo", "min_disparity", {"", "-513", "2032", "a"}},
     {"stereo", "cost", {"", "ssd", "Rank", "census9x7", "mi2"}},
     {"stereo", "method", {"", "sgbm", "BM", "local"}},
     {"stereo", "block", {"", "1", "2", "33", "10", "9x9"}},

@@ -45,7 +45,7 @@ static int count_valid(const int16_t *m, int n)
 {
     int c = 0;
     for (int i = 0; i < n; i++)
-        c += m[i] >= 0;
+        c += stereo_disparity_valid(m[i]);
     return c;
 }
 
@@ -148,22 +148,22 @@ static void speckle_naive(int16_t *m, int w, int h, int size, int diff)
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = 0; i < n; i++) {
-            if (m[i] < 0)
+            if (!stereo_disparity_valid(m[i]))
                 continue;
             int x = i % w, y = i / w;
             int nb[4] = {x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, y > 0 ? i - w : -1,
                          y < h - 1 ? i + w : -1};
             for (int k = 0; k < 4; k++)
-                if (nb[k] >= 0 && m[nb[k]] >= 0 && abs(m[nb[k]] - m[i]) <= diff &&
+                if (nb[k] >= 0 && stereo_disparity_valid(m[nb[k]]) && abs(m[nb[k]] - m[i]) <= diff &&
                     lab[nb[k]] < lab[i])
                     lab[i] = lab[nb[k]], changed = 1;
         }
     }
     for (int i = 0; i < n; i++)
-        if (m[i] >= 0)
+        if (stereo_disparity_valid(m[i]))
             cnt[lab[i]]++;
     for (int i = 0; i < n; i++)
-        if (m[i] >= 0 && cnt[lab[i]] < size)
+        if (stereo_disparity_valid(m[i]) && cnt[lab[i]] < size)
             m[i] = INV;
     free(lab);
     free(cnt);
@@ -284,6 +284,41 @@ static void test_temporal_frames_and_reset(void **state)
     assert_int_equal(postfilter_temporal(d, prev, age, N, 8, 16, 3), 0);
     assert_int_equal(d[3], V(60));
     assert_int_equal(d[5], INV);
+}
+
+/* ---- negative disparities (a negative minimum, stereo.h) ----------------------------------- */
+
+/* Every filter depends on differences and order of the values only: on random maps (with a
+ * temporal sequence) whose values are shifted down by k pixels, many of them negative, -1/16
+ * among them, each result is the unshifted one shifted alike. */
+static void test_filters_take_negative_disparities(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 40; it++) {
+        int w = rnd_range(2, 41), h = rnd_range(1, 23), n = w * h, k = rnd_range(1, 40);
+        int holes = rnd_range(0, 50), size = rnd_range(0, 30), diff = rnd_range(0, 20);
+        int16_t *a = map_new(w, h), *b = map_new(w, h), *pa = map_new(w, h), *pb = map_new(w, h);
+        uint8_t *aa = calloc((size_t)n, 1), *ab = calloc((size_t)n, 1);
+        postfilter_temporal_clear(pa, aa, (size_t)n);
+        postfilter_temporal_clear(pb, ab, (size_t)n);
+        for (int frame = 0; frame < 4; frame++) {
+            for (int i = 0; i < n; i++) {
+                a[i] = (int)rnd_range(0, 99) < holes ? INV : (int16_t)rnd_range(0, 16 * 48);
+                b[i] = a[i] == INV ? INV : (int16_t)(a[i] - 16 * k);
+            }
+            if (frame == 0) /* -1/16 is a value like any other */
+                a[0] = (int16_t)(16 * k - 1), b[0] = -1;
+            speckle(a, NULL, w, h, size, diff);
+            speckle(b, NULL, w, h, size, diff);
+            postfilter_temporal(a, pa, aa, (size_t)n, 1 + it % 16, diff * 4, 2);
+            postfilter_temporal(b, pb, ab, (size_t)n, 1 + it % 16, diff * 4, 2);
+            postfilter_fill_rows(a, w, 0, h);
+            postfilter_fill_rows(b, w, 0, h);
+            for (int i = 0; i < n; i++)
+                assert_int_equal(b[i], a[i] == INV ? INV : a[i] - 16 * k);
+        }
+        free(a), free(b), free(pa), free(pb), free(aa), free(ab);
+    }
 }
 
 /* ---- settings ----------------------------------------------------------------------------- */
@@ -455,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_fill_rows),
         cmocka_unit_test(test_temporal_pixel_rules),
         cmocka_unit_test(test_temporal_frames_and_reset),
+        cmocka_unit_test(test_filters_take_negative_disparities),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_stage_applies_the_filters),
         cmocka_unit_test(test_stage_band_applies_the_filters),

@@ -136,7 +136,8 @@ static void test_formula_median9_is_the_median(void **state)
     for (int i = 0; i < 200000; i++) {
         int16_t v[9], s[9];
         for (int k = 0; k < 9; k++)
-            s[k] = v[k] = (int16_t)(rnd_range(0, 5) == 0 ? -1 : rnd_range(-1, i % 7 ? 40 : 4000));
+            s[k] = v[k] = (int16_t)(rnd_range(0, 5) == 0 ? STEREO_INVALID
+                                                          : rnd_range(-1, i % 7 ? 40 : 4000));
         qsort(s, 9, sizeof *s, cmp16);
         assert_int_equal(stereo_median9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]), s[4]);
     }
@@ -762,7 +763,7 @@ static void brute_wta(const int *S, int w, int h, int dmin, int D, int uniq, int
             double off = 16.0 * (c0 - c2) / (2.0 * den);
             v += (int)(off >= 0 ? floor(off + 0.5) : -floor(-off + 0.5));
         }
-        disp[p] = ok ? (int16_t)v : -1;
+        disp[p] = ok ? (int16_t)v : STEREO_INVALID;
         conf[p] = ok ? (uint8_t)(s2 ? 255 * (s2 - s[best]) / s2 : 0) : 0;
     }
 }
@@ -780,7 +781,7 @@ static void brute_right(const int *S, int w, int h, int dmin, int D, int16_t *dr
                 if (best < 0 || v < bv)
                     best = k, bv = v;
             }
-            dr[y * w + xr] = best < 0 ? -1 : (int16_t)(16 * (dmin + best));
+            dr[y * w + xr] = best < 0 ? STEREO_INVALID : (int16_t)(16 * (dmin + best));
         }
 }
 
@@ -807,7 +808,7 @@ static void brute_lr(int16_t *dl, const int16_t *dr, int w, int h, int tol)
                 continue;
             int xr = x - (int)floor(v / 16.0 + 0.5);
             if (xr < 0 || dr[y * w + xr] < 0 || abs(v - dr[y * w + xr]) > 16 * tol)
-                dl[y * w + x] = -1;
+                dl[y * w + x] = STEREO_INVALID;
         }
 }
 
@@ -1070,6 +1071,73 @@ static void test_stage_with_identity_maps_equals_without(void **state)
     scene_free(&s);
 }
 
+/* ---- a negative minimum disparity (stereo.h, disparity.h) -------------------------------------
+ * A pair whose true disparity is -6 on the left half and +5 on the right half, matched over
+ * -16 .. 15: the stage finds both, keeps no match right of the right image, and its maps are
+ * exactly those of the pair with the right view shifted (R'(x) = R(min(x + 16, w - 1)), matched
+ * over 0 .. 31) under disparity.h's rules, for every cost, BM and the coarse-to-fine mode. */
+static void test_negative_min_disparity(void **state)
+{
+    (void)state;
+    enum { W = 160, H = 40, M = 16 };
+    uint8_t *r = malloc(W * H), *l = malloc(W * H), *rs = malloc(W * H);
+    for (int i = 0; i < W * H; i++)
+        r[i] = (uint8_t)rnd_range(0, 255);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int d = x < W / 2 ? -6 : 5, xr = x - d;
+            l[y * W + x] = xr >= 0 && xr < W ? r[y * W + xr] : (uint8_t)rnd_range(0, 255);
+            rs[y * W + x] = r[y * W + (x + M < W ? x + M : W - 1)];
+        }
+    const stereo_image L = {l, W, H, W, STEREO_PIX_GREY8}, R = {r, W, H, W, STEREO_PIX_GREY8},
+                       RS = {rs, W, H, W, STEREO_PIX_GREY8};
+    const struct { stereo_cost cost; stereo_method method; int band, D; } cases[] = {
+        {STEREO_COST_ADCENSUS, STEREO_METHOD_SGM, 0, 32}, {STEREO_COST_CENSUS, STEREO_METHOD_SGM, 0, 32},
+        {STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 32},     {STEREO_COST_AD, STEREO_METHOD_SGM, 0, 32},
+        {STEREO_COST_BT, STEREO_METHOD_SGM, 0, 32},       {STEREO_COST_CENSUS, STEREO_METHOD_BM, 0, 32},
+        {STEREO_COST_ADCENSUS, STEREO_METHOD_SGM, 32, 64}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        stereo_params p;
+        stereo_params_default(&p, W, H);
+        p.backend = STEREO_BACKEND_CPU, p.cost = cases[c].cost, p.method = cases[c].method;
+        p.band = cases[c].band, p.num_disparities = cases[c].D, p.confidence = 1;
+        stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
+        stereo_params q = p;
+        p.min_disparity = -M;
+        stereo_stage *a, *b;
+        char err[256];
+        assert_int_equal(stereo_create(&p, NULL, &a, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_create(&q, NULL, &b, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process(a, &L, &R), STEREO_OK);
+        assert_int_equal(stereo_process(b, &L, &RS), STEREO_OK);
+        const int16_t *da = stereo_disparity(a), *db = stereo_disparity(b);
+        const int16_t *ra = stereo_disparity_right(a), *rb = stereo_disparity_right(b);
+        int near = 0, counted = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const int i = y * W + x;
+                assert_int_equal(da[i], disparity_unshift_left(db[i], x, W, M));
+                assert_int_equal(ra[i], x < M ? STEREO_INVALID
+                                              : disparity_unshift_right(rb[i - M], M));
+                if (!stereo_disparity_valid(da[i]))
+                    assert_int_equal(stereo_confidence(a)[i], 0);
+                else
+                    assert_true(x - (da[i] >> 4) <= W - 1); /* its match inside the right view */
+                if (y >= 5 && y < H - 5 && abs(x - W / 2) > 8 && x >= 10 && x < W - 10) {
+                    counted++;
+                    near += stereo_disparity_valid(da[i]) &&
+                            abs(da[i] - 16 * (x < W / 2 ? -6 : 5)) <= 16;
+                }
+            }
+        if (near < counted * 9 / 10)
+            fail_msg("case %zu: %d of %d pixels within 1 px of the truth", c, near, counted);
+        assert_memory_equal(stereo_rectified(a, 1), r, W * H); /* the right view as given */
+        stereo_destroy(a);
+        stereo_destroy(b);
+    }
+    free(r), free(l), free(rs);
+}
+
 /* ---- parameters are refused at create, with a message naming them -------------------------- */
 
 static void expect_refused(stereo_params p, const char *word)
@@ -1092,7 +1160,9 @@ static void test_create_refuses_bad_params(void **state)
     q = p, q.num_disparities = 24, expect_refused(q, "disparities");
     q = p, q.num_disparities = 272, expect_refused(q, "disparities");
     q = p, q.num_disparities = 112, expect_refused(q, "width");
-    q = p, q.min_disparity = -1, expect_refused(q, "min disparity");
+    q = p, q.min_disparity = STEREO_MIN_DISPARITY - 1, expect_refused(q, "min disparity");
+    q = p, q.min_disparity = -40, expect_refused(q, "wider");     /* 40 + 64 >= 100 */
+    q = p, q.min_disparity = -1, q.cost = STEREO_COST_MI, expect_refused(q, "cost mi");
     q = p, q.paths = 6, expect_refused(q, "paths");
     q = p, q.p1 = 0, expect_refused(q, "p1");
     q = p, q.p2 = q.p1, expect_refused(q, "p2");
@@ -1555,6 +1625,7 @@ int main(void)
         cmocka_unit_test(test_stage_matches_brute_force_chain),
         cmocka_unit_test(test_stage_bm_and_per_path_match_brute_force),
         cmocka_unit_test(test_stage_with_identity_maps_equals_without),
+        cmocka_unit_test(test_negative_min_disparity),
         cmocka_unit_test(test_create_refuses_bad_params),
         cmocka_unit_test(test_cuda_refuses_what_it_lacks),
         cmocka_unit_test(test_cost_and_method_names),

@@ -18,8 +18,8 @@
  * pitches, rectification maps with pixels mapped from outside, the stage on 16 SMs (a green
  * context, driven from a second thread as the live app does), the coarse-to-fine mode (bands of
  * 32 and 64 over random options; --band: that set alone), the post-filters (speckle, fill,
- * temporal: single frames over option grids and sequences with toggles, post_filters), and
- * every scene in DATA_DIR (the
+ * temporal: single frames over option grids and sequences with toggles, post_filters), a
+ * negative minimum disparity (negative_min, also in --quick), and every scene in DATA_DIR (the
  * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
  *
  * Needs only libc and CUDA (no cmocka on the GPU machine): prints one line per failure and a
@@ -1249,6 +1249,46 @@ static void post_filters(int quick)
     }
 }
 
+
+/* A negative minimum disparity (stereo.h): the right view shifted inside the stage, the maps
+ * shifted back (disparity.h); every cost, SGM with 8 and 4 paths, BM, maps, the coarse-to-fine
+ * mode, the post-filters and a temporal sequence, against the CPU reference. */
+static void negative_min(int quick)
+{
+    pair pr;
+    const int w = quick ? 97 : 331, h = quick ? 41 : 119;
+    pair_random(&pr, w, h, STEREO_PIX_RGB24, 3, 5);
+    stereo_map m[2];
+    random_maps(m, w - 6, h - 3, w, h);
+    const int ncost = (int)(sizeof gpu_costs / sizeof *gpu_costs);
+    for (int ci = 0; ci < ncost; ci++)
+        for (int mode = 0; mode < (quick ? 1 : 5); mode++) {
+            stereo_params p;
+            const int mapped = mode == 3;
+            stereo_params_default(&p, mapped ? w - 6 : w, mapped ? h - 3 : h);
+            p.cost = gpu_costs[ci];
+            stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
+            p.num_disparities = mode == 4 ? 64 : 32 + 16 * (ci % 2);
+            p.min_disparity = -(1 + (ci * 7 + mode * 5) % 24);
+            p.confidence = 1, p.lr_check = mode != 2, p.median = ci % 2;
+            p.paths = mode == 1 ? 4 : 8;
+            if (mode == 2)
+                p.method = STEREO_METHOD_BM, p.block = 9;
+            if (mode == 4)
+                p.band = 32;
+            if (ci % 2)
+                p.post.speckle_size = 40, p.post.speckle_diff = 16, p.post.fill = 1;
+            compare(&p, mapped ? m : NULL, &pr, "negative min");
+        }
+    free_maps(m);
+    pair_free(&pr);
+    stereo_params p;
+    stereo_params_default(&p, w, h);
+    p.num_disparities = 32, p.min_disparity = -12;
+    p.post.temporal = 1, p.post.temporal_persist = 3, p.post.speckle_size = 20;
+    post_filter_frames(w, h, &p, quick ? 4 : 10, "negative min sequence");
+}
+
 int main(int argc, char **argv)
 {
     char why[256];
@@ -1323,6 +1363,7 @@ int main(int argc, char **argv)
         coarse_to_fine(1);
         post_filters(1);
         adcensus_set(1);
+        negative_min(1);
     } else if (argc > 1 && !strcmp(argv[1], "--band")) {
         coarse_to_fine(0);
     } else if (argc > 1 && !strcmp(argv[1], "--adcensus")) {
@@ -1340,6 +1381,7 @@ int main(int argc, char **argv)
         coarse_to_fine(0);
         post_filters(0);
         adcensus_set(0);
+        negative_min(0);
         if (argc > 1)
             shared_scenes(argv[1]);
     }

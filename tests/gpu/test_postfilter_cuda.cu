@@ -166,7 +166,7 @@ static void speckle_cases(void)
         int valid = 0;
         spiral(m, w, h);
         for (int i = 0; i < n; i++)
-            valid += m[i] >= 0;
+            valid += stereo_disparity_valid(m[i]);
         stereo_postfilter f = settings(valid, 0, 0, 0); /* kept: one region of `valid` */
         bench_set(&b, &f, 1, "spiral");
         bench_frame(&b, &f, m, "spiral kept");
