@@ -1284,7 +1284,7 @@ static void negative_min(int quick)
     pair_free(&pr);
     stereo_params p;
     stereo_params_default(&p, w, h);
-    p.num_disparities = 32, p.min_disparity = -12;
+    p.num_disparities = 32, p.min_disparity = -12, p.confidence = 1; /* check_result reads it */
     p.post.temporal = 1, p.post.temporal_persist = 3, p.post.speckle_size = 20;
     post_filter_frames(w, h, &p, quick ? 4 : 10, "negative min sequence");
 }
