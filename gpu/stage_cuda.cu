@@ -409,8 +409,10 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         LAUNCH(launch_shift_rows(s->grey[1], s->right_rect, w, h, s->shift, st), "shift");
         if (s->have_maps)
             LAUNCH(launch_shift_rows(s->valid[1], NULL, w, h, s->shift, st), "shift");
+        mark(s, "grey+rectify+shift");
+    } else {
+        mark(s, "grey+rectify");
     }
-    mark(s, "grey+rectify");
     for (int i = 0; i < s->nv; i++) {
         if (p->cost == STEREO_COST_RANK)
             LAUNCH(launch_rank(s->grey[i], w, h, p->rank_window, s->rank[i], st), "rank");
@@ -521,10 +523,13 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                                 p->lr_tolerance, st),
                "lr_finish");
-    if (s->shift && !s->nested) /* both maps shifted back (disparity.h) */
+    if (s->shift && !s->nested) { /* both maps shifted back (disparity.h) */
+        mark(s, "lr");
         LAUNCH(launch_unshift(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                               s->shift, st),
                "unshift");
+        mark(s, "unshift");
+    }
     /* 9. the post-filters: speckle, temporal, fill (postfilter.h; settings in device memory) */
     LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, w, h, st), "postfilter");
     mark(s, "postfilter");

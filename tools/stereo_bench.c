@@ -80,15 +80,16 @@ typedef struct {
     stereo_combine combine;
     int band;               /* --band W: the coarse-to-fine mode (band.h), 0 = off */
     int post;               /* --post: POST_SPECKLE | POST_FILL | POST_TEMPORAL (postfilter.h) */
+    int dmin;               /* --min-disparity (stereo_params.min_disparity), 0 unless given */
 } config;
 enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4 };
 static const char *const post_names[] = {"speckle", "fill", "temporal"};
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -198,6 +199,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->sms = sms;
     p->mi_warm = c->mi_warm;
     p->band = c->band;
+    p->min_disparity = c->dmin;
     p->post.speckle_size = c->post & POST_SPECKLE ? POSTFILTER_SPECKLE_ON : 0;
     p->post.fill = !!(c->post & POST_FILL);
     p->post.temporal = !!(c->post & POST_TEMPORAL);
@@ -208,7 +210,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
 static int stage_sms(int sms)
 {
     config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                    STEREO_COMBINE_SIDES, 0, 0};
+                    STEREO_COMBINE_SIDES, 0, 0, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -556,7 +558,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                     STEREO_COMBINE_SIDES, 0, 0};
+                     STEREO_COMBINE_SIDES, 0, 0, 0};
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     int combine_given = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
@@ -571,7 +573,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost C] "
                    "[--baselines 1,B2,.. [--combine R]] [--runs N] [--frames N] [--csv FILE] "
-                   "[--sms N] [--band W] [--post F,...]\n"
+                   "[--sms N] [--band W] [--post F,...] [--min-disparity N]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
@@ -589,6 +591,8 @@ int main(int argc, char **argv)
                    "disparities per pixel around it (default 0: the full range)\n"
                    "  --post F,...  post-filters after the LR check (postfilter.h): speckle "
                    "(at the live toggle's size), fill, temporal, or all\n"
+                   "  --min-disparity N  the smallest disparity searched (default 0; negative: the "
+                   "right view shifted inside the stage, stereo.h)\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
                    "hardware may round N up), 0 = all (default)\n"
                    "  --version print the version, git commit and the backends built in\n",
@@ -607,7 +611,7 @@ int main(int argc, char **argv)
                                                  "--sms", "--runs", "--frames", "--csv",
                                                  "--json", "--backend", "--method", "--block",
                                                  "--baselines", "--combine", "--band",
-                                                 "--post"};
+                                                 "--post", "--min-disparity"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -666,6 +670,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "stereo-bench: --combine: '%s' is not sides or sum\n", v);
         } else if (!strcmp(a, "--sms")) {
             bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
+        } else if (!strcmp(a, "--min-disparity")) {
+            bad = parse_int(a, v, STEREO_MIN_DISPARITY, 2047 - 16, &custom.dmin);
         } else if (!strcmp(a, "--band")) {
             char why[128];
             bad = parse_int(a, v, 0, 64, &custom.band);
