@@ -214,10 +214,12 @@ typedef struct {
 
 typedef struct stereo_stage stereo_stage;
 
-/* Defaults: rank 9x9, SGM with 8 paths, P1 = 24, P2 = 128 for every path with adaptive P2
- * (T = 16), path weights 1, LR check (1 px), median, subpixel, D = 64, no uniqueness test, no
- * confidence; block 9 for method bm; mi_warm 0, mi_restart 50; views 2 (the pair), baseline[1]
- * = 16, combine sides. */
+/* Defaults: cost adcensus (stereo_default_cost(2), ad_weight 3; rank window 9), SGM with 8
+ * paths, its penalties (stereo_default_penalties: P1 = 32, P2 = 128) for every path with
+ * adaptive P2 (T = 16), path weights 1, LR check (1 px), median, subpixel, min_disparity 0, D =
+ * 64, no uniqueness test, no confidence; block 9 for method bm; mi_warm 0, mi_restart 50,
+ * mi_tiles 5; views 2 (the pair), baseline[1] = 16, combine sides; the post-filters of
+ * postfilter_default. */
 void stereo_params_default(stereo_params *p, int width, int height);
 
 /* Whether the cost compares census words (census, adcensus): the stage keeps their transform. */
