@@ -66,7 +66,8 @@ typedef enum {
     STEREO_COST_BT = 3,       /* Birchfield-Tomasi on grey values, same cap (sgm.h) */
     STEREO_COST_MI = 4,       /* hierarchical mutual information on grey values (mi.h) */
     STEREO_COST_ADCENSUS = 5, /* census 9x7 plus ad_weight/8 of |IL - M(IR)|, M the right
-                                 view's histogram matched to the left's, at most census's 62
+                                 view's histogram matched to the left's (more views: each
+                                 view's own onto the reference's), at most census's 62
                                  (stereo_adcensus_cost in stereo_math.h; after Mei et al. 2011) */
 } stereo_cost;
 /* sgm: semi-global matching (default); bm: block matching, winner-takes-all over an N x N box
