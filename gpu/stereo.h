@@ -211,8 +211,8 @@ static inline int stereo_cost_has_census(stereo_cost c)
     return c == STEREO_COST_CENSUS || c == STEREO_COST_ADCENSUS;
 }
 
-/* The default cost for a number of views (0 or 2: the pair): adcensus for the pair, census for
- * more views (adcensus takes two views only). */
+/* The default cost for a number of views (0 or 2: the pair): adcensus for every count (with
+ * more views each view has its own grey mapping onto the reference, multiview.h). */
 stereo_cost stereo_default_cost(int views);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */

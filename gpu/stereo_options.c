@@ -46,7 +46,7 @@ const stereo_option_info stereo_option_table[] = {
      .help = "smallest disparity searched"},
     {ROW("cost", 0, "cost", "cost", MATCHING, COST, cost),
      .metavar = "NAME", .range = "rank, census, ad, bt, mi, adcensus",
-     .def = "adcensus; census with more than two views",
+     .def = "adcensus",
      .help = "matching cost",
      .more = "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), "
              "bt (Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information "

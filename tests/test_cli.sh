@@ -700,7 +700,7 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
   if [ "$have_cuda" = 1 ]; then
     run_m --backend cpu --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cpu.pfm"
     run_m --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cuda.pfm"
-    check "--backend cuda with three views: the CPU's bits" \
+    check "--backend cuda with three views (the default adcensus): the CPU's bits" \
       eval '[ "$rc" -eq 0 ] && cmp -s "$W/mv-cpu.pfm" "$W/mv-cuda.pfm"'
     run_m --backend cpu --cost mi "$L" "$R" "$W/mi-cpu.pfm"
     run_m --backend cuda --cost mi "$L" "$R" "$W/mi-cuda.pfm"
