@@ -243,18 +243,23 @@ cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, c
  * (cost[(y * w + x) * D + k]). The sum rule writes only cost (pos, neg may be NULL); the sides
  * rule also uses pos and neg as scratch (the two sides' means, then a second kernel does the box
  * sums and stereo_view_select). Returns cudaErrorInvalidValue for views outside
- * 3..STEREO_MAX_VIEWS, a size below 1, ndisp not a multiple of 4, a cost other than rank, census, ad, bt, an unknown
- * combine rule, or a NULL pointer among m, cost, pos / neg (sides) and the inputs the cost reads
- * for views 0..views-1 (vals: rank, ad, bt; bits: census; grey: bt). */
+ * 3..STEREO_MAX_VIEWS, a size below 1, ndisp not a multiple of 4, a cost other than rank,
+ * census, ad, bt, adcensus, an unknown combine rule, or a NULL pointer among m, cost, pos / neg
+ * (sides) and the inputs the cost reads for views 0..views-1 (vals: rank, ad, bt, adcensus;
+ * bits: census, adcensus; grey: bt; ad_lut: adcensus, views 1..views-1). */
 typedef struct {
     int width, height, dmin, ndisp, max_cost;
-    stereo_cost cost;                       /* rank, census, ad or bt */
+    stereo_cost cost;                       /* rank, census, ad, bt or adcensus */
     int views;                              /* 3..STEREO_MAX_VIEWS */
     int baseline[STEREO_MAX_VIEWS];         /* bq_i as stereo_params.baseline (16ths), [0] = 0 */
     stereo_combine combine;                 /* sum or sides */
-    const uint8_t *vals[STEREO_MAX_VIEWS];  /* rank (rank) or grey (ad, bt) rows, w * h each */
-    const uint64_t *bits[STEREO_MAX_VIEWS]; /* census, w * h each */
+    const uint8_t *vals[STEREO_MAX_VIEWS];  /* rank (rank) or grey (ad, bt, adcensus) rows,
+                                               w * h each */
+    const uint64_t *bits[STEREO_MAX_VIEWS]; /* census (census, adcensus), w * h each */
     const uint8_t *grey[STEREO_MAX_VIEWS];  /* grey (bt's ranges), w * h each */
+    const uint8_t *ad_lut[STEREO_MAX_VIEWS]; /* adcensus: view i's grey mapping M_i, 256 bytes
+                                                (launch_grey_match of views 0 and i; [0] unused) */
+    int ad_weight;                          /* adcensus: stereo_params.ad_weight */
 } mview_args;
 cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, uint8_t *neg,
                               cudaStream_t stream);

@@ -19,6 +19,8 @@ typedef struct {
     const uint8_t *r0, *rv;             /* rank or grey values */
     const uint64_t *c0, *cv;            /* census */
     const uint8_t *lo0, *hi0, *lov, *hiv; /* bt ranges */
+    const uint8_t *lut;                 /* adcensus: the view's grey mapping M_v */
+    int weight;                         /* adcensus: ad_weight */
 } row_pair;
 
 /* C_v(x, xv): the two-view cost (sgm.h) between the reference at x and the view at xv. */
@@ -26,6 +28,9 @@ static inline int pair_cost(stereo_cost cost, int cap, const row_pair *r, int x,
 {
     switch (cost) {
     case STEREO_COST_CENSUS: return __builtin_popcountll(r->c0[x] ^ r->cv[xv]);
+    case STEREO_COST_ADCENSUS:
+        return stereo_adcensus_cost(__builtin_popcountll(r->c0[x] ^ r->cv[xv]), r->r0[x],
+                                    r->lut[r->rv[xv]], r->weight, cap);
     case STEREO_COST_AD: return stereo_ad_cost(r->r0[x], r->rv[xv], cap);
     case STEREO_COST_BT:
         return stereo_bt_cost(r->r0[x], r->lo0[x], r->hi0[x], r->rv[xv], r->lov[xv], r->hiv[xv],
@@ -55,9 +60,9 @@ void mview_cost_rows(const mview_config *m, uint8_t *cost, uint8_t *pos, uint8_t
         const uint8_t *vals[STEREO_MAX_VIEWS] = {0}; /* rank or grey rows */
         const uint64_t *bits[STEREO_MAX_VIEWS] = {0}; /* census rows */
         for (int v = 0; v < nv; v++) {
-            if (m->cost == STEREO_COST_CENSUS)
+            if (stereo_cost_has_census(m->cost))
                 bits[v] = m->census[v] + row;
-            else
+            if (m->cost != STEREO_COST_CENSUS) /* adcensus: the grey values too */
                 vals[v] = (m->cost == STEREO_COST_RANK ? m->rank[v] : m->grey[v]) + row;
             if (bt)
                 sgm_bt_row_range(m->grey[v] + row, w, lo[v], hi[v]);
@@ -65,7 +70,9 @@ void mview_cost_rows(const mview_config *m, uint8_t *cost, uint8_t *pos, uint8_t
         row_pair r[STEREO_MAX_VIEWS];
         for (int v = 1; v < nv; v++)
             r[v] = (row_pair){vals[0], vals[v], bits[0], bits[v],
-                              lo[0], hi[0], lo[bt ? v : 0], hi[bt ? v : 0]};
+                              lo[0], hi[0], lo[bt ? v : 0], hi[bt ? v : 0],
+                              m->cost == STEREO_COST_ADCENSUS ? m->ad_lut[v] : NULL,
+                              m->ad_weight};
         for (int x = 0; x < w; x++) {
             memset(sum, 0, sizeof sum);
             memset(cnt, 0, sizeof cnt);

@@ -17,8 +17,10 @@
  *                   (one row in, one out per step), and a block adds its columns' neighbours in
  *                   shared memory (below).
  *
- * bt's range [lo, hi] of a pixel is formed on the fly from its row (stereo_bt_range, a missing
- * neighbour replaced by the pixel itself, as sgm_bt_row_range). Every pixel read lies inside its
+ * adcensus reads each view's census word and grey value and its grey mapping M_v (ad_lut[v],
+ * launch_grey_match of the reference and view v). bt's range [lo, hi] of a pixel is formed on the
+ * fly from its row (stereo_bt_range, a missing neighbour replaced by the pixel itself, as
+ * sgm_bt_row_range). Every pixel read lies inside its
  * w * h image (the sampling rule reads x - o and x - o - 1 only where the view sees (x, d)), so
  * the view images need no padding.
  *
@@ -36,7 +38,7 @@
 #define MVIEW_MAX_GRID_ROWS 65535
 
 /* The cost kinds the kernels are compiled for (template argument). */
-enum { MV_RANK, MV_CENSUS, MV_AD, MV_BT };
+enum { MV_RANK, MV_CENSUS, MV_AD, MV_BT, MV_ADCENSUS };
 
 /* bt's range of pixel x of a grey row of width w */
 static __device__ __forceinline__ void mview_bt_range(const uint8_t *row, int w, int x, int *lo,
@@ -47,8 +49,8 @@ static __device__ __forceinline__ void mview_bt_range(const uint8_t *row, int w,
 }
 
 /* C_v(x, xv) (multiview.c's pair_cost): the two-view cost between the reference at x and view v
- * at xv, both of the row starting at `row`; r0 / lo0 / hi0 are the reference pixel's value and
- * bt range, read once per thread. */
+ * at xv, both of the row starting at `row`; r0 / c0 / lo0 / hi0 are the reference pixel's value,
+ * census word and bt range, read once per thread (adcensus reads r0 and c0). */
 template <int KIND>
 static __device__ __forceinline__ int mview_pair_cost(const mview_args &m, int v, size_t row,
                                                       int x, int xv, int r0, uint64_t c0,
@@ -57,6 +59,9 @@ static __device__ __forceinline__ int mview_pair_cost(const mview_args &m, int v
     if (KIND == MV_CENSUS)
         return __popcll(c0 ^ __ldg(m.bits[v] + row + xv));
     const int rv = __ldg(m.vals[v] + row + xv);
+    if (KIND == MV_ADCENSUS) /* census distance plus the weighted grey difference, M_v(I_v) */
+        return stereo_adcensus_cost(__popcll(c0 ^ __ldg(m.bits[v] + row + xv)), r0,
+                                    __ldg(m.ad_lut[v] + rv), m.ad_weight, m.max_cost);
     if (KIND == MV_AD)
         return stereo_ad_cost(r0, rv, m.max_cost);
     if (KIND == MV_BT) {
@@ -99,9 +104,9 @@ static __global__ void k_mview_cost(const mview_args m, uint8_t *__restrict__ co
         const size_t row = (size_t)y * w;
         int r0 = 0, lo0 = 0, hi0 = 0;
         uint64_t c0 = 0;
-        if (KIND == MV_CENSUS)
+        if (KIND == MV_CENSUS || KIND == MV_ADCENSUS)
             c0 = __ldg(m.bits[0] + row + x);
-        else
+        if (KIND != MV_CENSUS)
             r0 = __ldg(m.vals[0] + row + x);
         if (KIND == MV_BT)
             mview_bt_range(m.grey[0] + row, w, x, &lo0, &hi0);
@@ -233,9 +238,13 @@ cudaError_t mview_mean_table(int *out)
 static int mview_inputs_given(const mview_args *m)
 {
     for (int v = 0; v < m->views; v++) {
-        if (m->cost == STEREO_COST_CENSUS ? !m->bits[v] : !m->vals[v])
+        if (stereo_cost_has_census(m->cost) && !m->bits[v])
+            return 0;
+        if (m->cost != STEREO_COST_CENSUS && !m->vals[v])
             return 0;
         if (m->cost == STEREO_COST_BT && !m->grey[v])
+            return 0;
+        if (m->cost == STEREO_COST_ADCENSUS && v > 0 && !m->ad_lut[v])
             return 0;
     }
     return 1;
@@ -248,7 +257,8 @@ cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, 
         m->views > STEREO_MAX_VIEWS)
         return cudaErrorInvalidValue;
     if (m->cost != STEREO_COST_RANK && m->cost != STEREO_COST_CENSUS &&
-        m->cost != STEREO_COST_AD && m->cost != STEREO_COST_BT)
+        m->cost != STEREO_COST_AD && m->cost != STEREO_COST_BT &&
+        m->cost != STEREO_COST_ADCENSUS)
         return cudaErrorInvalidValue;
     const int sides = m->combine == STEREO_COMBINE_SIDES;
     if (!sides && m->combine != STEREO_COMBINE_SUM)
@@ -268,6 +278,7 @@ cudaError_t launch_mview_cost(const mview_args *m, uint8_t *cost, uint8_t *pos, 
     case STEREO_COST_RANK: MVIEW_LAUNCH(MV_RANK); break;
     case STEREO_COST_CENSUS: MVIEW_LAUNCH(MV_CENSUS); break;
     case STEREO_COST_AD: MVIEW_LAUNCH(MV_AD); break;
+    case STEREO_COST_ADCENSUS: MVIEW_LAUNCH(MV_ADCENSUS); break;
     default: MVIEW_LAUNCH(MV_BT); break;
     }
 #undef MVIEW_LAUNCH

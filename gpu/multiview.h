@@ -8,7 +8,10 @@
  * The disparity d is measured against view 1; the candidate of reference pixel x in view i is at
  * x - b_i d. Each view's transform (rank, census) or grey image (ad, bt) is the one the two-view
  * stage computes; C_i(x, x') is the two-view cost (sgm.h) between the reference at x and view i
- * at the integer position x'.
+ * at the integer position x'. For adcensus each view has its own grey mapping M_i
+ * (stereo_grey_match_lut of the frame's reference and view i histograms, as the pair's M of
+ * view 1): C_i(x, x') = stereo_adcensus_cost(census distance, I_0(x), M_i(I_i(x')), ad_weight,
+ * 62), so the grey term survives each camera's own gain, offset or gamma.
  *
  * Sampling rule (stereo_math.h, every step in integers so the CPU and GPU agree bit for bit):
  *   bq_i d = 16 o + f, o = floor(bq_i d / 16), f = 0..15
@@ -28,13 +31,13 @@
  *          B_M > 2 B_P + F (STEREO_VIEW_SIDE_RATIO), C = mean_P; when B_P > 2 B_M + F,
  *          C = mean_M (stereo_view_select), where the floor F = 4 grey levels per window pixel
  *          inside the image for ad and bt (STEREO_VIEW_GREY_FLOOR, stereo_view_margin), 0 for
- *          rank and census: on weak texture two small grey sums differ by a ratio of 2 on noise
- *          alone (measured: tsukuba 3 views ad 4.58 % bad-2 without the floor, 3.61 % with it,
- *          the pair 3.71 %). A point hidden from the views on one side of the reference is
- *          usually seen by those on the other (Kang, Szeliski & Chai 2001 take the better side
- *          by a window's cost, as here); taking the better side per pixel alone, without the
- *          window and the ratio, makes every wrong disparity cheaper too (measured: tsukuba
- *          3 views 4.37 % bad-2 against 3.41 % with the window, the pair 3.72 %).
+ *          rank, census and adcensus: on weak texture two small grey sums differ by a ratio of
+ *          2 on noise alone (measured: tsukuba 3 views ad 4.58 % bad-2 without the floor,
+ *          3.61 % with it, the pair 3.71 %). A point hidden from the views on one side of the
+ *          reference is usually seen by those on the other (Kang, Szeliski & Chai 2001 take the
+ *          better side by a window's cost, as here); taking the better side per pixel alone,
+ *          without the window and the ratio, makes every wrong disparity cheaper too (measured:
+ *          tsukuba 3 views 4.37 % bad-2 against 3.41 % with the window, the pair 3.72 %).
  * The means keep C in the two-view range 0..max_cost, so the penalties, the uint16 sum S and
  * everything after the cost volume (aggregation, winner-takes-all, subpixel, median,
  * confidence) stay as they are. The LR check stays against view 1 (the diagonal search over the
@@ -61,14 +64,19 @@ extern "C" {
 
 typedef struct {
     const sgm_config *sgm;        /* width, height, dmin, ndisp, max_cost */
-    stereo_cost cost;             /* rank, census, ad or bt */
+    stereo_cost cost;             /* rank, census, ad, bt or adcensus */
     int views;                    /* 3 .. STEREO_MAX_VIEWS */
     const int *baseline;          /* [views]: bq_i, baseline[0] = 0 */
     stereo_combine combine;       /* sum or sides */
-    /* per view, the images of the cost: rank (rank), census (census), grey (ad, bt) */
+    /* per view, the images of the cost: rank (rank), census (census, adcensus), grey (ad, bt,
+     * adcensus) */
     const uint8_t *const *rank;
     const uint64_t *const *census;
     const uint8_t *const *grey;
+    /* adcensus: ad_lut[i] (i = 1 .. views-1) view i's grey mapping M_i onto the reference
+     * (stereo_grey_match_lut; [0] unused), and the weight (stereo_params.ad_weight) */
+    const uint8_t (*ad_lut)[256];
+    int ad_weight;
 } mview_config;
 
 /* Rows [y0, y1) of the sum rule's cost volume, laid out as sgm.h's (cost[(y w + x) D + k]);

@@ -139,8 +139,8 @@ struct stage_cuda {
     postfilter_cuda post;    /* stage 9's settings, scratch and temporal state (postfilter.h) */
     uint8_t *cost_table;     /* table costs (cost_uses_table): 256 x 256 (mi: one per tile and
                                 row parity, table_bytes), else NULL */
-    uint32_t *ad_hist;       /* cost adcensus: the histograms (512) and the grey mapping (256) */
-    uint8_t *ad_lut;
+    uint32_t *ad_hist;       /* cost adcensus: the histograms (512) and the grey mappings, */
+    uint8_t *ad_lut;         /* 256 per other view (view v's at 256 (v - 1); the pair: one) */
     uint8_t *lut;            /* 3 colour maps x 256 x RGB */
     uint8_t *rgba;           /* colour image for stage_cuda_colorize */
     /* per-frame pointers (launch.cuh): the graph reads d_desc; h_desc[0] stages the synchronous
@@ -422,9 +422,11 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
             LAUNCH(launch_bt_words(s->grey[i], w, h, s->census[i], st), "bt words");
         /* table costs (ad): grey is the padded rows the walk reads (stage_cuda_create) */
     }
-    if (p->cost == STEREO_COST_ADCENSUS)
-        LAUNCH(launch_grey_match(s->grey[0], s->grey[1], (size_t)w * h, s->sms, s->ad_hist,
-                                 s->ad_lut, st),
+    /* adcensus: each other view's grey mapping onto the reference's, view v's at
+     * ad_lut + 256 (v - 1) (the pair: the right view's); one histogram buffer, in stream order */
+    for (int v = 1; v < s->nv && p->cost == STEREO_COST_ADCENSUS; v++)
+        LAUNCH(launch_grey_match(s->grey[0], s->grey[v], (size_t)w * h, s->sms, s->ad_hist,
+                                 s->ad_lut + 256 * (v - 1), st),
                "grey_match");
     mark(s, "transform");
     /* 4.-7. cost on the fly, aggregation per direction; the last direction's pass also picks
@@ -453,7 +455,9 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
             m.vals[v] = p->cost == STEREO_COST_RANK ? s->rank[v] : s->grey[v];
             m.bits[v] = s->census[v];
             m.grey[v] = s->grey[v];
+            m.ad_lut[v] = v > 0 && s->ad_lut ? s->ad_lut + 256 * (v - 1) : NULL;
         }
+        m.ad_weight = p->ad_weight;
         LAUNCH(launch_mview_cost(&m, s->cost_vol, s->side_pos, s->side_neg, st), "mview cost");
         a.cost_vol = s->cost_vol;
         mark(s, "cost volume");
@@ -921,7 +925,7 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             CUDA_TRY(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
             if (p->cost == STEREO_COST_ADCENSUS) {
                 DEV_ALLOC(s->ad_hist, 512 * sizeof(uint32_t));
-                DEV_ALLOC(s->ad_lut, 256);
+                DEV_ALLOC(s->ad_lut, 256 * (size_t)(s->nv - 1)); /* one per other view */
             }
             if (cost_uses_table(p->cost)) {
                 /* the table costs' C = table[IL * 256 + IR] (sgm.h); ad's is fixed; mi has

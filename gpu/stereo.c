@@ -53,7 +53,9 @@ struct stereo_stage {
     uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
     uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
     uint8_t *cost;          /* w * h * D */
-    uint8_t ad_lut[256];    /* cost adcensus: the frame's grey mapping (stereo_grey_match_lut) */
+    uint8_t ad_lut[STEREO_MAX_VIEWS][256]; /* cost adcensus: view i's grey mapping onto the
+                                              reference's, per frame (stereo_grey_match_lut;
+                                              [1] the pair's) */
     uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
     void *sweep_scratch[2];
     const sgm_simd_isa *simd; /* the fused SGM path (sgm_simd.h), or NULL: the reference */
@@ -200,9 +202,10 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
 
 stereo_cost stereo_default_cost(int views)
 {
-    /* chosen by leave-one-scene-out within the Jetson budget (docs/results.md); adcensus takes
-     * a pair only */
-    return views > 2 ? STEREO_COST_CENSUS : STEREO_COST_ADCENSUS;
+    /* chosen for the pair by leave-one-scene-out within the Jetson budget (docs/results.md);
+     * with more views adcensus beats census too (docs/results.md, multi-baseline matching) */
+    (void)views;
+    return STEREO_COST_ADCENSUS;
 }
 
 void stereo_params_default(stereo_params *p, int width, int height)
@@ -287,9 +290,6 @@ static stereo_status views_check(const stereo_params *p, char *err, size_t errle
     if (p->cost == STEREO_COST_MI)
         return fail(err, errlen, E, "cost mi: not with more than two views yet (its table is "
                     "learnt from one pair)");
-    if (p->cost == STEREO_COST_ADCENSUS)
-        return fail(err, errlen, E, "cost adcensus: not with more than two views yet (take "
-                    "census or ad)");
     if (p->baseline[0] != 0)
         return fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
                     p->baseline[0]);
@@ -885,7 +885,8 @@ static mview_config mview_of(stereo_stage *s, job *j)
 {
     return (mview_config){&j->sgm, s->p.cost, s->p.views, s->p.baseline, s->p.combine,
                           (const uint8_t *const *)s->rank, (const uint64_t *const *)s->census,
-                          (const uint8_t *const *)s->grey};
+                          (const uint8_t *const *)s->grey, (const uint8_t(*)[256])s->ad_lut,
+                          s->p.ad_weight};
 }
 
 /* The sides rule's two side means live in the bytes of S[1] (two bytes per voxel), which nothing
@@ -913,7 +914,7 @@ static void job_cost(void *ctx, int y0, int y1)
                                 {s->rank[0], s->rank[1]},
                                 {s->census[0], s->census[1]},
                                 {j->grey[0], j->grey[1]},
-                                s->ad_lut, s->p.ad_weight};
+                                s->ad_lut[1], s->p.ad_weight};
         band_cost_rows(&j->sgm, s->p.band, s->band, &in, s->cost, y0, y1);
         return;
     }
@@ -931,7 +932,7 @@ static void job_cost(void *ctx, int y0, int y1)
         break;
     case STEREO_COST_ADCENSUS:
         sgm_cost_adcensus_rows(&j->sgm, s->census[0], s->census[1], j->grey[0], j->grey[1],
-                               s->ad_lut, s->p.ad_weight, s->cost, y0, y1);
+                               s->ad_lut[1], s->p.ad_weight, s->cost, y0, y1);
         break;
     case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
     case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
@@ -1400,9 +1401,11 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
         /* 3. rank / census transform (none for ad, bt and mi: a no-op counted like one) */
         run_rows(s, &j, h, job_transform, w * UNITS_TRANSFORM);
     }
-    /* 3a. adcensus: the right view's grey mapping onto the left's */
+    /* 3a. adcensus: each other view's grey mapping onto the reference's (the pair: the right
+     * view's onto the left's) */
     if (p->cost == STEREO_COST_ADCENSUS)
-        grey_match(s->grey[0], s->grey[1], (size_t)p->width * p->height, s->ad_lut);
+        for (int v = 1; v < nv; v++)
+            grey_match(s->grey[0], s->grey[v], (size_t)p->width * p->height, s->ad_lut[v]);
     /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
     if (p->cost == STEREO_COST_MI)
         mi_prepare(s, j.valid[0], j.valid[1]); /* the CPU's levels do not fail */

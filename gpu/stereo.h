@@ -78,7 +78,8 @@ typedef enum {
     STEREO_COST_BT = 3,       /* Birchfield-Tomasi on grey values, same cap (sgm.h) */
     STEREO_COST_MI = 4,       /* hierarchical mutual information on grey values (mi.h) */
     STEREO_COST_ADCENSUS = 5, /* census 9x7 plus ad_weight/8 of |IL - M(IR)|, M the right
-                                 view's histogram matched to the left's, at most census's 62
+                                 view's histogram matched to the left's (more views: each
+                                 view's own onto the reference's), at most census's 62
                                  (stereo_adcensus_cost in stereo_math.h; after Mei et al. 2011) */
 } stereo_cost;
 /* sgm: semi-global matching (default); bm: block matching, winner-takes-all over an N x N box
@@ -228,8 +229,8 @@ static inline int stereo_cost_has_census(stereo_cost c)
     return c == STEREO_COST_CENSUS || c == STEREO_COST_ADCENSUS;
 }
 
-/* The default cost for a number of views (0 or 2: the pair): adcensus for the pair, census for
- * more views (adcensus takes two views only). */
+/* The default cost for a number of views (0 or 2: the pair): adcensus for every count (with
+ * more views each view has its own grey mapping onto the reference, multiview.h). */
 stereo_cost stereo_default_cost(int views);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */

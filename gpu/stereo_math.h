@@ -177,7 +177,8 @@ STEREO_HD int stereo_view_mean(int sum, int n, int max_cost)
 #define STEREO_VIEW_GREY_FLOOR 4
 
 /* The floor of the sides rule's test for a window of `pixels` pixels and cost kind cost_kind (a
- * stereo_cost): pixels * STEREO_VIEW_GREY_FLOOR for ad and bt, 0 for rank and census. */
+ * stereo_cost): pixels * STEREO_VIEW_GREY_FLOOR for ad and bt, 0 for rank, census and adcensus
+ * (whose census distance, the larger part of its cost, measures order, not levels). */
 STEREO_HD int stereo_view_margin(int cost_kind, int pixels)
 {
     return cost_kind == 2 /* STEREO_COST_AD */ || cost_kind == 3 /* STEREO_COST_BT */

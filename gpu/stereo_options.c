@@ -50,7 +50,7 @@ const stereo_option_info stereo_option_table[] = {
              "not a 16-bit PNG)"},
     {ROW("cost", 0, "cost", "cost", MATCHING, COST, cost),
      .metavar = "NAME", .range = "rank, census, ad, bt, mi, adcensus",
-     .def = "adcensus; census with more than two views",
+     .def = "adcensus",
      .help = "matching cost",
      .more = "rank (9x9, --window), census (9x7), ad (absolute grey difference, capped at 63), "
              "bt (Birchfield-Tomasi, capped at 63), mi: hierarchical mutual information "
@@ -58,15 +58,16 @@ const stereo_option_info stereo_option_table[] = {
              "the cameras; the pair is matched at 1/16 .. 1/2 first to find the MI table; on "
              "CUDA the levels run on the GPU, the tables on the host), adcensus: census plus "
              "--ad-weight eighths of the absolute grey difference after matching the right "
-             "view's histogram to the left's, at most census's 62 (after Mei et al. 2011)"},
+             "view's histogram to the left's (with --baselines each view's to the "
+             "reference's), at most census's 62 (after Mei et al. 2011)"},
     {ROW("window", 0, "window", "window", MATCHING, INT, rank_window),
      .metavar = "N", .range = "odd, 3..15", .def = "9", .help = "rank window side"},
     {ROW("ad-weight", 0, "ad_weight", "ad_weight", MATCHING, INT, ad_weight),
      .metavar = "N", .range = "1..16", .def = "3",
      .help = "adcensus: eighths of a cost unit per grey level of |IL - IR|",
-     .more = "added to the census distance; the right view's grey levels are first mapped "
-             "onto the left's (histogram matching), so that the term survives the cameras' "
-             "different gain, offset or gamma"},
+     .more = "added to the census distance; the right view's grey levels (with --baselines "
+             "each view's) are first mapped onto the left's (histogram matching), so that the "
+             "term survives the cameras' different gain, offset or gamma"},
     {ROW("method", 0, "method", "method", MATCHING, METHOD, method),
      .metavar = "NAME", .range = "sgm, bm", .def = "sgm", .help = "matching method",
      .more = "sgm: semi-global matching; bm: block matching, the cost summed over a --block N x "

@@ -712,14 +712,14 @@ if "$SY" --size 96x64 --views 2,-1 "$W/mv" >/dev/null 2>&1; then
   if [ "$have_cuda" = 1 ]; then
     run_m --backend cpu --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cpu.pfm"
     run_m --backend cuda --baselines 1,2 "$L" "$R" "$V2" "$W/mv-cuda.pfm"
-    check "--backend cuda with three views: the CPU's bits" \
+    check "--backend cuda with three views (the default adcensus): the CPU's bits" \
       eval '[ "$rc" -eq 0 ] && cmp -s "$W/mv-cpu.pfm" "$W/mv-cuda.pfm"'
     run_m --backend cpu --cost mi "$L" "$R" "$W/mi-cpu.pfm"
     run_m --backend cuda --cost mi "$L" "$R" "$W/mi-cuda.pfm"
     check "--backend cuda --cost mi (hierarchy on the levels' CUDA stages): the CPU's bits" \
       eval '[ "$rc" -eq 0 ] && cmp -s "$W/mi-cpu.pfm" "$W/mi-cuda.pfm"'
     # a view on each side: the LR check's occlusion test (k_lr_finish_views), every cost
-    for c in rank census ad bt; do
+    for c in rank census ad bt adcensus; do
       run_m --backend cpu --cost "$c" --right "$W/mvs-cpu-r.pfm" --baselines 1,-1 "$L" "$R" "$V3" "$W/mvs-cpu.pfm"
       run_m --backend cuda --cost "$c" --right "$W/mvs-cuda-r.pfm" --baselines 1,-1 "$L" "$R" "$V3" "$W/mvs-cuda.pfm"
       check "--backend cuda, --cost $c, views on both sides (1,-1): the CPU's bits, right map too" \

@@ -45,10 +45,10 @@ cd "$W" || exit 1
 case $LIVE in /*) ;; *) LIVE=$OLDPWD/$LIVE SY=$OLDPWD/$SY ;; esac
 
 . "$TESTS_DIR/tap.sh"   # n, ok, not_ok, skip, check, lines
-# census for the pair too: a pair falls back to the stage of the views' cost when a view is lost
-# (the default cost of more views is census, of the pair adcensus)
+# the default cost (adcensus, for the pair and for more views alike: a pair falls back to the
+# stage of the views' cost when a view is lost)
 SMALL=(--backend cpu --set synth.width=320 --set synth.height=240 --set stereo.disparities=32
-       --set stereo.cost=census --set synth.fps=0)
+       --set synth.fps=0)
 
 # ---- 1. accuracy against the ground truth -----------------------------------------------------
 "$SY" --size 320x240 --t 0 --views -1,2 gt >sy.out 2>&1 || not_ok "stereo-synth gt" "$(cat sy.out)"
@@ -62,7 +62,7 @@ for v in pair:1 three:1,-1 four:1,-1,2; do
     eval '[ $rc -eq 0 ] && [ -s "$run.png" ] && grep -q "scene t 0.000 s" "$run.err"'
 done
 # the same images through stereo-match (the stage's own CLI): the app must compute the same
-"$MATCH" -d 32 --cost census gt/left.png gt/right.png m_pair.pfm >m.out 2>&1 &&
+"$MATCH" -d 32 gt/left.png gt/right.png m_pair.pfm >m.out 2>&1 &&
   "$MATCH" -d 32 --baselines 1,-1 gt/left.png gt/right.png gt/view2.png m_three.pfm >>m.out 2>&1 &&
   "$MATCH" -d 32 --baselines 1,-1,2 gt/left.png gt/right.png gt/view2.png gt/view3.png \
     m_four.pfm >>m.out 2>&1 || not_ok "stereo-match on the ground-truth views" "$(tail -3 m.out)"

@@ -222,12 +222,18 @@ static void test_lr_check_views(void **state)
 
 /* ---- the cost volume against multiview.h, restated ------------------------------------------- */
 
+/* lut: view i's grey mapping (adcensus); weight: ad_weight */
 static int naive_pair_cost(stereo_cost cost, int cap, const uint8_t *v0, const uint8_t *vi,
                            const uint64_t *c0, const uint64_t *ci, const uint8_t *g0,
-                           const uint8_t *gi, int w, int x, int xv)
+                           const uint8_t *gi, const uint8_t *lut, int weight, int w, int x,
+                           int xv)
 {
     switch (cost) {
     case STEREO_COST_CENSUS: return __builtin_popcountll(c0[x] ^ ci[xv]);
+    case STEREO_COST_ADCENSUS: { /* census distance + weight/8 of |I0 - M_i(I_i)|, capped */
+        int d = __builtin_popcountll(c0[x] ^ ci[xv]) + abs(g0[x] - lut[gi[xv]]) * weight / 8;
+        return d < cap ? d : cap;
+    }
     case STEREO_COST_AD: {
         int d = abs(g0[x] - gi[xv]);
         return d < cap ? d : cap;
@@ -250,9 +256,18 @@ static void check_volume(stereo_cost cost, stereo_combine combine, int narrow)
     enum { W = 37, H = 4, NV = 5 };
     const int dmin = 2, D = 16;
     const int baseline[NV] = {0, 16, 24, -20, -40}; /* b = 1, 1.5, -1.25, -2.5 */
-    int cap = cost == STEREO_COST_RANK ? 80 : cost == STEREO_COST_CENSUS ? 62 : 63;
+    int cap = cost == STEREO_COST_RANK ? 80 : stereo_cost_has_census(cost) ? 62 : 63;
+    const int weight = narrow ? 16 : 5; /* adcensus */
     uint8_t *vals[NV], *grey[NV];
     uint64_t *bits[NV];
+    /* adcensus: a different monotone grey mapping per view (so a view read through another
+     * view's mapping shows) */
+    static uint8_t lut[NV][256];
+    for (int v = 1; v < NV; v++)
+        for (int k = 0, acc = 0; k < 256; k++) {
+            acc += (int)(rnd() % (unsigned)(v + 1));
+            lut[v][k] = (uint8_t)(acc / (v + 1) < 255 ? acc / (v + 1) : 255);
+        }
     for (int v = 0; v < NV; v++) {
         vals[v] = malloc(W * H);
         grey[v] = malloc(W * H);
@@ -265,7 +280,8 @@ static void check_volume(stereo_cost cost, stereo_combine combine, int narrow)
     }
     sgm_config c = {.width = W, .height = H, .dmin = dmin, .ndisp = D, .max_cost = cap};
     mview_config m = {&c, cost, NV, baseline, combine, (const uint8_t *const *)vals,
-                      (const uint64_t *const *)bits, (const uint8_t *const *)grey};
+                      (const uint64_t *const *)bits, (const uint8_t *const *)grey,
+                      (const uint8_t(*)[256])lut, weight};
     size_t vol = (size_t)W * H * D;
     uint8_t *got = malloc(vol), *pos = malloc(vol), *neg = malloc(vol);
     int *all = malloc(vol * sizeof(int)), *side[2] = {malloc(vol * sizeof(int)),
@@ -291,12 +307,13 @@ static void check_volume(stereo_cost cost, stereo_combine combine, int narrow)
                         continue;
                     size_t r = (size_t)y * W;
                     int cl = naive_pair_cost(cost, cap, vals[0] + r, vals[v] + r, bits[0] + r,
-                                             bits[v] + r, grey[0] + r, grey[v] + r, W, x, xl);
+                                             bits[v] + r, grey[0] + r, grey[v] + r, lut[v],
+                                             weight, W, x, xl);
                     int cv = cl;
                     if (fr) {
                         int cr = naive_pair_cost(cost, cap, vals[0] + r, vals[v] + r, bits[0] + r,
-                                                 bits[v] + r, grey[0] + r, grey[v] + r, W, x,
-                                                 xl + 1);
+                                                 bits[v] + r, grey[0] + r, grey[v] + r, lut[v],
+                                                 weight, W, x, xl + 1);
                         cv = (fr * cr + (16 - fr) * cl + 8) / 16;
                     }
                     int sd = baseline[v] < 0;
@@ -345,7 +362,7 @@ static void test_cost_volume_matches_definition(void **state)
 {
     (void)state;
     const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
-                                 STEREO_COST_BT};
+                                 STEREO_COST_BT, STEREO_COST_ADCENSUS};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
         check_volume(costs[i], STEREO_COMBINE_SUM, 0);
         check_volume(costs[i], STEREO_COMBINE_SIDES, 0);
@@ -381,7 +398,6 @@ static void test_stage_views_find_the_shift(void **state)
     p.subpixel = 0;
     p.backend = STEREO_BACKEND_CPU;
     p.views = NV;
-    p.cost = stereo_default_cost(p.views); /* census: adcensus takes a pair */
     memcpy(p.baseline, bq, sizeof bq);
     uint8_t *im[NV];
     stereo_image in[NV];
@@ -389,8 +405,10 @@ static void test_stage_views_find_the_shift(void **state)
         im[v] = shifted_view(tex, TW, W, H, bq[v] * d / 16);
         in[v] = (stereo_image){im[v], W, H, W, STEREO_PIX_GREY8};
     }
-    for (int rule = 0; rule < 2; rule++) {
-        p.combine = (stereo_combine)rule;
+    for (int t = 0; t < 4; t++) {
+        p.combine = (stereo_combine)(t % 2);
+        p.cost = t < 2 ? STEREO_COST_CENSUS : STEREO_COST_ADCENSUS;
+        stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
         stereo_stage *s;
         char err[256];
         assert_int_equal(stereo_create(&p, NULL, &s, err, sizeof err), STEREO_OK);
@@ -400,13 +418,77 @@ static void test_stage_views_find_the_shift(void **state)
         for (int y = 6; y < H - 6; y++)
             for (int x = 24; x < W - 24; x++, n++)
                 exact += disp[y * W + x] == d * STEREO_SUBPIXEL_SCALE;
-        print_message("%s: %d of %d interior pixels at d = %d\n",
-                      stereo_combine_to_str(p.combine), exact, n, d);
+        print_message("%s %s: %d of %d interior pixels at d = %d\n",
+                      stereo_cost_to_str(p.cost), stereo_combine_to_str(p.combine), exact, n, d);
         assert_int_equal(exact, n);
         stereo_destroy(s);
     }
     for (int v = 0; v < NV; v++)
         free(im[v]);
+    free(tex);
+}
+
+/* adcensus maps each view's grey levels onto the reference's with a mapping of its own: views
+ * whose cameras respond differently (an offset, a gain; increasing and one-to-one on the levels
+ * present) give the same disparities as views that respond alike. Every row of the texture
+ * repeats with the image's period, so every view holds the same grey levels as the reference
+ * (its row shifted around): each view's mapping then undoes its response exactly (census keeps
+ * the order, which the responses keep), the cost volume is the same, and so is every output. */
+static void test_stage_adcensus_maps_each_view(void **state)
+{
+    (void)state;
+    enum { W = 96, H = 40, TW = W + 80, NV = 4 };
+    const int d = 5, bq[NV] = {0, 16, 32, -16};
+    uint8_t *tex = malloc((size_t)TW * H);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            tex[(size_t)y * TW + x] = (uint8_t)(rnd() % 201); /* 0..200 */
+    for (int y = 0; y < H; y++)
+        for (int x = W; x < TW; x++)
+            tex[(size_t)y * TW + x] = tex[(size_t)y * TW + x - W];
+    stereo_params p;
+    stereo_params_default(&p, W, H);
+    p.num_disparities = 16;
+    p.backend = STEREO_BACKEND_CPU;
+    p.views = NV;
+    p.cost = STEREO_COST_ADCENSUS;
+    p.ad_weight = 8;
+    p.subpixel = 0;
+    memcpy(p.baseline, bq, sizeof bq);
+    uint8_t *same[NV], *own[NV];
+    stereo_image a[NV], b[NV];
+    for (int v = 0; v < NV; v++) {
+        same[v] = shifted_view(tex, TW, W, H, bq[v] * d / 16);
+        own[v] = malloc((size_t)W * H);
+        for (int i = 0; i < W * H; i++) { /* view 1 + 20, view 2 x 1.25, view 3 + 40 */
+            int g = same[v][i];
+            own[v][i] = (uint8_t)(v == 1 ? g + 20 : v == 2 ? g * 5 / 4 : v == 3 ? g + 40 : g);
+        }
+        a[v] = (stereo_image){same[v], W, H, W, STEREO_PIX_GREY8};
+        b[v] = (stereo_image){own[v], W, H, W, STEREO_PIX_GREY8};
+    }
+    for (int rule = 0; rule < 2; rule++) {
+        p.combine = (stereo_combine)rule;
+        stereo_stage *sa, *sb;
+        char err[256];
+        assert_int_equal(stereo_create(&p, NULL, &sa, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_create(&p, NULL, &sb, err, sizeof err), STEREO_OK);
+        assert_int_equal(stereo_process_views(sa, a, NV), STEREO_OK);
+        assert_int_equal(stereo_process_views(sb, b, NV), STEREO_OK);
+        assert_memory_equal(stereo_disparity(sa), stereo_disparity(sb), (size_t)W * H * 2);
+        assert_memory_equal(stereo_disparity_right(sa), stereo_disparity_right(sb),
+                            (size_t)W * H * 2);
+        const int16_t *disp = stereo_disparity(sb);
+        int exact = 0, n = 0;
+        for (int y = 6; y < H - 6; y++)
+            for (int x = 24; x < W - 24; x++, n++)
+                exact += disp[y * W + x] == d * STEREO_SUBPIXEL_SCALE;
+        assert_int_equal(exact, n);
+        stereo_destroy(sa);
+        stereo_destroy(sb);
+    }
+    for (int v = 0; v < NV; v++)
+        free(same[v]), free(own[v]);
     free(tex);
 }
 
@@ -417,8 +499,9 @@ static void test_stage_two_views_equal_the_pair(void **state)
     uint8_t *l = malloc(W * H), *r = malloc(W * H);
     for (int i = 0; i < W * H; i++)
         l[i] = (uint8_t)rnd(), r[i] = (uint8_t)rnd();
-    const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_BT};
-    for (size_t c = 0; c < 3; c++) {
+    const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_BT,
+                                 STEREO_COST_ADCENSUS};
+    for (size_t c = 0; c < 4; c++) {
         stereo_params p;
         stereo_params_default(&p, W, H);
         p.num_disparities = 16;
@@ -473,9 +556,18 @@ static void test_views_params_refused(void **state)
     q = p, q.baseline[2] = -129, expect_refused(q, "view 2");
     q = p, q.combine = (stereo_combine)2, expect_refused(q, "combine");
     q = p, q.cost = STEREO_COST_MI, expect_refused(q, "mi");
-    /* the pair reads none of them */
     stereo_stage *s;
     char err[256];
+    /* every other cost takes more views */
+    const stereo_cost taken[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
+                                 STEREO_COST_BT, STEREO_COST_ADCENSUS};
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        q = p, q.cost = taken[i];
+        if (stereo_create(&q, NULL, &s, err, sizeof err) != STEREO_OK)
+            fail_msg("cost %s with 4 views refused: %s", stereo_cost_to_str(q.cost), err);
+        stereo_destroy(s);
+    }
+    /* the pair reads none of them */
     q = p, q.views = 2, q.baseline[1] = 0, q.baseline[3] = 0;
     assert_int_equal(stereo_create(&q, NULL, &s, err, sizeof err), STEREO_OK);
     stereo_destroy(s);
@@ -610,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_lr_check_views),
         cmocka_unit_test(test_cost_volume_matches_definition),
         cmocka_unit_test(test_stage_views_find_the_shift),
+        cmocka_unit_test(test_stage_adcensus_maps_each_view),
         cmocka_unit_test(test_stage_two_views_equal_the_pair),
         cmocka_unit_test(test_views_params_refused),
         cmocka_unit_test(test_views_process_refusals),

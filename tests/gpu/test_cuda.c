@@ -416,9 +416,9 @@ done:
 
 static const stereo_cost gpu_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
                                          STEREO_COST_BT, STEREO_COST_ADCENSUS};
-/* the costs of more than two views (adcensus takes the pair only) */
+/* the costs of more than two views (all of gpu_costs; mi takes a pair only) */
 static const stereo_cost view_costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
-                                         STEREO_COST_BT};
+                                         STEREO_COST_BT, STEREO_COST_ADCENSUS};
 
 /* Random paths, cost, D (16 .. 16 * max_d16), dmin (0, or below max_dmin), rank window,
  * penalties, adaptive P2, uniqueness, subpixel, LR check, median, tolerance and confidence. */
@@ -426,8 +426,6 @@ static void random_options(stereo_params *p, int max_d16, int max_dmin)
 {
     p->paths = rnd() % 2 ? 8 : 4;
     p->cost = gpu_costs[rnd() % (sizeof gpu_costs / sizeof *gpu_costs)];
-    if (p->views > 2 && p->cost == STEREO_COST_ADCENSUS)
-        p->cost = STEREO_COST_CENSUS;
     p->ad_weight = 1 + rnd() % 16;
     p->num_disparities = 16 * (1 + (int)(rnd() % (unsigned)max_d16));
     p->min_disparity = rnd() % 3 ? 0 : (int)(rnd() % (unsigned)max_dmin);
@@ -815,6 +813,9 @@ static void multi_view(void)
         p.cost = STEREO_COST_CENSUS;
         stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
         compare(&p, m, &pr, "views maps census");
+        p.cost = STEREO_COST_ADCENSUS; /* each view's grey mapping from its rectified image */
+        stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+        compare(&p, m, &pr, "views maps adcensus");
         free_maps_n(m, 3);
         pair_free(&pr);
     }

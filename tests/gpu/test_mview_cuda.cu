@@ -6,17 +6,21 @@
  *   build/gpu/test-mview-cuda
  *
  * Each case builds random view images for one cost (rank values of a 9 x 9 window, census
- * words, grey values for ad and bt) with some structure: every other view is the reference seen
+ * words, grey values for ad and bt, census words and grey values for adcensus) with some
+ * structure: every other view is the reference seen
  * at a piecewise constant true disparity, with noise, and in stripes one side's views see
  * something else (an occlusion), so that the sides rule really picks a side at some voxels (the
  * test counts them and requires some for every cost). It runs the CPU reference on all rows and
  * launch_mview_cost on device buffers of exactly w * h (views) and w * h * D (volumes) bytes,
  * filled with garbage first, and compares the cost volume byte for byte; for the sides rule also
  * the two sides' means that the first kernel leaves in pos / neg, so that a failure names the
- * kernel that broke. The sum rule gets NULL for pos and neg. Cases: costs rank, census, ad, bt;
- * rules sides and sum; 3, 4 and 8 views with baselines 1,-1 / 1,2,-1 / 1,0.5,-2.5 and random
- * ones (16ths, distinct, not 0, within +-8); sizes 333x217, 64x48, 31x7, 640x1, 7x40; D 16, 64,
- * 128; dmin 0 and 13. Then the launcher's refusals.
+ * kernel that broke. The sum rule gets NULL for pos and neg. adcensus: each other view's grey
+ * values pass through a response of its own (gain and offset), its grey mapping comes from
+ * launch_grey_match on the device (compared with stereo_grey_match_lut of the host's histograms
+ * first), and the weight varies from case to case (1..16). Cases: costs rank, census, ad, bt,
+ * adcensus; rules sides and sum; 3, 4 and 8 views with baselines 1,-1 / 1,2,-1 / 1,0.5,-2.5
+ * and random ones (16ths, distinct, not 0, within +-8); sizes 333x217, 64x48, 31x7, 640x1, 7x40; D
+ * 16, 64, 128; dmin 0 and 13. Then the launcher's refusals.
  *
  * Needs only libc and CUDA: one line per failure and a closing "N passed, N failed" line;
  * exits non-zero on any failure.
@@ -36,12 +40,13 @@
 #include "check.h"
 
 static const stereo_cost costs[] = {STEREO_COST_RANK, STEREO_COST_CENSUS, STEREO_COST_AD,
-                                    STEREO_COST_BT};
-static const char *const cost_names[] = {"rank", "census", "ad", "bt"};
+                                    STEREO_COST_BT, STEREO_COST_ADCENSUS};
+static const char *const cost_names[] = {"rank", "census", "ad", "bt", "adcensus"};
+#define NCOSTS 5
 #define RANK_MAX_COST 80 /* a 9 x 9 window's rank values 0..80 */
 
 /* per cost: voxels where the sides rule took the positive / the negative side alone */
-static long picked_pos[4], picked_neg[4];
+static long picked_pos[NCOSTS], picked_neg[NCOSTS];
 
 static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
 {
@@ -64,8 +69,9 @@ static int occluded(int x, int y, int s)
     return (x / 7 + y / 5 + 2 * s) % 4 == 0;
 }
 
-/* Fills view v's image (values vals or census words bits) of a w x h case: the reference's
- * pixel at the true disparity, with a little noise, where the view sees it; else random. */
+/* Fills view v's image (values vals or census words bits; adcensus both) of a w x h case: the
+ * reference's pixel at the true disparity, with a little noise, where the view sees it; else
+ * random. adcensus: view v > 0's grey values then pass through its response (gain and offset). */
 static void make_view(int ci, int v, int bq, int w, int h, int dmin, int D, uint8_t *const *vals,
                       uint64_t *const *bits)
 {
@@ -76,17 +82,18 @@ static void make_view(int ci, int v, int bq, int w, int h, int dmin, int D, uint
             int x = xv + (bq * true_disparity(xv, y, dmin, D) + 8) / 16;
             int seen = v == 0 || (x >= 0 && x < w && !occluded(x, y, bq < 0));
             const size_t j = (size_t)y * w + (v == 0 ? xv : x);
-            if (costs[ci] == STEREO_COST_CENSUS) {
+            if (stereo_cost_has_census(costs[ci])) {
                 uint64_t r = ((uint64_t)rnd() << 32 | rnd()) & ((1ull << CENSUS_BITS) - 1);
                 bits[v][i] = v == 0 || !seen ? r : bits[0][j] ^ (1ull << (rnd() % CENSUS_BITS));
-            } else if (costs[ci] == STEREO_COST_RANK) {
+            }
+            if (costs[ci] == STEREO_COST_RANK) {
                 int r = (int)(rnd() % (RANK_MAX_COST + 1));
                 if (v > 0 && seen) {
                     r = vals[0][j] + (int)(rnd() % 3) - 1;
                     r = r < 0 ? 0 : r > RANK_MAX_COST ? RANK_MAX_COST : r;
                 }
                 vals[v][i] = (uint8_t)r;
-            } else {
+            } else if (costs[ci] != STEREO_COST_CENSUS) { /* grey values */
                 int r = (int)(rnd() & 255);
                 if (v > 0 && seen) {
                     r = vals[0][j] + (int)(rnd() % 5) - 2;
@@ -94,6 +101,11 @@ static void make_view(int ci, int v, int bq, int w, int h, int dmin, int D, uint
                 }
                 vals[v][i] = (uint8_t)r;
             }
+        }
+    if (costs[ci] == STEREO_COST_ADCENSUS && v > 0) /* the view's response: gain, offset */
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            int g = vals[v][i] * (16 - (v % 4)) / 16 + 5 * (v % 3) - 4;
+            vals[v][i] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
         }
 }
 
@@ -106,7 +118,12 @@ static void run_case(int w, int h, int D, int dmin, int ci, stereo_combine combi
     for (int v = 1; v < views && len < (int)sizeof what; v++)
         len += snprintf(what + len, sizeof what - len, "%s%d", v > 1 ? "," : " ", baseline[v]);
     const stereo_cost cost = costs[ci];
-    const int census = cost == STEREO_COST_CENSUS, sides = combine == STEREO_COMBINE_SIDES;
+    const int census = stereo_cost_has_census(cost), sides = combine == STEREO_COMBINE_SIDES;
+    const int adcensus = cost == STEREO_COST_ADCENSUS;
+    /* adcensus: the weight varies from case to case over 1..16 */
+    const int ad_weight = 1 + (w + 3 * D + dmin + 5 * views + 7 * (int)combine) % 16;
+    if (adcensus && len < (int)sizeof what)
+        snprintf(what + len, sizeof what - len, " weight %d", ad_weight);
     const int max_cost = cost == STEREO_COST_RANK ? RANK_MAX_COST
                          : census                 ? CENSUS_BITS
                                                   : STEREO_GREY_COST_MAX;
@@ -119,13 +136,21 @@ static void run_case(int w, int h, int D, int dmin, int ci, stereo_combine combi
     uint8_t *pos_c = (uint8_t *)malloc(vol), *neg_c = (uint8_t *)malloc(vol);
     uint8_t *cost_g = (uint8_t *)malloc(vol), *pos_g = (uint8_t *)malloc(vol);
     uint8_t *neg_g = (uint8_t *)malloc(vol);
-    uint8_t *d_cost = NULL, *d_pos = NULL, *d_neg = NULL;
+    uint8_t *d_cost = NULL, *d_pos = NULL, *d_neg = NULL, *d_lut = NULL;
+    uint32_t *d_hist = NULL;
+    static uint8_t lut[STEREO_MAX_VIEWS][256]; /* adcensus: view v's grey mapping (host) */
     for (int v = 0; v < views; v++) {
         vals[v] = (uint8_t *)malloc(n);
         bits[v] = (uint64_t *)malloc(n * 8);
     }
     for (int v = 0; v < views; v++)
         make_view(ci, v, baseline[v], w, h, dmin, D, vals, bits);
+    for (int v = 1; v < views && adcensus; v++) { /* stereo_grey_match_lut of views 0 and v */
+        uint32_t hist[512] = {0};
+        for (size_t i = 0; i < n; i++)
+            hist[vals[0][i]]++, hist[256 + vals[v][i]]++;
+        stereo_grey_match_lut(hist, hist + 256, lut[v]);
+    }
 
     /* the CPU reference: the sum rule's volume and the sides' means, then the selection */
     {
@@ -133,7 +158,8 @@ static void run_case(int w, int h, int D, int dmin, int ci, stereo_combine combi
         memset(&c, 0, sizeof c);
         c.width = w, c.height = h, c.dmin = dmin, c.ndisp = D, c.max_cost = max_cost;
         mview_config m = {&c, cost, views, baseline, combine, (const uint8_t *const *)vals,
-                          (const uint64_t *const *)bits, (const uint8_t *const *)vals};
+                          (const uint64_t *const *)bits, (const uint8_t *const *)vals,
+                          (const uint8_t(*)[256])lut, ad_weight};
         mview_cost_rows(&m, cost_c, sides ? pos_c : NULL, sides ? neg_c : NULL, 0, h);
         if (sides) {
             memcpy(sum_c, cost_c, vol);
@@ -151,19 +177,34 @@ static void run_case(int w, int h, int D, int dmin, int ci, stereo_combine combi
         mview_args a;
         memset(&a, 0, sizeof a);
         a.width = w, a.height = h, a.dmin = dmin, a.ndisp = D, a.max_cost = max_cost;
-        a.cost = cost, a.views = views, a.combine = combine;
+        a.cost = cost, a.views = views, a.combine = combine, a.ad_weight = ad_weight;
         for (int v = 0; v < views; v++) {
             a.baseline[v] = baseline[v];
             if (census) {
                 TRY(cudaMalloc((void **)&d_bits[v], n * 8));
                 TRY(cudaMemcpy(d_bits[v], bits[v], n * 8, cudaMemcpyHostToDevice));
                 a.bits[v] = d_bits[v];
-            } else {
+            }
+            if (cost != STEREO_COST_CENSUS) {
                 TRY(cudaMalloc((void **)&d_vals[v], n));
                 TRY(cudaMemcpy(d_vals[v], vals[v], n, cudaMemcpyHostToDevice));
                 a.vals[v] = d_vals[v];
                 if (cost == STEREO_COST_BT)
                     a.grey[v] = d_vals[v];
+            }
+        }
+        if (adcensus) { /* each view's mapping on the device, as the stage computes it */
+            TRY(cudaMalloc((void **)&d_hist, 512 * sizeof(uint32_t)));
+            TRY(cudaMalloc((void **)&d_lut, 256 * (size_t)views));
+            TRY(cudaMemset(d_lut, 0x77, 256 * (size_t)views));
+            for (int v = 1; v < views; v++) {
+                uint8_t got[256];
+                TRY(launch_grey_match(d_vals[0], d_vals[v], n, 2, d_hist, d_lut + 256 * v, 0));
+                TRY(cudaMemcpy(got, d_lut + 256 * v, 256, cudaMemcpyDeviceToHost));
+                size_t d = first_diff(lut[v], got, 256);
+                check(d == 256, "%s: view %d's grey mapping differs at level %d: cpu %d cuda %d",
+                      what, v, (int)d, d < 256 ? lut[v][d] : 0, d < 256 ? got[d] : 0);
+                a.ad_lut[v] = d_lut + 256 * v;
             }
         }
         TRY(cudaMalloc((void **)&d_cost, vol));
@@ -203,7 +244,7 @@ done:
         cudaFree(d_vals[v]), cudaFree(d_bits[v]);
         free(vals[v]), free(bits[v]);
     }
-    cudaFree(d_cost), cudaFree(d_pos), cudaFree(d_neg);
+    cudaFree(d_cost), cudaFree(d_pos), cudaFree(d_neg), cudaFree(d_lut), cudaFree(d_hist);
     free(cost_c), free(sum_c), free(pos_c), free(neg_c), free(cost_g), free(pos_g), free(neg_g);
 }
 
@@ -213,9 +254,11 @@ static void refusals(void)
 {
     const char *what = "refusals";
     const int w = 8, h = 4, D = 16;
-    uint8_t *d_img = NULL, *d_cost = NULL, *d_pos = NULL, *d_neg = NULL;
+    uint8_t *d_img = NULL, *d_cost = NULL, *d_pos = NULL, *d_neg = NULL, *d_lut = NULL;
     uint64_t *d_bits = NULL;
     TRY(cudaMalloc((void **)&d_img, (size_t)w * h));
+    TRY(cudaMalloc((void **)&d_lut, 256));
+    TRY(cudaMemset(d_lut, 0, 256));
     TRY(cudaMalloc((void **)&d_bits, (size_t)w * h * 8));
     TRY(cudaMalloc((void **)&d_cost, (size_t)w * h * D));
     TRY(cudaMalloc((void **)&d_pos, (size_t)w * h * D));
@@ -231,7 +274,9 @@ static void refusals(void)
         for (int v = 0; v < STEREO_MAX_VIEWS; v++) {
             base.baseline[v] = v == 0 ? 0 : v % 2 ? 16 * v : -16 * v;
             base.vals[v] = d_img, base.bits[v] = d_bits, base.grey[v] = d_img;
+            base.ad_lut[v] = d_lut;
         }
+        base.ad_weight = 3;
         cudaError_t e = launch_mview_cost(&base, d_cost, d_pos, d_neg, 0);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
@@ -259,6 +304,12 @@ static void refusals(void)
                 "rank without view 2's values");
         REFUSED((m.cost = STEREO_COST_AD, m.vals[0] = NULL), d_cost, d_pos, d_neg,
                 "ad without the reference's values");
+        REFUSED((m.cost = STEREO_COST_ADCENSUS, m.ad_lut[2] = NULL), d_cost, d_pos, d_neg,
+                "adcensus without view 2's grey mapping");
+        REFUSED((m.cost = STEREO_COST_ADCENSUS, m.bits[0] = NULL), d_cost, d_pos, d_neg,
+                "adcensus without the reference's census words");
+        REFUSED((m.cost = STEREO_COST_ADCENSUS, m.vals[3] = NULL), d_cost, d_pos, d_neg,
+                "adcensus without view 3's grey values");
         REFUSED(m.cost = STEREO_COST_MI, d_cost, d_pos, d_neg, "cost mi");
         REFUSED(m.width = 0, d_cost, d_pos, d_neg, "width 0");
         REFUSED(m.height = 0, d_cost, d_pos, d_neg, "height 0");
@@ -277,9 +328,20 @@ static void refusals(void)
             e = cudaDeviceSynchronize();
         check(e == cudaSuccess, "refusals: sum / census without pos, neg, vals, grey must be "
               "accepted: %s", cudaGetErrorString(e));
+        /* adcensus reads no mapping of the reference (view 0) and no bt grey rows */
+        m = base;
+        m.cost = STEREO_COST_ADCENSUS, m.ad_lut[0] = NULL;
+        for (int v = 0; v < STEREO_MAX_VIEWS; v++)
+            m.grey[v] = NULL;
+        e = launch_mview_cost(&m, d_cost, d_pos, d_neg, 0);
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        check(e == cudaSuccess, "refusals: adcensus without view 0's mapping and without grey "
+              "must be accepted: %s", cudaGetErrorString(e));
     }
 done:
     cudaFree(d_img), cudaFree(d_bits), cudaFree(d_cost), cudaFree(d_pos), cudaFree(d_neg);
+    cudaFree(d_lut);
 }
 
 /* Random baselines for views 2..views-1 (view 1 is 1, 16 sixteenths): distinct, not 0, within
@@ -337,7 +399,7 @@ int main(void)
     /* every baseline set on the small sizes; on the large one (most of the CPU reference's
      * time) one set per case in turn: each set once per cost and rule, on varying D and dmin */
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
-        for (int ci = 0; ci < 4; ci++)
+        for (int ci = 0; ci < NCOSTS; ci++)
             for (int rule = 0; rule < 2; rule++)
                 for (size_t di = 0; di < sizeof Ds / sizeof *Ds; di++)
                     for (size_t mi = 0; mi < sizeof dmins / sizeof *dmins; mi++)
@@ -357,7 +419,7 @@ int main(void)
                                      rule ? STEREO_COMBINE_SUM : STEREO_COMBINE_SIDES, views, bq);
                         }
     /* the structure must make the sides rule pick a side somewhere, for every cost */
-    for (int ci = 0; ci < 4; ci++) {
+    for (int ci = 0; ci < NCOSTS; ci++) {
         printf("# %s: the sides rule took the positive side alone at %ld voxels, the negative at "
                "%ld\n", cost_names[ci], picked_pos[ci], picked_neg[ci]);
         check(picked_pos[ci] > 0 && picked_neg[ci] > 0,
