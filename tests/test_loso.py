@@ -5,10 +5,13 @@ The choice itself on hand-made scores: a candidate best in-sample can lose a lef
 another (the table must then name the other one, and score that scene by it, not by the best
 candidate there); ties go to the candidate listed first. Then the tool end to end on two
 generated scenes (no shared data needed): every candidate scored, one row per left-out scene,
-the in-sample and left-out lines, and --json holding the same numbers.
+the in-sample and left-out lines, and --json holding the same numbers. And the SGM-Forest
+experiment's dump (sgm-paths-dump): its sum, finished, equals stereo-match's output.
 """
+import array
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -68,6 +71,36 @@ with tempfile.TemporaryDirectory() as tmp:
                         "--generated-only", "--generated", "9"], capture_output=True, text=True)
     check(r.returncode == 2 and "--generated: 9 is outside" in r.stderr,
           "--generated beyond the scenes it has is refused (exit 2)", r.stderr[-200:])
+
+# the SGM-Forest experiment's dump: its sum, finished as the default pipeline finishes it, is
+# stereo-match's output bit for bit (tools/sgm_paths_dump.c)
+with tempfile.TemporaryDirectory() as tmp:
+    name, left, right, _, _, d = loso.synth_scenes(tmp, 1)[0]
+    build = os.environ.get("STEREO_BUILD", "build")
+    dump, ref = os.path.join(tmp, "paths.bin"), os.path.join(tmp, "ref.pfm")
+    r1 = subprocess.run([os.path.join(build, "sgm-paths-dump"), "-d", str(d), left, right, dump],
+                        capture_output=True, text=True)
+    r2 = subprocess.run([os.path.join(build, "stereo-match"), "--backend", "cpu", "-d", str(d),
+                         left, right, ref], capture_output=True, text=True)
+    ok = r1.returncode == 0 and r2.returncode == 0
+    diag = r1.stderr[-300:] + r2.stderr[-300:]
+    if ok:
+        raw = open(dump, "rb").read()
+        w, h, dd, n = struct.unpack_from("<4i", raw, 8)
+        planes = [array.array("i", raw[24 + 4 * w * h * k:24 + 4 * w * h * (k + 1)])
+                  for k in range(2)]
+        files = []
+        for k, plane in enumerate(planes):
+            path = os.path.join(tmp, f"p{k}.i16")
+            array.array("h", plane).tofile(open(path, "wb"))
+            files.append(path)
+        fin = os.path.join(tmp, "fin.pfm")
+        r3 = subprocess.run([os.path.join(build, "sgm-paths-dump"), "--finish", str(w), str(h),
+                             *files, fin], capture_output=True, text=True)
+        ok = (raw[:8] == b"SGMPATHS" and dd == d and n == 54 and r3.returncode == 0 and
+              open(fin, "rb").read() == open(ref, "rb").read())
+        diag = f"{raw[:8]} {w}x{h} D{dd} n{n} {r3.stderr[-300:]}"
+    check(ok, f"sgm-paths-dump's sum on {name}, finished, equals stereo-match's output", diag)
 
 print(f"1..{len(results)}")
 for i, (ok, desc, diag) in enumerate(results, 1):

@@ -40,11 +40,17 @@
 
 #include "../gpu/disparity.h"
 #include "../gpu/grey.h"
+#include "../gpu/parse_num.h"
 #include "../gpu/sgm.h"
 #include "../gpu/stereo.h"
 #include "../gpu/stereo_math.h"
 #include "../gpu/transform.h"
 #include "../hal/image_io.h"
+#include "../hal/outpath.h"
+
+#define USAGE                                                                                  \
+    "usage: sgm_paths_dump [-d D] [--p1 N] [--p2 N] [--p2-adapt T] LEFT RIGHT OUT.bin\n"        \
+    "       sgm_paths_dump --finish W H LEFT.i16 RIGHT.i16 OUT.pfm\n"
 
 static void *xmalloc(size_t n)
 {
@@ -56,27 +62,45 @@ static void *xmalloc(size_t n)
     return p;
 }
 
+/* The file's n int16 values, or NULL (said on stderr) unless it holds exactly that many. */
 static int16_t *read_i16(const char *path, size_t n)
 {
     int16_t *d = xmalloc(n * sizeof *d);
     FILE *f = fopen(path, "rb");
-    if (!f || fread(d, sizeof *d, n, f) != n) {
-        fprintf(stderr, "sgm_paths_dump: cannot read %zu values from %s\n", n, path);
-        exit(1);
+    int extra = 0;
+    if (!f || fread(d, sizeof *d, n, f) != n || (extra = fgetc(f) != EOF)) {
+        fprintf(stderr, "sgm_paths_dump: %s: %s\n", path,
+                !f ? "cannot open" : extra ? "holds more than W x H int16 values"
+                                           : "holds fewer than W x H int16 values");
+        if (f)
+            fclose(f);
+        free(d);
+        return NULL;
     }
     fclose(f);
     return d;
 }
 
-static int finish(int w, int h, const char *lpath, const char *rpath, const char *out)
+static int finish(char **argv)
 {
+    int w, h;
+    char err[512];
+    if (parse_int_arg("W", argv[2], 1, STEREO_MAX_SIDE, &w, err, sizeof err) ||
+        parse_int_arg("H", argv[3], 1, STEREO_MAX_SIDE, &h, err, sizeof err)) {
+        fprintf(stderr, "sgm_paths_dump: --finish %s\n", err);
+        return 2;
+    }
     size_t n = (size_t)w * h;
-    int16_t *l = read_i16(lpath, n), *r = read_i16(rpath, n);
+    int16_t *l = read_i16(argv[4], n), *r = l ? read_i16(argv[5], n) : NULL;
+    if (!r) {
+        free(l);
+        return 1;
+    }
+    const char *out = argv[6];
     int16_t *lm = xmalloc(n * sizeof *lm), *rm = xmalloc(n * sizeof *rm);
     median3x3_rows(l, w, h, lm, 0, h);
     median3x3_rows(r, w, h, rm, 0, h);
     lr_check_rows(lm, rm, w, 1, 0, h); /* tolerance in pixels */
-    char err[512];
     if (disparity_write(out, lm, w, h, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
@@ -94,28 +118,33 @@ static void grey_of(const image *im, uint8_t *out)
 
 int main(int argc, char **argv)
 {
-    if (argc == 7 && !strcmp(argv[1], "--finish"))
-        return finish(atoi(argv[2]), atoi(argv[3]), argv[4], argv[5], argv[6]);
-    int D = 64, p1 = -1, p2 = -1, p2_adapt = -1, a = 1;
-    for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
-        if (!strcmp(argv[a], "-d"))
-            D = atoi(argv[a + 1]);
-        else if (!strcmp(argv[a], "--p1"))
-            p1 = atoi(argv[a + 1]);
-        else if (!strcmp(argv[a], "--p2"))
-            p2 = atoi(argv[a + 1]);
-        else if (!strcmp(argv[a], "--p2-adapt"))
-            p2_adapt = atoi(argv[a + 1]);
-        else
-            break;
+    if (argc > 1 && !strcmp(argv[1], "--finish")) {
+        if (argc != 7) {
+            fprintf(stderr, USAGE);
+            return 2;
+        }
+        return finish(argv);
     }
-    if (argc - a != 3 || D < 2 || D > 256) {
-        fprintf(stderr, "usage: sgm_paths_dump [-d D] [--p1 N] [--p2 N] [--p2-adapt T] LEFT RIGHT "
-                        "OUT.bin\n       sgm_paths_dump --finish W H LEFT.i16 RIGHT.i16 OUT.pfm\n");
+    int D = 64, p1 = -1, p2 = -1, p2_adapt = -1, a = 1;
+    char err[512];
+    for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
+        const char *o = argv[a], *v = argv[a + 1];
+        int bad = !strcmp(o, "-d")           ? parse_int_arg(o, v, 16, 256, &D, err, sizeof err)
+                  : !strcmp(o, "--p1")       ? parse_int_arg(o, v, 1, 1022, &p1, err, sizeof err)
+                  : !strcmp(o, "--p2")       ? parse_int_arg(o, v, 2, 1023, &p2, err, sizeof err)
+                  : !strcmp(o, "--p2-adapt") ? parse_int_arg(o, v, 0, 255, &p2_adapt, err,
+                                                             sizeof err)
+                                             : (snprintf(err, sizeof err, "%s: unknown option", o), 1);
+        if (bad) {
+            fprintf(stderr, "sgm_paths_dump: %s\n", err);
+            return 2;
+        }
+    }
+    if (argc - a != 3) {
+        fprintf(stderr, USAGE);
         return 2;
     }
     image im[2];
-    char err[512];
     for (int v = 0; v < 2; v++)
         if (image_read8(argv[a + v], &im[v], err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
@@ -135,6 +164,11 @@ int main(int argc, char **argv)
         p.p2 = p2;
     if (p2_adapt >= 0)
         p.p2_adapt = p2_adapt;
+    p.backend = STEREO_BACKEND_CPU;
+    if (stereo_params_check(&p, err, sizeof err) != STEREO_OK) {
+        fprintf(stderr, "sgm_paths_dump: %s\n", err);
+        return 2;
+    }
     const size_t n = (size_t)w * h, vol = n * D;
     uint8_t *grey[2];
     uint64_t *census[2];
@@ -219,11 +253,15 @@ int main(int argc, char **argv)
             o[5 * n + i] = cost[i * D + best];
         }
     }
-    FILE *f = fopen(argv[a + 2], "wb");
-    int32_t head[4] = {w, h, D, planes};
-    if (!f || fwrite("SGMPATHS", 1, 8, f) != 8 || fwrite(head, sizeof *head, 4, f) != 4 ||
-        fwrite(out, sizeof *out, (size_t)planes * n, f) != (size_t)planes * n || fclose(f)) {
-        fprintf(stderr, "sgm_paths_dump: cannot write %s\n", argv[a + 2]);
+    /* the header before the planes, in place (written whole or not at all) */
+    const size_t bytes = 24 + (size_t)planes * n * sizeof *out;
+    uint8_t *file = xmalloc(bytes);
+    const int32_t head[4] = {w, h, D, planes};
+    memcpy(file, "SGMPATHS", 8);
+    memcpy(file + 8, head, sizeof head);
+    memcpy(file + 24, out, bytes - 24);
+    if (atomic_write_bytes(argv[a + 2], file, bytes, err, sizeof err)) {
+        fprintf(stderr, "sgm_paths_dump: %s\n", err);
         return 1;
     }
     return 0;
