@@ -4,7 +4,7 @@
  * that talks DDS). A DDS peer that crashes the DDS library crashes the bridge, not the app.
  *
  * Layout: one ros2_ring_header, then ROS2_RING_SLOTS slots of slot_bytes each: a
- * ros2_ring_slot, then the disparity (int16, width * height: 16 * d or negative = invalid),
+ * ros2_ring_slot, then the disparity (int16, width * height: 16 * d or STEREO_INVALID),
  * then the rectified left view (grey, width * height bytes).
  *
  * Each slot is a sequence lock, so that neither side ever waits for the other:

@@ -36,7 +36,7 @@ typedef struct {
 /* The search range: 16 dmin .. 16 (dmin + ndisp - 1). */
 colormap_range colormap_fixed_range(int dmin, int ndisp);
 
-/* The automatic range of a disparity map (n values, 16ths of a pixel, negative = invalid) from
+/* The automatic range of a disparity map (n values, 16ths of a pixel, or STEREO_INVALID) from
  * a stage searching dmin .. dmin + ndisp - 1: one histogram pass over the valid values (bins of
  * 1/16 px, values outside the search range counted at its ends), then the nearest-rank
  * percentiles: with N valid values sorted ascending v_1 <= ... <= v_N,

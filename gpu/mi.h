@@ -152,7 +152,7 @@ static inline uint32_t mi_hash(uint32_t v)
 }
 void mi_random_disparity(const mi_level *lv, int16_t *init);
 
-/* A matched level's left disparity (16 d or negative = invalid, w x h) as the initial disparity
+/* A matched level's left disparity (16 d >= 0 or STEREO_INVALID, w x h: mi takes no negative minimum) as the initial disparity
  * of the same level: round(d) = (v + 8) >> 4, invalid -> MI_NO_DISPARITY. */
 void mi_disparity_to_init(const int16_t *disp, int w, int h, int16_t *init);
 /* ... and of the next finer level (w2 x h2, w2 <= 2 w, h2 <= 2 h): init(x, y) = 2 round(d(x/2,

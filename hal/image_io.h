@@ -63,9 +63,10 @@ void fmap_free(fmap *m);
  * scale <= 0 selects the default for the file: 1 for PFM, 256 for 16-bit, 1 for 8-bit. */
 int disparity_read(const char *path, double scale, fmap *out, char *err, size_t errlen);
 
-/* Writes a stage disparity map (int16, 16 * d, negative = invalid: gpu/stereo.h) by the
+/* Writes a stage disparity map (int16, 16 * d or STEREO_INVALID: gpu/stereo.h) by the
  * extension of path: .pfm float pixels (+inf = invalid), else a 16-bit PNG of 256 * d
- * (0 = invalid, clamped to 65535), as stereo-match writes them. Atomic (outpath.h). */
+ * (0 = invalid, clamped to 65535; a negative d is refused, naming the pixel), as stereo-match
+ * writes them. Atomic (outpath.h). */
 int disparity_write(const char *path, const int16_t *d, int w, int h, char *err, size_t n);
 
 #ifdef __cplusplus

@@ -23,6 +23,7 @@
 
 #include "image_io.h"
 #include "pnm.h"
+#include "stereo.h" /* STEREO_INVALID */
 
 static char tmpdir[64];
 
@@ -584,6 +585,24 @@ static void disparity_read_pfm_keeps_floats_and_nan_becomes_inf(void **state)
     unlink(path);
 }
 
+/* A negative disparity (a negative minimum, stereo.h): kept in a .pfm; a 16-bit PNG cannot
+ * hold it and is refused, naming the pixel, with no file left behind. */
+static void disparity_write_negative_values(void **state)
+{
+    char path[PATH_MAX], err[256];
+    const int16_t d[4] = {32, -8, STEREO_INVALID, 0};
+    fmap m;
+    assert_int_equal(disparity_write(tmp_path(path, "neg.pfm"), d, 4, 1, err, sizeof err), 0);
+    assert_int_equal(disparity_read(path, 0, &m, err, sizeof err), 0);
+    assert_true(m.data[0] == 2.0f && m.data[1] == -0.5f && isinf(m.data[2]) && m.data[3] == 0.0f);
+    fmap_free(&m);
+    unlink(path);
+    assert_int_equal(disparity_write(tmp_path(path, "neg.png"), d, 4, 1, err, sizeof err), -1);
+    assert_error_names(err, path);
+    assert_non_null(strstr(err, "pixel (1, 0)"));
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 static void disparity_read_refuses_rgb_and_jpeg(void **state)
 {
     char path[PATH_MAX], err[256];
@@ -999,6 +1018,7 @@ int main(void)
         cmocka_unit_test(image_read8_reduces_16bit_by_shift),
         cmocka_unit_test(disparity_read_scales_and_marks_zero_invalid),
         cmocka_unit_test(disparity_read_pfm_keeps_floats_and_nan_becomes_inf),
+        cmocka_unit_test(disparity_write_negative_values),
         cmocka_unit_test(disparity_read_refuses_rgb_and_jpeg),
         cmocka_unit_test(missing_file_is_refused),
         cmocka_unit_test(empty_file_is_refused),
