@@ -100,17 +100,7 @@ def numpy_table(left, right, init, vl=None, vr=None):
     n = int(hist.sum())
     if n == 0:
         return 0, np.zeros((256, 256)), np.zeros((256, 256), np.uint8), None
-    p = hist / n
-    eps = FLOOR_COUNT / n
-    joint = smooth(smooth(p, 1), 0)
-    h_lr = smooth(smooth(-np.log(np.maximum(joint, eps)), 1), 0)
-    h_l = smooth(-np.log(np.maximum(smooth(p.sum(axis=1), 0), 256 * eps)), 0)
-    h_r = smooth(-np.log(np.maximum(smooth(p.sum(axis=0), 0), 256 * eps)), 0)
-    mi = h_l[:, None] + h_r[None, :] - h_lr
-    lo, hi = mi.min(), mi.max()
-    scaled = (hi - mi) * MAX_COST / (hi - lo) + 0.5
-    table = np.minimum(np.floor(scaled), MAX_COST).astype(np.uint8)
-    return n, mi, table, scaled
+    return (n, *steps_2_to_5(hist / n, FLOOR_COUNT / n))
 
 
 def run_tool(left, right, init, vl=None, vr=None, grid=1):
