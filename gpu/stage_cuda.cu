@@ -372,6 +372,12 @@ static void mark(stage_cuda *s, const char *name)
 
 static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen);
 
+/* The rectified right view the results show: grey[1] unless it holds the shifted view. */
+static const uint8_t *rectified_right(const stage_cuda *s)
+{
+    return s->shift ? s->right_rect : s->grey[1];
+}
+
 /* The coarse level (band.h step 1): the half-size pair into the coarse stage's grey images,
  * then its kernels on this stage's stream (inside this frame's graph). */
 static stereo_status run_coarse(stage_cuda *s, char *err, size_t errlen)
@@ -541,7 +547,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
     if (s->nested)
         return STEREO_OK;
     LAUNCH(launch_publish(s->d_desc, s->disp, p->lr_check ? s->disp_right : NULL, s->conf,
-                          s->grey[0], s->shift ? s->right_rect : s->grey[1], w, h, st),
+                          s->grey[0], rectified_right(s), w, h, st),
            "publish");
     mark(s, "median+lr+publish");
     return STEREO_OK;
@@ -1204,8 +1210,8 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
     if (rect_left)
         CUDA_TRY(cudaMemcpyAsync(rect_left, s->grey[0], n, cudaMemcpyDeviceToHost, s->stream));
     if (rect_right)
-        CUDA_TRY(cudaMemcpyAsync(rect_right, s->shift ? s->right_rect : s->grey[1], n,
-                                 cudaMemcpyDeviceToHost, s->stream));
+        CUDA_TRY(cudaMemcpyAsync(rect_right, rectified_right(s), n, cudaMemcpyDeviceToHost,
+                                 s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     if (s->profile)
         read_profile(s);
