@@ -455,12 +455,6 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->nviews > 0 && (rc_views = parse_views(o, argc, argv)) != 0)
         return rc_views;
-    if (p->views > 2 && !o->stage.cost_set) { /* the default cost (and its penalties) of views */
-        o->stage.p.views = p->views;
-        if (stereo_options_finish(&o->stage, err, sizeof err))
-            return usage_error("%s", err);
-        *p = o->stage.p;
-    }
     if (o->nviews > 0 && o->stage.auto_disparities)
         return usage_error("--disparities auto: measures a pair; with more views give the "
                            "number of disparities");

@@ -48,7 +48,8 @@ struct stereo_stage {
                                            shift: [1] is the shifted right view R' */
     int shift;              /* m = -min_disparity for a negative minimum, else 0 (stereo.h):
                                stages 3-8 run over min_disparity + shift .. (disparity.h) */
-    uint8_t *right_rect;    /* with shift: the rectified right view itself (the results') */
+    uint8_t *right_rect;    /* with shift, CPU backend: the rectified right view itself (the
+                               results'; the CUDA stage copies its own into grey[1]) */
     uint8_t *valid[STEREO_MAX_VIEWS];   /* rectification validity (only with maps) */
     uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
     uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
@@ -200,14 +201,6 @@ void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p
     }
 }
 
-stereo_cost stereo_default_cost(int views)
-{
-    /* chosen for the pair by leave-one-scene-out within the Jetson budget (docs/results.md);
-     * with more views adcensus beats census too (docs/results.md, multi-baseline matching) */
-    (void)views;
-    return STEREO_COST_ADCENSUS;
-}
-
 void stereo_params_default(stereo_params *p, int width, int height)
 {
     memset(p, 0, sizeof *p);
@@ -215,7 +208,9 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->height = height;
     p->min_disparity = 0;
     p->num_disparities = 64;
-    p->cost = stereo_default_cost(2);
+    /* chosen for the pair by leave-one-scene-out within the Jetson budget; with more views
+     * adcensus beats census too (docs/results.md, multi-baseline matching) */
+    p->cost = STEREO_COST_ADCENSUS;
     p->rank_window = 9;
     p->ad_weight = 3;
     p->paths = 8;
@@ -708,8 +703,6 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         int ok = !!(s->disp = malloc(n * sizeof(int16_t)));
         ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
         ok &= !!(s->grey[0] = malloc(n)) & !!(s->grey[1] = malloc(n));
-        if (s->shift) /* stage_cuda_process copies the rectified right view into grey[1] */
-            ok &= !!(s->right_rect = malloc(n));
         if (p->confidence)
             ok &= !!(s->conf = malloc(n));
         if (!ok) {
@@ -1523,8 +1516,7 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
         if (mi && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
             return st;
         st = stage_cuda_process(s->cuda, list, s->disp, s->p.lr_check ? s->disp_right : NULL,
-                                s->conf, s->grey[0], (uint8_t *)stereo_rectified(s, 1), s->err,
-                                sizeof s->err);
+                                s->conf, s->grey[0], s->grey[1], s->err, sizeof s->err);
         if (mi && st == STEREO_OK)
             mi_finish(s, s->disp, s->mi_t0);
         return st;

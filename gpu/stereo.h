@@ -128,7 +128,7 @@ typedef struct {
                                  (stereo_params_check says why) */
     int num_disparities;      /* D: a multiple of 16 in [16, 512], D < width
                                  (stereo_check_disparities) */
-    stereo_cost cost;         /* adcensus (default, stereo_default_cost), census 9x7, rank,
+    stereo_cost cost;         /* adcensus (the default, stereo_params_default), census 9x7, rank,
                                  ad, bt, or mi (hierarchical mutual information, mi.h; both backends: on CUDA the hierarchy's
                                  levels run on CUDA stages of their own and the tables on the
                                  host, stereo.c cuda_mi_prepare) */
@@ -215,7 +215,8 @@ typedef struct {
 
 typedef struct stereo_stage stereo_stage;
 
-/* Defaults: cost adcensus (stereo_default_cost(2), ad_weight 3; rank window 9), SGM with 8
+/* Defaults: cost adcensus (for every count of views, chosen left out: docs/results.md; ad_weight 3; rank
+ * window 9), SGM with 8
  * paths, its penalties (stereo_default_penalties: P1 = 32, P2 = 128) for every path with
  * adaptive P2 (T = 16), path weights 1, LR check (1 px), median, subpixel, min_disparity 0, D =
  * 64, no uniqueness test, no confidence; block 9 for method bm; mi_warm 0, mi_restart 50,
@@ -228,10 +229,6 @@ static inline int stereo_cost_has_census(stereo_cost c)
 {
     return c == STEREO_COST_CENSUS || c == STEREO_COST_ADCENSUS;
 }
-
-/* The default cost for a number of views (0 or 2: the pair): adcensus for every count (with
- * more views each view has its own grey mapping onto the reference, multiview.h). */
-stereo_cost stereo_default_cost(int views);
 
 /* The tuned P1/P2 defaults for a cost (they scale with the rank window's range). */
 void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2);

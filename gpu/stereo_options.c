@@ -237,7 +237,7 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
     }
     if (IS("min-disparity")) /* at least 16 disparities above it: 2047 at most */
         return INT(STEREO_MIN_DISPARITY, 2047 - 16, &p->min_disparity);
-    if (IS("cost") && (o->cost_set = 1))
+    if (IS("cost"))
         return stereo_cost_from_str(v, &p->cost)
                    ? fail(err, errlen, "%s: '%s' is not one of %s", opt, v, stereo_cost_names())
                    : 0;
@@ -374,8 +374,6 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
             return fail(err, errlen, "%s: %d values for %d paths (give one value, or one per "
                         "path in path order: +x, -x, +y, -y%s)", lists[i].opt, lists[i].n,
                         p->paths, p->paths == 8 ? ", +x+y, -x+y, +x-y, -x-y" : "");
-    if (!o->cost_set)
-        p->cost = stereo_default_cost(p->views);
     int p1, p2;
     stereo_default_penalties(p->cost, p->rank_window, &p1, &p2);
     p->p1 = o->p1_set ? o->p1_list[0] : p1;

@@ -35,7 +35,6 @@ extern "C" {
 typedef struct {
     stereo_params p;              /* the result: stereo_params_default, then the options */
     int p1_set, p2_set;           /* --p1 / --p2 given */
-    int cost_set;                 /* --cost given (else stereo_default_cost of the views) */
     int np1, np2, nweights;       /* values in the --p1 / --p2 / --path-weights lists */
     int p1_list[STEREO_MAX_PATHS], p2_list[STEREO_MAX_PATHS], weights[STEREO_MAX_PATHS];
     int auto_ok;                  /* set by the caller: --disparities auto is taken (stereo-match,

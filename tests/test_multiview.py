@@ -240,7 +240,7 @@ def main():
             print(f"{'ok' if ok else 'not ok'} {k} - --cost {cost}: 3 and 4 views beat the pair in "
                   f"{'bad-2' if what == 'bad2' else 'the occlusion band'} on "
                   f"{', '.join(names)}: {text}")
-    # the default cost, adcensus for every count of views (stereo_default_cost), beats census
+    # the default cost, adcensus for every count of views (stereo_params_default), beats census
     # with more views on every scene
     k += 1
     rows = [(n, m, results[n][f"census: {m}"]["bad2"], results[n][f"adcensus: {m}"]["bad2"])

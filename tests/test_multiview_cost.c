@@ -542,7 +542,6 @@ static void test_views_params_refused(void **state)
     p.num_disparities = 16;
     p.backend = STEREO_BACKEND_CPU;
     p.views = 4;
-    p.cost = stereo_default_cost(p.views);
     p.baseline[2] = 32, p.baseline[3] = -16;
     q = p, q.views = 1, expect_refused(q, "views");
     q = p, q.views = STEREO_MAX_VIEWS + 1, expect_refused(q, "views");
@@ -613,7 +612,6 @@ static void test_views_process_refusals(void **state)
     p.num_disparities = 16;
     p.backend = STEREO_BACKEND_CPU;
     p.views = 4;
-    p.cost = stereo_default_cost(p.views);
     p.baseline[2] = 32, p.baseline[3] = -16;
     stereo_stage *s;
     char err[256];

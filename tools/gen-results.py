@@ -34,7 +34,7 @@ ORINS = (
     ("Orin Nano 8 GB", 8, 625, Decimal("68")),
 )
 HEADLINE = ("640x480", "128", "8")   # the size, disparities and paths quoted in the README
-DEFAULT_COST = "adcensus"            # the stage's default (stereo_default_cost), which the
+DEFAULT_COST = "adcensus"            # the stage's default (stereo_params_default), which the
                                      # README quotes; runs before the cost column are rank
 
 

@@ -829,8 +829,7 @@ static void multi_view(void)
         }
         stereo_params p;
         stereo_params_default(&p, w, h);
-        p.num_disparities = 64, p.confidence = 1, p.views = n;
-        p.cost = stereo_default_cost(n);
+        p.num_disparities = 64, p.confidence = 1, p.views = n; /* the default cost */
         stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
         memcpy(p.baseline, b4, sizeof b4);
         stereo_params pc = p, pg = p;
@@ -1343,7 +1342,6 @@ int main(int argc, char **argv)
         views_random(&mv, 67, 29, STEREO_PIX_GREY8, 1, 5, 3, b3);
         stereo_params_default(&q, 67, 29);
         q.num_disparities = 32, q.views = 3, q.baseline[2] = -16, q.confidence = 1;
-        q.cost = stereo_default_cost(q.views);
         stereo_default_penalties(q.cost, 9, &q.p1, &q.p2);
         compare(&q, NULL, &mv, "quick views");
         pair_free(&mv);
