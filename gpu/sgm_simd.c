@@ -21,6 +21,8 @@ void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l)
     TAKE(mins, 6 * w);
     TAKE(cost, D / 2 + V);       /* bytes */
     TAKE(rrev, (w + D) / 2 + V); /* bytes */
+    l->nibs = (w + D + 2 * V + 63) / 64 * 64;
+    TAKE(nib, 16 * l->nibs / 2); /* bytes: census's 16 nibble planes */
     TAKE(st, D * l->sts);
     TAKE(grp, 8 * D);
 #undef TAKE

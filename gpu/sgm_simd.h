@@ -33,14 +33,32 @@
 extern "C" {
 #endif
 
+/* Where the fused path takes each pixel's D costs from. */
+typedef enum {
+    SGM_FUSED_VOLUME = 0, /* the cost volume `cost` (sgm.h), computed before */
+    SGM_FUSED_ABSDIFF,    /* min(|A0(x) - A1(x - d)|, max_cost) of absdiff[]: rank transforms
+                             (cost rank) or grey images (ad), computed by each sweep */
+    SGM_FUSED_CENSUS,     /* popcount(census[0](x) ^ census[1](x - d)) (sgm_cost_census_rows) */
+    SGM_FUSED_ADCENSUS    /* stereo_adcensus_cost of that with the grey images absdiff[] and
+                             the right view's mapping ad_lut (sgm_cost_adcensus_rows) */
+} sgm_fused_cost;
+
 /* One frame (or one level of the MI hierarchy) for the fused path. */
 typedef struct {
     const sgm_config *sgm;
     const wta_config *wta;    /* same width, height, dmin and ndisp as sgm */
     int paths;                /* 4 or 8 */
-    const uint8_t *cost;      /* the cost volume (sgm.h), or NULL: the sweeps compute each
-                                 pixel's costs min(|L(x) - R(x - d)|, max_cost) from absdiff[]: */
-    const uint8_t *absdiff[2]; /* the rank transforms (cost rank) or the grey images (ad) */
+    sgm_fused_cost kind;
+    const uint8_t *cost;      /* SGM_FUSED_VOLUME: the cost volume */
+    const uint8_t *absdiff[2]; /* the rank transforms (cost rank) or the grey images (ad,
+                                 adcensus) */
+    const uint64_t *census[2]; /* the census transforms (census, adcensus) */
+    const uint8_t *ad_lut;    /* adcensus: the right view's grey mapping onto the left's */
+    int ad_weight;            /* adcensus: the grey term's weight (eighths) */
+    uint8_t *cost_rows;       /* census, adcensus: w * h * D bytes. In part 0 each sweep
+                                 computes its rows' costs into it; in part 1 the other sweep,
+                                 which walks those rows then, reads them back: every cost is
+                                 computed once (rank's and ad's, cheap, are computed twice). */
     const uint8_t *grey;      /* the left grey image, for the adaptive P2 */
     uint16_t *S;              /* w * h * D: the sweeps' partial sums between the parts */
     const uint8_t *valid[2];  /* rectification validity of the left / right image, or NULL */
@@ -70,7 +88,8 @@ int sgm_simd_bytes_fit(const sgm_config *c, int paths);
  * nblk the blocks per direction, sts the row stride of st. */
 #define SGM_SIMD_PAD 16
 typedef struct {
-    size_t rows, zero, hz, mins, cost, rrev, st, grp, total;
+    size_t rows, zero, hz, mins, cost, rrev, nib, st, grp, total;
+    size_t nibs;              /* the stride of nib's planes, in bytes */
     size_t B, nblk, sts;
 } sgm_simd_layout;
 void sgm_simd_layout_of(const sgm_config *c, sgm_simd_layout *l);

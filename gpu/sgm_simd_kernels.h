@@ -94,6 +94,18 @@ INLINE void vst_stream(uint16_t *p, vu16 v)
 
 INLINE vu16 vsplat(uint16_t x) { return (vu16){0} + x; }
 
+/* n bytes from p to q, past the caches where the ISA has such stores and q and n allow them: q
+ * is read again only much later */
+INLINE void bytes_stream(uint8_t *q, const uint8_t *p, int n)
+{
+    if ((uintptr_t)q % VB == 0 && n % VB == 0) {
+        for (int i = 0; i < n; i += VB)
+            vst_stream((uint16_t *)(q + i), vld((const uint16_t *)(p + i)));
+    } else {
+        memcpy(q, p, (size_t)n);
+    }
+}
+
 /* VL bytes widened to uint16 lanes */
 INLINE vu16 vld_u8(const uint8_t *p)
 {
@@ -378,7 +390,8 @@ INLINE void transpose8(const uint16_t *in, size_t in_stride, uint16_t *out, size
 
 typedef struct {
     uint16_t *rows, *zero, *hz, *mins, *cost, *rrev, *st, *grp;
-    size_t B, nblk, sts;
+    uint8_t *nib;
+    size_t B, nblk, sts, nibs;
 } scratch_layout;
 
 static scratch_layout layout_of(const sgm_config *c, void *base)
@@ -386,8 +399,9 @@ static scratch_layout layout_of(const sgm_config *c, void *base)
     sgm_simd_layout l;
     sgm_simd_layout_of(c, &l);
     uint16_t *p = (uint16_t *)ALIGN_UP((uintptr_t)base, 64);
-    return (scratch_layout){p + l.rows, p + l.zero, p + l.hz,  p + l.mins, p + l.cost,
-                            p + l.rrev, p + l.st,  p + l.grp, l.B,        l.nblk, l.sts};
+    return (scratch_layout){p + l.rows, p + l.zero, p + l.hz,  p + l.mins,
+                            p + l.cost, p + l.rrev, p + l.st,  p + l.grp,
+                            (uint8_t *)(p + l.nib), l.B, l.nblk, l.sts, l.nibs};
 }
 
 /* ---- the costs of one pixel, rank and ad (sgm.h) -----------------------------------------
@@ -419,6 +433,191 @@ INLINE void absdiff_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev
             v = bytes_min(bytes_absdiff(base, v), cap);
             memcpy(cp + k, &v, sizeof v);
         }
+    }
+    memset(cp + inside, c->max_cost, (size_t)(D - inside));
+}
+
+/* ---- the costs of one pixel, census and adcensus (sgm_cost_census_rows,
+ * sgm_cost_adcensus_rows) -------------------------------------------------------------------
+ * Where a 16-entry byte lookup is one instruction (AVX2's vpshufb, NEON's tbl), the right row's
+ * census words are split into 16 nibble planes, reversed (nib[n][t] = nibble n of the word of
+ * pixel w - 1 - t), so that a pixel's D distances are D / VB vectors per plane: the lookup of
+ * each plane's nibbles in the table popcount(v ^ nibble n of the left word) (one of 16 tables,
+ * chosen per pixel and plane) summed over the planes. The grey term of adcensus is a byte
+ * vector's |IL - M(IR)| (the mapped right row reversed in rrev), times the weight in 16 bits,
+ * shifted, narrowed with saturation, added with saturation and capped: the reference's min(h +
+ * g, cap) because h <= cap. Elsewhere the distances are scalar popcounts. */
+#if defined(ISA_AVX2) || (defined(ISA_NEON) && defined(__aarch64__))
+#define HAVE_LUT16 1
+/* r[j] = t[idx[j]] for idx[j] < 16 (AVX2: within each 16-byte half, whose tables are equal) */
+INLINE vu8 bytes_lut16(vu8 t, vu8 idx)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_shuffle_epi8((__m256i)t, (__m256i)idx);
+#else
+    return (vu8)vqtbl1q_u8((uint8x16_t)t, (uint8x16_t)idx);
+#endif
+}
+
+/* popcount_tables[c][j] = popcount(c ^ (j & 15)) */
+#if VB == 32
+#define PT(...) {__VA_ARGS__, __VA_ARGS__}
+#else
+#define PT(...) {__VA_ARGS__}
+#endif
+static const vu8 popcount_tables[16] = {
+    PT(0,1,1,2,1,2,2,3,1,2,2,3,2,3,3,4),
+    PT(1,0,2,1,2,1,3,2,2,1,3,2,3,2,4,3),
+    PT(1,2,0,1,2,3,1,2,2,3,1,2,3,4,2,3),
+    PT(2,1,1,0,3,2,2,1,3,2,2,1,4,3,3,2),
+    PT(1,2,2,3,0,1,1,2,2,3,3,4,1,2,2,3),
+    PT(2,1,3,2,1,0,2,1,3,2,4,3,2,1,3,2),
+    PT(2,3,1,2,1,2,0,1,3,4,2,3,2,3,1,2),
+    PT(3,2,2,1,2,1,1,0,4,3,3,2,3,2,2,1),
+    PT(1,2,2,3,2,3,3,4,0,1,1,2,1,2,2,3),
+    PT(2,1,3,2,3,2,4,3,1,0,2,1,2,1,3,2),
+    PT(2,3,1,2,3,4,2,3,1,2,0,1,2,3,1,2),
+    PT(3,2,2,1,4,3,3,2,2,1,1,0,3,2,2,1),
+    PT(2,3,3,4,1,2,2,3,1,2,2,3,0,1,1,2),
+    PT(3,2,4,3,2,1,3,2,2,1,3,2,1,0,2,1),
+    PT(3,4,2,3,2,3,1,2,2,3,1,2,1,2,0,1),
+    PT(4,3,3,2,3,2,2,1,3,2,2,1,2,1,1,0),
+};
+#undef PT
+#endif
+
+/* the uint16 lanes lo : hi narrowed to uint8 with saturation, in order (bytes_widen's inverse
+ * where every lane fits a byte) */
+INLINE vu8 bytes_narrow_sat(vu16 lo, vu16 hi)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_permute4x64_epi64(_mm256_packus_epi16((__m256i)lo, (__m256i)hi), 0xd8);
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_packus_epi16((__m128i)lo, (__m128i)hi);
+#elif defined(ISA_NEON)
+    return (vu8)vcombine_u8(vqmovn_u16((uint16x8_t)lo), vqmovn_u16((uint16x8_t)hi));
+#else
+    const vu16 top = vsplat(255);
+    lo = vmin(lo, top), hi = vmin(hi, top);
+    vu8 r;
+    for (int j = 0; j < VL; j++)
+        r[j] = (uint8_t)lo[j], r[VL + j] = (uint8_t)hi[j];
+    return r;
+#endif
+}
+
+/* The right row's inputs of the census costs, reversed: the nibble planes (HAVE_LUT16) and, for
+ * adcensus, the mapped grey row in rrev. */
+static void census_row_reverse(const sgm_fused *f, const scratch_layout *s, int y)
+{
+    const int w = f->sgm->width;
+#if defined(HAVE_LUT16)
+    const uint64_t *cr = f->census[1] + (size_t)y * w;
+    for (int t = 0; t < w; t++) {
+        uint64_t v = cr[w - 1 - t];
+        for (int n = 0; n < 16; n++, v >>= 4)
+            s->nib[(size_t)n * s->nibs + t] = (uint8_t)(v & 15);
+    }
+#endif
+    if (f->kind == SGM_FUSED_ADCENSUS) {
+        uint8_t *rrev = (uint8_t *)s->rrev;
+        const uint8_t *gr = f->absdiff[1] + (size_t)y * w;
+        for (int t = 0; t < w; t++)
+            rrev[t] = f->ad_lut[gr[w - 1 - t]];
+    }
+}
+
+/* adcensus: the distances h (VB of them) plus the grey term of the reversed mapped right row g
+ * against the left value base, capped */
+INLINE vu8 adcensus_vector(vu8 h, const uint8_t *g, vu8 base, vu16 wt, vu8 cap)
+{
+    vu8 v;
+    memcpy(&v, g, sizeof v);
+    vu16 lo, hi;
+    bytes_widen(bytes_absdiff(base, v), &lo, &hi);
+    return bytes_min(bytes_adds(h, bytes_narrow_sat((lo * wt) >> 3, (hi * wt) >> 3)), cap);
+}
+
+#if defined(HAVE_LUT16)
+/* nv vectors of costs from the left word cl: the 16 planes' lookups summed (nv a constant, so
+ * that the sums stay in registers), then adcensus_vector where ad */
+INLINE void census_vectors(const uint8_t *q, size_t stride, uint64_t cl, uint8_t *out,
+                           const int nv, const int ad, const uint8_t *g, vu8 base, vu16 wt,
+                           vu8 cap)
+{
+    vu8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    /* unrolled whole, the loop spills its tables and sums */
+#pragma GCC unroll 2
+    for (int n = 0; n < 16; n++, q += stride) {
+        const vu8 t = popcount_tables[(cl >> (4 * n)) & 15];
+        vu8 v;
+        memcpy(&v, q, sizeof v);
+        a0 += bytes_lut16(t, v);
+        if (nv > 1)
+            memcpy(&v, q + VB, sizeof v), a1 += bytes_lut16(t, v);
+        if (nv > 2)
+            memcpy(&v, q + 2 * VB, sizeof v), a2 += bytes_lut16(t, v);
+        if (nv > 3)
+            memcpy(&v, q + 3 * VB, sizeof v), a3 += bytes_lut16(t, v);
+    }
+    if (ad) {
+        a0 = adcensus_vector(a0, g, base, wt, cap);
+        if (nv > 1)
+            a1 = adcensus_vector(a1, g + VB, base, wt, cap);
+        if (nv > 2)
+            a2 = adcensus_vector(a2, g + 2 * VB, base, wt, cap);
+        if (nv > 3)
+            a3 = adcensus_vector(a3, g + 3 * VB, base, wt, cap);
+    }
+    memcpy(out, &a0, sizeof a0);
+    if (nv > 1)
+        memcpy(out + VB, &a1, sizeof a1);
+    if (nv > 2)
+        memcpy(out + 2 * VB, &a2, sizeof a2);
+    if (nv > 3)
+        memcpy(out + 3 * VB, &a3, sizeof a3);
+}
+#endif
+
+/* the costs of pixel (x, y) into cp (D bytes, and up to the next multiple of VB: written, not
+ * used); kind SGM_FUSED_CENSUS or SGM_FUSED_ADCENSUS */
+INLINE void census_costs(const sgm_fused *f, const scratch_layout *s, int y, int x, uint8_t *cp,
+                         const int ad)
+{
+    const sgm_config *c = f->sgm;
+    const int w = c->width, D = c->ndisp;
+    int inside = x - c->dmin + 1;
+    inside = inside > D ? D : inside < 0 ? 0 : inside;
+    if (inside > 0) {
+        const size_t at = (size_t)(w - 1 - x + c->dmin); /* k = 0 at t = at (absdiff_costs) */
+        const uint64_t cl = f->census[0][(size_t)y * w + x];
+        const uint8_t *g = (const uint8_t *)s->rrev + at;
+        const vu8 base = (vu8){0} + f->absdiff[0][(size_t)y * w + x];
+        const vu8 cap = (vu8){0} + (uint8_t)c->max_cost;
+        const vu16 wt = vsplat((uint16_t)f->ad_weight);
+#if defined(HAVE_LUT16)
+        for (int k0 = 0; k0 < D; k0 += 4 * VB) { /* up to 4 vectors in registers */
+            const uint8_t *q = s->nib + at + k0;
+            uint8_t *o = cp + k0;
+            const uint8_t *gk = g + k0;
+            switch ((D - k0 + VB - 1) / VB) {
+            case 1: census_vectors(q, s->nibs, cl, o, 1, ad, gk, base, wt, cap); break;
+            case 2: census_vectors(q, s->nibs, cl, o, 2, ad, gk, base, wt, cap); break;
+            case 3: census_vectors(q, s->nibs, cl, o, 3, ad, gk, base, wt, cap); break;
+            default: census_vectors(q, s->nibs, cl, o, 4, ad, gk, base, wt, cap); break;
+            }
+        }
+#else
+        const uint64_t *cr = f->census[1] + (size_t)y * w + x - c->dmin;
+        for (int k = 0; k < inside; k++)
+            cp[k] = (uint8_t)__builtin_popcountll(cl ^ cr[-k]);
+        for (int k = 0; ad && k < D; k += VB) {
+            vu8 h;
+            memcpy(&h, cp + k, sizeof h);
+            h = adcensus_vector(h, g + k, base, wt, cap);
+            memcpy(cp + k, &h, sizeof h);
+        }
+#endif
     }
     memset(cp + inside, c->max_cost, (size_t)(D - inside));
 }
@@ -591,6 +790,9 @@ static void row_wta_right(const sgm_fused *f, const scratch_layout *s, int y)
 
 /* ---- a sweep's rows --------------------------------------------------------------------- */
 
+/* how far ahead part 1 fetches the partial sums it reads (pixels) */
+#define PREFETCH_PIXELS 4
+
 /* b mod n for b in [0, 2n) */
 INLINE int ring(int b, int n) { return b >= n ? b - n : b; }
 
@@ -603,6 +805,7 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
     const size_t row = (size_t)w * D;
     const scratch_layout s = layout_of(c, scratch);
     const int right = part && f->disp_right; /* the right disparity: st is filled */
+    const int census = f->kind == SGM_FUSED_CENSUS || f->kind == SGM_FUSED_ADCENSUS;
     /* this sweep's directions (sgm.h): horizontal, vertical, the diagonals from x - sx, x + sx */
     const int dirs[4] = {backward ? 1 : 0, backward ? 3 : 2, backward ? 7 : 4, backward ? 6 : 5};
     uint16_t p1[4], wt[4], p2[4][256];
@@ -637,6 +840,9 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
                 ((uint16_t *)zero)[-1 - i] = ((uint16_t *)zero)[D + i] = STEREO_SGM_FAR;
         }
         memset(zero, 0, (size_t)D * es);
+        if (census) /* the nibble planes past the row: read, never used */
+            for (int b = 0; b < 16; b++)
+                memset(s.nib + (size_t)b * s.nibs + w, 0, s.nibs - (size_t)w);
     } else if (right) { /* st's columns past the image: never a winner */
         for (size_t k = 0; k < (size_t)D; k++)
             for (size_t x = (size_t)w; x < s.sts; x++)
@@ -658,8 +864,10 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
         const int mirror = y < m;
         uint16_t *S_row = f->S + (size_t)(mirror ? m - 1 - y : y) * row;
         uint16_t h_min = 0;
-        if (!f->cost)
+        if (f->kind == SGM_FUSED_ABSDIFF)
             absdiff_row_reverse(f, y, s.rrev);
+        else if (census && part == 0)
+            census_row_reverse(f, &s, y);
         for (int xi = 0; xi < w; xi++) {
             const int x = backward ? w - 1 - xi : xi;
             const int g = g_row[x];
@@ -681,14 +889,41 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
                 minprev[r] = have ? prev_min[(r - 1) * w + fx] : 0;
                 jump[r] = (uint16_t)(minprev[r] + p2[r][abs(g - (have ? g_prev[fx] : g))]);
             }
-            const uint8_t *cp = f->cost + ((size_t)y * w + x) * D;
-            if (!f->cost) {
+            const uint8_t *cp;
+            if (f->kind == SGM_FUSED_ABSDIFF) {
                 absdiff_costs(f, y, x, s.rrev, (uint8_t *)s.cost);
                 cp = (const uint8_t *)s.cost;
+            } else if (census) {
+                /* mirrored as S is: part 1 reads ascending addresses */
+                uint8_t *row_costs = f->cost_rows + (size_t)(mirror ? m - 1 - y : y) * row +
+                                     (size_t)(mirror ? w - 1 - x : x) * D;
+                if (part == 0) {
+                    /* computed here into the scratch (whole vectors), where this sweep reads
+                     * them; streamed to the rows, where part 1 of the other sweep does */
+                    uint8_t *to = (uint8_t *)s.cost;
+                    if (f->kind == SGM_FUSED_ADCENSUS)
+                        census_costs(f, &s, y, x, to, 1);
+                    else
+                        census_costs(f, &s, y, x, to, 0);
+                    bytes_stream(row_costs, to, D);
+                    cp = to;
+                } else {
+                    cp = row_costs;
+                }
+            } else {
+                cp = f->cost + ((size_t)y * w + x) * D;
             }
             uint16_t *S_px = S_row + (size_t)(mirror ? w - 1 - x : x) * D;
             uint16_t *out = S_px;
             if (part) {
+                /* part 0's sums (and costs) come from memory, in ascending order: fetched a
+                 * few pixels ahead */
+                const uint8_t *ahead = (const uint8_t *)(S_px + PREFETCH_PIXELS * D);
+                for (int i = 0; i < 2 * D; i += 64)
+                    __builtin_prefetch(ahead + i);
+                if (census)
+                    for (int i = 0; i < D; i += 64)
+                        __builtin_prefetch(cp + PREFETCH_PIXELS * D + i);
                 out = s.grp + (size_t)(x & 7) * D;
                 if (bytes)
                     pixel_step8(cp, n, prev, cur, p1, jump, minprev, wt, weighted, S_px, out, 0,

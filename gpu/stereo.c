@@ -567,7 +567,8 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         ok &= !!(s->half[1] = malloc((size_t)q.width * q.height));
         ok &= !!(s->band = malloc(n * sizeof(uint16_t)));
     }
-    ok &= !!(s->cost = malloc(vol));
+    /* 64-byte aligned: the fused path streams whole vectors of census costs into it */
+    ok &= !!(s->cost = aligned_alloc(64, (vol + 63) / 64 * 64));
     for (int i = 0; i < 2; i++) {
         /* 64-byte aligned: the fused path streams whole vectors into S */
         ok &= !!(s->S[i] = aligned_alloc(64, (vol * sizeof(uint16_t) + 63) / 64 * 64));
@@ -1090,10 +1091,12 @@ static void cpu_match(stereo_stage *s, job *j)
     const stereo_params *p = &s->p;
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
-    /* 4. matching cost volume (the fused SGM path computes rank's and ad's costs itself) */
+    /* 4. matching cost volume (the fused SGM path computes the costs of rank, ad, census and
+     * adcensus itself) */
     const int fused = s->simd && !j->bm && !p->band;
     const int on_the_fly = fused && view_count(p) == 2 &&
-                           (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD);
+                           (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD ||
+                            stereo_cost_has_census(p->cost));
     if (!on_the_fly)
         run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
     else
@@ -1108,11 +1111,27 @@ static void cpu_match(stereo_stage *s, job *j)
         /* 5.-6. SGM fused with the winner-takes-all and the right disparity (sgm_simd.h): the
          * two sweeps' first parts, then their second parts, one sweep per thread */
         const int rank = p->cost == STEREO_COST_RANK;
-        j->fused = (sgm_fused){&j->sgm, &j->wta, p->paths, on_the_fly ? NULL : s->cost,
-                               {rank ? s->rank[0] : j->grey[0], rank ? s->rank[1] : j->grey[1]},
-                               j->grey[0], s->S[0],
-                               {j->valid[0], j->valid[1]}, s->disp,
-                               j->lr_check ? s->disp_right : NULL, j->conf};
+        const sgm_fused_cost kind = !on_the_fly                        ? SGM_FUSED_VOLUME
+                                    : p->cost == STEREO_COST_CENSUS   ? SGM_FUSED_CENSUS
+                                    : p->cost == STEREO_COST_ADCENSUS ? SGM_FUSED_ADCENSUS
+                                                                      : SGM_FUSED_ABSDIFF;
+        j->fused = (sgm_fused){.sgm = &j->sgm,
+                               .wta = &j->wta,
+                               .paths = p->paths,
+                               .kind = kind,
+                               .cost = s->cost,
+                               .absdiff = {rank ? s->rank[0] : j->grey[0],
+                                           rank ? s->rank[1] : j->grey[1]},
+                               .census = {s->census[0], s->census[1]},
+                               .ad_lut = s->ad_lut[1],
+                               .ad_weight = p->ad_weight,
+                               .cost_rows = s->cost,
+                               .grey = j->grey[0],
+                               .S = s->S[0],
+                               .valid = {j->valid[0], j->valid[1]},
+                               .disp = s->disp,
+                               .disp_right = j->lr_check ? s->disp_right : NULL,
+                               .conf = j->conf};
         for (j->part = 0; j->part < 2; j->part++)
             parallel_for(s->pool, 2, 1, job_fused, j);
         __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_wta(p), __ATOMIC_RELAXED);

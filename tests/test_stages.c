@@ -301,8 +301,9 @@ static void test_rank_transform_odd_sizes(void **state)
 
 static void test_census_transform_odd_sizes(void **state)
 {
-    static const int sizes[][2] = {{1, 1}, {5, 3}, {41, 13}, {13, 41}};
-    for (size_t si = 0; si < 4; si++) {
+    /* widths below, at and past the transform's 32 pixels a step */
+    static const int sizes[][2] = {{1, 1}, {5, 3}, {41, 13}, {13, 41}, {32, 9}, {97, 8}};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         int w = sizes[si][0], h = sizes[si][1];
         uint8_t *im = random_image(w, h, si % 2 ? 3 : 256);
         uint64_t *out = malloc(sizeof(uint64_t) * w * h);
