@@ -657,6 +657,9 @@ typedef struct {
     double latency_ms;      /* mean over the last period */
     live_histogram latency; /* the whole run: capture -> consumed by the display, ms */
     uint64_t shown;         /* results the display consumed */
+    uint64_t captured, dropped; /* over the last period */
+    int slow_periods;       /* periods in a row the stage did not keep up (keep_up_check) */
+    int told;               /* keep_up_check said so */
 } rates;
 
 static void rates_update(rates *r, const live_stats *s, int64_t now)
@@ -665,6 +668,8 @@ static void rates_update(rates *r, const live_stats *s, int64_t now)
     if (dt <= 0)
         return;
     uint64_t dp = s->processed - r->last.processed;
+    r->captured = s->captured - r->last.captured;
+    r->dropped = s->dropped - r->last.dropped;
     r->capture_fps = (double)(s->captured - r->last.captured) / dt;
     r->stage_fps = (double)dp / dt;
     if (dp)
@@ -801,6 +806,37 @@ static void mi_counts(const live_stats *s, char *buf, size_t len)
         buf[0] = 0;
 }
 
+/* Said once a run, when the stage has not kept up with the source for two periods in a row
+ * (more than 10 % of the captured frames dropped, a stage time above the source's frame
+ * interval): the stage's time against the interval, the share dropped, and the settings that
+ * make the stage faster. */
+static void keep_up_check(app *a)
+{
+    rates *r = &a->rt;
+    const double interval = r->capture_fps > 0 ? 1000.0 / r->capture_fps : 0;
+    const int slow = r->captured >= 5 && r->dropped * 10 > r->captured && interval > 0 &&
+                     r->stage_ms > interval;
+    r->slow_periods = slow ? r->slow_periods + 1 : 0;
+    if (r->told || r->slow_periods < 2)
+        return;
+    r->told = 1;
+    const stereo_params *p = &a->params;
+    char help[160] = "";
+    size_t n = 0;
+    if (p->num_disparities >= 32)
+        n += (size_t)snprintf(help + n, sizeof help - n, "%s-d %d", n ? ", " : "",
+                              p->num_disparities / 32 * 16);
+    if (p->paths == 8 && n < sizeof help)
+        n += (size_t)snprintf(help + n, sizeof help - n, "%s--paths 4", n ? ", " : "");
+    if (p->cost != STEREO_COST_RANK && n < sizeof help)
+        n += (size_t)snprintf(help + n, sizeof help - n, "%s--cost rank", n ? ", " : "");
+    report("the stage does not keep up with the source: %.1f ms a frame against %.1f ms between "
+           "frames (%.1f fps), %.0f %% of the captured frames dropped%s%s%s",
+           r->stage_ms, interval, r->capture_fps, 100.0 * (double)r->dropped / (double)r->captured,
+           n ? "; faster settings: " : "", help,
+           strcmp(live_pipeline_backend(a->pipe), "cpu") == 0 ? " (or a CUDA GPU)" : "");
+}
+
 static void status_line(app *a, const live_stats *s, char *buf, size_t len)
 {
     char rec[96], mi[64], v1[OVERLAY_LINE], v2[OVERLAY_LINE], views[2 * OVERLAY_LINE + 8] = "";
@@ -886,6 +922,7 @@ static void run_headless(app *a)
         if (now >= next_print) {
             live_pipeline_stats(a->pipe, &s);
             rates_update(&a->rt, &s, now);
+            keep_up_check(a);
             status_line(a, &s, line, sizeof line);
             printf("%s\n", line);
             fflush(stdout);
@@ -1657,6 +1694,7 @@ static void run_display(display *d, app *a)
         if (now >= next_stats) {
             live_pipeline_stats(a->pipe, &s);
             rates_update(&a->rt, &s, now);
+            keep_up_check(a);
             next_stats = now + 1000000000LL;
             dirty = 1;
         }

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/test_live.sh — the live app (build/stereo-live) end to end, as TAP.
 #
-#   1. headless on the generated scene with the CPU backend: exit 0, frame count, stats lines
+#   1. headless on the generated scene with the CPU backend: exit 0, frame count, stats lines;
+#      a stage too slow for the source says so once with the settings that help, one that
+#      keeps up does not
 #   2. a window (Xvfb through xvfb-run, else SDL's offscreen driver): --screenshot; the colour
 #      map follows the scene's depth order against its exact ground truth at the screenshot's
 #      scene time (background bluer than the panel, the panel bluer than the nearest occluders),
@@ -95,6 +97,20 @@ stats='^frame [0-9]+ \| capture [0-9.]+ fps \| stage [0-9.]+ fps [0-9.]+ ms \| '
 stats+='latency [0-9]+ ms \| dropped [0-9]+ \| cpu \| 640x480 D64'
 check "headless: stats lines once a second (capture, stage, latency, dropped, backend, size)" \
   h.out grep -qE "$stats" h.out
+
+# A stage that cannot keep up says so once, with the settings that help: 256 disparities at
+# 640x480 on the CPU are several times slower than the scene's 30 fps on any CPU; a 160x120 D16
+# rank stage at 10 fps keeps up with room to spare, so its run says nothing of the kind
+timeout 120 "$LIVE" --headless --frames 40 --backend cpu -d 256 >slow.out 2>slow.err
+rc=$?
+check "a stage that cannot keep up: said once, with the stage time, the frame interval, the share dropped and faster settings" slow.err \
+  eval '[ $rc -eq 0 ] && [ "$(grep -c "does not keep up" slow.err)" -eq 1 ] &&
+    grep -qE "the stage does not keep up with the source: [0-9.]+ ms a frame against [0-9.]+ ms between frames \([0-9.]+ fps\), [0-9]+ % of the captured frames dropped; faster settings: -d 128, --paths 4, --cost rank \(or a CUDA GPU\)$" slow.err'
+timeout 120 "$LIVE" --headless --frames 30 --backend cpu --input 'synth://?width=160&height=120&fps=10' \
+  -d 16 --cost rank >fast.out 2>fast.err
+rc=$?
+check "a stage that keeps up says nothing of it" fast.err \
+  eval '[ $rc -eq 0 ] && ! grep -q "keep up" fast.err'
 
 # ---- 2. window: screenshot, depth order, overlay, pair view ---------------------------------
 timeout 60 "${WINDOW[@]}" "$LIVE" --frames 20 --backend cpu --screenshot "$W/shot.png" \

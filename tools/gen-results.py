@@ -107,10 +107,56 @@ def band_section(latest, w):
     w("")
 
 
+def loaded_section(w):
+    """The memory-loaded proxy's rows (mode `default loaded`) beside the same run's unloaded
+    proxy rows and their projection."""
+    rows, latest = load(lambda r: r["mode"] == "default loaded")
+    full = load(lambda r: (r["mode"] or "full") == "full" and r["libsgm_ms"])[1]
+    keys = sorted(latest, key=lambda k: (-k[1], int(k[3].split("x")[0]), k[4], k[5]))
+    if not keys:
+        return
+    w("## Under memory load")
+    w("")
+    w("The proxy models an Orin's SM count, not its memory. In these runs (`tools/gpu-check.sh`, "
+      "its loaded step, `tools/memload.cu`) every SM outside the green context streams copies "
+      "through DRAM while the stage and libSGM run, in the same process as each, so that they "
+      "share the DRAM bandwidth and the L2 with that traffic; the load is set per SM count so "
+      "that a streaming copy inside the green context gets near an Orin's bandwidth (the probe "
+      "column; an Orin AGX has 204.8 GB/s, an Orin Nano 68). The clock is still the H100's or "
+      "H200's. 'unloaded' is the same run's proxy row; 'projected' is that row's projection "
+      "for the board of that many SMs (AGX for 16, Nano for 8), and 'loaded x clock' the "
+      "loaded time scaled to that board's clock, the measurement's counterpart of the "
+      "projection.")
+    w("")
+    w("| SMs | size | disparities | paths | cost | probe GB/s | stage ms loaded | libSGM ms loaded "
+      "| x | stage ms unloaded | projected ms | loaded x clock ms | date | commit |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in keys:
+        r = latest[k]
+        u = full.get(k[:6] + ("full", k[7]))
+        if u and u["commit"] != r["commit"]:
+            u = None
+        board = next(o for o in ORINS if o[1] == k[1]) if k[1] in (16, 8) else None
+        if board and k[1] == 8:
+            board = ORINS[2]   # the Nano: the smallest of the 8-SM boards
+        proj = project(u, board[2], board[3], "project_ms", "dram_bytes_per_voxel") \
+            if u and board else None
+        scaled = Decimal(r["project_ms"]) * H100_CLOCK_MHZ / board[2] \
+            if board and r["project_ms"] else None
+        ratio = rnd(Decimal(r["libsgm_ms"]) / Decimal(r["project_ms"]), 2) + "x" \
+            if r["libsgm_ms"] and r["project_ms"] else ""
+        w(f"| {k[1]} | {k[3]} | {k[4]} | {k[5]} | {k[7]} | {r.get('loaded_probe_gbs') or ''} | "
+          f"{rnd(r['project_ms'], 3) if r['project_ms'] else ''} | "
+          f"{rnd(r['libsgm_ms'], 3) if r['libsgm_ms'] else ''} | {ratio} | "
+          f"{rnd(u['project_ms'], 3) if u else ''} | {rnd(proj[0], 2) if proj else ''} | "
+          f"{rnd(scaled, 2) if scaled else ''} | {r['date']} | {r['commit']} |")
+    w("")
+
+
 def page():
     # the proxy step's rows (with libSGM beside them), and the band step's (its own full search)
     rows, latest = load(lambda r: (r["mode"] or "full") == "full" and r["libsgm_ms"])
-    all_latest = load(lambda r: not r["libsgm_ms"])[1]
+    all_latest = load(lambda r: not r["libsgm_ms"] and r["mode"] != "default loaded")[1]
     order = sorted(latest, key=lambda k: (-k[1], k[2] != "sm_90", int(k[3].split("x")[0]),
                                           int(k[3].split("x")[1]), k[0]))
     devices = sorted({k[0] for k in latest})
@@ -222,6 +268,7 @@ def page():
           f"stage's time per frame with {DEFAULT_COST} at these sizes.")
         w("")
     band_section(all_latest, w)
+    loaded_section(w)
     return "\n".join(wrap(line) for line in out).rstrip("\n") + "\n"
 
 

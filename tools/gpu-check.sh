@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sweep band post faults sanitizer bench views proxy ncu live proxylive buildtime" (any subset; default all) runs only
+# GC_STEPS="tests sweep band post faults sanitizer bench views proxy ncu live proxylive loaded buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 set -uo pipefail
@@ -64,7 +64,7 @@ FINAL_OUT=${OUT:-/tmp/gpu-check}
 OUT=/tmp/gc-out
 rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL_OUT"
 pack_out() {
-  for f in proxy-table.txt results-jetson-proxy.csv results-band.csv bench.txt views.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt; do
+  for f in proxy-table.txt results-jetson-proxy.csv results-band.csv bench.txt views.txt live-table.txt live-table-proxy16.txt summary.txt buildtime.txt loaded-raw.csv; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$FINAL_OUT/"
   done
   tar -czf "$FINAL_OUT/gc-logs.tgz" -C "$OUT" . 2>/dev/null
@@ -756,6 +756,53 @@ step "live app against the bare stage on the Jetson proxy (compute_87 build, 16 
 # the app's stage thread runs on a green context of 16 SMs ([stereo] sms), as on an Orin AGX
 (cd "$B87" && LIVE_SMS=16 LIVE_TAG=-proxy16 LIVE_RUNS="bare app app-30fps" live_vs_stage) 2>&1 |
   tee "$OUT/live-proxy.txt"
+fi
+
+if want loaded; then
+step "the memory-loaded proxy: the GPU's other SMs stream copies through DRAM while the stage and libSGM run on 16 and 8 SMs (tools/memload.cu)"
+# The proxy models an Orin's SM count, not its DRAM bandwidth. Here the green context's SMs share
+# the DRAM and the L2 with a load on every other SM (MEMLOAD blocks of 512 threads per SM, each
+# streaming copies), tuned per SM count so that a streaming copy inside the green context gets
+# about an Orin's bandwidth (MEMLOAD_TARGET_16 / _8, GB/s; AGX 204.8, Nano 68): the level whose
+# probe comes nearest, from MEMLOAD_LEVELS. Both programs run under the same preload (SM_LIMIT),
+# median of PROXY_RUNS, rows `default loaded` (the stage's default cost) with the probe's GB/s.
+PROXY_RUNS=${PROXY_RUNS:-100}
+ML=/tmp/gc-memload.so
+nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -o "$ML" tools/memload.cu -lcuda \
+  >"$OUT/memload-build.log" 2>&1 || { echo "memload.so: build failed"; cat "$OUT/memload-build.log"; }
+LOADED_CONFIGS=${LOADED_CONFIGS:-$'640 480 128 8\n1024 440 128 4\n1280 960 128 8'}
+: >"$OUT/loaded-raw.csv"
+for sms in ${PROXY_SMS:-16 8}; do
+  target=$([ "$sms" = 16 ] && echo "${MEMLOAD_TARGET_16:-204.8}" || echo "${MEMLOAD_TARGET_8:-68}")
+  best="" best_gbs="" best_err=""
+  for lvl in 0 ${MEMLOAD_LEVELS:-1 2 4 8 16 32}; do
+    gbs=$(SM_LIMIT=$sms MEMLOAD=$lvl MEMLOAD_PROBE=exit LD_PRELOAD=$ML true 2>&1 |
+          sed -n 's/.*gets \([0-9.]*\) GB\/s.*/\1/p')
+    echo "$sms SMs, load $lvl: a streaming copy on the green context gets ${gbs:-?} GB/s (target $target)"
+    [ -n "$gbs" ] || continue
+    err=$(python3 -c "print(abs($gbs - $target))")
+    if [ "$lvl" != 0 ] && { [ -z "$best" ] || python3 -c "import sys; sys.exit(not $err < $best_err)"; }; then
+      best=$lvl best_gbs=$gbs best_err=$err
+    fi
+  done
+  [ -n "$best" ] || { echo "$sms SMs: no load level measured"; continue; }
+  echo "$sms SMs: load $best (probe $best_gbs GB/s against $target)"
+  while read -r w h d paths; do
+    tmp=$(mktemp)
+    SM_LIMIT=$sms MEMLOAD=$best LD_PRELOAD=$ML "$B87"/build/gpu/stereo-bench --size "${w}x$h" \
+      --disparities "$d" --paths "$paths" --runs "$PROXY_RUNS" --csv "$tmp" \
+      --cost "${PROXY_COST:-adcensus}" >/dev/null 2>>"$OUT/loaded.err"
+    ours=$(cut -d, -f6 "$tmp" 2>/dev/null); rm -f "$tmp"
+    lib=""
+    if [ -x "$ANC/sgmbench-compute_87" ]; then
+      lib=$(SM_LIMIT=$sms MEMLOAD=$best LD_PRELOAD=$ML "$ANC/sgmbench-compute_87" "$w" "$h" "$d" \
+              "$paths" "$PROXY_RUNS" 2>>"$OUT/loaded.err" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+    fi
+    echo "$(date -u +%F),$commit,$device,$sms,compute_87,${w}x$h,$d,$paths,$ours,$lib,,,default loaded,,${PROXY_COST:-adcensus},$best_gbs" |
+      tee -a "$OUT/loaded-raw.csv"
+  done <<<"$LOADED_CONFIGS"
+done
+cat "$OUT/loaded-raw.csv" >>"$OUT/results-jetson-proxy.csv"
 fi
 
 if want buildtime; then

@@ -3,6 +3,9 @@
  *
  *   stereo-bench [--size WxH --disparities D --paths P [--cost C]] [--runs N]
  *                [--frames N] [--csv FILE] [--sms N]
+ *
+ * The cost is the stage's default (stereo_params_default: adcensus) unless --cost says another,
+ * in both modes, so that the bare stage and the live app (tools/gpu-check.sh) time the same work.
  *   stereo-bench --async [--backend cpu|cuda] [--cost NAME|all] [--method sgm|bm] [--block N] ...
  *
  * --baselines 1,B2,... [--combine sides|sum] (both modes) matches more views of the generated
@@ -559,6 +562,11 @@ int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
                      STEREO_COMBINE_SIDES, 0, 0, 0};
+    { /* the cost the stage takes by default, as the live app and stereo-match do */
+        stereo_params def;
+        stereo_params_default(&def, 640, 480);
+        custom.cost = def.cost;
+    }
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     int combine_given = 0;
     stereo_backend backend = STEREO_BACKEND_CUDA;
