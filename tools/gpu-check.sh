@@ -768,16 +768,17 @@ step "the memory-loaded proxy: the GPU's other SMs stream copies through DRAM wh
 # median of PROXY_RUNS, rows `default loaded` (the stage's default cost) with the probe's GB/s.
 PROXY_RUNS=${PROXY_RUNS:-100}
 ML=/tmp/gc-memload.so
-nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -o "$ML" tools/memload.cu -lcuda \
-  >"$OUT/memload-build.log" 2>&1 || { echo "memload.so: build failed"; cat "$OUT/memload-build.log"; }
+{ nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -o "$ML" tools/memload.cu -lcuda &&
+  nvcc -O3 -arch=sm_90 -DMEMLOAD_PROBE_MAIN -o /tmp/gc-memload-probe tools/memload.cu -lcuda; } \
+  >"$OUT/memload-build.log" 2>&1 || { echo "memload: build failed"; cat "$OUT/memload-build.log"; }
 LOADED_CONFIGS=${LOADED_CONFIGS:-$'640 480 128 8\n1024 440 128 4\n1280 960 128 8'}
 : >"$OUT/loaded-raw.csv"
 for sms in ${PROXY_SMS:-16 8}; do
   target=$([ "$sms" = 16 ] && echo "${MEMLOAD_TARGET_16:-204.8}" || echo "${MEMLOAD_TARGET_8:-68}")
   best="" best_gbs="" best_err=""
   for lvl in 0 ${MEMLOAD_LEVELS:-1 2 4 8 16 32}; do
-    gbs=$(SM_LIMIT=$sms MEMLOAD=$lvl MEMLOAD_PROBE=exit LD_PRELOAD=$ML true 2>&1 |
-          sed -n 's/.*gets \([0-9.]*\) GB\/s.*/\1/p')
+    gbs=$(SM_LIMIT=$sms MEMLOAD=$lvl /tmp/gc-memload-probe 2>&1 |
+          tee -a "$OUT/memload-probe.log" | sed -n 's/.*gets \([0-9.]*\) GB\/s.*/\1/p')
     echo "$sms SMs, load $lvl: a streaming copy on the green context gets ${gbs:-?} GB/s (target $target)"
     [ -n "$gbs" ] || continue
     err=$(python3 -c "print(abs($gbs - $target))")

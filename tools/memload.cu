@@ -7,17 +7,17 @@
  * bandwidth (and a 4 MB L2) with the CPU and the rest of the system.
  *
  *   nvcc -O3 -shared -Xcompiler -fPIC -cudart shared -o memload.so tools/memload.cu -lcuda
+ *   nvcc -O3 -DMEMLOAD_PROBE_MAIN -o memload-probe tools/memload.cu -lcuda
  *   SM_LIMIT=16 MEMLOAD=8 LD_PRELOAD=./memload.so build/gpu/stereo-bench ...
- *   SM_LIMIT=16 MEMLOAD=8 MEMLOAD_PROBE=1 LD_PRELOAD=./memload.so true   # the probe alone
+ *   SM_LIMIT=16 MEMLOAD=8 ./memload-probe      # the bandwidth left to the 16 SMs under that load
  *
  *   SM_LIMIT=N       the main thread's green context: N SMs (as the anchors' greenctx preload)
  *   MEMLOAD=B        the load: B blocks of 512 threads per SM on the other SMs, each streaming
  *                    16-byte copies between two 1 GiB buffers, relaunched until the program
  *                    exits; 0 or unset: no load. More blocks, more of the DRAM's bandwidth.
- *   MEMLOAD_PROBE=1  before main: a streaming copy (256 MiB each way) on the N-SM context
- *                    itself, with the load running; prints the bandwidth it gets: the figure
- *                    the load is tuned by (about 205 GB/s on 16 SMs for an Orin AGX, 68 GB/s on
- *                    8 for an Orin Nano). With MEMLOAD_PROBE=exit the process then exits.
+ * memload-probe sets up the same and times a streaming copy (256 MiB each way) on the N-SM
+ * context itself, with the load running, and prints the bandwidth it gets: the figure the load
+ * is tuned by (about 205 GB/s on 16 SMs for an Orin AGX, 68 GB/s on 8 for an Orin Nano).
  * Messages go to stderr with the prefix "memload: ". Any CUDA failure ends the process with
  * status 3 and the call that failed: a measurement without its load is worse than none.
  */
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHECK_DRV(x)                                                                              \
     do {                                                                                          \
@@ -57,31 +58,61 @@ __global__ void stream_copy(const uint4 *__restrict__ src, uint4 *__restrict__ d
 
 static struct {
     CUcontext load_ctx;
+    CUfunction copy; /* stream_copy as a context-independent kernel (cudaGetKernel) */
     int load_sms, blocks;
     volatile int stop;
     pthread_t thread;
     int running;
 } g;
 
+/* stream_copy's handle. In the preload the library's constructor can run before the
+ * runtime has registered this file's kernels (both are constructors of one library): until it
+ * has, cudaGetKernel fails, and this waits (up to 5 s) rather than racing it. */
+static CUfunction copy_kernel(void)
+{
+    if (!g.copy) {
+        cudaKernel_t k;
+        cudaError_t e = cudaErrorInvalidDeviceFunction;
+        for (int i = 0; i < 500 && (e = cudaGetKernel(&k, stream_copy)) != cudaSuccess; i++) {
+            cudaGetLastError();
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+        CHECK_RT(e);
+        g.copy = (CUfunction)k;
+    }
+    return g.copy;
+}
+
+/* n 16-byte words from src to dst on stream st of the current context: grid blocks of 512 */
+static void launch_copy(CUdeviceptr src, CUdeviceptr dst, size_t n, unsigned grid, CUstream st)
+{
+    void *args[] = {&src, &dst, &n};
+    copy_kernel();
+    CHECK_DRV(cuLaunchKernel(g.copy, grid, 1, 1, 512, 1, 1, 0, st, args, NULL));
+}
+
+/* Everything below runs through the driver API in the current green context (the runtime's
+ * default stream is not that context's): memory, streams, events, launches. */
 static void *load_main(void *arg)
 {
     (void)arg;
     CHECK_DRV(cuCtxSetCurrent(g.load_ctx));
     const size_t bytes = (size_t)1 << 30, n = bytes / sizeof(uint4);
-    uint4 *a, *b;
-    cudaStream_t st;
-    CHECK_RT(cudaMalloc(&a, bytes));
-    CHECK_RT(cudaMalloc(&b, bytes));
-    CHECK_RT(cudaMemset(a, 1, bytes));
-    CHECK_RT(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CUdeviceptr a, b;
+    CUstream st;
+    CHECK_DRV(cuMemAlloc(&a, bytes));
+    CHECK_DRV(cuMemAlloc(&b, bytes));
+    CHECK_DRV(cuMemsetD8(a, 1, bytes));
+    CHECK_DRV(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
     while (!g.stop) {
-        stream_copy<<<g.load_sms * g.blocks, 512, 0, st>>>(a, b, n);
-        stream_copy<<<g.load_sms * g.blocks, 512, 0, st>>>(b, a, n);
-        CHECK_RT(cudaStreamSynchronize(st));
+        launch_copy(a, b, n, (unsigned)(g.load_sms * g.blocks), st);
+        launch_copy(b, a, n, (unsigned)(g.load_sms * g.blocks), st);
+        CHECK_DRV(cuStreamSynchronize(st));
     }
-    cudaFree(a);
-    cudaFree(b);
-    cudaStreamDestroy(st);
+    cuMemFree(a);
+    cuMemFree(b);
+    cuStreamDestroy(st);
     return NULL;
 }
 
@@ -94,40 +125,53 @@ static void stop_load(void)
     }
 }
 
+#ifdef MEMLOAD_PROBE_MAIN
 /* GB/s of a streaming copy on the current (N-SM) context, both directions counted */
 static double probe(int sms)
 {
     const size_t bytes = (size_t)256 << 20, n = bytes / sizeof(uint4);
-    uint4 *a, *b;
-    CHECK_RT(cudaMalloc(&a, bytes));
-    CHECK_RT(cudaMalloc(&b, bytes));
-    CHECK_RT(cudaMemset(a, 1, bytes));
-    cudaEvent_t e0, e1;
-    CHECK_RT(cudaEventCreate(&e0));
-    CHECK_RT(cudaEventCreate(&e1));
+    CUdeviceptr a, b;
+    CUstream st;
+    CUevent e0, e1;
+    CHECK_DRV(cuMemAlloc(&a, bytes));
+    CHECK_DRV(cuMemAlloc(&b, bytes));
+    CHECK_DRV(cuMemsetD8(a, 1, bytes));
+    CHECK_DRV(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+    CHECK_DRV(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+    CHECK_DRV(cuEventCreate(&e1, CU_EVENT_DEFAULT));
     const int reps = 20;
     float best = 0;
     for (int round = 0; round < 3; round++) {
-        CHECK_RT(cudaEventRecord(e0));
+        CHECK_DRV(cuEventRecord(e0, st));
         for (int r = 0; r < reps; r++)
-            stream_copy<<<sms * 4, 512>>>(a, b, n);
-        CHECK_RT(cudaEventRecord(e1));
-        CHECK_RT(cudaEventSynchronize(e1));
+            launch_copy(a, b, n, (unsigned)sms * 4, st);
+        CHECK_DRV(cuEventRecord(e1, st));
+        CHECK_DRV(cuEventSynchronize(e1));
         float ms;
-        CHECK_RT(cudaEventElapsedTime(&ms, e0, e1));
+        CHECK_DRV(cuEventElapsedTime(&ms, e0, e1));
         float gbs = (float)(2.0 * bytes * reps / (ms * 1e-3) / 1e9);
         best = gbs > best ? gbs : best;
     }
-    cudaFree(a);
-    cudaFree(b);
+    uint32_t last;
+    CHECK_DRV(cuMemcpyDtoH(&last, b + bytes - 4, 4));
+    if (last != 0x01010101u) {
+        fprintf(stderr, "memload: the probe's copy did not happen\n");
+        exit(3);
+    }
+    cuMemFree(a);
+    cuMemFree(b);
+    cuStreamDestroy(st);
     return best;
 }
+#endif
 
-__attribute__((constructor)) static void memload_init(void)
+/* The green contexts and the load, from the environment; returns the main context's SMs (0:
+ * SM_LIMIT unset, nothing done). */
+static unsigned memload_setup(void)
 {
-    const char *lim = getenv("SM_LIMIT"), *load = getenv("MEMLOAD"), *pr = getenv("MEMLOAD_PROBE");
+    const char *lim = getenv("SM_LIMIT"), *load = getenv("MEMLOAD");
     if (!lim || !*lim)
-        return;
+        return 0;
     const unsigned want = (unsigned)atoi(lim);
     CUdevice dev;
     CHECK_DRV(cuInit(0));
@@ -161,13 +205,24 @@ __attribute__((constructor)) static void memload_init(void)
     fprintf(stderr, "memload: %u SMs (asked %u); load: %s%d blocks of 512 on %d SMs\n",
             part.sm.smCount, want, g.blocks > 0 ? "" : "none, ", g.blocks > 0 ? g.blocks : 0,
             g.blocks > 0 ? g.load_sms : 0);
-    if (pr && *pr) {
-        double gbs = probe((int)part.sm.smCount);
-        fprintf(stderr, "memload: probe: a streaming copy on the %u SMs gets %.1f GB/s (load %d)\n",
-                part.sm.smCount, gbs, g.blocks);
-        if (strcmp(pr, "exit") == 0) {
-            stop_load();
-            exit(0);
-        }
-    }
+    return part.sm.smCount;
 }
+
+#ifdef MEMLOAD_PROBE_MAIN
+/* memload-probe: the load as the preload sets it up, and the probe on the main context */
+int main(void)
+{
+    unsigned sms = memload_setup();
+    if (!sms) {
+        fprintf(stderr, "memload-probe: set SM_LIMIT (and MEMLOAD)\n");
+        return 2;
+    }
+    double gbs = probe((int)sms);
+    fprintf(stderr, "memload: probe: a streaming copy on the %u SMs gets %.1f GB/s (load %d)\n",
+            sms, gbs, g.blocks);
+    stop_load();
+    return 0;
+}
+#else
+__attribute__((constructor)) static void memload_init(void) { memload_setup(); }
+#endif
