@@ -121,9 +121,11 @@ def loaded_section(w):
       "its loaded step, `tools/memload.cu`) every SM outside the green context streams copies "
       "through DRAM while the stage and libSGM run, in the same process as each, so that they "
       "share the DRAM bandwidth and the L2 with that traffic; the load is set per SM count so "
-      "that a streaming copy inside the green context gets near an Orin's bandwidth (the probe "
-      "column; an Orin AGX has 204.8 GB/s, an Orin Nano 68). The clock is still the H100's or "
-      "H200's. 'unloaded' is the same run's proxy row; 'projected' is that row's projection "
+      "that a streaming copy inside the green context gets as near an Orin's bandwidth as the "
+      "load can push it (the probe column; an Orin AGX has 204.8 GB/s, an Orin Nano 68; on the "
+      "H200 the green context keeps about its share of the DRAM however heavy the load, so the "
+      "probe stays 2.4x (16 SMs) and 3.8x (8 SMs) above those). The clock is still the H100's or "
+      "H200's. 'unloaded' is the proxy row of the same device and day; 'projected' is that row's projection "
       "for the board of that many SMs (AGX for 16, Nano for 8), and 'loaded x clock' the "
       "loaded time scaled to that board's clock, the measurement's counterpart of the "
       "projection.")
@@ -134,7 +136,7 @@ def loaded_section(w):
     for k in keys:
         r = latest[k]
         u = full.get(k[:6] + ("full", k[7]))
-        if u and u["commit"] != r["commit"]:
+        if u and u["date"] != r["date"]:
             u = None
         board = next(o for o in ORINS if o[1] == k[1]) if k[1] in (16, 8) else None
         if board and k[1] == 8:
