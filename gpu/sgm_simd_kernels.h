@@ -447,7 +447,8 @@ INLINE void absdiff_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev
  * vector's |IL - M(IR)| (the mapped right row reversed in rrev), times the weight in 16 bits,
  * shifted, narrowed with saturation, added with saturation and capped: the reference's min(h +
  * g, cap) because h <= cap. Elsewhere the distances are scalar popcounts. */
-#if defined(ISA_AVX2) || (defined(ISA_NEON) && defined(__aarch64__))
+#if (defined(ISA_AVX2) || (defined(ISA_NEON) && defined(__aarch64__))) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HAVE_LUT16 1
 /* r[j] = t[idx[j]] for idx[j] < 16 (AVX2: within each 16-byte half, whose tables are equal) */
 INLINE vu8 bytes_lut16(vu8 t, vu8 idx)
@@ -506,6 +507,42 @@ INLINE vu8 bytes_narrow_sat(vu16 lo, vu16 hi)
 #endif
 }
 
+#if defined(HAVE_LUT16)
+typedef uint8_t v32u8 __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define SHUFFLE32B(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef int8_t v32i8 __attribute__((vector_size(32)));
+#define SHUFFLE32B(a, b, ...) __builtin_shuffle(a, b, (v32i8){__VA_ARGS__})
+#endif
+
+/* The 32 words w[0..31] as 8 byte planes p[b][j] = byte b of w[31 - j] (reversed): three rounds
+ * of two-vector shuffles (4 words -> 8 -> 16 -> 32 per plane), then each plane reversed */
+INLINE void words_to_planes_reversed(const uint64_t *w, v32u8 p[8])
+{
+    v32u8 x[8], y[8], z[8];
+    for (int i = 0; i < 8; i++)
+        memcpy(&x[i], w + 4 * i, sizeof x[i]);
+    for (int k = 0; k < 4; k++) {
+        y[2 * k] = SHUFFLE32B(x[2 * k], x[2 * k + 1], 0, 8, 16, 24, 32, 40, 48, 56, 1, 9, 17, 25, 33, 41, 49, 57, 2, 10, 18, 26, 34, 42, 50, 58, 3, 11, 19, 27, 35, 43, 51, 59);
+        y[2 * k + 1] = SHUFFLE32B(x[2 * k], x[2 * k + 1], 4, 12, 20, 28, 36, 44, 52, 60, 5, 13, 21, 29, 37, 45, 53, 61, 6, 14, 22, 30, 38, 46, 54, 62, 7, 15, 23, 31, 39, 47, 55, 63);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int h = 0; h < 2; h++) {
+            const v32u8 a = y[4 * k + h], b = y[4 * k + 2 + h];
+            z[4 * k + 2 * h] = SHUFFLE32B(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 32, 33, 34, 35, 36, 37, 38, 39, 8, 9, 10, 11, 12, 13, 14, 15, 40, 41, 42, 43, 44, 45, 46, 47);
+            z[4 * k + 2 * h + 1] = SHUFFLE32B(a, b, 16, 17, 18, 19, 20, 21, 22, 23, 48, 49, 50, 51, 52, 53, 54, 55, 24, 25, 26, 27, 28, 29, 30, 31, 56, 57, 58, 59, 60, 61, 62, 63);
+        }
+    for (int q = 0; q < 4; q++) {
+        const v32u8 a = z[q], b = z[4 + q];
+        p[2 * q] = SHUFFLE32B(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47);
+        p[2 * q + 1] = SHUFFLE32B(a, b, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63);
+    }
+    for (int b = 0; b < 8; b++)
+        p[b] = SHUFFLE32B(p[b], p[b], 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+#endif
+
 /* The right row's inputs of the census costs, reversed: the nibble planes (HAVE_LUT16) and, for
  * adcensus, the mapped grey row in rrev. */
 static void census_row_reverse(const sgm_fused *f, const scratch_layout *s, int y)
@@ -513,7 +550,17 @@ static void census_row_reverse(const sgm_fused *f, const scratch_layout *s, int 
     const int w = f->sgm->width;
 #if defined(HAVE_LUT16)
     const uint64_t *cr = f->census[1] + (size_t)y * w;
-    for (int t = 0; t < w; t++) {
+    int t = 0;
+    for (; t + 32 <= w; t += 32) { /* 32 words at a time: pixels w - 1 - t .. w - 32 - t */
+        v32u8 p[8];
+        words_to_planes_reversed(cr + (w - 32 - t), p);
+        for (int b = 0; b < 8; b++) {
+            const v32u8 lo = p[b] & 15, hi = (p[b] >> 4) & 15;
+            memcpy(s->nib + (size_t)(2 * b) * s->nibs + t, &lo, sizeof lo);
+            memcpy(s->nib + (size_t)(2 * b + 1) * s->nibs + t, &hi, sizeof hi);
+        }
+    }
+    for (; t < w; t++) {
         uint64_t v = cr[w - 1 - t];
         for (int n = 0; n < 16; n++, v >>= 4)
             s->nib[(size_t)n * s->nibs + t] = (uint8_t)(v & 15);
@@ -522,8 +569,8 @@ static void census_row_reverse(const sgm_fused *f, const scratch_layout *s, int 
     if (f->kind == SGM_FUSED_ADCENSUS) {
         uint8_t *rrev = (uint8_t *)s->rrev;
         const uint8_t *gr = f->absdiff[1] + (size_t)y * w;
-        for (int t = 0; t < w; t++)
-            rrev[t] = f->ad_lut[gr[w - 1 - t]];
+        for (int i = 0; i < w; i++)
+            rrev[i] = f->ad_lut[gr[w - 1 - i]];
     }
 }
 
@@ -539,9 +586,30 @@ INLINE vu8 adcensus_vector(vu8 h, const uint8_t *g, vu8 base, vu16 wt, vu8 cap)
 }
 
 #if defined(HAVE_LUT16)
-/* nv vectors of costs from the left word cl: the 16 planes' lookups summed (nv a constant, so
- * that the sums stay in registers), then adcensus_vector where ad */
-INLINE void census_vectors(const uint8_t *q, size_t stride, uint64_t cl, uint8_t *out,
+typedef uint8_t v16u8 __attribute__((vector_size(16)));
+typedef uint16_t v16u16 __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define SHUFFLE16B(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+typedef int8_t v16i8 __attribute__((vector_size(16)));
+#define SHUFFLE16B(a, b, ...) __builtin_shuffle(a, b, (v16i8){__VA_ARGS__})
+#endif
+
+/* off[n] = the byte offset in popcount_tables of the table of nibble n of the word cl: the 8
+ * bytes split into nibbles on one vector (rather than 16 scalar shifts and masks) */
+INLINE void nibble_offsets(uint64_t cl, uint16_t off[16])
+{
+    v16u8 b = {0};
+    memcpy(&b, &cl, sizeof cl);
+    const v16u8 lo = b & 15, hi = (b >> 4) & 15;
+    const v16u8 nib = SHUFFLE16B(lo, hi, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const v16u16 o = __builtin_convertvector(nib, v16u16) * (uint16_t)sizeof(vu8);
+    memcpy(off, &o, sizeof o);
+}
+
+/* nv vectors of costs from the left word: the 16 planes' lookups in the tables at off[] summed
+ * (nv a constant, so that the sums stay in registers), then adcensus_vector where ad */
+INLINE void census_vectors(const uint8_t *q, size_t stride, const uint16_t off[16], uint8_t *out,
                            const int nv, const int ad, const uint8_t *g, vu8 base, vu16 wt,
                            vu8 cap)
 {
@@ -549,7 +617,8 @@ INLINE void census_vectors(const uint8_t *q, size_t stride, uint64_t cl, uint8_t
     /* unrolled whole, the loop spills its tables and sums */
 #pragma GCC unroll 2
     for (int n = 0; n < 16; n++, q += stride) {
-        const vu8 t = popcount_tables[(cl >> (4 * n)) & 15];
+        vu8 t;
+        memcpy(&t, (const uint8_t *)popcount_tables + off[n], sizeof t);
         vu8 v;
         memcpy(&v, q, sizeof v);
         a0 += bytes_lut16(t, v);
@@ -596,15 +665,17 @@ INLINE void census_costs(const sgm_fused *f, const scratch_layout *s, int y, int
         const vu8 cap = (vu8){0} + (uint8_t)c->max_cost;
         const vu16 wt = vsplat((uint16_t)f->ad_weight);
 #if defined(HAVE_LUT16)
+        uint16_t off[16];
+        nibble_offsets(cl, off);
         for (int k0 = 0; k0 < D; k0 += 4 * VB) { /* up to 4 vectors in registers */
             const uint8_t *q = s->nib + at + k0;
             uint8_t *o = cp + k0;
             const uint8_t *gk = g + k0;
             switch ((D - k0 + VB - 1) / VB) {
-            case 1: census_vectors(q, s->nibs, cl, o, 1, ad, gk, base, wt, cap); break;
-            case 2: census_vectors(q, s->nibs, cl, o, 2, ad, gk, base, wt, cap); break;
-            case 3: census_vectors(q, s->nibs, cl, o, 3, ad, gk, base, wt, cap); break;
-            default: census_vectors(q, s->nibs, cl, o, 4, ad, gk, base, wt, cap); break;
+            case 1: census_vectors(q, s->nibs, off, o, 1, ad, gk, base, wt, cap); break;
+            case 2: census_vectors(q, s->nibs, off, o, 2, ad, gk, base, wt, cap); break;
+            case 3: census_vectors(q, s->nibs, off, o, 3, ad, gk, base, wt, cap); break;
+            default: census_vectors(q, s->nibs, off, o, 4, ad, gk, base, wt, cap); break;
             }
         }
 #else
