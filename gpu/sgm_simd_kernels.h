@@ -599,8 +599,9 @@ typedef int8_t v16i8 __attribute__((vector_size(16)));
  * bytes split into nibbles on one vector (rather than 16 scalar shifts and masks) */
 INLINE void nibble_offsets(uint64_t cl, uint16_t off[16])
 {
-    v16u8 b = {0};
-    memcpy(&b, &cl, sizeof cl);
+    typedef uint64_t v2u64 __attribute__((vector_size(16)));
+    const v16u8 b = (v16u8)(v2u64){cl, 0}; /* from a register: a store and a wider load of it
+                                              would stall */
     const v16u8 lo = b & 15, hi = (b >> 4) & 15;
     const v16u8 nib = SHUFFLE16B(lo, hi, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const v16u16 o = __builtin_convertvector(nib, v16u16) * (uint16_t)sizeof(vu8);

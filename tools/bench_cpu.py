@@ -7,8 +7,9 @@
 
 speed: at 640x480 (a generated pair) and 900x750 (TeddyH, conesH) with D = 128, ours through
 the Python module (build/libstereodepth.so, the library stereo-match uses) with 8 and 4 paths
-(rank, the default options otherwise: LR check, median, subpixel) and the 8 paths once more with the plain-C
-reference kernels (STEREO_CPU_KERNELS=reference), beside OpenCV's MODE_SGBM, MODE_HH and
+(the default cost, adcensus, and the default options otherwise: LR check, median, subpixel), the
+8 paths once more with the plain-C reference kernels (STEREO_CPU_KERNELS=reference), and rank
+with 8 and 4 paths, beside OpenCV's MODE_SGBM, MODE_HH and
 MODE_SGBM_3WAY, all in this one process on the same arrays: each round runs every method
 once, in a rotating order, and the table gives each method's median over the rounds of the
 matching call alone (its input and output conversions included), and ours against 3WAY.
@@ -74,22 +75,26 @@ def speed(rounds, threads):
     import cv2
     import stereodepth
     methods = ["ours 8 paths", "ours 4 paths", "ours 8 paths, reference kernels",
+               "ours rank 8 paths", "ours rank 4 paths",
                "OpenCV SGBM", "OpenCV HH", "OpenCV SGBM_3WAY"]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
         for name, left, right in speed_pairs(tmp):
             h, w = left.shape
             run = {}
-            for paths, label, kernels in ((8, methods[0], "auto"), (4, methods[1], "auto"),
-                                          (8, methods[2], "reference")):
+            for paths, label, kernels, cost in ((8, methods[0], "auto", {}),
+                                                (4, methods[1], "auto", {}),
+                                                (8, methods[2], "reference", {}),
+                                                (8, methods[3], "auto", {"cost": "rank"}),
+                                                (4, methods[4], "auto", {"cost": "rank"})):
                 os.environ["STEREO_CPU_KERNELS"] = kernels  # read when the stage is created
                 m = stereodepth.Matcher(w, h, disparities=D, paths=paths, backend="cpu",
-                                        threads=threads, cost="rank")
+                                        threads=threads, **cost)
                 run[label] = (lambda m=m: m.compute(left, right))
             os.environ.pop("STEREO_CPU_KERNELS")
-            for label, mode in ((methods[3], cv2.STEREO_SGBM_MODE_SGBM),
-                                (methods[4], cv2.STEREO_SGBM_MODE_HH),
-                                (methods[5], cv2.STEREO_SGBM_MODE_SGBM_3WAY)):
+            for label, mode in ((methods[5], cv2.STEREO_SGBM_MODE_SGBM),
+                                (methods[6], cv2.STEREO_SGBM_MODE_HH),
+                                (methods[7], cv2.STEREO_SGBM_MODE_SGBM_3WAY)):
                 sgbm = opencv_matcher(mode)
                 run[label] = (lambda s=sgbm: s.compute(left, right))
             times = {k: [] for k in methods}
@@ -132,7 +137,7 @@ def scenes(repeat, threads):
             rows.append((scene, f"{im.shape[1]}x{im.shape[0]}", ours_ms, cv_ms,
                          mb.evaluate(scene, ours_path)["bad2"], mb.evaluate(scene, cv_path)["bad2"]))
             print(f"{scene[0]:8s} ours {ours_ms:8.1f} ms  opencv {cv_ms:8.1f} ms", flush=True)
-    lines = ["| scene | size | D | ours (rank, 8 paths, LR, median, subpixel) ms | OpenCV SGBM "
+    lines = ["| scene | size | D | ours (default: adcensus, 8 paths, LR, median, subpixel) ms | OpenCV SGBM "
              "MODE_HH ms | ours bad-2 % | OpenCV bad-2 % |", "|---|---|---|---|---|---|---|"]
     for scene, size, ours, cv, b_ours, b_cv in rows:
         lines.append(f"| {scene[0]} | {size} | {scene[7]} | {ours:.1f} | {cv:.1f} | {b_ours:.2f} "
