@@ -38,6 +38,8 @@ typedef enum {
     SGM_FUSED_VOLUME = 0, /* the cost volume `cost` (sgm.h), computed before */
     SGM_FUSED_ABSDIFF,    /* min(|A0(x) - A1(x - d)|, max_cost) of absdiff[]: rank transforms
                              (cost rank) or grey images (ad), computed by each sweep */
+    SGM_FUSED_BT,         /* stereo_bt_cost of the grey images absdiff[] (sgm_cost_bt_rows),
+                             computed by each sweep */
     SGM_FUSED_CENSUS,     /* popcount(census[0](x) ^ census[1](x - d)) (sgm_cost_census_rows) */
     SGM_FUSED_ADCENSUS    /* stereo_adcensus_cost of that with the grey images absdiff[] and
                              the right view's mapping ad_lut (sgm_cost_adcensus_rows) */
@@ -50,7 +52,7 @@ typedef struct {
     int paths;                /* 4 or 8 */
     sgm_fused_cost kind;
     const uint8_t *cost;      /* SGM_FUSED_VOLUME: the cost volume */
-    const uint8_t *absdiff[2]; /* the rank transforms (cost rank) or the grey images (ad,
+    const uint8_t *absdiff[2]; /* the rank transforms (cost rank) or the grey images (ad, bt,
                                  adcensus) */
     const uint64_t *census[2]; /* the census transforms (census, adcensus) */
     const uint8_t *ad_lut;    /* adcensus: the right view's grey mapping onto the left's */
@@ -58,7 +60,8 @@ typedef struct {
     uint8_t *cost_rows;       /* census, adcensus: w * h * D bytes. In part 0 each sweep
                                  computes its rows' costs into it; in part 1 the other sweep,
                                  which walks those rows then, reads them back: every cost is
-                                 computed once (rank's and ad's, cheap, are computed twice). */
+                                 computed once (rank's, ad's and bt's, cheap, are computed
+                                 twice). */
     const uint8_t *grey;      /* the left grey image, for the adaptive P2 */
     uint16_t *S;              /* w * h * D: the sweeps' partial sums between the parts */
     const uint8_t *valid[2];  /* rectification validity of the left / right image, or NULL */

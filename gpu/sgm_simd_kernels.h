@@ -204,6 +204,33 @@ INLINE vu8 bytes_adds(vu8 a, vu8 b)
 #endif
 }
 
+/* max(a - b, 0) and max(a, b) of uint8 lanes */
+INLINE vu8 bytes_subs(vu8 a, vu8 b)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_subs_epu8((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_subs_epu8((__m128i)a, (__m128i)b);
+#elif defined(ISA_NEON)
+    return (vu8)vqsubq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    return (a - b) & (vu8)(a > b);
+#endif
+}
+
+INLINE vu8 bytes_max(vu8 a, vu8 b)
+{
+#if defined(ISA_AVX2)
+    return (vu8)_mm256_max_epu8((__m256i)a, (__m256i)b);
+#elif defined(ISA_SSE2)
+    return (vu8)_mm_max_epu8((__m128i)a, (__m128i)b);
+#elif defined(ISA_NEON)
+    return (vu8)vmaxq_u8((uint8x16_t)a, (uint8x16_t)b);
+#else
+    return a ^ ((a ^ b) & (vu8)(a < b));
+#endif
+}
+
 /* the uint8 lanes 0 .. VL-1 (lo) and VL .. VB-1 (hi) widened to uint16 */
 INLINE void bytes_widen(vu8 a, vu16 *lo, vu16 *hi)
 {
@@ -431,6 +458,55 @@ INLINE void absdiff_costs(const sgm_fused *f, int y, int x, const uint16_t *rrev
             vu8 v;
             memcpy(&v, q + k, sizeof v);
             v = bytes_min(bytes_absdiff(base, v), cap);
+            memcpy(cp + k, &v, sizeof v);
+        }
+    }
+    memset(cp + inside, c->max_cost, (size_t)(D - inside));
+}
+
+/* ---- the costs of one pixel, bt (sgm_cost_bt_rows) -----------------------------------------
+ * The right row's grey values and their interpolated ranges [lo, hi] (stereo_bt_range)
+ * reversed (rrev, nib's planes 0 and 1), the left row's ranges (planes 2 and 3); per pixel the
+ * reference's dL = max(0, IL - hiR, loR - IL) and dR = max(0, IR - hiL, loL - IR) as two
+ * saturating subtractions and a maximum each, C = min(dL, dR, cap). */
+
+static void bt_rows(const sgm_fused *f, const scratch_layout *s, int y)
+{
+    const int w = f->sgm->width;
+    const uint8_t *gr = f->absdiff[1] + (size_t)y * w;
+    uint8_t *rrev = (uint8_t *)s->rrev, *lo_r = s->nib, *hi_r = s->nib + s->nibs;
+    for (int t = 0; t < w; t++) {
+        const int x = w - 1 - t;
+        int lo, hi;
+        stereo_bt_range(gr[x > 0 ? x - 1 : x], gr[x], gr[x + 1 < w ? x + 1 : x], &lo, &hi);
+        rrev[t] = gr[x], lo_r[t] = (uint8_t)lo, hi_r[t] = (uint8_t)hi;
+    }
+    sgm_bt_row_range(f->absdiff[0] + (size_t)y * w, w, s->nib + 2 * s->nibs,
+                     s->nib + 3 * s->nibs);
+}
+
+INLINE void bt_costs(const sgm_fused *f, const scratch_layout *s, int y, int x, uint8_t *cp)
+{
+    const sgm_config *c = f->sgm;
+    const int w = c->width, D = c->ndisp;
+    int inside = x - c->dmin + 1;
+    inside = inside > D ? D : inside < 0 ? 0 : inside;
+    if (inside > 0) {
+        const size_t at = (size_t)(w - 1 - x + c->dmin); /* k = 0 at t = at (absdiff_costs) */
+        const uint8_t *ir = (const uint8_t *)s->rrev + at, *lo_r = s->nib + at,
+                      *hi_r = s->nib + s->nibs + at;
+        const vu8 il = (vu8){0} + f->absdiff[0][(size_t)y * w + x];
+        const vu8 lo_l = (vu8){0} + s->nib[2 * s->nibs + (size_t)x];
+        const vu8 hi_l = (vu8){0} + s->nib[3 * s->nibs + (size_t)x];
+        const vu8 cap = (vu8){0} + (uint8_t)c->max_cost;
+        for (int k = 0; k < D; k += VB) {
+            vu8 r, lr, hr;
+            memcpy(&r, ir + k, sizeof r);
+            memcpy(&lr, lo_r + k, sizeof lr);
+            memcpy(&hr, hi_r + k, sizeof hr);
+            const vu8 dl = bytes_max(bytes_subs(il, hr), bytes_subs(lr, il));
+            const vu8 dr = bytes_max(bytes_subs(r, hi_l), bytes_subs(lo_l, r));
+            const vu8 v = bytes_min(bytes_min(dl, dr), cap);
             memcpy(cp + k, &v, sizeof v);
         }
     }
@@ -938,6 +1014,8 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
         uint16_t h_min = 0;
         if (f->kind == SGM_FUSED_ABSDIFF)
             absdiff_row_reverse(f, y, s.rrev);
+        else if (f->kind == SGM_FUSED_BT)
+            bt_rows(f, &s, y);
         else if (census && part == 0)
             census_row_reverse(f, &s, y);
         for (int xi = 0; xi < w; xi++) {
@@ -964,6 +1042,9 @@ INLINE void sweep_rows(const sgm_fused *f, int backward, int part, void *scratch
             const uint8_t *cp;
             if (f->kind == SGM_FUSED_ABSDIFF) {
                 absdiff_costs(f, y, x, s.rrev, (uint8_t *)s.cost);
+                cp = (const uint8_t *)s.cost;
+            } else if (f->kind == SGM_FUSED_BT) {
+                bt_costs(f, &s, y, x, (uint8_t *)s.cost);
                 cp = (const uint8_t *)s.cost;
             } else if (census) {
                 /* mirrored as S is: part 1 reads ascending addresses */

@@ -1091,12 +1091,12 @@ static void cpu_match(stereo_stage *s, job *j)
     const stereo_params *p = &s->p;
     int h = j->sgm.height;
     uint64_t c = (uint64_t)j->count;
-    /* 4. matching cost volume (the fused SGM path computes the costs of rank, ad, census and
-     * adcensus itself) */
+    /* 4. matching cost volume (the fused SGM path computes the costs of rank, ad, bt, census
+     * and adcensus itself) */
     const int fused = s->simd && !j->bm && !p->band;
     const int on_the_fly = fused && view_count(p) == 2 &&
                            (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD ||
-                            stereo_cost_has_census(p->cost));
+                            p->cost == STEREO_COST_BT || stereo_cost_has_census(p->cost));
     if (!on_the_fly)
         run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
     else
@@ -1114,6 +1114,7 @@ static void cpu_match(stereo_stage *s, job *j)
         const sgm_fused_cost kind = !on_the_fly                        ? SGM_FUSED_VOLUME
                                     : p->cost == STEREO_COST_CENSUS   ? SGM_FUSED_CENSUS
                                     : p->cost == STEREO_COST_ADCENSUS ? SGM_FUSED_ADCENSUS
+                                    : p->cost == STEREO_COST_BT       ? SGM_FUSED_BT
                                                                       : SGM_FUSED_ABSDIFF;
         j->fused = (sgm_fused){.sgm = &j->sgm,
                                .wta = &j->wta,
