@@ -6,10 +6,13 @@
 # so every crasher kept there is replayed first. A harness passes when the run ends by its time
 # limit with no crash, leak, sanitizer report or hang (libFuzzer's exit status 0) after more
 # inputs than its seeds. A longer run of one reader: tools/fuzz.sh NAME 3600.
-# Env: STEREO_FUZZ_SECONDS (default 20 per harness), STEREO_FUZZ_DIR (default build-fuzz).
+# Env: STEREO_FUZZ_SECONDS (default 5 per harness; 60 with STEREO_DEEP=1: ninja test-deep),
+# STEREO_FUZZ_DIR (default build-fuzz).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-S=${STEREO_FUZZ_SECONDS:-20}
+S=5
+[ "${STEREO_DEEP:-0}" = 1 ] && S=60
+S=${STEREO_FUZZ_SECONDS:-$S}
 D=${STEREO_FUZZ_DIR:-build-fuzz}
 W=$(mktemp -d "${TMPDIR:-/tmp}/test_fuzz.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
 trap 'rm -rf "$W"' EXIT
