@@ -5,7 +5,8 @@
 #
 # The build lives in a folder of its own, build-asan/ (./configure --out, a shadow of the source
 # tree with its own build/), so build/ is left alone; this script configures and builds it with
-# its own ninja call (incremental after the first run). One TAP line per test program.
+# its own ninja call (incremental after the first run; tests/asan_build.sh, which test_fuzz.sh
+# shares to replay the fuzzing corpus). One TAP line per test program.
 # A sanitizer report fails the program that caused it, whatever its exit status: every report
 # (ASan, LeakSanitizer, UBSan; also from the programs test_cli.sh starts, whose failures it
 # expects) is written to a file of its own (log_path) and a program passes only when it left
@@ -21,8 +22,8 @@ SAN=address,undefined
 W=$(mktemp -d "${TMPDIR:-/tmp}/test_asan.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
 trap 'rm -rf "$W"' EXIT
 
-if ! { ./configure --no-cuda --sanitize=$SAN --out="$D" && ninja -C "$D" programs tests; } \
-    >"$W/build.log" 2>&1; then
+. tests/asan_build.sh # asan_build TARGET...: configures and builds the folder $D, locked
+if ! asan_build programs tests >"$W/build.log" 2>&1; then
   echo "Bail out! the ASan+UBSan build in $D failed:"
   tail -20 "$W/build.log" | sed 's/^/# /'
   exit 1
