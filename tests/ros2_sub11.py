@@ -3,7 +3,8 @@
 cyclonedds), the kind of peer that crashes Debian's Cyclone DDS 0.10.2 through its type
 objects. tests/test_ros2.sh runs it beside the app:
 
-    ros2_sub11.py DOMAIN TOPIC SECONDS     prints "received N" (sensor_msgs/Image samples)
+    ros2_sub11.py DOMAIN TOPIC SECONDS [COUNT]   prints "received N" (sensor_msgs/Image
+                                                samples) after SECONDS, or once it has COUNT
 """
 import sys
 import time
@@ -46,8 +47,9 @@ class Image_(IdlStruct, typename="sensor_msgs::msg::dds_::Image_"):
 def main():
     dp = DomainParticipant(int(sys.argv[1]))
     reader = DataReader(dp, Topic(dp, sys.argv[2], Image_))
+    count = int(sys.argv[4]) if len(sys.argv) > 4 else None
     n, t0 = 0, time.time()
-    while time.time() - t0 < float(sys.argv[3]):
+    while time.time() - t0 < float(sys.argv[3]) and (count is None or n < count):
         n += len(reader.take(10))
         time.sleep(0.01)
     print("received", n)

@@ -5,12 +5,16 @@
 #
 # The build lives in a folder of its own, build-asan/ (./configure --out, a shadow of the source
 # tree with its own build/), so build/ is left alone; this script configures and builds it with
-# its own ninja call (incremental after the first run). One TAP line per test program.
+# its own ninja call (incremental after the first run; tests/asan_build.sh, which test_fuzz.sh
+# shares to replay the fuzzing corpus). One TAP line per test program.
 # A sanitizer report fails the program that caused it, whatever its exit status: every report
 # (ASan, LeakSanitizer, UBSan; also from the programs test_cli.sh starts, whose failures it
 # expects) is written to a file of its own (log_path) and a program passes only when it left
 # none; -fno-sanitize-recover=all and halt_on_error stop at the first one, exit status 86.
-# Env: STEREO_ASAN_DIR (default build-asan).
+# test_sgm_simd runs 40 of its random cases here (its default 200 take about 150 s under ASan
+# on 2 cores; the plain build runs all 200 in tests/run); with STEREO_DEEP=1 (ninja test-deep)
+# the 200.
+# Env: STEREO_ASAN_DIR (default build-asan), STEREO_SGM_SIMD_CASES.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 D=${STEREO_ASAN_DIR:-build-asan}
@@ -18,8 +22,8 @@ SAN=address,undefined
 W=$(mktemp -d "${TMPDIR:-/tmp}/test_asan.XXXXXX") || { echo "Bail out! mktemp -d failed"; exit 1; }
 trap 'rm -rf "$W"' EXIT
 
-if ! { ./configure --no-cuda --sanitize=$SAN --out="$D" && ninja -C "$D" programs tests; } \
-    >"$W/build.log" 2>&1; then
+. tests/asan_build.sh # asan_build TARGET...: configures and builds the folder $D, locked
+if ! asan_build programs tests >"$W/build.log" 2>&1; then
   echo "Bail out! the ASan+UBSan build in $D failed:"
   tail -20 "$W/build.log" | sed 's/^/# /'
   exit 1
@@ -29,6 +33,7 @@ mkdir "$W/reports"
 export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$W/reports/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$W/reports/ubsan"
 export CMOCKA_MESSAGE_OUTPUT=TAP
+[ "${STEREO_DEEP:-0}" = 1 ] || export STEREO_SGM_SIMD_CASES=${STEREO_SGM_SIMD_CASES:-40}
 
 n=0
 tap=()
@@ -79,7 +84,9 @@ for t in "$D"/build/tests/test_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t")
   san_run "$name" "$t"
-  result "$name under ASan+UBSan ($cases cases)"
+  random=""
+  [ "$name" = test_sgm_simd ] && random=", ${STEREO_SGM_SIMD_CASES:-200} random pairs"
+  result "$name under ASan+UBSan ($cases cases$random)"
 done
 san_run test_cli.sh env STEREO_BUILD="$D/build" STEREO_SANITIZER=$SAN bash tests/test_cli.sh
 result "test_cli.sh on the ASan+UBSan programs ($cases cases)"

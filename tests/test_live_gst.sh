@@ -15,16 +15,18 @@
 #   5. a broken pipeline (gst://nosuchelement): refused at once, exit 1, one line with the URI
 #      and GStreamer's "no element"; caps the app cannot take: GStreamer's not-negotiated and the
 #      hint; rtsp:// without a server: refused with rtspsrc's error; a pipeline that never
-#      delivers: refused after the bounded wait, nothing hangs
+#      delivers: refused after the bounded wait (the app's 10 s), nothing hangs
 #   6. EOS mid-run (num-buffers): the camera is lost ("lost (end of stream)" naming the URI) and
 #      reconnected, the run goes on to its frame count; an error mid-stream (a corrupt PNG in
 #      the sequence): lost with GStreamer's own message, reconnected; no definite leak under
-#      valgrind through losses and reconnects; SIGINT while streaming: exit 0 within 3 s
+#      valgrind through losses and reconnects; SIGINT while streaming: a clean exit 0
 #   7. configuration: [source] left/right/input in a file; type beside them in one file refused
 #      at its line; --left without --right; the libc-only build refuses gst:// ("not built in
 #      this binary", exit 2)
 # Skips visibly when the app is built without GStreamer or gst-launch-1.0 / a plugin is missing.
-# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 60 s on 2 cores.
+# Waits are on states (tests/tap.sh); how fast the app refuses or stops is measured by
+# tools/timing.sh. Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 60 s
+# on 2 cores.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TESTS_DIR=$PWD/tests
@@ -141,27 +143,27 @@ check "--input gst:// side by side: 640x240 GRAY8 split into two 320x240 views" 
   test "$rc" = 0 -a "$(json sbs.json width)" = 320 -a "$(json sbs.json height)" = 240 -a \
   "$(count sbs.err 'split into halves')" = 1
 
-# 5. refused clearly, nothing hangs
-t0=$SECONDS
+# 5. refused clearly, nothing hangs (the limits catch a hang only; tools/timing.sh measures how
+#    soon each is refused)
 timeout 60 "$LIVE" --headless --frames 5 --input gst://nosuchelement >bad.out 2>bad.err
 rc=$?
-check "gst://nosuchelement: exit 1 at once, one line with the URI and 'no element'" bad.err \
-  test "$rc" = 1 -a "$(count bad.err '')" = 1 -a $((SECONDS - t0)) -le 5 -a \
+check "gst://nosuchelement: exit 1 before any frame, one line with the URI and 'no element'" bad.err \
+  test "$rc" = 1 -a "$(count bad.err '')" = 1 -a "$(count bad.out '^frame ')" = 0 -a \
   "$(count bad.err 'gst://nosuchelement: cannot build the GStreamer pipeline: no element "nosuchelement"')" = 1
 timeout 60 "$LIVE" --headless --frames 5 --left 'gst://videotestsrc ! video/x-raw,format=I420' \
   --right 'gst://videotestsrc' >neg.out 2>neg.err
 rc=$?
 check "caps the app cannot take (I420): exit 1, not-negotiated and the videoconvert hint" neg.err \
   test "$rc" = 1 -a "$(count neg.err 'left gst://videotestsrc ! video/x-raw,format=I420: .*not-negotiated.*videoconvert')" = 1
-t0=$SECONDS
 timeout 60 "$LIVE" --headless --frames 5 --left rtsp://127.0.0.1:1/left --right rtsp://127.0.0.1:1/right \
   >rtsp.out 2>rtsp.err
 rc=$?
-check "rtsp:// without a server (127.0.0.1:1): exit 1 within 10 s, one line with the URI and rtspsrc's error" \
-  rtsp.err test "$rc" = 1 -a "$(count rtsp.err '')" = 1 -a $((SECONDS - t0)) -le 10 -a \
+check "rtsp:// without a server (127.0.0.1:1): exit 1, one line with the URI and rtspsrc's error" \
+  rtsp.err test "$rc" = 1 -a "$(count rtsp.err '')" = 1 -a \
   "$(count rtsp.err '^stereo-live: left rtsp://127.0.0.1:1/left: rtspsrc0: ')" = 1
+# the app's own bound is 10 s: a limit of ten times that
 t0=$SECONDS
-timeout 30 "$LIVE" --headless --frames 5 --input 'gst://videotestsrc is-live=true ! valve drop=true' \
+timeout 150 "$LIVE" --headless --frames 5 --input 'gst://videotestsrc is-live=true ! valve drop=true' \
   >mute.out 2>mute.err
 rc=$?
 check "a pipeline that never delivers: exit 1 after the bounded wait ($((SECONDS - t0)) s), 'no frame within 10 s'" \
@@ -194,7 +196,7 @@ fi
 # leaks: valgrind through two losses and reconnects (GStreamer's own reachable memory aside)
 if command -v valgrind >/dev/null; then
   Q='video/x-raw,width=64,height=48,framerate=30/1'
-  timeout 300 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+  timeout 600 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
     --suppressions="$TESTS_DIR/valgrind-glib.supp" \
     "$LIVE" --headless --frames 25 --set stereo.disparities=16 \
     --left "gst://videotestsrc is-live=true num-buffers=10 ! $Q" \
@@ -206,19 +208,21 @@ else
   skip "valgrind: no definite leak" "valgrind is not installed"
 fi
 
-# SIGINT while two pipelines stream: a clean stop (pipelines set to NULL) within 3 s
-timeout 60 "$LIVE" --headless --left "gst://videotestsrc is-live=true ! $V" \
+# SIGINT while two pipelines stream (the first stats line printed): a clean stop, pipelines set
+# to NULL (how soon: tools/timing.sh)
+"$LIVE" --headless --left "gst://videotestsrc is-live=true ! $V" \
   --right "gst://videotestsrc is-live=true ! $V" >int.out 2>int.err &
 pid=$!
-sleep 2
+streaming=0
+wait_for 60 grep -qs '^frame [1-9]' int.out && streaming=1
 kill -INT "$pid"
-stopped=1
-for i in $(seq 30); do kill -0 "$pid" 2>/dev/null || { stopped=0; break; }; sleep 0.1; done
-[ "$stopped" = 0 ] || kill -KILL "$pid" 2>/dev/null
+stopped=0
+ends_within "$pid" 60 && stopped=1
 wait "$pid"
 rc=$?
-check "SIGINT while two pipelines stream: exit 0 within 3 s, the summary names the pairs" int.err \
-  test "$stopped" = 0 -a "$rc" = 0 -a "$(count int.err 'stereo-live: gst: [0-9]* pairs')" = 1
+check "SIGINT while two pipelines stream: exit 0, the summary names the pairs" int.err \
+  test "$streaming" = 1 -a "$stopped" = 1 -a "$rc" = 0 -a \
+  "$(count int.err 'stereo-live: gst: [0-9]* pairs')" = 1
 
 # 7. configuration files and the libc-only build
 printf '[source]\ninput = gst://videotestsrc is-live=true ! video/x-raw,width=128,height=48\n[run]\nframes = 3\n[display]\nheadless = true\n[stereo]\ndisparities = 16\n' >in.ini

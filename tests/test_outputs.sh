@@ -9,9 +9,10 @@
 #   2. kill -9 mid-run (640x480 point clouds, unpaced): every file named by the pattern is
 #      whole (PFM and PLY sizes from their headers); the next run removes the temporary file
 #      the kill left (NAME.tmp.XXXXXX)
-#   3. a slow output (strace delays its renames by 0.2 s): the stage keeps its rate, the output
-#      drops frames and counts them (sent + drops = frames); a folder removed mid-run: the
-#      output says why once, the run goes on and ends with status 0
+#   3. a slow output (strace delays its renames by 0.2 s): the stage does not wait for it, the
+#      output drops frames and counts them (sent + drops = frames; the stage's rate meanwhile:
+#      tools/timing.sh); a folder removed mid-run: the output says why once, the run goes on and
+#      ends with status 0
 #   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
 #      frame number, depth without a camera, too many: exit 2, one line, nothing created;
 #      display:// with another output keeps the window (SDL offscreen: a window and the files),
@@ -20,7 +21,9 @@
 #      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
 #      pngenc ! multifilesink: every frame, the colour-mapped view; rtsp on a port in use refused
 #   6. valgrind: no definite leak with file, ros2 and gst outputs opened, fed and closed
-# Run from the repo root (tests/run does). Env: STEREO_BUILD (build). About 25 s.
+# Every wait is on a state (tests/tap.sh: a file written, a line printed, a process gone); its
+# limit catches a hang only. Run from the repo root (tests/run does). Env: STEREO_BUILD (build).
+# About 25 s.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${STEREO_BUILD:-build}
@@ -89,7 +92,8 @@ mkdir -p "$T/k"
 "$LIVE" --input 'synth://?width=640&height=480&fps=0' -d 64 --backend cpu --headless "${CAM[@]}" \
   --output "file://$T/k/%06d.ply" --output "file://$T/k/%06d.pfm" >/dev/null 2>&1 &
 pid=$!
-sleep 2.5
+# killed once a few frames are written, while it writes more
+wait_for 120 eval '[ "$(ls "$T/k" | grep -c "^[0-9]*\.p[fl][my]$")" -ge 4 ]'
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 check "kill -9 mid-run: every .pfm and .ply is whole" /dev/null "$PY" - "$T/k" <<'EOF'
@@ -122,28 +126,36 @@ if command -v strace >/dev/null 2>&1 && "${SLOW[@]}" true 2>/dev/null; then
   mkdir -p "$T/s"
   "${SLOW[@]}" "$LIVE" "${SCENE[@]}" --frames 60 --output "file://$T/s/%06d.pfm" \
     >"$T/3.out" 2>"$T/3.err"
-  check "slow output: 60 frames at the scene's 30 fps, drops counted (sent + drops = 60)" "$T/3.out" \
-    "$PY" - "$T/3.out" <<'EOF'
+  check "slow output: 60 frames, the output drops and counts them (sent + drops = 60, drops > 0)" \
+    "$T/3.out" "$PY" - "$T/3.out" <<'EOF'
 import re, sys
 out = open(sys.argv[1]).read()
-fps = float(re.search(r"stereo-live: ([0-9.]+) fps \(60 frames", out).group(1))
+assert re.search(r"stereo-live: [0-9.]+ fps \(60 frames", out), out
 sent, drops = map(int, re.search(r": (\d+) sent, (\d+) drops", out).groups())
-assert 28.5 <= fps <= 31.5, fps
-assert sent + drops == 60 and drops >= 20, (sent, drops)
+assert sent + drops == 60 and drops > 0, (sent, drops)
 EOF
 else
   skip "slow output: drops counted" "strace cannot trace here"
 fi
+# removed once it holds a file (renamed away in one step: a plain rm -rf races the writer); the
+# run goes on: a stats line after the output's message, then SIGINT ends it
 mkdir -p "$T/gone"
-"$LIVE" "${SCENE[@]}" --frames 60 --output "file://$T/gone/%06d.pfm" >"$T/3g.out" 2>"$T/3g.err" &
+"$LIVE" "${SCENE[@]}" --output "file://$T/gone/%06d.pfm" >"$T/3g.out" 2>"$T/3g.err" &
 pid=$!
-sleep 1
-rm -rf "$T/gone"
+wait_for 60 eval 'ls "$T/gone" | grep -q pfm'
+mv "$T/gone" "$T/gone.removed" && rm -rf "$T/gone.removed"
+said=0 went_on=0
+wait_for 60 grep -qs "output file://$T/gone/%06d.pfm: " "$T/3g.err" && said=1
+lines_then=$(grep -c '^frame ' "$T/3g.out")
+wait_for 60 eval '[ "$(grep -c "^frame " "$T/3g.out")" -gt "$lines_then" ]' && went_on=1
+kill -INT "$pid"
+ends_within "$pid" 60
 wait "$pid"
 rc=$?
-check "a folder removed mid-run: said once, the run goes on (exit 0, 60 frames)" "$T/3g.err" \
-  test "$rc" = 0 -a "$(grep -c "output file://$T/gone/%06d.pfm: " "$T/3g.err")" = 1 \
-  -a "$(grep -c 'stereo-live: 60 frames' "$T/3g.out")" = 1
+check "a folder removed mid-run: said once, the run goes on (a stats line after it; exit 0 at SIGINT)" \
+  "$T/3g.err" test "$said" = 1 -a "$went_on" = 1 -a "$rc" = 0 \
+  -a "$(grep -c "output file://$T/gone/%06d.pfm: " "$T/3g.err")" = 1 \
+  -a "$(grep -c 'stereo-live: [0-9]* frames' "$T/3g.out")" = 1
 
 # ---- 4. bad outputs ------------------------------------------------------------------------
 bad() { # name, expected text, options...
@@ -192,32 +204,41 @@ check "display:// with another output: the window is tried (no display here: sai
 # ---- 5. GStreamer outputs ------------------------------------------------------------------------
 if [ -n "$(grep -o 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null)" ] &&
    command -v gst-launch-1.0 >/dev/null && gst-inspect-1.0 x264enc >/dev/null 2>&1; then
-  sizes() { # folder -> "N WxH ..." of its PNGs (distinct sizes)
-    "$PY" -c 'import cv2,glob,sys; f=sorted(glob.glob(sys.argv[1]+"/*.png")); print(len(f), *sorted({"%dx%d" % cv2.imread(p).shape[1::-1] for p in f}))' "$1"
+  sizes() { # folder -> "N WxH ..." of its whole PNGs (distinct sizes; the last one may be cut
+            # short where the receiver was stopped)
+    "$PY" -c 'import cv2,glob,sys; f=[i for i in map(cv2.imread, sorted(glob.glob(sys.argv[1]+"/*.png"))) if i is not None]; print(len(f), *sorted({"%dx%d" % i.shape[1::-1] for i in f}))' "$1" 2>/dev/null
   }
   PORT=$((20000 + $$ % 20000))
   RTP_CAPS="application/x-rtp,media=video,encoding-name=H264,payload=96,clock-rate=90000"
   DEC=(rtph264depay ! h264parse ! decodebin ! videoconvert ! video/x-raw,format=RGB ! pngenc)
   mkdir -p "$T/rtp" "$T/rtsp" "$T/gst"
-  timeout 10 gst-launch-1.0 -q udpsrc port=$PORT caps="$RTP_CAPS" ! "${DEC[@]}" ! \
+  pngs() { ls "$1" | grep -c 'png$'; }
+  # the receiver listens (PLAYING) before the app sends; it is stopped once it has decoded 30 of
+  # the 60 frames (or after a minute: a hang)
+  timeout 300 gst-launch-1.0 udpsrc port=$PORT caps="$RTP_CAPS" ! "${DEC[@]}" ! \
     multifilesink location="$T/rtp/%03d.png" >"$T/5r.log" 2>&1 &
   rx=$!
-  sleep 1
+  wait_for 60 grep -qs 'Setting pipeline to PLAYING' "$T/5r.log"
   "$LIVE" "${SCENE[@]}" --frames 60 --output "rtp://127.0.0.1:$PORT" >"$T/5.out" 2>&1
-  sleep 1; kill "$rx" 2>/dev/null; wait "$rx" 2>/dev/null
+  wait_for 60 eval '[ "$(pngs "$T/rtp")" -ge 30 ]'
+  kill "$rx" 2>/dev/null; wait "$rx" 2>/dev/null
   r=$(sizes "$T/rtp")
   check "rtp://: a receiving pipeline decodes H.264 frames of 160x120 ($r)" "$T/5r.log" \
     test "${r#* }" = 160x120 -a "${r%% *}" -ge 30
-  "$LIVE" "${SCENE[@]}" --frames 150 --output "rtsp://@:$PORT/depth" >"$T/5s.out" 2>&1 &
+  # the server runs until a client has decoded 20 frames: its first stats line says it serves
+  "$LIVE" "${SCENE[@]}" --output "rtsp://@:$PORT/depth" >"$T/5s.out" 2>"$T/5s.err" &
   app=$!
-  sleep 1
+  wait_for 60 grep -qs '^frame [1-9]' "$T/5s.out"
   "$LIVE" "${SCENE[@]}" --frames 2 --output "rtsp://@:$PORT/depth" >"$T/5p.out" 2>&1
   rc=$?
   check "rtsp:// on a port in use: refused (exit 2, one line)" "$T/5p.out" \
     test "$rc" = 2 -a "$(grep -c "cannot listen on port $PORT" "$T/5p.out")" = 1
-  timeout 4 gst-launch-1.0 -q rtspsrc location="rtsp://127.0.0.1:$PORT/depth" latency=0 ! \
-    "${DEC[@]}" ! multifilesink location="$T/rtsp/%03d.png" >"$T/5c.log" 2>&1
-  wait "$app"
+  timeout 300 gst-launch-1.0 -q rtspsrc location="rtsp://127.0.0.1:$PORT/depth" latency=0 ! \
+    "${DEC[@]}" ! multifilesink location="$T/rtsp/%03d.png" >"$T/5c.log" 2>&1 &
+  rx=$!
+  wait_for 60 eval '[ "$(pngs "$T/rtsp")" -ge 20 ]'
+  kill "$rx" 2>/dev/null; wait "$rx" 2>/dev/null
+  kill -INT "$app"; ends_within "$app" 60; wait "$app"
   r=$(sizes "$T/rtsp")
   check "rtsp://@:PORT/depth: a client decodes frames of 160x120 ($r)" "$T/5c.log" \
     test "${r#* }" = 160x120 -a "${r%% *}" -ge 20
@@ -247,7 +268,7 @@ if command -v valgrind >/dev/null; then
   [ -x "$B/stereo-ros2-bridge" ] && outs+=(--output "ros2://vg?domain=$((20 + $$ % 200))")
   grep -q 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null &&
     outs+=(--output 'gst://appsrc ! videoconvert ! fakesink')
-  timeout 300 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+  timeout 600 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
     --suppressions=tests/valgrind-glib.supp "$LIVE" --input 'synth://?width=64&height=48' -d 16 \
     --backend cpu --headless --frames 20 "${CAM[@]}" "${outs[@]}" >"$T/6.out" 2>"$T/6.err"
   rc=$?

