@@ -93,7 +93,7 @@ check "headless: stats lines once a second (capture, stage, latency, dropped, ba
 # A stage that cannot keep up says so once, with the settings that help: 256 disparities at
 # 640x480 on the CPU are several times slower than the scene's 30 fps on any CPU; a 160x120 D16
 # rank stage at 10 fps keeps up with room to spare, so its run says nothing of the kind
-timeout 120 "$LIVE" --headless --frames 40 --backend cpu -d 256 >slow.out 2>slow.err
+timeout 300 "$LIVE" --headless --frames 40 --backend cpu -d 256 >slow.out 2>slow.err
 rc=$?
 check "a stage that cannot keep up: said once, with the stage time, the frame interval, the share dropped and faster settings" slow.err \
   eval '[ $rc -eq 0 ] && [ "$(grep -c "does not keep up" slow.err)" -eq 1 ] &&
