@@ -6,6 +6,9 @@ the camera given (f 200 px, B 0.1 m, centre (79.5, 59.5), 160x120). Run by tests
 with the venv that has rosbags:
 
     ros2_check.py CHECK DIR...     prints one line per failure, exit 1 on any
+
+PFM_DROPS (environment, default 0): the frames the run's file:// output dropped (its thread late:
+a loaded machine), whose samples then have no PFM to equal; that many may go unmatched.
 """
 import glob
 import os
@@ -32,6 +35,9 @@ def increasing(ms):
     assert all(b > a for a, b in zip(s, s[1:])), s
 
 
+PFM_DROPS = int(os.environ.get("PFM_DROPS", "0"))
+
+
 def pfms(d):
     out = []
     for p in sorted(glob.glob(os.path.join(d, "*.pfm"))):
@@ -52,6 +58,7 @@ def check_disparity(d, pfm_dir):
     assert len(ms) >= 5, len(ms)
     increasing(ms)
     files = pfms(pfm_dir)
+    unmatched = 0
     for m in ms:
         assert m.image.encoding == "32FC1" and m.header.frame_id == "stereo_optical_frame"
         assert (m.f, round(m.t, 6), m.min_disparity, m.max_disparity, m.delta_d) == \
@@ -60,9 +67,12 @@ def check_disparity(d, pfm_dir):
         # the stage's frame with the same bits: invalid is -1 here, +inf in the PFM
         as_pfm = np.where(disp < m.min_disparity, np.inf, disp).astype("<f4")
         same = [f for f in files if f.tobytes() == as_pfm.tobytes()]
-        assert len(same) >= 1, "no PFM of the run equals a received disparity bit for bit"
+        unmatched += not same
         assert np.isfinite(as_pfm).mean() > 0.5
-    return f"{len(ms)} disparities, each bit for bit one of the run's {len(files)} PFMs"
+    assert unmatched <= min(PFM_DROPS, len(ms) - 1), \
+        f"{unmatched} received disparities equal no PFM of the run bit for bit"
+    return (f"{len(ms)} disparities, {len(ms) - unmatched} bit for bit one of the run's "
+            f"{len(files)} PFMs ({PFM_DROPS} frames the file output dropped)")
 
 
 def check_depth(d, pfm_dir):
@@ -72,6 +82,7 @@ def check_depth(d, pfm_dir):
     assert len(ms) >= 5, len(ms)
     increasing(ms)
     files = pfms(pfm_dir)
+    unmatched = 0
     for m in ms:
         assert m.encoding == "32FC1", m.encoding
         z = image(m, "<f4")
@@ -82,8 +93,11 @@ def check_depth(d, pfm_dir):
                 continue
             want = (F * B * 16) / (dd[valid].astype(np.float64) * 16)
             same += np.allclose(z[valid], want, rtol=2e-7, atol=0)
-        assert same >= 1, "no PFM of the run whose f B / d equals a received depth image"
-    return f"{len(ms)} depth images, each f B / d of one of the run's {len(files)} PFMs (float)"
+        unmatched += not same
+    assert unmatched <= min(PFM_DROPS, len(ms) - 1), \
+        f"{unmatched} received depth images are f B / d of no PFM of the run"
+    return (f"{len(ms)} depth images, {len(ms) - unmatched} f B / d of one of the run's "
+            f"{len(files)} PFMs (float)")
 
 
 def check_depth_mm(d):
