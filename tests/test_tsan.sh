@@ -86,7 +86,8 @@ EOF
 if clang -g -fsanitize=thread -o "$W/planted" "$W/planted.c" 2>"$W/cc.log"; then
   tsan_run planted "$W/planted"
   if [ ${#why[@]} -gt 0 ] && grep -q "data race" "$W"/reports/*; then why=(); else
-    why=("no data race reported for the planted race"); fi
+    why=("no data race reported for the planted race (exit status $rc):"
+         "$(cat "$W/planted.out" "$W"/reports/* 2>/dev/null | head -20)"); fi
 else
   why=("clang -fsanitize=thread failed:" "$(head -5 "$W/cc.log")")
 fi
