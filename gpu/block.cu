@@ -134,7 +134,7 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
     return cudaGetLastError();
 }
 
-/* The two-view cost volume C (sgm.h's layout) of one cost kind, as pair_cost computes it: the
+/* The two-view cost volume C (sgm.h's layout) of rank and the table costs, as pair_cost computes it: the
  * input of the volume walk (SGM_VOLUME), which the stage uses for the costs whose own walk is
  * slower (stage_cuda.cu). A block holds 1024 / D consecutive pixels of a row (threadIdx.y), 256
  * threads; each thread four consecutive disparities (one 32-bit store; D is a multiple of 16),
@@ -153,20 +153,82 @@ static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out
     *(uint32_t *)(out + (row + x) * a.ndisp + k) = c4;
 }
 
+/* The word costs (census, bt, adcensus) of the volume from shared memory: a block stages one
+ * segment of VOL_PIXELS pixels of a row, the right words it reaches (VOL_PIXELS + D - 1 of them,
+ * 0 left of the image) and, for adcensus, the right grey values already mapped (ad_lut), so that
+ * every word and grey value is read from global memory once per block instead of once per voxel,
+ * and the mapping is looked up once per pixel. A warp takes one pixel at a time, lane t
+ * disparities t, t + 32, ...: consecutive lanes read consecutive shared words (no bank
+ * conflict) and write consecutive bytes of the volume. The same costs as pair_cost, bit for bit. */
+#define VOL_PIXELS 64
+#define VOL_THREADS 256
+template <int KIND>
+static __global__ void __launch_bounds__(VOL_THREADS)
+    k_cost_volume_words(const sgm_args a, uint8_t *__restrict__ out)
+{
+    extern __shared__ uint64_t vol_sh[];
+    const int D = a.ndisp, w = a.width, y = blockIdx.y;
+    const int x0 = blockIdx.x * VOL_PIXELS, np = min(VOL_PIXELS, w - x0);
+    const int xr0 = x0 - a.dmin - (D - 1); /* the first right pixel staged */
+    const int nr = np + D - 1;
+    uint64_t *cr = vol_sh;                                   /* nr right words */
+    uint8_t *mr = (uint8_t *)(vol_sh + VOL_PIXELS + 511);    /* nr mapped right grey values */
+    const size_t row = (size_t)y * w;
+    for (int i = threadIdx.x; i < nr; i += VOL_THREADS) {
+        const int xr = xr0 + i;
+        const bool in = xr >= 0 && xr < w; /* xr < w always: x - dmin - k <= x */
+        cr[i] = in ? __ldg(a.census_r + row + xr) : 0;
+        if (KIND == COST_KIND_ADCENSUS)
+            mr[i] = in ? __ldg(a.ad_lut + __ldg(a.grey_r + row + xr)) : 0;
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int px = warp; px < np; px += VOL_THREADS / 32) {
+        const int x = x0 + px;
+        const uint64_t l = __ldg(a.census_l + row + x);
+        const int il = KIND == COST_KIND_ADCENSUS ? (int)__ldg(a.grey + row + x) : 0;
+        uint8_t *o = out + (row + x) * (size_t)D;
+        const int top = px + D - 1; /* the staged index of disparity k is top - k */
+#pragma unroll 4
+        for (int k = lane; k < D; k += 32) {
+            const int i = top - k;
+            const uint64_t r = cr[i];
+            int c;
+            if (KIND == 1)
+                c = __popcll(l ^ r);
+            else if (KIND == COST_KIND_ADCENSUS)
+                c = stereo_adcensus_cost(__popcll(l ^ r), il, mr[i], a.ad_weight, a.max_cost);
+            else /* KIND == 3, bt words I | lo << 8 | hi << 16 */
+                c = stereo_bt_cost((int)(l & 255), (int)(l >> 8 & 255), (int)(l >> 16 & 255),
+                                   (int)(r & 255), (int)(r >> 8 & 255), (int)(r >> 16 & 255),
+                                   a.max_cost);
+            o[k] = (uint8_t)(xr0 + i < 0 ? a.max_cost : c);
+        }
+    }
+}
+
 cudaError_t launch_cost_volume(const sgm_args *a, int cost_kind, uint8_t *out, cudaStream_t stream)
 {
     if (!a || !out || a->width < 1 || a->height < 1 || a->ndisp < 16 || a->ndisp % 16 ||
         a->ndisp > 512 || cost_kind < 0 || cost_kind > COST_KIND_ADCENSUS || a->height > 65535)
         return cudaErrorInvalidValue;
+    if (cost_kind == 1 || cost_kind == 3 || cost_kind == COST_KIND_ADCENSUS) {
+        const dim3 wgrid(((unsigned)a->width + VOL_PIXELS - 1) / VOL_PIXELS, (unsigned)a->height);
+        const size_t shared = (VOL_PIXELS + 511) * sizeof(uint64_t) + VOL_PIXELS + 511;
+        if (cost_kind == 1)
+            k_cost_volume_words<1><<<wgrid, VOL_THREADS, shared, stream>>>(*a, out);
+        else if (cost_kind == 3)
+            k_cost_volume_words<3><<<wgrid, VOL_THREADS, shared, stream>>>(*a, out);
+        else
+            k_cost_volume_words<COST_KIND_ADCENSUS><<<wgrid, VOL_THREADS, shared, stream>>>(*a, out);
+        return cudaGetLastError();
+    }
     const unsigned per_pixel = (unsigned)a->ndisp / 4, pixels = 1024u / (unsigned)a->ndisp;
     const dim3 grid(((unsigned)a->width + pixels - 1) / pixels, (unsigned)a->height);
     const dim3 threads(per_pixel, pixels);
-    switch (cost_kind) {
-    case 0: k_cost_volume<0><<<grid, threads, 0, stream>>>(*a, out); break;
-    case 1: k_cost_volume<1><<<grid, threads, 0, stream>>>(*a, out); break;
-    case 2: k_cost_volume<2><<<grid, threads, 0, stream>>>(*a, out); break;
-    case 3: k_cost_volume<3><<<grid, threads, 0, stream>>>(*a, out); break;
-    default: k_cost_volume<COST_KIND_ADCENSUS><<<grid, threads, 0, stream>>>(*a, out); break;
-    }
+    if (cost_kind == 0)
+        k_cost_volume<0><<<grid, threads, 0, stream>>>(*a, out);
+    else
+        k_cost_volume<2><<<grid, threads, 0, stream>>>(*a, out);
     return cudaGetLastError();
 }

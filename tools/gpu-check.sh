@@ -19,6 +19,8 @@
 # GC_STEPS="tests sweep band post faults sanitizer bench views proxy ncu live proxylive loaded buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
+# A shorter proxy step: PROXY_CONFIGS (lines "w h D paths"), PROXY_BUILDS (default "sm_90
+# compute_87"), PROXY_ALL=0 leaves out the all-SM rows.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DATA=${STEREO_DATA:-../shared/data}
@@ -468,7 +470,7 @@ step "Jetson proxy: the stage on green contexts of all / 16 / 8 SMs, sm_90 and c
 # ../shared/anchors (SM_LIMIT=N). Both: median of PROXY_RUNS (default 100) after 20 warm-ups.
 PROXY_RUNS=${PROXY_RUNS:-100}
 export PROXY_COST=${PROXY_COST:-adcensus} # the stage's cost (libSGM has its own census)
-PROXY_CONFIGS=$'640 480 128 8\n1024 440 128 4\n1280 960 128 8\n1920 1080 256 8' # w h D paths
+PROXY_CONFIGS=${PROXY_CONFIGS:-$'640 480 128 8\n1024 440 128 4\n1280 960 128 8\n1920 1080 256 8'} # w h D paths
 all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
 [ -n "$all_sms" ] || all_sms=132
 echo "date,commit,device,sms,build,size,disparities,paths,project_ms,libsgm_ms,base_ms,stages" >"$OUT/proxy-raw.csv"
@@ -489,9 +491,10 @@ run_libsgm() { # build w h d paths sms -> median ms
   else out=$(SM_LIMIT=$6 LD_PRELOAD=$ANC/greenctx.so "$bin" "$2" "$3" "$4" "$5" "$PROXY_RUNS" 2>>"$OUT/proxy.err"); fi
   echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
 }
-for sms in $all_sms ${PROXY_SMS:-16 8}; do
+proxy_all=$all_sms; [ "${PROXY_ALL:-1}" = 0 ] && proxy_all=""
+for sms in $proxy_all ${PROXY_SMS:-16 8}; do
   while read -r w h d paths; do
-    for b in sm_90 compute_87; do
+    for b in ${PROXY_BUILDS:-sm_90 compute_87}; do
       if [ $b = sm_90 ]; then bin=build/gpu/stereo-bench; else bin=$B87/build/gpu/stereo-bench; fi
       r=$(run_project "$bin" "$w" "$h" "$d" "$paths" "$sms")
       lib=$(run_libsgm $b "$w" "$h" "$d" "$paths" "$sms")
