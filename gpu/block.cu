@@ -160,6 +160,19 @@ static __global__ void k_cost_volume(const sgm_args a, uint8_t *__restrict__ out
  * and the mapping is looked up once per pixel. A warp takes one pixel at a time, lane t
  * disparities t, t + 32, ...: consecutive lanes read consecutive shared words (no bank
  * conflict) and write consecutive bytes of the volume. The same costs as pair_cost, bit for bit. */
+template <int KIND>
+static __device__ __forceinline__ int word_volume_cost(const sgm_args &a, uint64_t l, int il, uint64_t r,
+                                                       int mr)
+{
+    if (KIND == 1)
+        return __popcll(l ^ r);
+    if (KIND == COST_KIND_ADCENSUS)
+        return stereo_adcensus_cost(__popcll(l ^ r), il, mr, a.ad_weight, a.max_cost);
+    /* KIND == 3, bt words I | lo << 8 | hi << 16 */
+    return stereo_bt_cost((int)(l & 255), (int)(l >> 8 & 255), (int)(l >> 16 & 255), (int)(r & 255),
+                          (int)(r >> 8 & 255), (int)(r >> 16 & 255), a.max_cost);
+}
+
 #define VOL_PIXELS 64
 #define VOL_THREADS 256
 template <int KIND>
@@ -183,26 +196,27 @@ static __global__ void __launch_bounds__(VOL_THREADS)
     }
     __syncthreads();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const bool edge = xr0 < 0; /* block-uniform: some disparities point left of the image */
     for (int px = warp; px < np; px += VOL_THREADS / 32) {
         const int x = x0 + px;
         const uint64_t l = __ldg(a.census_l + row + x);
         const int il = KIND == COST_KIND_ADCENSUS ? (int)__ldg(a.grey + row + x) : 0;
-        uint8_t *o = out + (row + x) * (size_t)D;
-        const int top = px + D - 1; /* the staged index of disparity k is top - k */
-#pragma unroll 4
-        for (int k = lane; k < D; k += 32) {
-            const int i = top - k;
-            const uint64_t r = cr[i];
-            int c;
-            if (KIND == 1)
-                c = __popcll(l ^ r);
-            else if (KIND == COST_KIND_ADCENSUS)
-                c = stereo_adcensus_cost(__popcll(l ^ r), il, mr[i], a.ad_weight, a.max_cost);
-            else /* KIND == 3, bt words I | lo << 8 | hi << 16 */
-                c = stereo_bt_cost((int)(l & 255), (int)(l >> 8 & 255), (int)(l >> 16 & 255),
-                                   (int)(r & 255), (int)(r >> 8 & 255), (int)(r >> 16 & 255),
-                                   a.max_cost);
-            o[k] = (uint8_t)(xr0 + i < 0 ? a.max_cost : c);
+        uint8_t *o = out + (row + x) * (size_t)D + lane;
+        /* the staged index of disparity k is top - k */
+        const uint64_t *crk = cr + (px + D - 1 - lane);
+        const uint8_t *mrk = mr + (px + D - 1 - lane);
+        const int xrk = x - a.dmin - lane; /* the right pixel of disparity k = lane */
+        if (D % 128 == 0 && !edge) { /* 4 voxels a lane without a test between them */
+            for (int k = 0; k < D; k += 128) {
+#pragma unroll
+                for (int j = 0; j < 128; j += 32)
+                    o[k + j] = (uint8_t)word_volume_cost<KIND>(a, l, il, crk[-(k + j)], mrk[-(k + j)]);
+            }
+        } else {
+            for (int k = 0; k + lane < D; k += 32) {
+                const int c = word_volume_cost<KIND>(a, l, il, crk[-k], mrk[-k]);
+                o[k] = (uint8_t)(xrk - k < 0 ? a.max_cost : c);
+            }
         }
     }
 }

@@ -58,13 +58,25 @@ static __global__ void k_census(const uint8_t *img, int w, int h, uint64_t *out)
     if (x >= w || y >= h)
         return;
     const uint8_t *centre = tile + (threadIdx.y + ry) * tw + threadIdx.x + rx;
-    int c = *centre;
-    uint64_t bits = 0;
+    const int c = *centre;
+    /* raster order, first pixel most significant: the first CENSUS_BITS - 32 bits in hi, the
+     * last 32 in lo (32-bit shifts: the 64-bit shift of a running word costs twice the
+     * instructions); the sign bit of v - c is 1 exactly when v < c */
+    constexpr int HI_BITS = CENSUS_BITS - 32;
+    uint32_t hi = 0, lo = 0;
+    int n = 0;
+#pragma unroll
     for (int j = -ry; j <= ry; j++)
+#pragma unroll
         for (int i = -rx; i <= rx; i++)
-            if (i || j) /* raster order, first pixel most significant */
-                bits = bits << 1 | (uint64_t)(centre[j * tw + i] < c);
-    out[(size_t)y * w + x] = bits;
+            if (i || j) {
+                const uint32_t d = (uint32_t)((int)centre[j * tw + i] - c);
+                if (n++ < HI_BITS) /* acc << 1 | d >> 31 in one funnel shift */
+                    hi = __funnelshift_l(d, hi, 1);
+                else
+                    lo = __funnelshift_l(d, lo, 1);
+            }
+    out[(size_t)y * w + x] = (uint64_t)hi << 32 | lo;
 }
 
 cudaError_t launch_rank(const uint8_t *grey, int w, int h, int window, uint8_t *out,
