@@ -3,12 +3,14 @@
  * blocking (outpath.h). libc only. */
 #include "outpath.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -168,6 +170,134 @@ int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *in
         if (same) {
             fail(err, errlen, "%s '%s' is the same file as %s '%s'; choose another name",
                  o->what, o->path, same->what, same->path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The literal text of pattern[from, to) ("%%" is one '%') into out; its length, or -1 when it
+ * does not fit. */
+static int literal(const char *from, const char *to, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *q = from; q < to; q++) {
+        if (*q == '%' && q + 1 < to && q[1] == '%')
+            q++;
+        if (n + 1 >= len)
+            return -1;
+        out[n++] = *q;
+    }
+    out[n] = 0;
+    return (int)n;
+}
+
+int outpath_pattern_frame(const char *pattern, const char *name, long first, long *k)
+{
+    const char *conv = pattern;
+    while ((conv = strchr(conv, '%')) && conv[1] == '%')
+        conv += 2;
+    if (!conv)
+        return 0;
+    const char *end = conv + strcspn(conv, "diu");
+    if (!*end)
+        return 0;
+    char prefix[4096], suffix[4096];
+    int np = literal(pattern, conv, prefix, sizeof prefix);
+    int ns = literal(end + 1, end + 1 + strlen(end + 1), suffix, sizeof suffix);
+    size_t n = strlen(name);
+    if (np < 0 || ns < 0 || n <= (size_t)np + (size_t)ns || strncmp(name, prefix, (size_t)np) ||
+        strcmp(name + n - (size_t)ns, suffix))
+        return 0;
+    /* the number between them, as printf writes a non-negative int with any flags: an optional
+     * '+' or ' ', then digits (padded with '0' or with spaces, on either side) */
+    char mid[32];
+    size_t nm = n - (size_t)np - (size_t)ns;
+    if (nm >= sizeof mid)
+        return 0;
+    memcpy(mid, name + np, nm);
+    mid[nm] = 0;
+    const char *d = mid + strspn(mid, " +");
+    if (!isdigit((unsigned char)*d))
+        return 0;
+    errno = 0;
+    char *stop;
+    long v = strtol(d, &stop, 10);
+    if (errno || v < first || v > INT_MAX || stop[strspn(stop, " ")])
+        return 0;
+    /* exact: the pattern's own text for v */
+    char again[4096];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    int na = snprintf(again, sizeof again, pattern, (int)v);
+#pragma GCC diagnostic pop
+    if (na < 0 || (size_t)na >= sizeof again || strcmp(again, name))
+        return 0;
+    *k = v;
+    return 1;
+}
+
+/* path resolved for outpath_check_pattern: the real path when the file exists, else its
+ * folder's real path and its name. 0, or -1 when it cannot be resolved (a missing folder). */
+static int resolve(const char *path, char out[PATH_MAX])
+{
+    char dir[PATH_MAX], real_dir[PATH_MAX];
+    const char *base;
+    if (realpath(path, out))
+        return 0;
+    if (split_path(path, dir, &base) != 0 || !realpath(dir, real_dir))
+        return -1;
+    int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", base);
+    return n > 0 && n < PATH_MAX ? 0 : -1;
+}
+
+int outpath_check_pattern(const char *what, const char *pattern, long first,
+                          const outpath_file *files, int n, int skip, char *err, size_t errlen)
+{
+    /* the pattern with its fixed folder (the text before the last '/' ahead of the conversion)
+     * resolved, and '%' in that real folder doubled so that it stays a pattern */
+    const char *conv = pattern;
+    while ((conv = strchr(conv, '%')) && conv[1] == '%')
+        conv += 2;
+    if (!conv)
+        return 0;
+    const char *slash = NULL;
+    for (const char *q = pattern; q < conv; q++)
+        if (*q == '/')
+            slash = q;
+    char dir[PATH_MAX], real_dir[PATH_MAX], rp[2 * PATH_MAX + 8];
+    const char *rest = slash ? slash + 1 : pattern;
+    /* the folder's text holds '%%' for every literal '%': undo that before resolving it */
+    size_t nd = 0;
+    const char *dend = slash ? (slash == pattern ? slash + 1 : slash) : NULL;
+    if (!dend)
+        dir[nd++] = '.';
+    else
+        for (const char *q = pattern; q < dend && nd + 1 < sizeof dir; q++) {
+            if (*q == '%' && q[1] == '%')
+                q++;
+            dir[nd++] = *q;
+        }
+    dir[nd] = 0;
+    if (!realpath(dir, real_dir))
+        return 0; /* a folder that does not exist holds no file: check_one refuses it */
+    size_t k = 0;
+    for (const char *q = strcmp(real_dir, "/") ? real_dir : ""; *q && k + 2 < PATH_MAX; q++) {
+        if (*q == '%')
+            rp[k++] = '%';
+        rp[k++] = *q;
+    }
+    int len = snprintf(rp + k, sizeof rp - k, "/%s", rest);
+    if (len < 0 || (size_t)len >= sizeof rp - k)
+        return 0;
+    for (int j = 0; j < n; j++) {
+        char path[PATH_MAX];
+        long frame;
+        if (j == skip || !files[j].path || !*files[j].path || resolve(files[j].path, path) != 0)
+            continue;
+        if (outpath_pattern_frame(rp, path, first, &frame)) {
+            fail(err, errlen, "frame %ld of %s '%s' would replace %s '%s'; choose another name",
+                 frame, what, pattern, files[j].what, files[j].path);
             return -1;
         }
     }

@@ -47,6 +47,23 @@ typedef struct {
 int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *inputs, int n_in,
                   char *err, size_t errlen);
 
+/* Whether name is frame k of a pattern (one frame-number conversion, as hal/sequence.h checks
+ * them) for some k >= first: the pattern's own formatting of k (an int) gives name exactly.
+ * 1 with *k set, else 0. */
+int outpath_pattern_frame(const char *pattern, const char *name, long first, long *k);
+
+/* An output that writes one file per frame by a pattern (hal/sequence.h: one frame-number
+ * conversion), frames first, first + 1, ... without a known end: whether any of those frames
+ * would be one of files[0..n) (inputs or other outputs; unnamed ones and the pattern's own
+ * entry, files[skip], left out; skip -1 for none). Compared as resolved paths: a file that
+ * exists by its real path (links followed), one that does not by its folder's real path and
+ * its name. 0, or -1 with one line:
+ *   "frame 3 of --output 'cfg/c_%06d.pfm' would replace --config 'cfg/c_000003.pfm'; choose
+ *    another name"
+ */
+int outpath_check_pattern(const char *what, const char *pattern, long first,
+                          const outpath_file *files, int n, int skip, char *err, size_t errlen);
+
 /* A folder a program fills with files of its own (a recording): it must be missing (created later
  * by the program, in a folder that exists and takes new files) or an empty directory, and none of
  * files[0..n) (the run's inputs and outputs) may lie in it. Returns 0, or -1 with one line:

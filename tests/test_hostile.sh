@@ -6,6 +6,9 @@
 #   1. outputs against inputs (one registry per run, outpath.h): --stats-json onto the video of
 #      --input, --screenshot onto a frame of a file:// sequence, --stats-json onto a frame of a
 #      --view sequence, --screenshot onto display.font: exit 2, the input untouched
+#      and every frame a file:// output may write (its pattern over every frame number): onto
+#      the --config being read (directly or through a link), onto --stats-json or --screenshot,
+#      onto another output's frames: exit 2, nothing written
 #   2. recording takes a new or empty folder: a folder holding a longer recording, the folder a
 #      gst:// multifilesrc reads, --screenshot into the recording folder: exit 2, nothing written
 #   3. replay.ini reads back: the generated scene at fps 0 records a rate within 1..1000 and the
@@ -103,6 +106,29 @@ refused "--screenshot onto display.font" 2 \
   "--screenshot / run.screenshot 'seq/l_0001.png' is the same file as display.font" \
   "$LIVE" "${SMALL[@]}" --set display.font=seq/l_0001.png --screenshot seq/l_0001.png
 check "... every frame untouched" o.err same_seq
+# every frame a file:// output may write, not only frame 1's name
+mkdir cfg3 cfgd outs
+printf '[run]\nframes = 3\n' >cfg3/c_000003.pfm
+cp cfg3/c_000003.pfm cfg3.orig
+ln -s cfg3/c_000003.pfm link.ini
+refused "frame 3 of a file:// output onto the --config being read" 2 \
+  "frame 3 of --output 'cfg3/c_%06d.pfm' would replace --config 'cfg3/c_000003.pfm'" \
+  "$LIVE" "${SMALL[@]}" --config cfg3/c_000003.pfm --output 'file://cfg3/c_%06d.pfm'
+refused "... and onto it through a link named as --config" 2 \
+  "frame 3 of --output 'cfg3/c_%06d.pfm' would replace --config 'link.ini'" \
+  "$LIVE" "${SMALL[@]}" --config link.ini --output 'file://cfg3/c_%06d.pfm'
+check "... the configuration untouched, no frame written" o.err \
+  bash -c 'cmp -s cfg3/c_000003.pfm cfg3.orig && [ "$(ls cfg3)" = c_000003.pfm ]'
+refused "--stats-json onto frame 2 of a file:// output" 2 \
+  "frame 2 of --output 'cfgd/x_%06d.pfm' would replace --stats-json 'cfgd/x_000002.pfm'" \
+  "$LIVE" "${SMALL[@]}" --output 'file://cfgd/x_%06d.pfm' --stats-json cfgd/x_000002.pfm
+refused "--screenshot onto frame 5 of a file:// output" 2 \
+  "frame 5 of --output 'outs/s_%04d.png' would replace --screenshot / run.screenshot 'outs/s_0005.png'" \
+  "$LIVE" "${SMALL[@]}" --output 'file://outs/s_%04d.png' --screenshot outs/s_0005.png
+refused "two file:// outputs that meet at frame 100000 (x_%d and x_%06d)" 2 \
+  "frame 100000 of --output 'outs/x_%d.pfm' would replace --output 'outs/x_100000.pfm'" \
+  "$LIVE" "${SMALL[@]}" --output 'file://outs/x_%d.pfm' --output 'file://outs/x_%06d.pfm'
+check "... nothing written" o.err bash -c '[ -z "$(find cfgd outs -type f)" ]'
 
 # ---- 2. recording takes a folder of its own ---------------------------------------------------
 fresh_seq

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_outpath.c — outpath_check: an output that names an input or another output (by the same
  * name, another path, a hard link, a link to its folder), a symbolic link, a directory, a device,
- * a missing folder, a name too long for its temporary file; atomic_write_file failing half-way
+ * a missing folder, a name too long for its temporary file; a pattern whose later frames would
+ * replace a file (outpath_check_pattern); atomic_write_file failing half-way
  * or ended by a signal; inputs that are FIFOs or devices (open_input_file). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +92,57 @@ static void output_through_a_linked_folder_is_refused(void **state)
     tmp_path(new_in, "new.png");
     assert_int_equal(check2("output", out, "input LEFT", new_in), -1);
     unlink(dirlink);
+}
+
+/* outpath_pattern_frame: a name is a frame exactly when the pattern writes that name */
+static void pattern_frame_matches_only_what_the_pattern_writes(void **state)
+{
+    long k = -1;
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_000003.pfm", 1, &k), 1);
+    assert_int_equal(k, 3);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_1234567.pfm", 1, &k), 1);
+    assert_int_equal(k, 1234567);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_000000.pfm", 1, &k), 0); /* < first */
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_000000.pfm", 0, &k), 1);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_3.pfm", 1, &k), 0);      /* padding */
+    assert_int_equal(outpath_pattern_frame("c_%d.pfm", "c_0003.pfm", 1, &k), 0);
+    assert_int_equal(outpath_pattern_frame("c_%d.pfm", "c_3.pfm", 1, &k), 1);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_00000x.pfm", 1, &k), 0);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "d_000003.pfm", 1, &k), 0);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_000003.png", 1, &k), 0);
+    assert_int_equal(outpath_pattern_frame("c_%06d.pfm", "c_99999999999.pfm", 1, &k), 0); /* > int */
+    assert_int_equal(outpath_pattern_frame("c_%+d.pfm", "c_+7.pfm", 1, &k), 1);
+    assert_int_equal(outpath_pattern_frame("c_%+d.pfm", "c_7.pfm", 1, &k), 0);
+    assert_int_equal(outpath_pattern_frame("c_%4d.pfm", "c_   7.pfm", 1, &k), 1);
+    assert_int_equal(outpath_pattern_frame("c_%-4d.pfm", "c_7   .pfm", 1, &k), 1);
+    assert_int_equal(outpath_pattern_frame("100%%_%02d.pfm", "100%_12.pfm", 1, &k), 1);
+    assert_int_equal(k, 12);
+    assert_int_equal(outpath_pattern_frame("100%%_%02d.pfm", "100%%_12.pfm", 1, &k), 0);
+}
+
+/* outpath_check_pattern: every frame of a pattern against files by their real paths */
+static void pattern_output_onto_a_later_frame_is_refused(void **state)
+{
+    char pat[PATH_MAX], in[PATH_MAX], link[PATH_MAX], other[PATH_MAX];
+    tmp_path(pat, "f_%04d.pfm");
+    write_text(tmp_path(in, "f_0042.pfm"), "x", 1);
+    unlink(tmp_path(link, "cfg.ini"));
+    assert_int_equal(symlink(in, link), 0);
+    outpath_file files[] = {{"--config", link}, {"--output", pat}};
+    assert_int_equal(outpath_check_pattern("--output", pat, 1, files, 2, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "frame 42 of --output '"));
+    assert_non_null(strstr(err, "would replace --config '"));
+    /* a missing file in that folder (an output not written yet) counts as well */
+    tmp_path(other, "f_0007.pfm");
+    outpath_file out[] = {{"--stats-json", other}};
+    assert_int_equal(outpath_check_pattern("--output", pat, 1, out, 1, -1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "frame 7 of"));
+    /* frames before the first, other names and other folders do not */
+    tmp_path(other, "f_0000.pfm");
+    outpath_file zero[] = {{"--stats-json", other}, {"x", "f_0001.pfm"}, {"y", NULL}};
+    assert_int_equal(outpath_check_pattern("--output", pat, 1, zero, 3, -1, err, sizeof err), 0);
+    unlink(link);
+    unlink(in);
 }
 
 static void two_outputs_naming_one_file_are_refused(void **state)
@@ -297,6 +349,8 @@ int main(void)
         cmocka_unit_test(output_equal_to_input_by_another_path_is_refused),
         cmocka_unit_test(output_hard_linked_to_input_is_refused),
         cmocka_unit_test(output_through_a_linked_folder_is_refused),
+        cmocka_unit_test(pattern_frame_matches_only_what_the_pattern_writes),
+        cmocka_unit_test(pattern_output_onto_a_later_frame_is_refused),
         cmocka_unit_test(two_outputs_naming_one_file_are_refused),
         cmocka_unit_test(symlink_output_is_refused),
         cmocka_unit_test(directory_device_and_missing_folder_are_refused),
