@@ -180,18 +180,35 @@ static void print_usage(void)
     fputs(usage_keys, stdout);
 }
 
-/* SIGINT / SIGTERM: once the session runs, the first one stops it in order (the loops watch
- * got_signal; the summary, screenshot and recording are finished). Before that (a source whose
- * start blocks, such as a GStreamer filesrc on a FIFO, waits in a call the app cannot
- * interrupt), and at the second one, the app ends at once by the signal, removing the temporary
- * file of an output being written (outpath.h): Ctrl-C works in every state. */
-static volatile sig_atomic_t got_signal, session_running;
+/* SIGINT / SIGTERM: the first one stops the app in order, in every state but one: the loops
+ * watch got_signal, a start in progress goes on to the session, which then ends at once, and
+ * the summary, --stats-json, the screenshot and the recording are finished with exit 0 (under
+ * any load: the start may take seconds on a busy machine). The exception is a GStreamer start
+ * blocked in a call the app cannot interrupt (a filesrc on a FIFO: start_blocking): there the
+ * app ends at once by the signal. A second signal ends the app at once too (removing the
+ * temporary file of an output being written, outpath.h), but only one that comes at least
+ * SECOND_SIGNAL_NS after the first: within that time it is the same request arriving twice,
+ * as when Ctrl-C reaches the app and a wrapper such as timeout(1), which passes it on as
+ * SIGTERM, or a script sends SIGINT then SIGTERM. The handler runs with both blocked. */
+#define SECOND_SIGNAL_NS 1000000000LL
+static volatile sig_atomic_t got_signal, start_blocking;
+static struct timespec first_signal_at; /* written and read by the handler only */
 static void on_signal(int sig)
 {
-    if (!session_running || got_signal) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+    if (start_blocking) {
         outpath_remove_temps_and_die(sig);
         return;
     }
+    if (got_signal) {
+        long long dt = (now.tv_sec - first_signal_at.tv_sec) * 1000000000LL +
+                       (now.tv_nsec - first_signal_at.tv_nsec);
+        if (dt >= SECOND_SIGNAL_NS)
+            outpath_remove_temps_and_die(sig);
+        return;
+    }
+    first_signal_at = now;
     got_signal = sig;
 }
 
@@ -2161,10 +2178,13 @@ static int open_inputs(app *a)
     if (gst) {
         signal(SIGALRM, on_start_deadline);
         alarm(START_DEADLINE_S);
+        start_blocking = 1;
     }
     frame_status st = frame_source_open(&a->cfg, &a->src, err, sizeof err);
-    if (gst)
+    if (gst) {
+        start_blocking = 0;
         alarm(0);
+    }
     if (st != FRAME_OK) {
         report("%s", err);
         return -1;
@@ -2246,6 +2266,15 @@ static const char *green_note(const app *a, char *buf, size_t len)
 
 int main(int argc, char **argv)
 {
+    /* first, so that a signal in the start stops the app in order too (on_signal) */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     app a;
     memset(&a, 0, sizeof a);
     if (load_config(argc, argv, &a.cfg, &a.opt) != 0)
@@ -2262,12 +2291,6 @@ int main(int argc, char **argv)
     if (a.opt.list_cameras)
         return list_cameras();
 #endif
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 
     int rc = 1;
     char err[1024], green[64] = "", version[256];
@@ -2324,7 +2347,6 @@ int main(int argc, char **argv)
 #endif
     int64_t t_start = monotonic_ns();
     a.rt.t_ns = t_start;
-    session_running = 1;
 #if !LIVE_LIBC_ONLY
     if (live_pipeline_start(a.pipe, windowed ? wake_display : NULL, &d, err, sizeof err) != 0) {
 #else

@@ -11,7 +11,8 @@
 #      the overlay box holds text; the pair view shows both images and the horizontal lines;
 #      without a screen and XDG_RUNTIME_DIR: headless, without an unexplained SDL line
 #   3. SIGTERM / SIGINT while running (headless and in a window): a clean exit 0 (how soon:
-#      tools/timing.sh)
+#      tools/timing.sh); under load at any moment from the start on: exit 0, the summary and the
+#      JSON, every run; SIGINT and SIGTERM together count as one request
 #   4. bad options and configurations: exit 2 (as config/README.md says), one stderr line (some
 #      word for word), nothing created; sources that cannot open: exit 1, one line (a missing
 #      camera set in a file: FILE:LINE of the key; the shipped two-usb-cameras.ini's placeholder:
@@ -259,6 +260,56 @@ signal_test() { # NAME SIGNAL COMMAND...
 }
 signal_test "SIGTERM while running headless: clean exit 0" TERM "$LIVE" --headless --backend cpu
 signal_test "SIGINT while running headless: clean exit 0" INT "$LIVE" --headless --backend cpu
+# Under load, from the first moment the app can take a signal (its handler installed: SigCgt
+# in /proc, a state, not a delay) to well into the session, at delays spread over that span:
+# every run ends with exit 0, the summary and the --stats-json file. Both cores kept busy by
+# two loops. 5 runs of each signal (STEREO_DEEP=1: 20). Then SIGINT and SIGTERM together, as
+# Ctrl-C reaches the app and timeout(1) passes it on: one request, the same clean end.
+catches_int() {
+  local m
+  m=$(awk '/^SigCgt/{print $2}' "/proc/$1/status" 2>/dev/null)
+  [ -n "$m" ] && (( (0x$m >> 1) & 1 ))
+}
+signal_under_load() { # SIGNAL RUNS
+  local sig=$1 runs=$2 good=0 why="" i
+  for ((i = 0; i < runs; i++)); do
+    rm -f l.json l.out l.err
+    "$LIVE" --headless --backend cpu --set synth.width=640 --set synth.height=480 \
+      --stats-json l.json >l.out 2>l.err &
+    local pid=$!
+    wait_for 60 catches_int "$pid"
+    sleep "0.$((i * 7 % 10))$((i % 10))" # 0 .. 0.99 s after the handler: the start, then frames
+    kill -"$sig" "$pid"
+    ends_within "$pid" 60 || { kill -KILL "$pid"; why+=" run $i: still running 60 s after SIG$sig;"; }
+    wait "$pid"
+    local rc=$?
+    if [ $rc -eq 0 ] && grep -q '^stereo-live: [0-9]* frames, ' l.out &&
+       /usr/bin/python3 -c 'import json,sys; json.load(open("l.json"))["frames"]' 2>/dev/null; then
+      good=$((good + 1))
+    else
+      why+=" run $i: exit $rc, summary $(grep -c '^stereo-live: [0-9]* frames, ' l.out), json $([ -s l.json ] && echo yes || echo no), $(tail -1 l.err);"
+    fi
+  done
+  check "SIG$sig under load at any moment: $good of $runs runs end with exit 0, the summary and the JSON" \
+    <(echo "$why") [ "$good" -eq "$runs" ]
+}
+load_runs=5
+[ "${STEREO_DEEP:-0}" = 1 ] && load_runs=20
+busy=()
+for _ in 1 2; do (while :; do :; done) & busy+=($!); done
+signal_under_load INT "$load_runs"
+signal_under_load TERM "$load_runs"
+kill "${busy[@]}" 2>/dev/null; wait "${busy[@]}" 2>/dev/null
+rm -f l.json
+"$LIVE" --headless --backend cpu --stats-json l.json >l.out 2>l.err &
+pid=$!
+wait_for 60 grep -qs '^frame [1-9]' l.out
+kill -INT "$pid"; kill -TERM "$pid"
+ends_within "$pid" 60 || kill -KILL "$pid"
+wait "$pid"
+rc=$?
+check "SIGINT then SIGTERM at once (Ctrl-C under timeout): one request, exit $rc with the summary and the JSON" \
+  l.err bash -c "[ $rc -eq 0 ] && grep -q '^stereo-live: [0-9]* frames, ' l.out && [ -s l.json ]"
 # xvfb-run would take the signal itself: in a window only with a display of our own
 if command -v Xvfb >/dev/null 2>&1; then
   Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp 3>xdisplay >/dev/null 2>&1 &
