@@ -207,6 +207,13 @@ static const key_def keys[] = {
     {"output", "uri8", K_OUTPUT, 0, 0, F(output[7]), 0, 0},
 };
 #undef F
+/* [source] type. Named by its row, not by its offset: type is live_config's first field, so its
+ * offset 0 is also that of the rows without a field of their own (K_STAGE). */
+static int is_source_type(const key_def *k)
+{
+    return k->kind == K_ENUM && k->parse == parse_source;
+}
+
 /* A key's index (find_key, key_line): keys[i] below NKEYS, the stage option table's row
  * i - NKEYS from there (NALL in all) */
 #define NKEYS ((int)NELEM(keys))
@@ -544,7 +551,11 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
             return failf(err, errlen, "%s: %s", k->key, why2);
         memcpy(field, value, strlen(value) + 1);
         /* one way to name the source at a time: the last given wins (config.h); view2 ... go
-         * with either and are checked against it by live_config_check */
+         * with either and are checked against it by live_config_check. An empty URI names
+         * nothing and leaves the others (live_config_write_section writes "input =" after
+         * left and right). */
+        if (!*value)
+            break;
         if (k->offset == offsetof(live_config, source_input))
             c->source_left[0] = c->source_right[0] = '\0';
         else if (k->offset == offsetof(live_config, source_left) ||
@@ -597,7 +608,7 @@ static int set_key(live_config *c, const key_def *k, const char *value, char *er
         break;
     }
     }
-    if (k->offset == offsetof(live_config, source))
+    if (is_source_type(k))
         c->source_left[0] = c->source_right[0] = c->source_input[0] = '\0';
     resolve_stereo(c);
     return 0;
@@ -735,7 +746,7 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
     int uris = c->source_left[0] || c->source_right[0] || c->source_input[0];
     for (int i = 0; i < NKEYS; i++) {
         const key_def *k = &keys[i];
-        if (uris && k->offset == offsetof(live_config, source))
+        if (uris && is_source_type(k))
             continue; /* the URIs name the source; type would be a second way (and empty them) */
         if (strcmp(k->section, section) != 0)
             continue;
@@ -749,6 +760,11 @@ int live_config_write_section(FILE *f, const live_config *c, const char *section
                 char text[256];
                 if (!*stereo_option_format(&c->stereo, row, text, sizeof text))
                     return -1;
+                /* disparities = auto as given: c->stereo holds the default D until a pair is
+                 * measured (a recording writes the measured D: pair_recorder_open) */
+                if (row->offset == offsetof(stereo_params, num_disparities) &&
+                    c->stage.auto_disparities)
+                    snprintf(text, sizeof text, "auto");
                 fprintf(f, "%s = %s\n", row->key, text);
             }
             break;

@@ -66,7 +66,8 @@ typedef struct {
     live_source source;
     /* [source] left, right, input: URIs (hal/source_uri.h); when any is set it names the source
      * and type is not used. Setting type empties them; setting input empties left and right,
-     * and left or right empties input (the last given wins: a file, then the command line). */
+     * and left or right empties input (the last given wins: a file, then the command line);
+     * an empty one names nothing and empties no other. */
     char source_left[CONFIG_PATH_MAX], source_right[CONFIG_PATH_MAX];
     char source_input[CONFIG_PATH_MAX];
     /* [source] view2 .. view7: source_view[i] is view i's URI ([0] and [1] unused: left and

@@ -644,7 +644,7 @@ int live_pipeline_create(const live_config *cfg, const stereo_params *params,
         goto err;
     for (int k = p->nslots - 1; k >= 0; k--)
         push_free(p, k);
-    if (cfg->record_dir[0] && pair_recorder_open(cfg, &p->rec, err, errlen) != 0)
+    if (cfg->record_dir[0] && pair_recorder_open(cfg, params, &p->rec, err, errlen) != 0)
         goto err;
     *out = p;
     return 0;

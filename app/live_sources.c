@@ -236,8 +236,11 @@ static void absolute_maps(const char *maps, char *out, size_t len)
 }
 
 /* What the recorder keeps of cfg: the settings for replay.ini, with [calibration] maps made
- * absolute, and the views per delivery. */
-static void recorder_settings(pair_recorder *r, const live_config *cfg)
+ * absolute, and the views per delivery. run (NULL before the session): the stage's parameters,
+ * whose D replaces disparities = auto: the replay must search the range the recording measured
+ * on a pair it did not record, not measure its own first pair again. 0, or -1 with err. */
+static int recorder_settings(pair_recorder *r, const live_config *cfg, const stereo_params *run,
+                             char *err, size_t errlen)
 {
     r->settings = *cfg;
     r->views = cfg->stereo.views > 2 ? cfg->stereo.views : 2;
@@ -246,9 +249,20 @@ static void recorder_settings(pair_recorder *r, const live_config *cfg)
         absolute_maps(cfg->maps, maps, sizeof maps);
         snprintf(r->settings.maps, sizeof r->settings.maps, "%s", maps);
     }
+    if (run && cfg->stage.auto_disparities) {
+        char d[16], why[256];
+        snprintf(d, sizeof d, "%d", run->num_disparities);
+        if (live_config_set(&r->settings, "stereo", "disparities", d, why, sizeof why) != 0) {
+            say(err, errlen, "%s: replay.ini cannot hold the measured disparities: %s", r->dir,
+                why);
+            return -1;
+        }
+    }
+    return 0;
 }
 
-int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen)
+int pair_recorder_open(const live_config *cfg, const stereo_params *run, pair_recorder **out,
+                       char *err, size_t errlen)
 {
     const char *dir = cfg->record_dir;
     *out = NULL;
@@ -267,6 +281,10 @@ int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, s
         free(r);
         return -1;
     }
+    if (recorder_settings(r, cfg, run, err, errlen) != 0) {
+        free(r);
+        return -1;
+    }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/timestamps.txt", r->dir);
     if (!(r->stamps = fopen(path, "w"))) {
@@ -275,7 +293,6 @@ int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, s
         return -1;
     }
     fprintf(r->stamps, "# index t_ns (CLOCK_MONOTONIC, relative to the first pair)\n");
-    recorder_settings(r, cfg);
     *out = r;
     return 0;
 }
@@ -458,7 +475,7 @@ int pair_recorder_check(const live_config *cfg, char *err, size_t errlen)
             goto done;
         }
     }
-    recorder_settings(r, cfg);
+    recorder_settings(r, cfg, NULL, NULL, 0); /* cannot fail without run */
     /* the widest numbers the comments can hold */
     r->count = LONG_MAX;
     r->first_ns = 0, r->last_ns = 1; /* the largest rate */
@@ -528,8 +545,10 @@ int pair_recorder_check(const live_config *cfg, char *err, size_t errlen)
     return 0; /* pair_recorder_open says it is not built in */
 }
 
-int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen)
+int pair_recorder_open(const live_config *cfg, const stereo_params *run, pair_recorder **out,
+                       char *err, size_t errlen)
 {
+    (void)run;
     *out = NULL;
     say(err, errlen, "not built in this binary: recording to %s (PNG files need libpng; "
         "build/stereo-live has it)", cfg->record_dir);

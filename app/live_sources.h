@@ -153,7 +153,9 @@ void frame_source_reclaim(frame_source *s);
  * recording's [stereo] and [calibration] settings (maps made absolute), so that the replay
  * computes the same disparities:
  *   stereo-live --config DIR/replay.ini
- * DIR is cfg->record_dir; the settings are those of cfg when the recorder is opened.
+ * DIR is cfg->record_dir; the settings are those of cfg when the recorder is opened, with the
+ * D of run (the parameters the stage runs with) where cfg has disparities = auto: the replay
+ * searches the range the recording measured.
  * More views ([stereo] baselines): DIR/view2_%06d.png ... beside left and right, and replay.ini
  * names the sequences as [source] left, right, view2 ... file:// URIs; a view lost in a delivery
  * (frame_pair.lost) gets no file, so the replay loses it on the same frame.
@@ -167,7 +169,8 @@ typedef struct pair_recorder pair_recorder;
  * (new or empty) is checked by the app with the other files (outpath_check_folder). 0, or -1
  * with "--record / record.dir 'DIR': ..." in err. */
 int pair_recorder_check(const live_config *cfg, char *err, size_t errlen);
-int pair_recorder_open(const live_config *cfg, pair_recorder **out, char *err, size_t errlen);
+int pair_recorder_open(const live_config *cfg, const stereo_params *run, pair_recorder **out,
+                       char *err, size_t errlen);
 int pair_recorder_write(pair_recorder *r, const frame_pair *p, char *err, size_t errlen);
 long pair_recorder_count(const pair_recorder *r);
 /* Writes replay.ini and closes; 0, or -1 with err (the pairs already written stay). */

@@ -202,11 +202,13 @@ static const struct {
     {"stereo", "method", {"", "sgbm", "BM", "local"}},
     {"stereo", "block", {"", "1", "2", "33", "10", "9x9"}},
     {"stereo", "window", {"", "2", "4", "1", "17", "-3", "16", "9x9"}},
+    {"stereo", "ad_weight", {"", "0", "17", "-3", "x"}},
     {"stereo", "paths", {"", "0", "5", "6", "16", "2", "eight"}},
     {"stereo", "p1", {"", "0", "1023", "-5", "p1", "8,0", "8,,8", "8,8,8,8,8,8,8,8,8"}},
     {"stereo", "p2", {"", "1", "0", "1024", "many", "90,1024", ",90"}},
     {"stereo", "path_weights", {"", "-1", "256", "0", "0,0,0,0,0,0,0,0", "1,,1", "a", "1,-1"}},
     {"stereo", "p2_adapt", {"", "-1", "256", "on"}},
+    {"stereo", "mi_tiles", {"", "0", "9", "5x5"}},
     {"stereo", "uniqueness", {"", "-1", "100", "10%"}},
     {"stereo", "subpixel", {"", "2", "y", "enable", "onn"}},
     {"stereo", "lr_check", {"", "maybe", "01"}},
@@ -688,13 +690,16 @@ static void test_examples(void **state)
     assert_int_equal(c.files_loop, 1);
 }
 
-/* config/README.md's key table lists exactly the keys tested above (and every one loads). */
+/* config/README.md's key table lists exactly the keys tested above (and every one loads), and
+ * among them every [stereo] key of the stage option table, which replay.ini writes. */
 static void test_readme_lists_every_key(void **state)
 {
     FILE *f = fopen("config/README.md", "r");
     assert_non_null(f);
     char line[1024];
     int rows = 0;
+    int listed[128] = {0}; /* per row of stereo_option_table */
+    assert_true(stereo_option_count() <= (int)NELEMS(listed));
     while (fgets(line, sizeof line, f)) {
         char sec[64], key[64];
         int end = 0;
@@ -702,6 +707,9 @@ static void test_readme_lists_every_key(void **state)
             !strcmp(sec, "section"))
             continue;
         rows++;
+        const stereo_option_info *row = strcmp(sec, "stereo") ? NULL : stereo_option_by_key(key);
+        if (row)
+            listed[row - stereo_option_table]++;
         int found = 0;
         for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++)
             found |= !strcmp(bad_values[i].section, sec) &&
@@ -711,6 +719,10 @@ static void test_readme_lists_every_key(void **state)
     }
     fclose(f);
     assert_int_equal(rows, (int)(sizeof bad_values / sizeof bad_values[0]));
+    for (int i = 0; i < stereo_option_count(); i++)
+        if (listed[i] != 1)
+            fail_msg("config/README.md lists [stereo] %s %d times", stereo_option_table[i].key,
+                     listed[i]);
 }
 
 /* ---- overrides and cross-field checks ------------------------------------------------------- */
@@ -1259,76 +1271,193 @@ static void test_fuzz(void **state)
 
 /* ---- live_config_write_section: what it writes loads back to the same values ---------------- */
 
+typedef struct {
+    const char *section, *key, *value;
+} key_value;
+
+/* Every key but [controls] given a value other than its default: the base below, then each
+ * variant over it for what the base rules out (the source named by URIs instead of type, the
+ * band with SGM where the base has block matching, disparities = auto). */
+static const key_value round_trip_base[] = {
+    {"source", "type", "files"},         {"camera", "left", "/dev/video4"},
+    {"camera", "right", "/dev/v4l/by-id/usb-x-video-index0"},
+    {"camera", "device", "/dev/video6"}, {"camera", "width", "320"},
+    {"camera", "height", "240"},         {"camera", "fps", "15"},
+    {"camera", "format", "rgb24"},       {"camera", "buffers", "7"},
+    {"camera", "max_skew_ms", "5"},      {"files", "left", "rec dir/l_%04d.png"},
+    {"files", "right", "rec dir/r_100%%_%d.png"},
+    {"files", "fps", "12"},              {"files", "loop", "no"},
+    {"synth", "width", "64"},            {"synth", "height", "48"},
+    {"synth", "fps", "0"},               {"stereo", "disparities", "48"},
+    {"synth", "lose_view", "2,10,19"},   {"stereo", "baselines", "1,-1.5,2"},
+    {"stereo", "combine", "sum"},
+    {"stereo", "min_disparity", "3"},    {"stereo", "cost", "census"},
+    {"stereo", "window", "7"},           {"stereo", "ad_weight", "5"},
+    {"stereo", "paths", "4"},
+    {"stereo", "p1", "11"},              {"stereo", "p2", "77,77,60,60"},
+    {"stereo", "p2_adapt", "0"},         {"stereo", "mi_tiles", "3"},
+    {"stereo", "uniqueness", "15"},
+    {"stereo", "subpixel", "off"},       {"stereo", "lr_check", "false"},
+    {"stereo", "lr_tolerance", "2"},     {"stereo", "median", "0"},
+    {"stereo", "speckle_size", "400"},   {"stereo", "speckle_diff", "32"},
+    {"stereo", "fill", "true"},          {"stereo", "temporal", "yes"},
+    {"stereo", "temporal_alpha", "5"},   {"stereo", "temporal_delta", "100"},
+    {"stereo", "temporal_persist", "3"},
+    {"stereo", "backend", "cpu"},        {"stereo", "threads", "3"},
+    {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
+    {"stereo", "mi_warm", "off"},        {"stereo", "mi_restart", "35"},
+    {"stereo", "method", "bm"},          {"stereo", "block", "21"},
+    {"stereo", "path_weights", "1,2,0,3"},
+    {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
+    {"display", "width", "800"},         {"display", "height", "600"},
+    {"display", "colormap", "gray"},     {"display", "view", "depth"},
+    {"display", "color_range", "auto"},  {"display", "legend", "off"},
+    {"display", "font", "/f.ttf"},       {"record", "dir", "out"},
+    {"calibration", "focal", "612.25"},  {"calibration", "baseline", "0.06"},
+    {"calibration", "center", "320.5, 240"}, {"record", "depth", "true"},
+    {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
+    {"output", "uri", "ros2://robot?domain=3&points=1"},
+    {"output", "uri2", "file://out/d_%06d.pfm?depth=1"},
+    {"output", "uri3", "rtp://127.0.0.1:5000"},
+    {"output", "uri4", "file://o4/%06d.png"},
+    {"output", "uri5", "file://o5/%06d.ply"},
+    {"output", "uri6", "rtsp://@:8554/depth"},
+    {"output", "uri7", "display://"},
+    {"output", "uri8", "file://o8/d_%06d.pfm"},
+};
+static const key_value round_trip_variants[][11] = {
+    /* type back to its default: with URIs it is not written (they name the source) */
+    {{"source", "type", "synth"}, {"source", "left", "file://rec/left_%06d.png"}, {"source", "right", "/dev/video2"},
+     {"source", "view2", "file://rec/view2_%06d.png"}, {"source", "view3", "/dev/video8"},
+     {"source", "view4", "/dev/video10"}, {"source", "view5", "/dev/video12"},
+     {"source", "view6", "/dev/video14"}, {"source", "view7", "/dev/video16"},
+     {"stereo", "method", "sgm"}, {"stereo", "band", "32"}},
+    {{"source", "type", "synth"}, {"source", "input", "synth://?width=96&height=64"}},
+    /* auto keeps the last D given until a pair is measured; the file holds auto alone, so the
+     * reader's is the default's */
+    {{"stereo", "disparities", "64"}, {"stereo", "disparities", "auto"}},
+};
+static const char *const written_sections[] = {"source", "camera", "files", "synth", "stereo",
+                                               "calibration", "display", "record", "run",
+                                               "output"};
+
+static void set_all(live_config *c, const key_value *kv, size_t n)
+{
+    for (size_t i = 0; i < n && kv[i].section; i++)
+        if (live_config_set(c, kv[i].section, kv[i].key, kv[i].value, err, sizeof err))
+            fail_msg("%s.%s = %s: %s", kv[i].section, kv[i].key, kv[i].value, err);
+}
+
+/* Every written section of c as text (live_config_write_section), into buf. */
+static void write_all(const live_config *c, char *buf, size_t len)
+{
+    FILE *f = fmemopen(buf, len, "w");
+    assert_non_null(f);
+    for (size_t i = 0; i < NELEMS(written_sections); i++)
+        assert_int_equal(live_config_write_section(f, c, written_sections[i]), 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* "[section] key = value" lines of text whose value differs from that of the same key in
+ * defaults: a mark per line of defaults (changed[i] set for its i-th "key = " line). */
+static void mark_changed(const char *text, const char *defaults, int *changed, int n)
+{
+    char sec[64] = "", dsec[64] = "";
+    const char *t = text;
+    while (*t) {
+        size_t len = strcspn(t, "\n");
+        if (*t == '[')
+            snprintf(sec, sizeof sec, "%.*s", (int)len, t);
+        const char *eq = memchr(t, '=', len);
+        if (eq) {
+            size_t klen = (size_t)(eq - t);
+            int i = 0;
+            dsec[0] = '\0';
+            for (const char *d = defaults; *d && i < n;) {
+                size_t dlen = strcspn(d, "\n");
+                if (*d == '[')
+                    snprintf(dsec, sizeof dsec, "%.*s", (int)dlen, d);
+                else if (memchr(d, '=', dlen)) {
+                    if (!strcmp(sec, dsec) && !strncmp(d, t, klen + 1) &&
+                        (dlen != len || strncmp(d, t, len) != 0))
+                        changed[i] = 1;
+                    i++;
+                }
+                d += dlen + (d[dlen] == '\n');
+            }
+        }
+        t += len + (t[len] == '\n');
+    }
+}
+
+/* Every key written (every section but [controls], the [stereo] keys of the stage option table
+ * among them), set to a value other than its default, is written, read back, and makes the same
+ * live_config, byte for byte. */
 static void test_write_section_round_trip(void **state)
 {
-    static const struct {
-        const char *section, *key, *value;
-    } set[] = {
-        {"source", "type", "files"},         {"camera", "left", "/dev/video4"},
-        {"camera", "right", "/dev/v4l/by-id/usb-x-video-index0"},
-        {"camera", "device", "/dev/video6"}, {"camera", "width", "320"},
-        {"camera", "height", "240"},         {"camera", "fps", "15"},
-        {"camera", "format", "rgb24"},       {"camera", "buffers", "7"},
-        {"camera", "max_skew_ms", "5"},      {"files", "left", "rec dir/l_%04d.png"},
-        {"files", "right", "rec dir/r_100%%_%d.png"},
-        {"files", "fps", "12"},              {"files", "loop", "no"},
-        {"synth", "width", "64"},            {"synth", "height", "48"},
-        {"synth", "fps", "0"},               {"stereo", "disparities", "16"},
-        {"synth", "lose_view", "2,10,19"},   {"stereo", "baselines", "1,-1.5,2"},
-        {"stereo", "combine", "sum"},
-        {"stereo", "min_disparity", "3"},    {"stereo", "cost", "census"},
-        {"stereo", "window", "7"},           {"stereo", "paths", "4"},
-        {"stereo", "p1", "11"},              {"stereo", "p2", "77"},
-        {"stereo", "p2_adapt", "0"},         {"stereo", "uniqueness", "15"},
-        {"stereo", "subpixel", "off"},       {"stereo", "lr_check", "false"},
-        {"stereo", "lr_tolerance", "2"},     {"stereo", "median", "0"},
-        {"stereo", "backend", "cpu"},        {"stereo", "threads", "3"},
-        {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
-        {"stereo", "mi_warm", "off"},        {"stereo", "mi_restart", "35"},
-        {"stereo", "method", "bm"},          {"stereo", "block", "21"},
-        {"stereo", "path_weights", "1,2,0,3"},
-        {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
-        {"display", "width", "800"},         {"display", "height", "600"},
-        {"display", "colormap", "gray"},     {"display", "view", "depth"},
-        {"display", "color_range", "auto"},  {"display", "legend", "off"},
-        {"display", "font", "/f.ttf"},       {"record", "dir", "out"},
-        {"calibration", "focal", "612.25"},  {"calibration", "baseline", "0.06"},
-        {"calibration", "center", "320.5, 240"}, {"record", "depth", "true"},
-        {"run", "frames", "9000000000"},     {"run", "screenshot", "s.png"},
-        {"output", "uri", "ros2://robot?domain=3&points=1"},
-        {"output", "uri2", "file://out/d_%06d.pfm?depth=1"},
-    };
-    static const char *const sections[] = {"source", "camera", "files", "synth", "stereo",
-                                           "calibration", "display", "record", "run", "output"};
-    live_config want, got;
-    live_config_defaults(&want);
-    for (size_t i = 0; i < NELEMS(set); i++)
-        if (live_config_set(&want, set[i].section, set[i].key, set[i].value, err, sizeof err))
-            fail_msg("%s.%s = %s: %s", set[i].section, set[i].key, set[i].value, err);
+    static char text[16384], defaults_text[16384];
+    live_config want, got, defaults;
+    live_config_defaults(&defaults);
+    write_all(&defaults, defaults_text, sizeof defaults_text);
+    int changed[160] = {0}, nkeys = 0;
+    for (const char *d = defaults_text; *d; d += strcspn(d, "\n") + (d[strcspn(d, "\n")] != 0))
+        nkeys += memchr(d, '=', strcspn(d, "\n")) != NULL;
+    assert_true(nkeys > 60 && nkeys <= (int)NELEMS(changed));
+
     char path[128];
     snprintf(path, sizeof path, "%s/written.ini", tmpdir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    for (size_t i = 0; i < NELEMS(sections); i++)
-        assert_int_equal(live_config_write_section(f, &want, sections[i]), 0);
+    for (int v = -1; v < (int)NELEMS(round_trip_variants); v++) {
+        live_config_defaults(&want);
+        set_all(&want, round_trip_base, NELEMS(round_trip_base));
+        if (v >= 0)
+            set_all(&want, round_trip_variants[v], NELEMS(round_trip_variants[v]));
+        write_all(&want, text, sizeof text);
+        mark_changed(text, defaults_text, changed, nkeys);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+        live_config_defaults(&got);
+        if (live_config_load(path, &got, err, sizeof err) != 0)
+            fail_msg("variant %d: %s\nfor:\n%s", v, err, text);
+        /* the same values; only where they came from differs */
+        memcpy(got.config_file, want.config_file, sizeof got.config_file);
+        memcpy(got.key_line, want.key_line, sizeof got.key_line);
+        if (memcmp(&got, &want, sizeof got) != 0) {
+            char again[16384];
+            write_all(&got, again, sizeof again);
+            fail_msg("variant %d: read back differently:\n%s\nagainst:\n%s", v, again, text);
+        }
+    }
+    /* each key was given a non-default value (by the base or a variant) */
+    int i = 0;
+    for (const char *d = defaults_text; *d;) {
+        size_t len = strcspn(d, "\n");
+        if (memchr(d, '=', len) && !changed[i++])
+            fail_msg("the test gives '%.*s' no other value", (int)len, d);
+        d += len + (d[len] == '\n');
+    }
+    /* the whole stage option table is among them */
+    FILE *f = fmemopen(text, sizeof text, "w");
+    assert_int_equal(live_config_write_section(f, &defaults, "stereo"), 0);
     assert_int_equal(fclose(f), 0);
-    live_config_defaults(&got);
-    if (live_config_load(path, &got, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    /* every key is one line of the file, "key = value" */
-    char origin[256], line[32];
-    assert_int_equal(live_config_origin(&got, "stereo", "p2", origin, sizeof origin), 1);
-    snprintf(line, sizeof line, "%s", strrchr(origin, ':') + 1);
-    assert_true(atoi(line) > 1);
-    /* the same values; only where they came from differs */
-    memcpy(got.config_file, want.config_file, sizeof got.config_file);
-    memcpy(got.key_line, want.key_line, sizeof got.key_line);
-    assert_true(memcmp(&got, &want, sizeof got) == 0);
-    assert_int_equal(got.stereo.p1, 11);
-    assert_int_equal(got.stereo.cost, STEREO_COST_CENSUS);
-    assert_int_equal(got.frames, 9000000000L);
+    for (const stereo_option_info *row = stereo_option_table; row->name; row++) {
+        char line[64];
+        snprintf(line, sizeof line, "\n%s = ", row->key);
+        if (!strstr(text, line))
+            fail_msg("[stereo] %s is not written", row->key);
+    }
+    /* disparities = auto is written as such (the D of stereo is the default until measured) */
+    live_config_defaults(&want);
+    set_all(&want, round_trip_variants[2], NELEMS(round_trip_variants[2]));
+    f = fmemopen(text, sizeof text, "w");
+    assert_int_equal(live_config_write_section(f, &want, "stereo"), 0);
+    assert_int_equal(fclose(f), 0);
+    expect_in(text, "\ndisparities = auto\n", "[stereo] with disparities = auto");
 
     /* the [stereo] section alone, as stereo-live --record writes it into replay.ini */
+    live_config_defaults(&want);
+    set_all(&want, round_trip_base, NELEMS(round_trip_base));
     f = fopen(path, "w");
     assert_non_null(f);
     assert_int_equal(live_config_write_section(f, &want, "stereo"), 0);
@@ -1337,6 +1466,10 @@ static void test_write_section_round_trip(void **state)
     if (live_config_load(path, &got, err, sizeof err) != 0)
         fail_msg("%s", err);
     assert_true(memcmp(&got.stereo, &want.stereo, sizeof got.stereo) == 0);
+    assert_true(memcmp(&got.stage, &want.stage, sizeof got.stage) == 0);
+    assert_int_equal(got.stereo.p1, 11);
+    assert_int_equal(got.stereo.cost, STEREO_COST_CENSUS);
+    assert_int_equal(got.stereo.post.speckle_size, 400);
 
     /* what cannot be written: [controls], an unknown section, a value the reader would cut */
     f = fopen(path, "w");
