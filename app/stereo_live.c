@@ -553,6 +553,29 @@ static int check_outputs(const live_config *cfg, const app_options *o)
             u.kind == OUT_FILE && seq_frame_path(u.target, 1, path, sizeof path) == 0)
             outpath_add(&r, 1, "--output", path);
     }
+    /* gst:// outputs: the files their sinks write (app/output_gst.c checks that GStreamer
+     * built what was read here) */
+    for (int i = 0; i < OUTPUT_MAX; i++) {
+        output_uri u;
+        output_gst_file f[OUTPUT_GST_FILES_MAX];
+        int nf;
+        if (!cfg->output[i][0] || output_uri_parse(cfg->output[i], &u, err, sizeof err) != 0 ||
+            u.kind != OUT_GST)
+            continue;
+        if ((nf = output_gst_files(u.target, f, OUTPUT_GST_FILES_MAX, err, sizeof err)) < 0) {
+            outpath_registry_free(&r);
+            report("--output '%s': %s", u.text, err);
+            return -1;
+        }
+        for (int k = 0; k < nf; k++) {
+            char what[64];
+            snprintf(what, sizeof what, "--output %.15s", f[k].element);
+            if (f[k].is_pattern)
+                outpath_add_pattern(&r, what, f[k].location);
+            else
+                outpath_add(&r, 1, what, f[k].location);
+        }
+    }
     int rc = outpath_registry_check(&r, "--record / record.dir", cfg->record_dir, err, sizeof err);
     if (rc == 0)
         rc = pair_recorder_check(cfg, err, sizeof err);

@@ -3,6 +3,8 @@
  * blocking (outpath.h). libc only. */
 #include "outpath.h"
 
+#include "sequence.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -260,7 +262,108 @@ void outpath_add(outpath_registry *r, int is_output, const char *what, const cha
         return;
     }
     r->file[r->n] = (outpath_file){w, p};
-    r->is_out[r->n++] = is_output != 0;
+    r->is_out[r->n++] = is_output == 2 ? 2 : is_output != 0;
+}
+
+void outpath_add_pattern(outpath_registry *r, const char *what, const char *pattern)
+{
+    outpath_add(r, 2, what, pattern);
+}
+
+/* Whether name is one the file-name pattern base (one frame-number conversion) makes: the
+ * literal text around the conversion, digits between, and the number written back the same. */
+static int pattern_makes(const char *base, const char *name)
+{
+    char prefix[PATH_MAX], suffix[PATH_MAX];
+    size_t np = 0, ns = 0;
+    int in_suffix = 0;
+    for (const char *q = base; *q; q++) {
+        char c = *q;
+        if (c == '%' && q[1] == '%') {
+            q++;
+        } else if (c == '%') {
+            q += strspn(q + 1, "0-+ 123456789");
+            q++; /* the d, i or u */
+            in_suffix = 1;
+            continue;
+        }
+        if (in_suffix ? ns + 1 >= sizeof suffix : np + 1 >= sizeof prefix)
+            return 0;
+        if (in_suffix)
+            suffix[ns++] = c;
+        else
+            prefix[np++] = c;
+    }
+    size_t n = strlen(name);
+    if (n < np + ns + 1 || strncmp(name, prefix, np) || strncmp(name + n - ns, suffix, ns))
+        return 0;
+    const char *d = name + np;
+    size_t nd = n - np - ns;
+    if (nd > 10 || (*d == '-' || *d == '+' ? nd < 2 : 0))
+        return 0;
+    for (size_t i = *d == '-' || *d == '+'; i < nd; i++)
+        if (d[i] < '0' || d[i] > '9')
+            return 0;
+    char back[PATH_MAX];
+    long k = strtol(d, NULL, 10);
+    return k >= 0 && k <= 0x7fffffffL && seq_frame_path(base, k, back, sizeof back) == 0 &&
+           strcmp(back, name) == 0;
+}
+
+/* A pattern output against every other file of the run (outpath_add_pattern). */
+static int check_pattern(const outpath_registry *r, int p, char *err, size_t errlen)
+{
+    const outpath_file *pf = &r->file[p];
+    char dir[PATH_MAX], real_dir[PATH_MAX], other_dir[PATH_MAX], real_other[PATH_MAX];
+    const char *base, *obase;
+    if (split_path(pf->path, dir, &base) != 0 || strchr(dir, '%')) {
+        fail(err, errlen, "%s '%s': the frame number belongs in the file's name, not its folder",
+             pf->what, pf->path);
+        return -1;
+    }
+    if (!realpath(dir, real_dir))
+        return 0; /* no folder: check_one said so for its frames */
+    for (int i = 0; i < r->n; i++) {
+        if (i == p || split_path(r->file[i].path, other_dir, &obase) != 0 ||
+            !realpath(other_dir, real_other) || strcmp(real_dir, real_other) != 0)
+            continue;
+        char made[2][PATH_MAX];
+        int hit = r->is_out[i] != 2 ? pattern_makes(base, obase) : 0;
+        for (int k = 0; r->is_out[i] == 2 && k < 2 && !hit; k++) /* two patterns: a frame */
+            hit = seq_frame_path(obase, k, made[k], sizeof made[k]) == 0 &&
+                  pattern_makes(base, made[k]);
+        if (hit) {
+            fail(err, errlen, "%s '%s' would write %s '%s'; choose another name", pf->what,
+                 pf->path, r->file[i].what, r->file[i].path);
+            return -1;
+        }
+    }
+    /* files there already under the pattern's names: a hard link of an input, a folder named
+     * two ways */
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        char path[PATH_MAX];
+        if (!pattern_makes(base, e->d_name) ||
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        file_identity made, other;
+        identify(path, &made);
+        for (int i = 0; i < r->n && rc == 0; i++) {
+            if (i == p || r->is_out[i] == 2)
+                continue;
+            identify(r->file[i].path, &other);
+            if (made.exists && same_file(&made, &other)) {
+                fail(err, errlen, "%s '%s' would write '%s', which is %s '%s'; choose another "
+                     "name", pf->what, pf->path, path, r->file[i].what, r->file[i].path);
+                rc = -1;
+            }
+        }
+    }
+    closedir(d);
+    return rc;
 }
 
 int outpath_registry_check(const outpath_registry *r, const char *folder_what,
@@ -271,15 +374,31 @@ int outpath_registry_check(const outpath_registry *r, const char *folder_what,
         return -1;
     }
     outpath_file *in = malloc(((size_t)r->n + 1) * sizeof *in);
-    outpath_file *out = malloc(((size_t)r->n + 1) * sizeof *out);
+    outpath_file *out = malloc((2 * (size_t)r->n + 1) * sizeof *out);
+    char (*frames)[PATH_MAX] = NULL;
     int n_in = 0, n_out = 0, rc = -1;
     if (!in || !out) {
         fail(err, errlen, "out of memory listing the inputs and outputs");
         goto done;
     }
+    /* a pattern's frames 0 and 1 as outputs: their folder, and the same file as another */
+    frames = calloc(2 * (size_t)r->n + 1, PATH_MAX);
+    if (!frames) {
+        fail(err, errlen, "out of memory listing the inputs and outputs");
+        goto done;
+    }
+    int nf = 0;
     for (int i = 0; i < r->n; i++) {
         char why[64];
-        if (r->is_out[i])
+        if (r->is_out[i] == 2) {
+            char what[96];
+            snprintf(what, sizeof what, "%s", r->file[i].what);
+            if (seq_check_pattern(what, r->file[i].path, err, errlen) != 0)
+                goto done;
+            for (int k = 0; k < 2; k++)
+                if (seq_frame_path(r->file[i].path, k, frames[nf], PATH_MAX) == 0)
+                    out[n_out++] = (outpath_file){r->file[i].what, frames[nf++]};
+        } else if (r->is_out[i])
             out[n_out++] = r->file[i];
         else if (input_is_regular(r->file[i].path, why, sizeof why) == 0)
             in[n_in++] = r->file[i];
@@ -289,9 +408,13 @@ int outpath_registry_check(const outpath_registry *r, const char *folder_what,
         }
     }
     rc = outpath_check(out, n_out, in, n_in, err, errlen);
+    for (int i = 0; rc == 0 && i < r->n; i++)
+        if (r->is_out[i] == 2)
+            rc = check_pattern(r, i, err, errlen);
     if (rc == 0 && folder && *folder)
         rc = outpath_check_folder(folder_what, folder, r->file, r->n, err, errlen);
 done:
+    free(frames);
     free(in);
     free(out);
     return rc;

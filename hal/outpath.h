@@ -63,14 +63,24 @@ int outpath_check_folder(const char *what, const char *dir, const outpath_file *
  * check fail. */
 typedef struct {
     outpath_file *file;   /* inputs and outputs in the order added */
-    unsigned char *is_out;
+    unsigned char *is_out;      /* 0 an input, 1 an output, 2 an output pattern */
     int n, cap, nomem;
 } outpath_registry;
 
 void outpath_add(outpath_registry *r, int is_output, const char *what, const char *path);
+/* An output written as a printf pattern of a file index that another program picks (a
+ * GStreamer multifilesink, from 0 or 1 on: how many is not known before the run). Its frames
+ * 0 and 1 are checked as outputs (the folder, links, the same file); then no file of the run
+ * may be a name the pattern makes, whether it exists or not (same resolved folder, the name
+ * the pattern gives its number), and no file that exists in the folder under such a name may
+ * be a file of the run (device and inode: a hard link, a folder named two ways):
+ *   "--output multifilesink 'in/right_%06d.png' would write source.right (frame 2)
+ *    'in/right_000002.png'; choose another name"
+ * The pattern needs one frame-number conversion (seq_check_pattern), in the file's name. */
+void outpath_add_pattern(outpath_registry *r, const char *what, const char *pattern);
 /* Each input that exists must be a regular file (input_is_regular); then outpath_check of the
- * outputs against the inputs, then (folder_what, folder non-NULL and not
- * empty) outpath_check_folder of every file. 0, or -1 with err. */
+ * outputs against the inputs, then the patterns' names, then (folder_what, folder non-NULL and
+ * not empty) outpath_check_folder of every file. 0, or -1 with err. */
 int outpath_registry_check(const outpath_registry *r, const char *folder_what,
                            const char *folder, char *err, size_t errlen);
 void outpath_registry_free(outpath_registry *r);

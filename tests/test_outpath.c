@@ -287,6 +287,50 @@ static void signal_mid_write_leaves_no_temporary_file(void **state)
     }
 }
 
+/* pattern outputs (a multifilesink's location): against names of the run it would make, files
+ * there that are files of the run, and its own frames 0 and 1 */
+static int check_pattern(const char *pattern, const char *in, const char *out)
+{
+    outpath_registry r = {0};
+    outpath_add(&r, 0, "input", in);
+    outpath_add(&r, 1, "--stats-json", out);
+    outpath_add_pattern(&r, "--output multifilesink", pattern);
+    err[0] = '\0';
+    int rc = outpath_registry_check(&r, NULL, NULL, err, sizeof err);
+    outpath_registry_free(&r);
+    return rc;
+}
+
+static void pattern_output_making_a_file_of_the_run_is_refused(void **state)
+{
+    char p[PATH_MAX], in[PATH_MAX], out[PATH_MAX], hard[PATH_MAX];
+    write_text(tmp_path(in, "right_000002.png"), "r", 1);
+    tmp_path(p, "right_%06d.png");
+    assert_int_equal(check_pattern(p, in, NULL), -1);
+    assert_non_null(strstr(err, "--output multifilesink '"));
+    assert_non_null(strstr(err, "right_%06d.png' would write input '"));
+    assert_non_null(strstr(err, "right_000002.png'; choose another name"));
+    /* an output not written yet: by name */
+    assert_int_equal(check_pattern(tmp_path(p, "s_%d.json"), NULL, tmp_path(out, "s_12.json")), -1);
+    assert_non_null(strstr(err, "would write --stats-json '"));
+    /* names the pattern does not make */
+    assert_int_equal(check_pattern(tmp_path(p, "right_%04d.png"), in, tmp_path(out, "right_x.png")),
+                     0);
+    assert_int_equal(check_pattern(tmp_path(p, "%06d.png"), in, tmp_path(out, "1.png")), 0);
+    /* a hard link of the input under a name the pattern makes */
+    assert_int_equal(link(in, tmp_path(hard, "h_7.png")), 0);
+    assert_int_equal(check_pattern(tmp_path(p, "h_%d.png"), in, NULL), -1);
+    assert_non_null(strstr(err, "h_7.png', which is input '"));
+    /* its frame 0 is checked as any output: here, the input itself */
+    write_text(tmp_path(in, "z_0.png"), "z", 1);
+    assert_int_equal(check_pattern(tmp_path(p, "z_%d.png"), in, NULL), -1);
+    assert_non_null(strstr(err, "z_0.png' is the same file as input '"));
+    /* no conversion, or one in the folder */
+    assert_int_equal(check_pattern(tmp_path(p, "%d/x.png"), NULL, NULL), -1);
+    assert_int_equal(check_pattern(tmp_path(p, "x_%s.png"), NULL, NULL), -1);
+    assert_non_null(strstr(err, "frame-number conversion"));
+}
+
 static int make_tmpdir(void **state) { return tmpdir_make("test_outpath"); }
 static int remove_tmpdir(void **state) { return tmpdir_remove(); }
 
@@ -306,6 +350,7 @@ int main(void)
         cmocka_unit_test(name_too_long_for_its_temporary_file_is_refused),
         cmocka_unit_test(input_fifo_and_device_are_refused_without_blocking),
         cmocka_unit_test(signal_mid_write_leaves_no_temporary_file),
+        cmocka_unit_test(pattern_output_making_a_file_of_the_run_is_refused),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
