@@ -21,6 +21,10 @@
  * each output holds at most two (one in its mailbox, one being sent), so a pool of 2 * outputs
  * + 1 buffers always has a free one for the stage thread (the one it fills).
  *
+ * Lost downstream. A frame a backend took can still be lost after it (a GStreamer queue that
+ * leaks, frames queued when the stream ends): the backend counts those (lost) and they are
+ * moved from sent to drops, so that sent + drops is every frame pushed.
+ *
  * Failures. A write that fails is counted as a drop and a failure; the first one is reported
  * once (the report callback), and the output keeps trying with the next frames (a disk that
  * fills up and is freed again, a receiver that comes back).
@@ -127,6 +131,8 @@ static void *output_main(void *arg)
         }
     }
     pthread_mutex_unlock(&lo->lock);
+    if (o->be->finish)
+        o->be->finish(o->state);
     return NULL;
 }
 
@@ -268,6 +274,11 @@ void live_outputs_stats(live_outputs *lo, int i, live_output_stats *s)
     snprintf(s->error, sizeof s->error, "%s", o->error);
     pthread_mutex_unlock(&lo->lock);
     /* the backends' counters are their own atomics or read-only words */
+    uint64_t lost = o->be->lost ? o->be->lost(o->state) : 0;
+    if (lost > s->sent)
+        lost = s->sent;
+    s->sent -= lost;
+    s->drops += lost;
     if (o->be->stats)
         o->be->stats(o->state, s->extra, sizeof s->extra);
     if (o->be->restarts)

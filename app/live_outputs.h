@@ -20,8 +20,9 @@ typedef struct live_outputs live_outputs;
 
 typedef struct {
     char uri[OUTPUT_URI_MAX];
-    uint64_t sent;              /* frames the output took */
-    uint64_t drops;             /* frames it did not: it was busy, or it failed */
+    uint64_t sent;              /* frames the output took (and did not lose after: lost) */
+    uint64_t drops;             /* frames it did not: it was busy, it failed, or it lost them
+                                   downstream (a leaky queue, queued when it was stopped) */
     uint64_t failures;          /* of those, the writes that failed */
     uint64_t restarts;          /* restarts of its helper process (ros2: the bridge) */
     char extra[160];            /* the backend's own counters, ", ..." or "" */

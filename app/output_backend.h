@@ -52,6 +52,13 @@ typedef struct {
     /* Counters for --stats-json: restarts of a helper process (0 when it has none). */
     uint64_t (*restarts)(void *state);
     void (*close)(void *state);
+    /* May be NULL. The end, from the output's own thread after its last frame, before the
+     * stats are read for the summary: a stream is ended and given its bounded time to finish. */
+    void (*finish)(void *state);
+    /* May be NULL. Frames write took (0) that never reached the end of the output after all
+     * (a GStreamer queue that leaked them, frames still queued when it was stopped): counted
+     * as drops, not sent. */
+    uint64_t (*lost)(void *state);
 } output_backend;
 
 extern const output_backend output_file_backend;

@@ -116,5 +116,5 @@ static void file_close(void *state) { free(state); }
 
 const output_backend output_file_backend = {
     OUT_FILE, OUTPUT_NEEDS_DISPARITY | OUTPUT_NEEDS_RECTIFIED, file_open, file_write, NULL, NULL,
-    file_close,
+    file_close, NULL, NULL,
 };

@@ -32,6 +32,16 @@
 #define QUEUE_MAX 2
 #define EOS_WAIT_NS (2 * GST_SECOND) /* at the end, for the pipeline to finish its stream */
 
+#define QUEUES_WATCHED 16
+
+/* A queue of the pipeline: frames in and out of a leaky one (pad probes, streaming threads);
+ * what it holds is its current-level-buffers. */
+typedef struct {
+    GstElement *queue;
+    int leaky;
+    uint64_t in, out;           /* atomics */
+} watched_queue;
+
 typedef struct {
     output_uri uri;
     int width, height;
@@ -45,6 +55,12 @@ typedef struct {
     GObject *server;
     guint server_id;
     GMutex lock;
+    /* rtp, gst: what becomes of the frames pushed (output_backend.lost) */
+    watched_queue queue[QUEUES_WATCHED];
+    int nqueue;
+    uint64_t left;              /* frames still queued when the stream was stopped */
+    uint64_t leaked_final;
+    int finished;               /* atomic: left and leaked_final are set */
 } gst_output;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -104,6 +120,153 @@ static GstAppSrc *find_appsrc(GstElement *pipeline)
     return found;
 }
 
+/* Every element of a bin and of the bins in it, one at a time (with a reference), to fn until
+ * it returns nonzero: that value, else 0. */
+static int each_element(GstElement *pipeline, int (*fn)(GstElement *e, void *ctx), void *ctx)
+{
+    if (!GST_IS_BIN(pipeline))
+        return fn(pipeline, ctx);
+    GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipeline));
+    GValue v = G_VALUE_INIT;
+    int rc = 0;
+    GstIteratorResult r;
+    while (!rc && (r = gst_iterator_next(it, &v)) != GST_ITERATOR_DONE) {
+        if (r == GST_ITERATOR_RESYNC) {
+            gst_iterator_resync(it);
+            continue;
+        }
+        if (r != GST_ITERATOR_OK)
+            break;
+        rc = fn(g_value_get_object(&v), ctx);
+        g_value_reset(&v);
+    }
+    g_value_unset(&v);
+    gst_iterator_free(it);
+    return rc;
+}
+
+static const char *factory_name(GstElement *e)
+{
+    GstElementFactory *f = gst_element_get_factory(e);
+    return f ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(f)) : "";
+}
+
+/* The files a gst:// pipeline writes were checked before the run from its text
+ * (output_gst_files, app/stereo_live.c): each location GStreamer set must be one of those, so
+ * a description read differently there is refused rather than written unchecked. */
+typedef struct {
+    output_gst_file f[OUTPUT_GST_FILES_MAX];
+    int n;
+    char *err;
+    size_t errlen;
+} checked_files;
+
+static int location_checked(GstElement *e, void *ctx)
+{
+    checked_files *c = ctx;
+    const char *name = factory_name(e);
+    if (strcmp(name, "filesink") && strcmp(name, "multifilesink") && strcmp(name, "splitmuxsink"))
+        return 0;
+    gchar *loc = NULL;
+    g_object_get(e, "location", &loc, NULL);
+    int found = !loc || !*loc;
+    for (int i = 0; !found && i < c->n; i++)
+        found = strcmp(c->f[i].location, loc) == 0;
+    if (!found)
+        snprintf(c->err, c->errlen, "%s location '%s' was not among the files checked before "
+                 "the run (write it as location=\"PATH\")", GST_ELEMENT_NAME(e), loc);
+    g_free(loc);
+    return !found;
+}
+
+/* A queue without any limit (max-size-buffers, -bytes and -time all 0) grows for as long as
+ * the pipeline is behind: the app's own bound (the appsrc's QUEUE_MAX frames) ends where a
+ * queue takes every frame at once. */
+static int unbounded_queue(GstElement *e, void *ctx)
+{
+    const char *name = factory_name(e);
+    checked_files *c = ctx;
+    if (strcmp(name, "queue") && strcmp(name, "queue2") && strcmp(name, "multiqueue"))
+        return 0;
+    guint buffers = 1, bytes = 1;
+    guint64 time = 1;
+    g_object_get(e, "max-size-buffers", &buffers, "max-size-bytes", &bytes, "max-size-time",
+                 &time, NULL);
+    if (buffers || bytes || time)
+        return 0;
+    snprintf(c->err, c->errlen, "%s has no limit (max-size-buffers, max-size-bytes and "
+             "max-size-time all 0): its frames would pile up in memory while the pipeline is "
+             "behind; give it one (e.g. max-size-buffers=4, with leaky=downstream to keep the "
+             "newest)", GST_ELEMENT_NAME(e));
+    return 1;
+}
+
+static GstPadProbeReturn count_buffers(GstPad *pad, GstPadProbeInfo *info, gpointer counter)
+{
+    uint64_t n = 1;
+    if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+        n = gst_buffer_list_length(GST_PAD_PROBE_INFO_BUFFER_LIST(info));
+    __atomic_add_fetch((uint64_t *)counter, n, __ATOMIC_RELAXED);
+    return GST_PAD_PROBE_OK;
+}
+
+static void probe_pad(GstElement *e, const char *pad_name, uint64_t *counter)
+{
+    GstPad *pad = gst_element_get_static_pad(e, pad_name);
+    if (!pad)
+        return;
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+                      count_buffers, counter, NULL);
+    gst_object_unref(pad);
+}
+
+/* Each queue and queue2 of the pipeline, watched: a leaky queue's frames in and out, so that
+ * what it threw away is known (in - out - what it holds). */
+static int watch_queue(GstElement *e, void *ctx)
+{
+    gst_output *g = ctx;
+    const char *name = factory_name(e);
+    if ((strcmp(name, "queue") && strcmp(name, "queue2")) || g->nqueue == QUEUES_WATCHED)
+        return 0;
+    watched_queue *q = &g->queue[g->nqueue++];
+    q->queue = GST_ELEMENT(gst_object_ref(e));
+    if (!strcmp(name, "queue")) {
+        gint leaky = 0;
+        g_object_get(e, "leaky", &leaky, NULL);
+        q->leaky = leaky != 0;
+    }
+    if (q->leaky) {
+        probe_pad(e, "sink", &q->in);
+        probe_pad(e, "src", &q->out);
+    }
+    return 0;
+}
+
+static uint64_t queue_level(GstElement *e)
+{
+    guint n = 0;
+    g_object_get(e, "current-level-buffers", &n, NULL);
+    return n;
+}
+
+/* Frames the leaky queues threw away so far. */
+static uint64_t leaked(gst_output *g)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < g->nqueue; i++) {
+        watched_queue *q = &g->queue[i];
+        if (!q->leaky)
+            continue;
+        /* out first: a frame counted out was counted in before */
+        uint64_t out = __atomic_load_n(&q->out, __ATOMIC_ACQUIRE);
+        uint64_t in = __atomic_load_n(&q->in, __ATOMIC_ACQUIRE);
+        uint64_t held = queue_level(q->queue);
+        if (in > out + held)
+            sum += in - out - held;
+    }
+    return sum;
+}
+
 /* The first error on the bus since the last call, into err: 1, else 0. */
 static int bus_error(gst_output *g, char *err, size_t errlen)
 {
@@ -123,6 +286,12 @@ static int bus_error(gst_output *g, char *err, size_t errlen)
         gst_message_unref(m);
     }
     return got;
+}
+
+static gboolean quit_loop(gpointer loop)
+{
+    g_main_loop_quit(loop);
+    return G_SOURCE_REMOVE;
 }
 
 #if STEREO_HAVE_RTSP_SERVER
@@ -238,6 +407,16 @@ static int gst_open(const output_uri *u, const output_setup *s, void **state, ch
         output_gst_backend.close(g);
         return -1;
     }
+    if (u->kind == OUT_GST) {
+        checked_files c = {.err = err, .errlen = errlen};
+        c.n = output_gst_files(u->target, c.f, OUTPUT_GST_FILES_MAX, err, errlen);
+        if (c.n < 0 || each_element(g->pipeline, location_checked, &c) ||
+            each_element(g->pipeline, unbounded_queue, &c)) {
+            output_gst_backend.close(g);
+            return -1;
+        }
+    }
+    each_element(g->pipeline, watch_queue, g);
     g->src = find_appsrc(g->pipeline);
     if (!g->src) {
         snprintf(err, errlen, "no appsrc in the pipeline");
@@ -279,16 +458,59 @@ static int gst_write(void *state, const output_frame *f, char *err, size_t errle
     return rc;
 }
 
+/* The end of the stream (muxers finish their files), within EOS_WAIT_NS. Frames still queued
+ * when it does not come in time (a sink behind) are thrown away with the pipeline: counted. */
+static void gst_finish(void *state)
+{
+    gst_output *g = state;
+    if (!g->pipeline || !g->src || !g->bus || __atomic_load_n(&g->finished, __ATOMIC_ACQUIRE))
+        return;
+    gst_app_src_end_of_stream(g->src);
+    GstMessage *m = gst_bus_timed_pop_filtered(g->bus, EOS_WAIT_NS,
+                                               GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    int ended = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+    if (m)
+        gst_message_unref(m);
+    uint64_t left = 0;
+    if (!ended) {
+        left = gst_app_src_get_current_level_buffers(g->src);
+        for (int i = 0; i < g->nqueue; i++)
+            left += queue_level(g->queue[i].queue);
+    }
+    g->left = left;
+    g->leaked_final = leaked(g);
+    __atomic_store_n(&g->finished, 1, __ATOMIC_RELEASE);
+    gst_element_set_state(g->pipeline, GST_STATE_NULL);
+}
+
+static uint64_t gst_lost(void *state)
+{
+    gst_output *g = state;
+    if (__atomic_load_n(&g->finished, __ATOMIC_ACQUIRE))
+        return g->leaked_final + g->left;
+    return g->pipeline ? leaked(g) : 0;
+}
+
+static void gst_stats(void *state, char *buf, size_t len)
+{
+    gst_output *g = state;
+    int fin = __atomic_load_n(&g->finished, __ATOMIC_ACQUIRE);
+    uint64_t leak = fin ? g->leaked_final : g->pipeline ? leaked(g) : 0;
+    uint64_t left = fin ? g->left : 0;
+    int n = 0;
+    if (len)
+        buf[0] = '\0';
+    if (leak)
+        n = snprintf(buf, len, ", %llu of them leaked by its queues", (unsigned long long)leak);
+    if (left && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", %llu of them still queued at the end (its sink "
+                 "was behind)", (unsigned long long)left);
+}
+
 static void gst_close(void *state)
 {
     gst_output *g = state;
-    if (g->pipeline && g->src && g->bus) { /* end of stream first: muxers finish their files */
-        gst_app_src_end_of_stream(g->src);
-        GstMessage *m = gst_bus_timed_pop_filtered(g->bus, EOS_WAIT_NS,
-                                                   GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-        if (m)
-            gst_message_unref(m);
-    }
+    gst_finish(g); /* when the run ended before its thread did (an open that failed) */
     if (g->pipeline) {
         gst_element_set_state(g->pipeline, GST_STATE_NULL);
         gst_object_unref(g->pipeline);
@@ -296,9 +518,16 @@ static void gst_close(void *state)
     if (g->bus)
         gst_object_unref(g->bus);
     if (g->loop) {
-        g_main_loop_quit(g->loop);
-        if (g->loop_thread)
+        /* quit from inside the loop: g_main_loop_quit before the thread has entered
+         * g_main_loop_run is lost (run sets the loop running again) and the join waits for
+         * ever; a source on the loop's context is dispatched once it runs, whenever that is */
+        if (g->loop_thread) {
+            GSource *quit = g_idle_source_new();
+            g_source_set_callback(quit, quit_loop, g->loop, NULL);
+            g_source_attach(quit, g->context);
+            g_source_unref(quit);
             g_thread_join(g->loop_thread);
+        }
         g_main_loop_unref(g->loop);
     }
     if (g->server_id && g->context) {
@@ -312,6 +541,8 @@ static void gst_close(void *state)
         g_main_context_unref(g->context);
     if (g->src)
         gst_object_unref(g->src);
+    for (int i = 0; i < g->nqueue; i++)
+        gst_object_unref(g->queue[i].queue);
     g_mutex_clear(&g->lock);
     free(g);
 }
@@ -328,8 +559,12 @@ static int gst_open(const output_uri *u, const output_setup *s, void **state, ch
 
 static int gst_write(void *state, const output_frame *f, char *err, size_t errlen) { return -1; }
 static void gst_close(void *state) {}
+#define gst_stats NULL
+#define gst_finish NULL
+#define gst_lost NULL
 #endif
 
 const output_backend output_gst_backend = {
-    OUT_GST, OUTPUT_NEEDS_COLOR, gst_open, gst_write, NULL, NULL, gst_close,
+    OUT_GST, OUTPUT_NEEDS_COLOR, gst_open, gst_write, gst_stats, NULL, gst_close, gst_finish,
+    gst_lost,
 };

@@ -241,5 +241,5 @@ static void ros2_close(void *state)
 
 const output_backend output_ros2_backend = {
     OUT_ROS2, OUTPUT_NEEDS_DISPARITY | OUTPUT_NEEDS_RECTIFIED, ros2_open, ros2_write, ros2_stats,
-    ros2_restarts, ros2_close,
+    ros2_restarts, ros2_close, NULL, NULL,
 };

@@ -524,40 +524,6 @@ static void add_source_files(outpath_registry *r, const char *key, const source_
     }
 }
 
-/* Frames 1, 2, ... of every file output (a pattern) against every file of the registry r but
- * the output's own entry own[i], and against the names other file outputs write at frame
- * numbers where differently padded patterns begin to meet (x_%d and x_%06d at 100000). The
- * live app has no last frame, so every frame counts. 0, or -1 with err. */
-static int check_output_patterns(const live_config *cfg, const outpath_registry *r,
-                                 const int own[OUTPUT_MAX], char *err, size_t errlen)
-{
-    static const long probes[] = {1, 2, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999, 100000,
-                                  999999, 1000000, 9999999, 10000000, 99999999, 100000000,
-                                  999999999, 1000000000, 2147483647};
-    enum { NP = sizeof probes / sizeof *probes };
-    for (int i = 0; i < OUTPUT_MAX; i++) {
-        output_uri u;
-        if (own[i] < 0 || output_uri_parse(cfg->output[i], &u, err, errlen) != 0)
-            continue;
-        if (outpath_check_pattern("--output", u.target, 1, r->file, r->n, own[i], err, errlen))
-            return -1;
-        for (int j = 0; j < OUTPUT_MAX; j++) {
-            output_uri v;
-            if (j == i || own[j] < 0 || output_uri_parse(cfg->output[j], &v, err, errlen) != 0)
-                continue;
-            char names[NP][PATH_MAX];
-            outpath_file other[NP];
-            int n = 0;
-            for (int k = 0; k < NP; k++)
-                if (seq_frame_path(v.target, probes[k], names[n], PATH_MAX) == 0)
-                    other[n] = (outpath_file){"--output", names[n]}, n++;
-            if (outpath_check_pattern("--output", u.target, 1, other, n, -1, err, errlen))
-                return -1;
-        }
-    }
-    return 0;
-}
-
 /* Every file the session reads and every file it writes, checked before it starts (outpath.h):
  * the screenshot and --stats-json may not name an input (the configuration, a calibration file,
  * the font, a video or any frame of an image sequence of any view) or each other, be a link, a
@@ -597,22 +563,41 @@ static int check_outputs(const live_config *cfg, const app_options *o)
     }
     outpath_add(&r, 1, "--screenshot / run.screenshot", cfg->screenshot);
     outpath_add(&r, 1, "--stats-json", o->stats_json);
-    /* file outputs: their folder, by frame 1's name (the registry's checks), then every frame
-     * they may write against every other file (check_output_patterns) */
-    int own[OUTPUT_MAX];
+    /* file outputs: every frame they may write, from 1 on (outpath_add_pattern) */
     for (int i = 0; i < OUTPUT_MAX; i++) {
         output_uri u;
-        char path[PATH_MAX];
-        own[i] = -1;
         if (cfg->output[i][0] && output_uri_parse(cfg->output[i], &u, err, sizeof err) == 0 &&
-            u.kind == OUT_FILE && seq_frame_path(u.target, 1, path, sizeof path) == 0) {
-            own[i] = r.n;
-            outpath_add(&r, 1, "--output", path);
+            u.kind == OUT_FILE) {
+            if (seq_is_pattern(u.target))
+                outpath_add_pattern(&r, "--output", u.target, 1);
+            else
+                outpath_add(&r, 1, "--output", u.target);
+        }
+    }
+    /* gst:// outputs: the files their sinks write (app/output_gst.c checks that GStreamer
+     * built what was read here) */
+    for (int i = 0; i < OUTPUT_MAX; i++) {
+        output_uri u;
+        output_gst_file f[OUTPUT_GST_FILES_MAX];
+        int nf;
+        if (!cfg->output[i][0] || output_uri_parse(cfg->output[i], &u, err, sizeof err) != 0 ||
+            u.kind != OUT_GST)
+            continue;
+        if ((nf = output_gst_files(u.target, f, OUTPUT_GST_FILES_MAX, err, sizeof err)) < 0) {
+            outpath_registry_free(&r);
+            report("--output '%s': %s", u.text, err);
+            return -1;
+        }
+        for (int k = 0; k < nf; k++) {
+            char what[64];
+            snprintf(what, sizeof what, "--output %.15s", f[k].element);
+            if (f[k].is_pattern)
+                outpath_add_pattern(&r, what, f[k].location, 0);
+            else
+                outpath_add(&r, 1, what, f[k].location);
         }
     }
     int rc = outpath_registry_check(&r, "--record / record.dir", cfg->record_dir, err, sizeof err);
-    if (rc == 0 && !r.nomem)
-        rc = check_output_patterns(cfg, &r, own, err, sizeof err);
     if (rc == 0)
         rc = pair_recorder_check(cfg, err, sizeof err);
     outpath_registry_free(&r);

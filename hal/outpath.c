@@ -3,6 +3,8 @@
  * blocking (outpath.h). libc only. */
 #include "outpath.h"
 
+#include "sequence.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -237,73 +239,6 @@ int outpath_pattern_frame(const char *pattern, const char *name, long first, lon
     return 1;
 }
 
-/* path resolved for outpath_check_pattern: the real path when the file exists, else its
- * folder's real path and its name. 0, or -1 when it cannot be resolved (a missing folder). */
-static int resolve(const char *path, char out[PATH_MAX])
-{
-    char dir[PATH_MAX], real_dir[PATH_MAX];
-    const char *base;
-    if (realpath(path, out))
-        return 0;
-    if (split_path(path, dir, &base) != 0 || !realpath(dir, real_dir))
-        return -1;
-    int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(real_dir, "/") ? real_dir : "", base);
-    return n > 0 && n < PATH_MAX ? 0 : -1;
-}
-
-int outpath_check_pattern(const char *what, const char *pattern, long first,
-                          const outpath_file *files, int n, int skip, char *err, size_t errlen)
-{
-    /* the pattern with its fixed folder (the text before the last '/' ahead of the conversion)
-     * resolved, and '%' in that real folder doubled so that it stays a pattern */
-    const char *conv = pattern;
-    while ((conv = strchr(conv, '%')) && conv[1] == '%')
-        conv += 2;
-    if (!conv)
-        return 0;
-    const char *slash = NULL;
-    for (const char *q = pattern; q < conv; q++)
-        if (*q == '/')
-            slash = q;
-    char dir[PATH_MAX], real_dir[PATH_MAX], rp[2 * PATH_MAX + 8];
-    const char *rest = slash ? slash + 1 : pattern;
-    /* the folder's text holds '%%' for every literal '%': undo that before resolving it */
-    size_t nd = 0;
-    const char *dend = slash ? (slash == pattern ? slash + 1 : slash) : NULL;
-    if (!dend)
-        dir[nd++] = '.';
-    else
-        for (const char *q = pattern; q < dend && nd + 1 < sizeof dir; q++) {
-            if (*q == '%' && q[1] == '%')
-                q++;
-            dir[nd++] = *q;
-        }
-    dir[nd] = 0;
-    if (!realpath(dir, real_dir))
-        return 0; /* a folder that does not exist holds no file: check_one refuses it */
-    size_t k = 0;
-    for (const char *q = strcmp(real_dir, "/") ? real_dir : ""; *q && k + 2 < PATH_MAX; q++) {
-        if (*q == '%')
-            rp[k++] = '%';
-        rp[k++] = *q;
-    }
-    int len = snprintf(rp + k, sizeof rp - k, "/%s", rest);
-    if (len < 0 || (size_t)len >= sizeof rp - k)
-        return 0;
-    for (int j = 0; j < n; j++) {
-        char path[PATH_MAX];
-        long frame;
-        if (j == skip || !files[j].path || !*files[j].path || resolve(files[j].path, path) != 0)
-            continue;
-        if (outpath_pattern_frame(rp, path, first, &frame)) {
-            fail(err, errlen, "frame %ld of %s '%s' would replace %s '%s'; choose another name",
-                 frame, what, pattern, files[j].what, files[j].path);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int outpath_check_folder(const char *what, const char *dir, const outpath_file *files, int n,
                          char *err, size_t errlen)
 {
@@ -390,7 +325,85 @@ void outpath_add(outpath_registry *r, int is_output, const char *what, const cha
         return;
     }
     r->file[r->n] = (outpath_file){w, p};
-    r->is_out[r->n++] = is_output != 0;
+    r->is_out[r->n++] = is_output >= 2 && is_output <= 3 ? (unsigned char)is_output : is_output != 0;
+}
+
+void outpath_add_pattern(outpath_registry *r, const char *what, const char *pattern, int first)
+{
+    outpath_add(r, first ? 3 : 2, what, pattern);
+}
+
+/* is_out: 0 an input, 1 an output, 2 / 3 an output pattern from frame 0 / 1 */
+#define IS_PATTERN(v) ((v) >= 2)
+#define FIRST_FRAME(v) ((v) - 2)
+
+/* Frame numbers where differently padded patterns of one name begin to meet (x_%d and x_%06d
+ * at 100000), and the ends of the int range: the frames of one pattern tried against another. */
+static const long probe_frames[] = {0, 1, 2, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999,
+                                    100000, 999999, 1000000, 9999999, 10000000, 99999999,
+                                    100000000, 999999999, 1000000000, 2147483647};
+
+/* A pattern output against every other file of the run (outpath_add_pattern). */
+static int check_pattern(const outpath_registry *r, int p, char *err, size_t errlen)
+{
+    const outpath_file *pf = &r->file[p];
+    const long first = FIRST_FRAME(r->is_out[p]);
+    char dir[PATH_MAX], real_dir[PATH_MAX], other_dir[PATH_MAX], real_other[PATH_MAX];
+    const char *base, *obase;
+    long k;
+    if (split_path(pf->path, dir, &base) != 0 || strchr(dir, '%')) {
+        fail(err, errlen, "%s '%s': the frame number belongs in the file's name, not its folder",
+             pf->what, pf->path);
+        return -1;
+    }
+    if (!realpath(dir, real_dir))
+        return 0; /* no folder: check_one said so for its frames */
+    for (int i = 0; i < r->n; i++) {
+        if (i == p || split_path(r->file[i].path, other_dir, &obase) != 0 ||
+            !realpath(other_dir, real_other) || strcmp(real_dir, real_other) != 0)
+            continue;
+        int hit = 0;
+        if (!IS_PATTERN(r->is_out[i]))
+            hit = outpath_pattern_frame(base, obase, first, &k);
+        else /* two patterns in one folder: the other's names at the probe frames */
+            for (size_t j = 0; j < sizeof probe_frames / sizeof *probe_frames && !hit; j++) {
+                char made[PATH_MAX];
+                hit = probe_frames[j] >= FIRST_FRAME(r->is_out[i]) &&
+                      seq_frame_path(obase, probe_frames[j], made, sizeof made) == 0 &&
+                      outpath_pattern_frame(base, made, first, &k);
+            }
+        if (hit) {
+            fail(err, errlen, "frame %ld of %s '%s' would replace %s '%s'; choose another name",
+                 k, pf->what, pf->path, r->file[i].what, r->file[i].path);
+            return -1;
+        }
+    }
+    /* files there already under the pattern's names: a link or hard link to a file of the run
+     * named elsewhere, a folder named two ways */
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        char path[PATH_MAX];
+        if (!outpath_pattern_frame(base, e->d_name, first, &k) ||
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        file_identity made, other;
+        identify(path, &made);
+        for (int i = 0; i < r->n && rc == 0; i++) {
+            if (i == p || IS_PATTERN(r->is_out[i]))
+                continue;
+            identify(r->file[i].path, &other);
+            if (made.exists && same_file(&made, &other)) {
+                fail(err, errlen, "frame %ld of %s '%s' would replace %s '%s'; choose another "
+                     "name", k, pf->what, pf->path, r->file[i].what, r->file[i].path);
+                rc = -1;
+            }
+        }
+    }
+    closedir(d);
+    return rc;
 }
 
 int outpath_registry_check(const outpath_registry *r, const char *folder_what,
@@ -401,15 +414,31 @@ int outpath_registry_check(const outpath_registry *r, const char *folder_what,
         return -1;
     }
     outpath_file *in = malloc(((size_t)r->n + 1) * sizeof *in);
-    outpath_file *out = malloc(((size_t)r->n + 1) * sizeof *out);
+    outpath_file *out = malloc((2 * (size_t)r->n + 1) * sizeof *out);
+    char (*frames)[PATH_MAX] = NULL;
     int n_in = 0, n_out = 0, rc = -1;
     if (!in || !out) {
         fail(err, errlen, "out of memory listing the inputs and outputs");
         goto done;
     }
+    /* a pattern's frames 0 and 1 as outputs: their folder, and the same file as another */
+    frames = calloc(2 * (size_t)r->n + 1, PATH_MAX);
+    if (!frames) {
+        fail(err, errlen, "out of memory listing the inputs and outputs");
+        goto done;
+    }
+    int nf = 0;
     for (int i = 0; i < r->n; i++) {
         char why[64];
-        if (r->is_out[i])
+        if (IS_PATTERN(r->is_out[i])) {
+            char what[96];
+            snprintf(what, sizeof what, "%s", r->file[i].what);
+            if (seq_check_pattern(what, r->file[i].path, err, errlen) != 0)
+                goto done;
+            for (int k = FIRST_FRAME(r->is_out[i]); k < 2; k++)
+                if (seq_frame_path(r->file[i].path, k, frames[nf], PATH_MAX) == 0)
+                    out[n_out++] = (outpath_file){r->file[i].what, frames[nf++]};
+        } else if (r->is_out[i])
             out[n_out++] = r->file[i];
         else if (input_is_regular(r->file[i].path, why, sizeof why) == 0)
             in[n_in++] = r->file[i];
@@ -419,9 +448,13 @@ int outpath_registry_check(const outpath_registry *r, const char *folder_what,
         }
     }
     rc = outpath_check(out, n_out, in, n_in, err, errlen);
+    for (int i = 0; rc == 0 && i < r->n; i++)
+        if (IS_PATTERN(r->is_out[i]))
+            rc = check_pattern(r, i, err, errlen);
     if (rc == 0 && folder && *folder)
         rc = outpath_check_folder(folder_what, folder, r->file, r->n, err, errlen);
 done:
+    free(frames);
     free(in);
     free(out);
     return rc;

@@ -52,18 +52,6 @@ int outpath_check(const outpath_file *outputs, int n_out, const outpath_file *in
  * 1 with *k set, else 0. */
 int outpath_pattern_frame(const char *pattern, const char *name, long first, long *k);
 
-/* An output that writes one file per frame by a pattern (hal/sequence.h: one frame-number
- * conversion), frames first, first + 1, ... without a known end: whether any of those frames
- * would be one of files[0..n) (inputs or other outputs; unnamed ones and the pattern's own
- * entry, files[skip], left out; skip -1 for none). Compared as resolved paths: a file that
- * exists by its real path (links followed), one that does not by its folder's real path and
- * its name. 0, or -1 with one line:
- *   "frame 3 of --output 'cfg/c_%06d.pfm' would replace --config 'cfg/c_000003.pfm'; choose
- *    another name"
- */
-int outpath_check_pattern(const char *what, const char *pattern, long first,
-                          const outpath_file *files, int n, int skip, char *err, size_t errlen);
-
 /* A folder a program fills with files of its own (a recording): it must be missing (created later
  * by the program, in a folder that exists and takes new files) or an empty directory, and none of
  * files[0..n) (the run's inputs and outputs) may lie in it. Returns 0, or -1 with one line:
@@ -80,14 +68,26 @@ int outpath_check_folder(const char *what, const char *dir, const outpath_file *
  * check fail. */
 typedef struct {
     outpath_file *file;   /* inputs and outputs in the order added */
-    unsigned char *is_out;
+    unsigned char *is_out;      /* 0 an input, 1 an output, 2 / 3 an output pattern from
+                                   frame 0 / 1 (outpath_add_pattern) */
     int n, cap, nomem;
 } outpath_registry;
 
 void outpath_add(outpath_registry *r, int is_output, const char *what, const char *path);
+/* An output written as a printf pattern of a frame number, from first (0 or 1) on, without a
+ * known end: a file:// output (frames 1, 2, ...) or a GStreamer multifilesink (0, 1, ...). Its
+ * first frames are checked as outputs (the folder, links, the same file); then no file of the
+ * run may be a name the pattern makes (outpath_pattern_frame: same resolved folder), whether it
+ * exists or not, no other pattern in that folder may make one of its names (tried at the frame
+ * numbers where different paddings meet), and no file that exists in the folder under such a
+ * name may be a file of the run named elsewhere (device and inode: a link, a hard link):
+ *   "frame 3 of --output 'cfg/c_%06d.pfm' would replace --config 'cfg/c_000003.pfm'; choose
+ *    another name"
+ * The pattern needs one frame-number conversion (seq_check_pattern), in the file's name. */
+void outpath_add_pattern(outpath_registry *r, const char *what, const char *pattern, int first);
 /* Each input that exists must be a regular file (input_is_regular); then outpath_check of the
- * outputs against the inputs, then (folder_what, folder non-NULL and not
- * empty) outpath_check_folder of every file. 0, or -1 with err. */
+ * outputs against the inputs, then the patterns' names, then (folder_what, folder non-NULL and
+ * not empty) outpath_check_folder of every file. 0, or -1 with err. */
 int outpath_registry_check(const outpath_registry *r, const char *folder_what,
                            const char *folder, char *err, size_t errlen);
 void outpath_registry_free(outpath_registry *r);

@@ -300,3 +300,277 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
                       "and .png", text);
     return rc;
 }
+
+/* ---- the files of a gst:// description -------------------------------------------------------
+ * The description is read as GStreamer's own lexer reads it (gst/parse/parse.l) as far as the
+ * locations go: an assignment is NAME = STRING (NAME of letters, digits and _ - % :, spaces
+ * around '=' allowed), where STRING is the longest of an unquoted run (non-space characters, a
+ * backslash taking the next one whatever it is) and a quoted string ('"' or '\'', a quote inside
+ * escaped by a backslash); "! CAPS !" is one link; a file:// URI after a link is an element of
+ * its own. The value then goes through what GStreamer does to it before the property is set:
+ * the outer double quotes removed, backslashes dropped outside inner quotes, and a value that
+ * still starts and ends with '"' unwrapped as a GStreamer string (octal escapes). What this
+ * reads is compared with what GStreamer built when the output opens (app/output_gst.c), so a
+ * case read differently is refused there rather than written unchecked. */
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '%' || c == ':';
+}
+
+/* The length of the longest STRING at s (0: none). */
+static size_t gst_string_len(const char *s)
+{
+    size_t run = 0;
+    while (s[run]) {
+        if (s[run] == '\\' && s[run + 1] && s[run + 1] != '\n')
+            run += 2;
+        else if (isspace((unsigned char)s[run]))
+            break;
+        else
+            run++;
+    }
+    size_t quoted = 0;
+    char q = s[0];
+    if (q == '"' || q == '\'') {
+        /* the lexer's rule "Q" ([^Q] | \Q)* "Q": a backslash may stand alone or escape a quote,
+         * so a closing quote may be any reachable one; the longest match wins */
+        unsigned char reach[OUTPUT_URI_MAX + 2] = {0};
+        size_t n = strlen(s);
+        if (n > OUTPUT_URI_MAX)
+            n = OUTPUT_URI_MAX;
+        reach[1] = 1;
+        for (size_t i = 1; i < n; i++) {
+            if (!reach[i])
+                continue;
+            if (s[i] == q) {
+                quoted = i + 1;
+                continue;
+            }
+            reach[i + 1] = 1;
+            if (s[i] == '\\' && s[i + 1] == q)
+                reach[i + 2] = 1;
+        }
+    }
+    return quoted > run ? quoted : run;
+}
+
+/* gst_string_unwrap: "..." with \ooo and \X escapes; only letters, digits and _ - + / : . may
+ * stand unescaped. 0, or -1 when GStreamer would refuse the value. */
+static int gst_unwrap(char *s)
+{
+    char *r = s + 1, *w = s;
+    while (*r && *r != '"') {
+        if (isalnum((unsigned char)*r) || strchr("_-+/:.", *r)) {
+            *w++ = *r++;
+        } else if (*r == '\\') {
+            r++;
+            if (*r >= '0' && *r <= '3') {
+                if (r[1] < '0' || r[1] > '7' || r[2] < '0' || r[2] > '7')
+                    return -1;
+                *w++ = (char)(((r[0] - '0') << 6) + ((r[1] - '0') << 3) + (r[2] - '0'));
+                r += 3;
+            } else if (*r) {
+                *w++ = *r++;
+            } else {
+                return -1;
+            }
+        } else {
+            return -1;
+        }
+    }
+    if (*r != '"' || r[1])
+        return -1;
+    *w = '\0';
+    return 0;
+}
+
+/* A STRING of n bytes into the value GStreamer sets: 0, or -1 when it sets none ("NULL", an
+ * unwrap it refuses) or the value does not fit. */
+static int gst_value(const char *v, size_t n, char *out, size_t len)
+{
+    if (n >= len)
+        return -1;
+    char buf[OUTPUT_URI_MAX];
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    char *p = buf;
+    if (p[0] == '"' && p[strlen(p) - 1] == '"') { /* gst_parse_split_assignment */
+        p++;
+        if (*p)
+            p[strlen(p) - 1] = '\0';
+    }
+    /* gst_parse_unescape: a backslash outside quotes takes the next character as it is */
+    char *w = out;
+    int in_quotes = 0;
+    for (const char *r = p; *r; r++) {
+        if (*r == '\\' && !in_quotes) {
+            if (!*++r)
+                break;
+        } else if (*r == '"' && (!in_quotes || r[-1] != '\\')) {
+            in_quotes = !in_quotes;
+        }
+        *w++ = *r;
+    }
+    *w = '\0';
+    if (strcmp(out, "NULL") == 0) /* gst_value_deserialize_string */
+        return -1;
+    size_t m = strlen(out);
+    if (m >= 2 && out[0] == '"' && out[m - 1] == '"')
+        return gst_unwrap(out);
+    return 0;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* file://[localhost]/PATH with %XX escapes -> PATH; 0, or -1. */
+static int file_uri_path(const char *uri, char *out, size_t len)
+{
+    const char *p = uri + 7;
+    if (strncmp(p, "localhost/", 10) == 0)
+        p += 9;
+    if (*p != '/')
+        return -1;
+    size_t w = 0;
+    for (; *p; p++) {
+        int c = (unsigned char)*p, h, l;
+        if (c == '%' && (h = hex_digit(p[1])) >= 0 && (l = hex_digit(p[2])) >= 0) {
+            c = h * 16 + l;
+            p += 2;
+        }
+        if (w + 1 >= len || c == 0)
+            return -1;
+        out[w++] = (char)c;
+    }
+    out[w] = '\0';
+    return 0;
+}
+
+static const char *const file_sinks[] = {"filesink", "multifilesink", "splitmuxsink"};
+
+static int add_gst_file(output_gst_file *files, int n, int max, const char *element,
+                        const char *location, int replace, char *err, size_t errlen)
+{
+    if (replace) /* a second location of the same element: the last one counts */
+        n--;
+    else if (n >= max)
+        return uri_fail(err, errlen, "more than %d files written by one gst:// pipeline", max);
+    output_gst_file *f = &files[n];
+    snprintf(f->element, sizeof f->element, "%s", element);
+    snprintf(f->location, sizeof f->location, "%s", location);
+    f->is_pattern = strcmp(element, "filesink") != 0 && strchr(location, '%') != NULL;
+    return n + 1;
+}
+
+int output_gst_files(const char *desc, output_gst_file *files, int max, char *err,
+                     size_t errlen)
+{
+    int n = 0;
+    const char *cur = NULL;  /* the element assignments go to: one of file_sinks, else NULL */
+    int cur_has = 0;         /* it has a location already */
+    int after_link = 0;
+    const char *s = desc;
+    while (*s) {
+        if (isspace((unsigned char)*s)) {
+            s++;
+            continue;
+        }
+        if (*s == '#') /* a comment to the end of the line (newer GStreamer) */
+            break;
+        if (*s == '!' || *s == ':') { /* a link, with a caps filter "! CAPS !" */
+            const char *p = s + 1;
+            while (isspace((unsigned char)*p))
+                p++;
+            size_t a = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+            if (a && p[a] == '/' && strspn(p + a + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
+                                                       "RSTUVWXYZ0123456789-")) {
+                while (*p && *p != '!')
+                    p += p[0] == '\\' && p[1] ? 2 : 1;
+                s = *p ? p + 1 : p;
+            } else {
+                s++;
+            }
+            cur = NULL;
+            after_link = 1;
+            continue;
+        }
+        if (isalnum((unsigned char)*s) || *s == '_') {
+            const char *p = s;
+            while (ident_char(*p))
+                p++;
+            size_t ilen = (size_t)(p - s);
+            /* PROTOCOL://STRING: a URI element (the longest match: before NAME) */
+            size_t pl = 0;
+            if (isalpha((unsigned char)*s)) {
+                pl = 1;
+                while (isalnum((unsigned char)s[pl]) || strchr("+-.", s[pl]))
+                    pl++;
+            }
+            if (pl && strncmp(s + pl, "://", 3) == 0) {
+                size_t ul = pl + 3 + gst_string_len(s + pl + 3);
+                char uri[OUTPUT_URI_MAX], path[OUTPUT_URI_MAX];
+                if (after_link && pl == 4 && strncasecmp(s, "file", 4) == 0 &&
+                    gst_value(s, ul, uri, sizeof uri) == 0 &&
+                    file_uri_path(uri, path, sizeof path) == 0 &&
+                    (n = add_gst_file(files, n, max, "filesink", path, 0, err, errlen)) < 0)
+                    return -1;
+                s += ul;
+                cur = NULL;
+                after_link = 0;
+                continue;
+            }
+            const char *q = p;
+            while (isspace((unsigned char)*q))
+                q++;
+            if (*q == '=') { /* NAME = STRING */
+                q++;
+                while (isspace((unsigned char)*q))
+                    q++;
+                size_t vlen = gst_string_len(q);
+                if (vlen) {
+                    char value[OUTPUT_URI_MAX];
+                    if (cur && ilen == 8 && strncmp(s, "location", 8) == 0 &&
+                        gst_value(q, vlen, value, sizeof value) == 0 && value[0]) {
+                        if ((n = add_gst_file(files, n, max, cur, value, cur_has, err,
+                                              errlen)) < 0)
+                            return -1;
+                        cur_has = 1;
+                    }
+                    s = q + vlen;
+                    after_link = 0;
+                    continue;
+                }
+            }
+            if (*q == '.') { /* NAME. or NAME.PAD: a reference, or NAME.( a bin */
+                s = q + 1;
+                while (ident_char(*s))
+                    s++;
+                cur = NULL;
+                after_link = 0;
+                continue;
+            }
+            cur = NULL; /* NAME: an element */
+            cur_has = 0;
+            for (size_t k = 0; k < NELEM(file_sinks); k++)
+                if (strlen(file_sinks[k]) == ilen && strncmp(s, file_sinks[k], ilen) == 0)
+                    cur = file_sinks[k];
+            s = p;
+            after_link = 0;
+            continue;
+        }
+        if (*s == '/' || *s == '.') { /* /PATH (a URI GStreamer refuses), .PAD */
+            s += *s == '/' ? gst_string_len(s) : 1;
+            while (*s == '.' || ident_char(*s))
+                s++;
+        } else {
+            s++; /* ( ) { } , ; = and what GStreamer calls a syntax error */
+        }
+        cur = NULL;
+        after_link = 0;
+    }
+    return n;
+}

@@ -66,6 +66,25 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
 /* "display", "file", "ros2", "rtp", "rtsp", "gst" */
 const char *output_uri_kind_name(output_kind k);
 
+/* A file a gst:// description writes: a filesink's, multifilesink's or splitmuxsink's location
+ * (or a file:// URI at a sink's place, of which GStreamer makes a filesink). */
+#define OUTPUT_GST_FILES_MAX 8
+typedef struct {
+    char element[16];              /* "filesink", "multifilesink", "splitmuxsink" */
+    char location[OUTPUT_URI_MAX]; /* as GStreamer sets it: quotes and escapes removed */
+    int is_pattern;                /* multi/splitmuxsink with a '%': a printf pattern of the
+                                      file's index (0, 1, ... by default) */
+} output_gst_file;
+
+/* The files a gst:// description (output_uri.target) writes, read as gst_parse_launch reads the
+ * text: location=a.png, location = "a b.png", location=a\ b.png (single quotes stay
+ * part of the name, as GStreamer keeps them); the last location of an element counts; a caps
+ * filter between links is skipped. Other elements' locations are not files it writes (sources
+ * read theirs; a location of "" or NULL names no file: GStreamer refuses it at start). The
+ * count (0..max), or -1 with one line in err: more than max files, or a name too long. */
+int output_gst_files(const char *desc, output_gst_file *files, int max, char *err,
+                     size_t errlen);
+
 /* Whether the output needs the camera (f, B: hal/depth.h): file depth and .ply. ros2 uses it
  * where given (depth, CameraInfo, points) and publishes the rest without it. */
 int output_uri_needs_camera(const output_uri *u);

@@ -120,29 +120,41 @@ static void pattern_frame_matches_only_what_the_pattern_writes(void **state)
     assert_int_equal(outpath_pattern_frame("100%%_%02d.pfm", "100%%_12.pfm", 1, &k), 0);
 }
 
-/* outpath_check_pattern: every frame of a pattern against files by their real paths */
+/* a file:// output's pattern (from frame 1) in a registry: every frame against files by their
+ * folder's real path, links to a file there followed, other patterns at the frames where
+ * paddings meet */
 static void pattern_output_onto_a_later_frame_is_refused(void **state)
 {
-    char pat[PATH_MAX], in[PATH_MAX], link[PATH_MAX], other[PATH_MAX];
+    char pat[PATH_MAX], in[PATH_MAX], lnk[PATH_MAX], other[PATH_MAX], pat2[PATH_MAX];
     tmp_path(pat, "f_%04d.pfm");
     write_text(tmp_path(in, "f_0042.pfm"), "x", 1);
-    unlink(tmp_path(link, "cfg.ini"));
-    assert_int_equal(symlink(in, link), 0);
-    outpath_file files[] = {{"--config", link}, {"--output", pat}};
-    assert_int_equal(outpath_check_pattern("--output", pat, 1, files, 2, 1, err, sizeof err), -1);
+    unlink(tmp_path(lnk, "cfg.ini"));
+    assert_int_equal(symlink(in, lnk), 0);
+    outpath_registry r = {0};
+    outpath_add(&r, 0, "--config", lnk);
+    outpath_add_pattern(&r, "--output", pat, 1);
+    assert_int_equal(outpath_registry_check(&r, NULL, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "frame 42 of --output '"));
     assert_non_null(strstr(err, "would replace --config '"));
-    /* a missing file in that folder (an output not written yet) counts as well */
-    tmp_path(other, "f_0007.pfm");
-    outpath_file out[] = {{"--stats-json", other}};
-    assert_int_equal(outpath_check_pattern("--output", pat, 1, out, 1, -1, err, sizeof err), -1);
-    assert_non_null(strstr(err, "frame 7 of"));
-    /* frames before the first, other names and other folders do not */
-    tmp_path(other, "f_0000.pfm");
-    outpath_file zero[] = {{"--stats-json", other}, {"x", "f_0001.pfm"}, {"y", NULL}};
-    assert_int_equal(outpath_check_pattern("--output", pat, 1, zero, 3, -1, err, sizeof err), 0);
-    unlink(link);
+    outpath_registry_free(&r);
+    unlink(lnk);
     unlink(in);
+    /* an output not written yet counts as well; frame 0 does not (the pattern starts at 1) */
+    outpath_add_pattern(&r, "--output", pat, 1);
+    outpath_add(&r, 1, "--stats-json", tmp_path(other, "f_0007.pfm"));
+    assert_int_equal(outpath_registry_check(&r, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "frame 7 of"));
+    outpath_registry_free(&r);
+    outpath_add_pattern(&r, "--output", pat, 1);
+    outpath_add(&r, 1, "--stats-json", tmp_path(other, "f_0000.pfm"));
+    assert_int_equal(outpath_registry_check(&r, NULL, NULL, err, sizeof err), 0);
+    outpath_registry_free(&r);
+    /* two patterns that meet only at 100000 */
+    outpath_add_pattern(&r, "--output", tmp_path(pat, "x_%d.pfm"), 1);
+    outpath_add_pattern(&r, "--output", tmp_path(pat2, "x_%06d.pfm"), 1);
+    assert_int_equal(outpath_registry_check(&r, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "frame 100000 of --output '"));
+    outpath_registry_free(&r);
 }
 
 static void two_outputs_naming_one_file_are_refused(void **state)
@@ -339,6 +351,53 @@ static void signal_mid_write_leaves_no_temporary_file(void **state)
     }
 }
 
+/* pattern outputs (a multifilesink's location): against names of the run it would make, files
+ * there that are files of the run, and its own frames 0 and 1 */
+static int check_pattern(const char *pattern, const char *in, const char *out)
+{
+    outpath_registry r = {0};
+    outpath_add(&r, 0, "input", in);
+    outpath_add(&r, 1, "--stats-json", out);
+    outpath_add_pattern(&r, "--output multifilesink", pattern, 0);
+    err[0] = '\0';
+    int rc = outpath_registry_check(&r, NULL, NULL, err, sizeof err);
+    outpath_registry_free(&r);
+    return rc;
+}
+
+static void pattern_output_making_a_file_of_the_run_is_refused(void **state)
+{
+    char p[PATH_MAX], in[PATH_MAX], out[PATH_MAX], hard[PATH_MAX];
+    write_text(tmp_path(in, "right_000002.png"), "r", 1);
+    tmp_path(p, "right_%06d.png");
+    assert_int_equal(check_pattern(p, in, NULL), -1);
+    assert_non_null(strstr(err, "--output multifilesink '"));
+    assert_non_null(strstr(err, "frame 2 of --output multifilesink '"));
+    assert_non_null(strstr(err, "right_%06d.png' would replace input '"));
+    assert_non_null(strstr(err, "right_000002.png'; choose another name"));
+    /* an output not written yet: by name */
+    assert_int_equal(check_pattern(tmp_path(p, "s_%d.json"), NULL, tmp_path(out, "s_12.json")), -1);
+    assert_non_null(strstr(err, "frame 12 of --output multifilesink '"));
+    assert_non_null(strstr(err, "would replace --stats-json '"));
+    /* names the pattern does not make */
+    assert_int_equal(check_pattern(tmp_path(p, "right_%04d.png"), in, tmp_path(out, "right_x.png")),
+                     0);
+    assert_int_equal(check_pattern(tmp_path(p, "%06d.png"), in, tmp_path(out, "1.png")), 0);
+    /* a hard link of the input under a name the pattern makes */
+    assert_int_equal(link(in, tmp_path(hard, "h_7.png")), 0);
+    assert_int_equal(check_pattern(tmp_path(p, "h_%d.png"), in, NULL), -1);
+    assert_non_null(strstr(err, "frame 7 of --output multifilesink '"));
+    assert_non_null(strstr(err, "h_%d.png' would replace input '"));
+    /* its frame 0 is checked as any output: here, the input itself */
+    write_text(tmp_path(in, "z_0.png"), "z", 1);
+    assert_int_equal(check_pattern(tmp_path(p, "z_%d.png"), in, NULL), -1);
+    assert_non_null(strstr(err, "z_0.png' is the same file as input '"));
+    /* no conversion, or one in the folder */
+    assert_int_equal(check_pattern(tmp_path(p, "%d/x.png"), NULL, NULL), -1);
+    assert_int_equal(check_pattern(tmp_path(p, "x_%s.png"), NULL, NULL), -1);
+    assert_non_null(strstr(err, "frame-number conversion"));
+}
+
 static int make_tmpdir(void **state) { return tmpdir_make("test_outpath"); }
 static int remove_tmpdir(void **state) { return tmpdir_remove(); }
 
@@ -360,6 +419,7 @@ int main(void)
         cmocka_unit_test(name_too_long_for_its_temporary_file_is_refused),
         cmocka_unit_test(input_fifo_and_device_are_refused_without_blocking),
         cmocka_unit_test(signal_mid_write_leaves_no_temporary_file),
+        cmocka_unit_test(pattern_output_making_a_file_of_the_run_is_refused),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -145,11 +145,73 @@ static void bad_uris_are_refused(void **state)
     parse_bad(longer, "at most 511 fit");
 }
 
+/* desc -> "ELEMENT:LOCATION[*]|..." (* a pattern): the locations gst_parse_launch sets (each
+ * expectation checked against GStreamer 1.22's own parse when written) */
+static void gst_files_are(const char *desc, const char *want)
+{
+    output_gst_file f[OUTPUT_GST_FILES_MAX];
+    err[0] = '\0';
+    int n = output_gst_files(desc, f, OUTPUT_GST_FILES_MAX, err, sizeof err);
+    if (n < 0)
+        fail_msg("'%s' refused: %s", desc, err);
+    char got[OUTPUT_GST_FILES_MAX * (OUTPUT_URI_MAX + 32)] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s:%s%s", i ? "|" : "",
+                 f[i].element, f[i].location, f[i].is_pattern ? "*" : "");
+    if (strcmp(got, want) != 0)
+        fail_msg("'%s': got '%s', want '%s'", desc, got, want);
+}
+
+static void gst_files_found(void **state)
+{
+    (void)state;
+    gst_files_are("appsrc ! pngenc ! filesink location=in/right_000002.png",
+                  "filesink:in/right_000002.png");
+    gst_files_are("appsrc ! filesink location = \"a b.png\" sync=false", "filesink:a b.png");
+    gst_files_are("appsrc ! filesink location=a\\ b.png", "filesink:a b.png");
+    gst_files_are("appsrc ! filesink location='a b.png'", "filesink:'a b.png'");
+    gst_files_are("appsrc ! filesink location=\"a\\\"b.png\"", "filesink:a\"b.png");
+    gst_files_are("appsrc ! filesink location=\"\\101.png\"", "filesink:101.png");
+    gst_files_are("appsrc ! filesink location=x.png!fakesink", "filesink:x.png!fakesink");
+    gst_files_are("appsrc ! filesink location=\"x.png\"!fakesink",
+                  "filesink:\"x.png\"!fakesink");
+    gst_files_are("appsrc ! filesink location=\"a.png", "filesink:\"a.png");
+    gst_files_are("appsrc ! filesink location=a.png location=b.png", "filesink:b.png");
+    gst_files_are("appsrc ! videoconvert ! video/x-raw, format=RGB, location=x ! pngenc ! "
+                  "multifilesink location=out/%05d.png",
+                  "multifilesink:out/%05d.png*");
+    gst_files_are("appsrc ! tee name=t ! queue ! filesink location=1.png t. ! queue ! "
+                  "splitmuxsink location=v%02d.mp4 t. ! queue ! multifilesink location=one.png",
+                  "filesink:1.png|splitmuxsink:v%02d.mp4*|multifilesink:one.png");
+    gst_files_are("appsrc ! bin.( filesink location=z.png )", "filesink:z.png");
+    gst_files_are("appsrc ! pngenc ! file:///tmp/u%20v.png", "filesink:/tmp/u v.png");
+    gst_files_are("appsrc ! pngenc ! file://localhost/tmp/w.png", "filesink:/tmp/w.png");
+}
+
+static void gst_files_left_out(void **state)
+{
+    (void)state;
+    gst_files_are("appsrc ! videoconvert ! autovideosink", "");
+    gst_files_are("appsrc ! filesink location=NULL", "");
+    gst_files_are("appsrc ! filesink location=\"\"", "");
+    gst_files_are("appsrc ! fakesink location=a.png", "");  /* not an element that writes */
+    gst_files_are("appsrc ! queue name=filesink ! fakesink sync=false", "");
+    gst_files_are("multifilesrc location=in/%05d.png ! fakesink", "");
+    char many[OUTPUT_URI_MAX] = "appsrc ! tee name=t";
+    for (int i = 0; i <= OUTPUT_GST_FILES_MAX; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), " t. ! filesink location=%d", i);
+    output_gst_file f[OUTPUT_GST_FILES_MAX];
+    assert_int_equal(output_gst_files(many, f, OUTPUT_GST_FILES_MAX, err, sizeof err), -1);
+    assert_non_null(strstr(err, "more than 8 files"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_form_parses),
         cmocka_unit_test(bad_uris_are_refused),
+        cmocka_unit_test(gst_files_found),
+        cmocka_unit_test(gst_files_left_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
