@@ -126,7 +126,7 @@ refused "--screenshot onto frame 5 of a file:// output" 2 \
   "frame 5 of --output 'outs/s_%04d.png' would replace --screenshot / run.screenshot 'outs/s_0005.png'" \
   "$LIVE" "${SMALL[@]}" --output 'file://outs/s_%04d.png' --screenshot outs/s_0005.png
 refused "two file:// outputs that meet at frame 100000 (x_%d and x_%06d)" 2 \
-  "frame 100000 of --output 'outs/x_%d.pfm' would replace --output 'outs/x_100000.pfm'" \
+  "frame 100000 of --output 'outs/x_%d.pfm' would replace --output 'outs/x_%06d.pfm'" \
   "$LIVE" "${SMALL[@]}" --output 'file://outs/x_%d.pfm' --output 'file://outs/x_%06d.pfm'
 check "... nothing written" o.err bash -c '[ -z "$(find cfgd outs -type f)" ]'
 
