@@ -195,6 +195,8 @@ def page():
             and k[7] == DEFAULT_COST]
     proxy = [latest[k] for k in order if k[1] == 16 and k[2] == "compute_87" and k[3:6] == HEADLINE
              and k[7] == DEFAULT_COST]
+    h100.sort(key=lambda r: r["date"], reverse=True)  # the newest run, whichever device
+    proxy.sort(key=lambda r: r["date"], reverse=True)
     for r in h100[:1]:
         w(f"- {size} D{d} {p} paths, cost {DEFAULT_COST}, on all {r['sms']} SMs of the "
           f"{r['device']} (`sm_90`, {r['date']}, "
@@ -250,8 +252,9 @@ def page():
     for (name, sms, clock, gbps), cost in ((o, c) for o in ORINS for c in costs):
         cells = []
         for s in sizes:
-            r = next((latest[k] for k in order if k[1] == sms and k[2] == "compute_87"
-                      and k[3:6] == s and k[7] == cost), None)
+            # the newest run of that configuration, whichever device ran it
+            r = max((latest[k] for k in order if k[1] == sms and k[2] == "compute_87"
+                     and k[3:6] == s and k[7] == cost), key=lambda r: r["date"], default=None)
             t = project(r, clock, gbps, "project_ms", "dram_bytes_per_voxel") if r else None
             if not t:
                 cells.append("")
