@@ -274,6 +274,41 @@ static void section_keys(const char *section, char *out, size_t n)
     }
 }
 
+/* The key of section closest to key by edit distance (at most 2 edits, 3 for a key of 6
+ * characters or more), or NULL: the unknown key's likely meaning ("disparity" -> "disparities"
+ * is 3). */
+static const char *closest_key(const char *section, const char *key)
+{
+    const char *best = NULL;
+    size_t n = strlen(key);
+    int best_d = n >= 6 ? 4 : 3;
+    if (n > 40)
+        return NULL;
+    for (int i = 0; i < NALL; i++) {
+        const char *k = i < NKEYS ? keys[i].key : stereo_option_table[i - NKEYS].key;
+        size_t m = strlen(k);
+        if (strcmp(i < NKEYS ? keys[i].section : "stereo", section) != 0 || !*k || m > 40)
+            continue;
+        int row[41], prev; /* Levenshtein, one row */
+        for (size_t j = 0; j <= m; j++)
+            row[j] = (int)j;
+        for (size_t a = 1; a <= n; a++) {
+            prev = row[0];
+            row[0] = (int)a;
+            for (size_t j = 1; j <= m; j++) {
+                int cur = row[j];
+                int sub = prev + (key[a - 1] != k[j - 1]);
+                int del = row[j] + 1, ins = row[j - 1] + 1;
+                row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+                prev = cur;
+            }
+        }
+        if (row[m] < best_d)
+            best_d = row[m], best = k;
+    }
+    return best;
+}
+
 /* ---- values ------------------------------------------------------------------------------ */
 
 /* A decimal integer (optional sign), nothing before or after it, in lo..hi. */
@@ -695,8 +730,12 @@ int live_config_set(live_config *c, const char *section, const char *key, const 
         return set_control(c, key, value, err, errlen);
     int i = find_key(section, key);
     if (i < 0) {
-        char known[256];
+        char known[1024];
         section_keys(section, known, sizeof known);
+        const char *near = closest_key(section, key);
+        if (near)
+            return failf(err, errlen, "%s: unknown key in [%s]; did you mean %s? (keys: %s)", key,
+                         section, near, known);
         return failf(err, errlen, "%s: unknown key in [%s] (keys: %s)", key, section, known);
     }
     if ((i < NKEYS ? set_key(c, &keys[i], value, err, errlen)

@@ -2378,12 +2378,17 @@ int main(int argc, char **argv)
            (unsigned long long)s->dropped, s->processed ? s->stage_ms_total / s->processed : 0.0,
            live_pipeline_backend(a.pipe), green);
     summary_print(&a, &m);
-    if (a.cfg.record_dir[0])
-        printf("stereo-live: recorded %llu pairs to %s (%llu record drops%s%s%s)\n",
+    if (a.cfg.record_dir[0]) {
+        int n = (int)strlen(a.cfg.record_dir); /* the folder without its trailing '/'s */
+        while (n > 1 && a.cfg.record_dir[n - 1] == '/')
+            n--;
+        printf("stereo-live: recorded %llu pairs to %s (%llu record drops%s%.*s%s)\n",
                (unsigned long long)s->recorded, a.cfg.record_dir,
                (unsigned long long)s->record_drops,
-               s->error[0] ? "" : "; replay: stereo-live --config ",
-               s->error[0] ? "" : a.cfg.record_dir, s->error[0] ? "" : "/replay.ini");
+               s->error[0] ? "" : "; replay: stereo-live --config ", s->error[0] ? 0 : n,
+               a.cfg.record_dir,
+               s->error[0] ? "" : strcmp(a.cfg.record_dir, "/") ? "/replay.ini" : "replay.ini");
+    }
     fflush(stdout);
     {
         char line[256];

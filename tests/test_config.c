@@ -745,7 +745,13 @@ static void test_set_overrides(void **state)
     assert_int_equal(live_config_set(&c, "stereo", "paths", "6", err, sizeof err), -1);
     assert_string_equal(err, "paths: 6 is neither 4 nor 8");
     assert_int_equal(live_config_set(&c, "stereo", "dispariteis", "64", err, sizeof err), -1);
-    expect_in(err, "dispariteis: unknown key in [stereo]", "unknown key");
+    expect_in(err, "dispariteis: unknown key in [stereo]; did you mean disparities?", "unknown key");
+    /* the whole key list, not cut short; no suggestion for a name far from every key */
+    assert_int_equal(live_config_set(&c, "stereo", "disparity", "64", err, sizeof err), -1);
+    expect_in(err, "did you mean disparities?", "a near miss");
+    expect_in(err, "temporal_persist, backend, threads, sms)", "the list to its end");
+    assert_int_equal(live_config_set(&c, "stereo", "zzz", "64", err, sizeof err), -1);
+    assert_null(strstr(err, "did you mean"));
     assert_int_equal(live_config_set(&c, "stereo", "disparities", NULL, err, sizeof err), -1);
     assert_int_equal(live_config_set(&c, NULL, "disparities", "64", err, sizeof err), -1);
     /* a path longer than the buffers (only the command line can give one: a file line cannot) */

@@ -174,6 +174,11 @@ refused "a 200-character recording folder name: refused before the session" 2 \
   "its replay.ini would not read back whole (replay.ini:3: the line is" \
   "$LIVE" "${SMALL[@]}" --record "$long"
 
+# the replay hint names the file once, whatever slashes end the folder's name
+"$LIVE" "${SMALL[@]}" --set synth.width=64 --set synth.height=48 --record 'slash//' >o.out 2>o.err
+check "a recording folder given as 'slash//': the hint says slash/replay.ini" o.out \
+  grep -q -- '--config slash/replay.ini)$' o.out
+
 # ---- 4. nothing blocks --------------------------------------------------------------------------
 fresh_seq
 mkfifo fifo.avi fifo.ini fifo.ttf fifo.png

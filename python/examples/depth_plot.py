@@ -86,6 +86,11 @@ def main():
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=100)
+        # mkstemp makes the file 0600: give the figure the mode a new file gets (0666 less
+        # the umask), as the C programs' outputs have
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, args.output)
     except OSError as e:
         os.unlink(tmp)
