@@ -135,6 +135,9 @@ static const char usage_text[] =
     "                         (.png, .ply; ?depth=1), ros2://NAMESPACE?domain=N&points=1,\n"
     "                         rtp://HOST:PORT, rtsp://@:8554/depth, gst://appsrc ! ...\n"
     "                         (docs/usage.md, docs/ros2.md); without display:// no window\n"
+    "  --maps FILE            rectify with these maps ([calibration] maps; as stereo-match)\n"
+    "  --color-range R        fixed | auto: the disparities the colour map spans ([display]\n"
+    "                         color_range; key a toggles)\n"
     "  --focal PX --baseline M [--center CX,CY]\n"
     "                         the camera for depth (readout, key p, --record-depth) when the\n"
     "                         calibration gives none (no maps, or a version 1 map file);\n"
@@ -270,7 +273,7 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_SCREENSHOT,
            O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION, O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
-           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW, O_OUTPUT };
+           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW, O_OUTPUT, O_MAPS, O_COLOR_RANGE };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -296,6 +299,8 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"combine", required_argument, NULL, O_COMBINE},
         {"view", required_argument, NULL, O_VIEW},
         {"output", required_argument, NULL, O_OUTPUT},
+        {"maps", required_argument, NULL, O_MAPS},
+        {"color-range", required_argument, NULL, O_COLOR_RANGE},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -315,6 +320,9 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {O_INPUT, "source", "input", NULL},
         {O_BASELINES, "stereo", "baselines", NULL},
         {O_COMBINE, "stereo", "combine", NULL},
+        /* the flags stereo-match and the Python module share, under the same names */
+        {O_MAPS, "calibration", "maps", NULL},
+        {O_COLOR_RANGE, "display", "color_range", NULL},
     };
     /* stereo-match's matching and backend options (gpu/stereo_options.h), each as its [stereo]
      * key: -d, --cost, --paths, ... */
@@ -341,6 +349,11 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             /* worded as every program of the project words them */
             if (c == ':')
                 report("%s: needs a value (see --help)", argv[optind - 1]);
+            else if (!strcmp(argv[optind - 1], "-q") || !strcmp(argv[optind - 1], "--quiet"))
+                /* stereo-match's flag: here the stats lines are stdout's, errors stderr's */
+                report("%s is stereo-match's; stereo-live writes its stats lines and summary to "
+                       "stdout and only errors and notes to stderr: redirect stdout to quieten "
+                       "it (>/dev/null), --stats-json keeps the summary", argv[optind - 1]);
             else
                 report("unknown option '%s' (see --help)", argv[optind - 1]);
             return -1;

@@ -773,6 +773,23 @@ check "stereo-synth --layout street with every camera effect: exit 0, the six fi
   eval '[ "$rc" -eq 0 ] && [ ! -s "$W/se" ] && grep -q " street " "$W/so" \
         && [ "$(ls "$W/sv" | wc -l)" -eq 6 ] || { echo "exit $rc"; cat "$W/se"; false; }'
 
+# ---- flags shared with stereo-live ----------------------------------------------------------
+# --maps and --color-range mean in stereo-live what they mean here (its [calibration] maps and
+# [display] color_range); -q / --quiet, which it has not, says where its output goes
+LV=$B/stereo-live
+if [ -x "$LV" ]; then
+  a=$("$LV" --headless --frames 1 --maps "$IN/short.maps" 2>&1 >/dev/null)
+  b=$("$LV" --headless --frames 1 --set calibration.maps="$IN/short.maps" 2>&1 >/dev/null)
+  check "stereo-live --maps FILE: what --set calibration.maps=FILE does (the same line)" \
+    eval '[ -n "$a" ] && [ "$a" = "$b" ] || { echo "--maps: $a"; echo "--set: $b"; false; }'
+  check "stereo-live --color-range auto runs; 8,40 refused naming --color-range" \
+    eval '"$LV" --headless --frames 1 -d 16 --color-range auto >/dev/null 2>&1 &&
+          ! "$LV" --headless --frames 1 --color-range 8,40 2>"$W/cr" &&
+          grep -q "^stereo-live: --color-range: .8,40. is not one of fixed, auto" "$W/cr"'
+  check "stereo-live -q: says it is stereo-match's and how to quieten the app" \
+    eval '! "$LV" -q 2>"$W/q" && grep -q "^stereo-live: -q is stereo-match.s; .*redirect stdout" "$W/q"'
+fi
+
 # ---- valgrind ------------------------------------------------------------------------------
 VG=(valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q)
 if [ -n "${STEREO_SANITIZER:-}" ]; then
