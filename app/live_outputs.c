@@ -177,6 +177,8 @@ int live_outputs_create(const char *const *uris, int n, const output_setup *setu
         }
         if (u.kind == OUT_DISPLAY)
             continue;
+        /* the one rule for every output that asks for depth by name (file depth and .ply,
+         * ros2 points or depth encoding): refused, not run without it */
         if (output_uri_needs_camera(&u) && !setup->have_cam) {
             snprintf(err, errlen, "--output '%s': depth and point clouds need the camera: "
                      "[calibration] maps with a calibration, or --focal PX --baseline M", u.text);
