@@ -2116,7 +2116,7 @@ static int open_outputs(app *a)
     for (int i = 0; i < OUTPUT_MAX; i++)
         uris[i] = a->cfg.output[i];
     output_setup setup = {a->params.width, a->params.height, a->params.min_disparity,
-                          a->params.num_disparities, a->have_cam, a->cam, ""};
+                          a->params.num_disparities, a->have_cam, a->cam, "", NULL};
     ssize_t n = readlink("/proc/self/exe", setup.program_dir, sizeof setup.program_dir - 1);
     if (n > 0) {
         setup.program_dir[n] = '\0';
