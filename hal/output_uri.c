@@ -236,14 +236,13 @@ static int parse_host_port(output_uri *u, const char *s, size_t n, char *err, si
     const char *slash = memchr(after, '/', rest);
     size_t plen = slash ? (size_t)(s + n - slash) : 0;
     size_t portlen = rest - plen;
-    if (host == s && portlen && *after == ':' && memchr(after + 1, ':', portlen - 1)) {
-        size_t alen = hlen + portlen; /* the address: up to the last ':' before the path */
-        while (s[alen - 1] != ':')
-            alen--;
+    size_t alen = hlen + portlen; /* an unbracketed IPv6 address: up to the last ':' */
+    while (alen && s[alen - 1] != ':')
+        alen--;
+    if (host == s && alen > 1 && ipv6_chars(s, alen - 1))
         return uri_fail(err, errlen, "'%s': an IPv6 address goes in brackets: %s://[%.*s]:PORT "
                         "(e.g. rtp://[::1]:5000)", u->text, output_uri_kind_name(u->kind),
                         (int)alen - 1, s);
-    }
     if (!portlen || *after != ':' ||
         uri_parse_uint(after + 1, portlen - 1, 1, 65535, &u->port) != 0)
         return uri_fail(err, errlen, "'%s': expected %s:PORT with a port in 1..65535 (e.g. %s)",

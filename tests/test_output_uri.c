@@ -151,6 +151,8 @@ static void bad_uris_are_refused(void **state)
     parse_bad("rtp://h:5000?bitrate=50", "bitrate = '50' is not kbit/s in 100..100000");
     parse_bad("rtp://::1:5000", "an IPv6 address goes in brackets: rtp://[::1]:PORT");
     parse_bad("rtp://fe80::2:5000", "rtp://[fe80::2]:PORT");
+    parse_bad("rtp://::", "expected HOST:PORT");
+    parse_bad("rtp://host:5000:", "expected HOST:PORT");
     parse_bad("rtp://[::1:5000", "no ']' after the IPv6 address");
     parse_bad("rtp://[::1]", "expected HOST:PORT");
     parse_bad("rtp://[::1]5000", "expected HOST:PORT");
