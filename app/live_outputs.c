@@ -164,6 +164,7 @@ int live_outputs_create(const char *const *uris, int n, const output_setup *setu
     }
     pthread_mutex_init(&lo->lock, NULL);
     lo->setup = *setup;
+    lo->setup.report = report;
     lo->report = report;
     lo->realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
     char why[512];
@@ -177,6 +178,8 @@ int live_outputs_create(const char *const *uris, int n, const output_setup *setu
         }
         if (u.kind == OUT_DISPLAY)
             continue;
+        /* the one rule for every output that asks for depth by name (file depth and .ply,
+         * ros2 points or depth encoding): refused, not run without it */
         if (output_uri_needs_camera(&u) && !setup->have_cam) {
             snprintf(err, errlen, "--output '%s': depth and point clouds need the camera: "
                      "[calibration] maps with a calibration, or --focal PX --baseline M", u.text);
@@ -191,9 +194,16 @@ int live_outputs_create(const char *const *uris, int n, const output_setup *setu
         }
         o->uri = u;
         o->owner = lo;
-        if (o->be->open(&u, setup, &o->state, why, sizeof why) != 0) {
+        if (o->be->open(&u, &lo->setup, &o->state, why, sizeof why) != 0) {
             snprintf(err, errlen, "--output '%s': %s", u.text, why);
             goto fail;
+        }
+        if (u.kind == OUT_ROS2 && !setup->have_cam && report) { /* what does not go out */
+            char line[OUTPUT_URI_MAX + 256];
+            snprintf(line, sizeof line, "output %s: no camera: only the disparity and the left "
+                     "image are published (depth, CameraInfo and points need [calibration] maps "
+                     "with a calibration, or --focal PX --baseline M)", u.text);
+            report(line);
         }
         pthread_cond_init(&o->cond, NULL);
         lo->needs |= o->be->needs;

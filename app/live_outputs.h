@@ -25,7 +25,7 @@ typedef struct {
                                    downstream (a leaky queue, queued when it was stopped) */
     uint64_t failures;          /* of those, the writes that failed */
     uint64_t restarts;          /* restarts of its helper process (ros2: the bridge) */
-    char extra[160];            /* the backend's own counters, ", ..." or "" */
+    char extra[256];            /* the backend's own counters, ", ..." or "" */
     char error[256];            /* its first failure ("" when none) */
 } live_output_stats;
 

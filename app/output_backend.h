@@ -36,6 +36,9 @@ typedef struct {
     int have_cam;               /* cam is valid (hal/depth.h): depth, point clouds, CameraInfo */
     depth_camera cam;
     char program_dir[512];      /* the folder of the running program (helpers live beside it) */
+    /* Says one line on stderr (a notice, not a failure: "output URI: ..." is the backend's to
+     * write), from the output's thread; may be NULL. Set by live_outputs.c. */
+    void (*report)(const char *line);
 } output_setup;
 
 typedef struct {

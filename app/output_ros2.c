@@ -9,6 +9,11 @@
  * bridge before each frame and starts it again when it has died (at most once a second),
  * counting the restarts. The frames while no bridge runs are written and dropped by nobody:
  * the ring only ever holds the newest.
+ *
+ * A bridge that lives but takes no frame (stopped with SIGSTOP, stuck in the DDS library) is
+ * no death to restart: this side watches the ring's published counter and, once frames it
+ * wrote have waited STALL_NS without the counter moving, says so once (and again when it
+ * moves); the summary shows the frames written that were never published.
  */
 #include "output_backend.h"
 
@@ -31,6 +36,8 @@
 #define BRIDGE_NAME "stereo-ros2-bridge"
 #define RESTART_INTERVAL_NS 1000000000LL
 #define STOP_WAIT_MS 2000
+#define STALL_NS 5000000000LL   /* a bridge that has published nothing this long is said */
+#define FINISH_WAIT_MS 1000     /* at the end, the bridge's time to take the newest frame */
 
 extern char **environ;
 
@@ -44,6 +51,13 @@ typedef struct {
     int64_t started_ns;
     _Atomic uint64_t restarts;
     int last_status;            /* how the bridge last ended, said once per kind */
+    void (*report)(const char *line);
+    /* the watch for a bridge that takes nothing: the published count last seen, when the
+     * oldest frame written since then was written (0: none waits), whether it was said */
+    uint64_t seen_published;
+    int64_t last_write_ns, stall_since_ns;
+    _Atomic int stall_said;     /* read by the stats too */
+    _Atomic int finished;       /* ros2_finish ran: the counts are the run's */
 } ros2_output;
 
 static int64_t monotonic_ns(void)
@@ -88,6 +102,9 @@ static int bridge_start(ros2_output *r, char *err, size_t errlen)
     r->sock = sv[0];
     r->pid = pid;
     r->started_ns = monotonic_ns();
+    r->stall_since_ns = 0; /* a new bridge: its own time to start publishing */
+    r->last_write_ns = 0;
+    r->stall_said = 0;
     return 0;
 }
 
@@ -121,6 +138,7 @@ static int ros2_open(const output_uri *u, const output_setup *s, void **state, c
         return -1;
     }
     r->uri = *u;
+    r->report = s->report;
     r->shm_fd = r->sock = -1;
     r->last_status = -1;
     snprintf(r->bridge, sizeof r->bridge, "%s/%s", s->program_dir, BRIDGE_NAME);
@@ -173,6 +191,37 @@ fail:
     return -1;
 }
 
+/* Before each frame: has the bridge published since the frame written before? When it has
+ * not for STALL_NS since the oldest frame waiting was written, it is said once; once it
+ * publishes again, that is said too. A state of the ring's counters, not of the clock alone: a
+ * source that sends a frame a minute is no stall while the bridge publishes each. */
+static void watch_bridge(ros2_output *r, int64_t now)
+{
+    uint64_t p = atomic_load_explicit(&r->ring->published, memory_order_acquire);
+    char line[OUTPUT_URI_MAX + 256];
+    line[0] = '\0';
+    if (p != r->seen_published) {
+        if (r->stall_said)
+            snprintf(line, sizeof line, "output %s: the bridge publishes again (after %.0f s)",
+                     r->uri.text, (double)(now - r->stall_since_ns) * 1e-9);
+        r->seen_published = p;
+        r->stall_since_ns = 0;
+        r->stall_said = 0;
+    } else if (r->last_write_ns) {
+        if (!r->stall_since_ns)
+            r->stall_since_ns = r->last_write_ns; /* that frame has not been published */
+        if (!r->stall_said && now - r->stall_since_ns >= STALL_NS) {
+            r->stall_said = 1;
+            snprintf(line, sizeof line, "output %s: the bridge (%s, pid %ld) has published "
+                     "nothing for %lld s (stopped or stuck?); the frames sent to it are not "
+                     "published meanwhile", r->uri.text, BRIDGE_NAME, (long)r->pid,
+                     (long long)(STALL_NS / 1000000000LL));
+        }
+    }
+    if (line[0] && r->report)
+        r->report(line);
+}
+
 static int ros2_write(void *state, const output_frame *f, char *err, size_t errlen)
 {
     ros2_output *r = state;
@@ -187,6 +236,9 @@ static int ros2_write(void *state, const output_frame *f, char *err, size_t errl
         }
         return err[0] ? -1 : 1;
     }
+    int64_t now = monotonic_ns();
+    watch_bridge(r, now);
+    r->last_write_ns = now;
     ros2_ring_header *h = r->ring;
     uint64_t k = atomic_load_explicit(&h->head, memory_order_relaxed);
     uint8_t *base = (uint8_t *)r->ring + sizeof *h + (k % h->slots) * h->slot_bytes;
@@ -205,12 +257,34 @@ static int ros2_write(void *state, const output_frame *f, char *err, size_t errl
     return 0;
 }
 
+/* The end, after the last frame: the bridge has FINISH_WAIT_MS to take the newest one, so that
+ * the summary's published count is the run's (a stopped or dead bridge does not hold it up
+ * longer). */
+static void ros2_finish(void *state)
+{
+    ros2_output *r = state;
+    uint64_t head = atomic_load(&r->ring->head);
+    for (int t = 0; t < FINISH_WAIT_MS / 10 && r->pid > 0 && head &&
+                    atomic_load(&r->ring->taken) != head;
+         t++)
+        usleep(10000);
+    atomic_store(&r->finished, 1);
+}
+
+/* Published beside sent; in the summary and while the bridge is said to publish nothing, the
+ * frames sent to it that were not published (skipped by a bridge that was behind, never taken
+ * by one stopped or dead). Not in the other stats lines: there the frame in flight would count. */
 static void ros2_stats(void *state, char *buf, size_t len)
 {
     ros2_output *r = state;
-    snprintf(buf, len, ", %llu published, bridge restarts %llu",
-             (unsigned long long)atomic_load(&r->ring->published),
-             (unsigned long long)atomic_load(&r->restarts));
+    uint64_t head = atomic_load(&r->ring->head), published = atomic_load(&r->ring->published);
+    char gap[128] = "";
+    if (head > published && (atomic_load(&r->finished) || atomic_load(&r->stall_said)))
+        snprintf(gap, sizeof gap, " (%llu of the frames sent were not: skipped by a bridge that "
+                 "was behind, or never taken)",
+                 (unsigned long long)(head - published));
+    snprintf(buf, len, ", %llu published%s, bridge restarts %llu", (unsigned long long)published,
+             gap, (unsigned long long)atomic_load(&r->restarts));
 }
 
 static uint64_t ros2_restarts(void *state)
@@ -241,5 +315,5 @@ static void ros2_close(void *state)
 
 const output_backend output_ros2_backend = {
     OUT_ROS2, OUTPUT_NEEDS_DISPARITY | OUTPUT_NEEDS_RECTIFIED, ros2_open, ros2_write, ros2_stats,
-    ros2_restarts, ros2_close, NULL, NULL,
+    ros2_restarts, ros2_close, ros2_finish, NULL,
 };

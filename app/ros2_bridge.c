@@ -22,6 +22,14 @@
  * peers match them by name, as ROS 2 nodes do, and have no type object to ask for — the
  * exchange whose handling crashes Debian's Cyclone DDS 0.10.2 when a Cyclone 11.x peer joins.
  *
+ * Another publisher on one of its topics (a second app with the same namespace and domain, a
+ * ROS 2 node) mixes its frames with this one's for every subscriber: the bridge reads DDS's
+ * built-in DCPSPublication topic (every writer discovery reports, local or remote) and says
+ * once on stderr the first topic it shares. Its own writers, which that topic lists too, carry
+ * a token in their user data (this host, the app's pid, the ring's inode): the same for every
+ * bridge the output starts, so that neither they nor an earlier bridge's of the same output
+ * are taken for another app's.
+ *
  * Exit status: 0 when the app closed the socket, 1 on a failure (said on stderr in one line).
  */
 #include <dds/dds.h>
@@ -61,6 +69,10 @@ typedef struct {
     int w, h;
     depth_camera cam;
     dds_entity_t participant, writer[NTOPICS]; /* 0: not published */
+    char topic[NTOPICS][OUTPUT_URI_MAX + 32];  /* rt/NAMESPACE/NAME */
+    char token[128];            /* our writers' user data: "stereo-live HOST PID INODE" */
+    dds_entity_t publications;  /* a reader of DCPSPublication */
+    int other_said;             /* another publisher was said */
     /* one frame, copied out of the ring */
     int16_t *disparity;
     uint8_t *rectified;
@@ -106,11 +118,12 @@ static void map_ring(bridge *b)
     b->cam = (depth_camera){h->focal_px, h->cx, h->cy, h->baseline, h->doffs_px};
 }
 
-static dds_entity_t make_writer(bridge *b, const dds_topic_descriptor_t *desc, const char *name,
+static dds_entity_t make_writer(bridge *b, const dds_topic_descriptor_t *desc, int which,
                                 int camera_info)
 {
-    char topic[OUTPUT_URI_MAX + 32];
-    snprintf(topic, sizeof topic, "rt/%s%s%s", b->uri.target, b->uri.target[0] ? "/" : "", name);
+    char *topic = b->topic[which];
+    snprintf(topic, sizeof b->topic[which], "rt/%s%s%s", b->uri.target,
+             b->uri.target[0] ? "/" : "", topic_names[which]);
     dds_entity_t t = dds_create_topic(b->participant, desc, topic, NULL, NULL);
     if (t < 0)
         die("topic %s: %s", topic, dds_strretcode(t));
@@ -118,6 +131,7 @@ static dds_entity_t make_writer(bridge *b, const dds_topic_descriptor_t *desc, c
     dds_data_representation_id_t xcdr1 = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &xcdr1);
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    dds_qset_userdata(q, b->token, strlen(b->token));
     if (camera_info) { /* a late subscriber gets the calibration too */
         dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
         dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
@@ -135,22 +149,64 @@ static dds_entity_t make_writer(bridge *b, const dds_topic_descriptor_t *desc, c
 
 static void open_dds(bridge *b)
 {
+    char host[64] = "?";
+    struct stat st;
+    gethostname(host, sizeof host - 1);
+    fstat(ROS2_RING_SHM_FD, &st); /* map_ring checked it */
+    snprintf(b->token, sizeof b->token, "stereo-live %s %ld %llu", host, (long)getppid(),
+             (unsigned long long)st.st_ino);
     b->participant = dds_create_participant((dds_domainid_t)b->uri.domain, NULL, NULL);
     if (b->participant < 0)
         die("DDS participant on domain %d: %s", b->uri.domain, dds_strretcode(b->participant));
     int cam = b->ring->have_cam != 0;
-    b->writer[T_LEFT] = make_writer(b, &sensor_msgs_msg_dds__Image__desc, topic_names[T_LEFT], 0);
+    b->writer[T_LEFT] = make_writer(b, &sensor_msgs_msg_dds__Image__desc, T_LEFT, 0);
     b->writer[T_DISPARITY] = make_writer(b, &stereo_msgs_msg_dds__DisparityImage__desc,
-                                         topic_names[T_DISPARITY], 0);
+                                         T_DISPARITY, 0);
     if (cam) {
-        b->writer[T_INFO] = make_writer(b, &sensor_msgs_msg_dds__CameraInfo__desc,
-                                        topic_names[T_INFO], 1);
-        b->writer[T_DEPTH] = make_writer(b, &sensor_msgs_msg_dds__Image__desc,
-                                         topic_names[T_DEPTH], 0);
+        b->writer[T_INFO] = make_writer(b, &sensor_msgs_msg_dds__CameraInfo__desc, T_INFO, 1);
+        b->writer[T_DEPTH] = make_writer(b, &sensor_msgs_msg_dds__Image__desc, T_DEPTH, 0);
     }
     if (cam && b->uri.points)
         b->writer[T_POINTS] = make_writer(b, &sensor_msgs_msg_dds__PointCloud2__desc,
-                                          topic_names[T_POINTS], 0);
+                                          T_POINTS, 0);
+    b->publications = dds_create_reader(b->participant, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL,
+                                        NULL);
+    if (b->publications < 0)
+        die("a reader of DCPSPublication: %s", dds_strretcode(b->publications));
+}
+
+/* The publications discovery has reported since the last call: the first one on one of our
+ * topics that is not ours is said, once. */
+static void watch_publishers(bridge *b)
+{
+    enum { N = 16 };
+    void *buf[N] = {NULL};
+    dds_sample_info_t info[N];
+    int n;
+    while ((n = dds_take(b->publications, buf, info, N, N)) > 0) {
+        for (int i = 0; i < n && !b->other_said; i++) {
+            const dds_builtintopic_endpoint_t *e = buf[i];
+            if (!info[i].valid_data || info[i].instance_state != DDS_IST_ALIVE || !e->topic_name)
+                continue;
+            void *ud = NULL;
+            size_t sz = 0;
+            int ours = e->qos && dds_qget_userdata(e->qos, &ud, &sz) &&
+                       sz == strlen(b->token) && memcmp(ud, b->token, sz) == 0;
+            dds_free(ud);
+            for (int t = 0; !ours && t < NTOPICS; t++)
+                if (b->writer[t] && strcmp(e->topic_name, b->topic[t]) == 0) {
+                    fprintf(stderr, PROGRAM ": ros2://%s: another publisher on %s (domain %d): "
+                            "its messages and this app's mix for every subscriber (a second app "
+                            "with the same namespace and domain?); give each its own namespace "
+                            "or ?domain=\n", b->uri.target, b->topic[t], b->uri.domain);
+                    b->other_said = 1;
+                    break;
+                }
+        }
+        dds_return_loan(b->publications, buf, n);
+        if (b->other_said) /* the rest are not read again: nothing more to say */
+            break;
+    }
 }
 
 /* The newest complete frame not published yet into b (1), or 0 (none, or torn: the app
@@ -308,9 +364,12 @@ int main(int argc, char **argv)
             closing = got == 0 || (pfd.revents & (POLLHUP | POLLERR));
         }
         closing |= getppid() == 1;
+        if (!b.other_said)
+            watch_publishers(&b);
         if (take_frame(&b, &last)) {
             publish(&b);
             atomic_fetch_add(&b.ring->published, 1);
+            atomic_store(&b.ring->taken, last);
         }
     }
     dds_delete(b.participant);

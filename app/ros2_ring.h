@@ -13,7 +13,9 @@
  *           (sent without blocking: a reader that is behind just reads the newest slot).
  *   reader: slot (head - 1) % SLOTS: seq (acquire), even and > what it published last; copy;
  *           an acquire fence; seq again: unchanged, or the copy is dropped (torn).
- * The reader writes `published` (frames it sent to DDS) for the app's stats.
+ * The reader writes `published` (frames it sent to DDS) and `taken` (the head of the newest
+ * frame it published) after each frame: the app's stats, its end (it waits, bounded, until the
+ * newest frame is taken) and its watch for a bridge that stops taking frames.
  * The bridge gets the memory as file descriptor 3 and its end of the socket as 4; the socket
  * closing (the app ended) ends the bridge.
  */
@@ -24,7 +26,7 @@
 #include <stdint.h>
 
 #define ROS2_RING_MAGIC 0x32534f52u /* "ROS2" */
-#define ROS2_RING_VERSION 1u
+#define ROS2_RING_VERSION 2u
 #define ROS2_RING_SLOTS 4
 #define ROS2_RING_SHM_FD 3
 #define ROS2_RING_SOCK_FD 4
@@ -39,6 +41,7 @@ typedef struct {
     int32_t min_disparity, num_disparities;
     _Atomic uint64_t head;      /* frames written (the newest is slot (head - 1) % slots) */
     _Atomic uint64_t published; /* frames the bridge published */
+    _Atomic uint64_t taken;     /* head when the bridge took the frame it published last */
 } ros2_ring_header;
 
 typedef struct {

@@ -25,6 +25,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -537,13 +538,44 @@ static void add_source_files(outpath_registry *r, const char *key, const source_
     }
 }
 
+#if !LIVE_LIBC_ONLY
+/* rtp:// outputs: the host resolves (a name, an IPv4 address or an IPv6 one), as udpsink will
+ * resolve it; a host that does not would have udpsink send nothing while the app counts its
+ * frames sent. Any family: udpsink sends to IPv4 and IPv6 alike. 0, or -1 after one line. */
+static int check_hosts(const live_config *cfg)
+{
+    for (int i = 0; i < OUTPUT_MAX; i++) {
+        output_uri u;
+        char err[OUTPUT_URI_MAX + 256], port[16];
+        if (!cfg->output[i][0] || output_uri_parse(cfg->output[i], &u, err, sizeof err) != 0 ||
+            u.kind != OUT_RTP)
+            continue;
+        snprintf(port, sizeof port, "%d", u.port);
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res = NULL;
+        int e = getaddrinfo(u.target, port, &hints, &res);
+        if (e != 0) {
+            report("--output '%s': the host '%s' does not resolve (%s)", u.text, u.target,
+                   e == EAI_SYSTEM ? strerror(errno) : gai_strerror(e));
+            return -1;
+        }
+        freeaddrinfo(res);
+    }
+    return 0;
+}
+#endif
+
 /* Every file the session reads and every file it writes, checked before it starts (outpath.h):
  * the screenshot and --stats-json may not name an input (the configuration, a calibration file,
  * the font, a video or any frame of an image sequence of any view) or each other, be a link, a
  * directory or a device, or lie in a folder that cannot be written; the recording takes a new or
- * empty folder of its own, which holds none of them. 0, or -1 after one line. */
+ * empty folder of its own, which holds none of them. Before them, rtp:// hosts resolve
+ * (check_hosts). 0, or -1 after one line. */
 static int check_outputs(const live_config *cfg, const app_options *o)
 {
+#if !LIVE_LIBC_ONLY
+    if (check_hosts(cfg) != 0)
+        return -1;
+#endif
     outpath_registry r = {0};
     char err[3 * CONFIG_PATH_MAX + 256];
     const char *comma = strchr(cfg->maps, ',');
@@ -2097,7 +2129,7 @@ static int open_outputs(app *a)
     for (int i = 0; i < OUTPUT_MAX; i++)
         uris[i] = a->cfg.output[i];
     output_setup setup = {a->params.width, a->params.height, a->params.min_disparity,
-                          a->params.num_disparities, a->have_cam, a->cam, ""};
+                          a->params.num_disparities, a->have_cam, a->cam, "", NULL};
     ssize_t n = readlink("/proc/self/exe", setup.program_dir, sizeof setup.program_dir - 1);
     if (n > 0) {
         setup.program_dir[n] = '\0';

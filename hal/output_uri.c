@@ -23,6 +23,8 @@ const char *output_uri_kind_name(output_kind k)
 
 int output_uri_needs_camera(const output_uri *u)
 {
+    if (u->kind == OUT_ROS2) /* what the URI asks for by name: not published without it */
+        return u->points || u->depth_given;
     return u->kind == OUT_FILE && (u->depth || u->format == OUT_FILE_PLY);
 }
 
@@ -89,6 +91,7 @@ static int set_option(output_uri *u, const char *k, size_t klen, const char *v, 
             else
                 return uri_fail(err, errlen, "'%s': depth = '%.*s' (32FC1: metres, 16UC1: "
                                 "millimetres)", u->text, (int)vlen, v);
+            u->depth_given = 1;
             return 0;
         }
     }
@@ -160,59 +163,106 @@ static int parse_file(output_uri *u, const char *path, size_t plen, char *err, s
 }
 
 /* A ROS 2 namespace: tokens of letters, digits and '_' separated by single '/', none starting
- * with a digit (ROS 2's topic name rules); "" is the root. */
+ * with a digit (ROS 2's topic name rules); "" is the root. One leading '/' is allowed (ROS 2's
+ * absolute "/robot" is the same namespace); a trailing one is not, as ROS 2 refuses it: it
+ * would name an empty token. */
 static int parse_namespace(output_uri *u, const char *ns, size_t n, char *err, size_t errlen)
 {
-    while (n && ns[0] == '/') /* ros2:///robot is ros2://robot */
+    const char *given = ns;
+    size_t gn = n;
+    if (n && ns[0] == '/') /* ros2:///robot is ros2://robot */
         ns++, n--;
-    while (n && ns[n - 1] == '/')
-        n--;
     if (n >= 200)
         return uri_fail(err, errlen, "'%s': the namespace is longer than 199 characters", u->text);
     for (size_t i = 0; i < n; i++) {
         int start = i == 0 || ns[i - 1] == '/';
-        if (ns[i] == '/' ? start : !(isalnum((unsigned char)ns[i]) || ns[i] == '_') ||
-                                       (start && isdigit((unsigned char)ns[i])))
+        if (ns[i] == '/' ? start || i + 1 == n
+                         : !(isalnum((unsigned char)ns[i]) || ns[i] == '_') ||
+                               (start && isdigit((unsigned char)ns[i])))
             return uri_fail(err, errlen, "'%s': '%.*s' is not a ROS 2 namespace (names of letters, "
-                            "digits and _, not starting with a digit, separated by single /; e.g. "
-                            "ros2://robot/stereo)", u->text, (int)n, ns);
+                            "digits and _, not starting with a digit, separated by single /, none "
+                            "empty, no / at the end; e.g. ros2://robot/stereo)", u->text,
+                            (int)gn, given);
     }
     memcpy(u->target, ns, n);
     u->target[n] = '\0';
     return 0;
 }
 
-/* HOST:PORT (rtp) or [HOST]:PORT/PATH (rtsp; the host, '@' or empty, is where the server
- * listens: every interface). */
+/* An IPv6 literal (without its brackets): hex digits, ':' and '.' (an IPv4 tail), then an
+ * optional %ZONE (the interface of a link-local address). Only the characters: the resolver
+ * (stereo-live's check before the run) says whether it is an address. */
+static int ipv6_chars(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (isxdigit((unsigned char)s[i]) || s[i] == ':' || s[i] == '.'))
+        i++;
+    if (i < 2 || !memchr(s, ':', i))
+        return 0;
+    if (i < n && s[i] == '%') {
+        if (++i == n)
+            return 0;
+        while (i < n && (isalnum((unsigned char)s[i]) || strchr("_-.", s[i])))
+            i++;
+    }
+    return i == n;
+}
+
+/* HOST:PORT or [IPV6]:PORT (rtp) or [HOST]:PORT/PATH (rtsp; the host, '@' or empty, is where
+ * the server listens: every interface). */
 static int parse_host_port(output_uri *u, const char *s, size_t n, char *err, size_t errlen)
 {
     const char *example = u->kind == OUT_RTP ? "rtp://192.168.1.20:5000" : "rtsp://@:8554/depth";
-    const char *slash = memchr(s, '/', n);
-    size_t hp = slash ? (size_t)(slash - s) : n;
-    const char *colon = NULL;
-    for (size_t i = 0; i < hp; i++)
-        if (s[i] == ':')
-            colon = s + i;
-    if (!colon || uri_parse_uint(colon + 1, hp - (size_t)(colon - s) - 1, 1, 65535, &u->port) != 0)
+    const char *host = s, *after; /* the host's first byte, the byte after it */
+    size_t hlen;
+    if (n && s[0] == '[') { /* [IPV6] */
+        const char *close = memchr(s, ']', n);
+        if (!close)
+            return uri_fail(err, errlen, "'%s': no ']' after the IPv6 address (e.g. "
+                            "rtp://[::1]:5000)", u->text);
+        host = s + 1;
+        hlen = (size_t)(close - host);
+        if (!ipv6_chars(host, hlen))
+            return uri_fail(err, errlen, "'%s': '[%.*s]' is not an IPv6 address (hex digits and "
+                            ":, e.g. rtp://[::1]:5000)", u->text, (int)hlen, host);
+        after = close + 1;
+    } else {
+        after = s;
+        while (after < s + n && *after != ':' && *after != '/')
+            after++;
+        hlen = (size_t)(after - s);
+    }
+    size_t rest = n - (size_t)(after - s);
+    const char *slash = memchr(after, '/', rest);
+    size_t plen = slash ? (size_t)(s + n - slash) : 0;
+    size_t portlen = rest - plen;
+    size_t alen = hlen + portlen; /* an unbracketed IPv6 address: up to the last ':' */
+    while (alen && s[alen - 1] != ':')
+        alen--;
+    if (host == s && alen > 1 && ipv6_chars(s, alen - 1))
+        return uri_fail(err, errlen, "'%s': an IPv6 address goes in brackets: %s://[%.*s]:PORT "
+                        "(e.g. rtp://[::1]:5000)", u->text, output_uri_kind_name(u->kind),
+                        (int)alen - 1, s);
+    if (!portlen || *after != ':' ||
+        uri_parse_uint(after + 1, portlen - 1, 1, 65535, &u->port) != 0)
         return uri_fail(err, errlen, "'%s': expected %s:PORT with a port in 1..65535 (e.g. %s)",
                         u->text, u->kind == OUT_RTP ? "HOST" : "@", example);
-    size_t hlen = (size_t)(colon - s);
-    for (size_t i = 0; i < hlen; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr(".-_@", s[i]))
-            return uri_fail(err, errlen, "'%s': '%.*s' is not a host name or address", u->text,
-                            (int)hlen, s);
+    if (host == s)
+        for (size_t i = 0; i < hlen; i++)
+            if (!isalnum((unsigned char)s[i]) && !strchr(".-_@", s[i]))
+                return uri_fail(err, errlen, "'%s': '%.*s' is not a host name or address",
+                                u->text, (int)hlen, s);
     if (u->kind == OUT_RTP) {
         if (hlen == 0 || slash)
             return uri_fail(err, errlen, "'%s': expected rtp://HOST:PORT (e.g. %s)", u->text,
                             example);
-        memcpy(u->target, s, hlen);
+        memcpy(u->target, host, hlen);
         u->target[hlen] = '\0';
         return 0;
     }
-    if (hlen > 1 || (hlen == 1 && s[0] != '@'))
+    if (host != s || hlen > 1 || (hlen == 1 && s[0] != '@'))
         return uri_fail(err, errlen, "'%s': the server listens on every interface: write "
                         "rtsp://@:PORT/PATH (e.g. %s)", u->text, example);
-    size_t plen = n - hp;
     if (plen < 2)
         return uri_fail(err, errlen, "'%s': no mount path (e.g. %s)", u->text, example);
     for (size_t i = 1; i < plen; i++)

@@ -9,7 +9,8 @@
  *                              16-bit millimetres); .ply: the point cloud (hal/depth.h)
  *   ros2://[NAMESPACE]?domain=N&frame_id=ID&qos=sensor|reliable&points=1&depth=32FC1|16UC1
  *                              ROS 2 topics through DDS (app/output_ros2.c)
- *   rtp://HOST:PORT            the colour-mapped view as H.264 over RTP (GStreamer)
+ *   rtp://HOST:PORT            the colour-mapped view as H.264 over RTP (GStreamer); HOST a
+ *                              name, an IPv4 address or an IPv6 one in brackets ([::1])
  *   rtsp://@:PORT/PATH         the same from an RTSP server the app runs (gst-rtsp-server)
  *   gst://appsrc ! ...         any GStreamer pipeline that starts with an appsrc the app feeds
  *                              (RGB frames of the colour-mapped view)
@@ -44,7 +45,7 @@ typedef struct {
     char text[OUTPUT_URI_MAX];     /* the URI as given, for messages */
     /* file: the printf pattern (one frame-number conversion, '%' doubled elsewhere);
      * ros2: the namespace ("" or "a/b", no leading or trailing '/');
-     * rtp: the host; rtsp: the mount path ("/depth"); gst: the description */
+     * rtp: the host (an IPv6 address without its brackets); rtsp: the mount path ("/depth"); gst: the description */
     char target[OUTPUT_URI_MAX];
     /* file */
     output_file_format format;
@@ -55,6 +56,7 @@ typedef struct {
     output_qos qos;                /* sensor (best effort, keep last 1: the default), reliable */
     int points;                    /* ?points=1: also sensor_msgs/PointCloud2 */
     output_depth_encoding depth_encoding; /* 32FC1 metres (default) or 16UC1 millimetres */
+    int depth_given;               /* ?depth= was given: the URI asks for depth by name */
     /* rtp, rtsp */
     int port;
     int bitrate_kbps;              /* ?bitrate=KBPS, default 4000 */
@@ -85,8 +87,9 @@ typedef struct {
 int output_gst_files(const char *desc, output_gst_file *files, int max, char *err,
                      size_t errlen);
 
-/* Whether the output needs the camera (f, B: hal/depth.h): file depth and .ply. ros2 uses it
- * where given (depth, CameraInfo, points) and publishes the rest without it. */
+/* Whether the output needs the camera (f, B: hal/depth.h): file depth and .ply; ros2 with
+ * ?points=1 or ?depth=ENCODING (what it asks for by name would not go out). A plain ros2 output
+ * uses the camera where given (depth, CameraInfo) and publishes the rest without it. */
 int output_uri_needs_camera(const output_uri *u);
 
 #endif

@@ -61,7 +61,7 @@ static void every_form_parses(void **state)
     assert_int_equal(u.qos, OUT_QOS_SENSOR);
     assert_int_equal(u.points, 0);
     assert_int_equal(u.depth_encoding, OUT_DEPTH_32FC1);
-    u = parse_ok("ros2:///robot/stereo/?domain=232&frame_id=left_cam&qos=reliable&points=1&"
+    u = parse_ok("ros2:///robot/stereo?domain=232&frame_id=left_cam&qos=reliable&points=1&"
                  "depth=16UC1");
     assert_string_equal(u.target, "robot/stereo");
     assert_int_equal(u.domain, 232);
@@ -74,6 +74,18 @@ static void every_form_parses(void **state)
     assert_string_equal(u.target, "192.168.1.20");
     assert_int_equal(u.port, 5000);
     assert_int_equal(u.bitrate_kbps, 2000);
+    u = parse_ok("rtp://[::1]:5000");
+    assert_string_equal(u.target, "::1");
+    assert_int_equal(u.port, 5000);
+    u = parse_ok("rtp://[fe80::1%eth0]:5004?bitrate=1000");
+    assert_string_equal(u.target, "fe80::1%eth0");
+    assert_int_equal(u.port, 5004);
+    u = parse_ok("rtp://[::ffff:192.168.1.20]:5000");
+    assert_string_equal(u.target, "::ffff:192.168.1.20");
+    u = parse_ok("rtp://ip6-localhost:5000"); /* a name: the resolver picks the family */
+    assert_string_equal(u.target, "ip6-localhost");
+    u = parse_ok("ros2:///");
+    assert_string_equal(u.target, "");
     u = parse_ok("rtsp://@:8554/depth");
     assert_int_equal(u.kind, OUT_RTSP);
     assert_string_equal(u.target, "/depth");
@@ -89,7 +101,8 @@ static void every_form_parses(void **state)
         const char *uri;
         int needs;
     } cam[] = {{"file://a_%d.ply", 1}, {"file://a_%d.pfm?depth=1", 1}, {"file://a_%d.pfm", 0},
-               {"ros2://r", 0}};
+               {"ros2://r", 0}, {"ros2://r?points=1", 1}, {"ros2://r?depth=32FC1", 1},
+               {"ros2://r?points=0&qos=reliable", 0}};
     for (size_t i = 0; i < sizeof cam / sizeof cam[0]; i++) {
         u = parse_ok(cam[i].uri);
         assert_int_equal(output_uri_needs_camera(&u), cam[i].needs);
@@ -118,6 +131,11 @@ static void bad_uris_are_refused(void **state)
     parse_bad("ros2://9robot", "is not a ROS 2 namespace");
     parse_bad("ros2://a//b", "is not a ROS 2 namespace");
     parse_bad("ros2://a-b", "is not a ROS 2 namespace");
+    parse_bad("ros2://a/b/", "'a/b/' is not a ROS 2 namespace");
+    parse_bad("ros2://a/b/?domain=1", "no / at the end");
+    parse_bad("ros2://a/", "is not a ROS 2 namespace");
+    parse_bad("ros2:////a", "'//a' is not a ROS 2 namespace");
+    parse_bad("ros2://a//", "is not a ROS 2 namespace");
     parse_bad("ros2://?qos=fast", "qos = 'fast'");
     parse_bad("ros2://?points=yes", "points = 'yes' is not 0 or 1");
     parse_bad("ros2://?depth=8UC1", "depth = '8UC1'");
@@ -131,6 +149,19 @@ static void bad_uris_are_refused(void **state)
     parse_bad("rtp://:5000", "expected rtp://HOST:PORT");
     parse_bad("rtp://ho st:5000", "is not a host name");
     parse_bad("rtp://h:5000?bitrate=50", "bitrate = '50' is not kbit/s in 100..100000");
+    parse_bad("rtp://::1:5000", "an IPv6 address goes in brackets: rtp://[::1]:PORT");
+    parse_bad("rtp://fe80::2:5000", "rtp://[fe80::2]:PORT");
+    parse_bad("rtp://::", "expected HOST:PORT");
+    parse_bad("rtp://host:5000:", "expected HOST:PORT");
+    parse_bad("rtp://[::1:5000", "no ']' after the IPv6 address");
+    parse_bad("rtp://[::1]", "expected HOST:PORT");
+    parse_bad("rtp://[::1]5000", "expected HOST:PORT");
+    parse_bad("rtp://[::1]:0", "a port in 1..65535");
+    parse_bad("rtp://[]:5000", "'[]' is not an IPv6 address");
+    parse_bad("rtp://[host]:5000", "'[host]' is not an IPv6 address");
+    parse_bad("rtp://[::1%]:5000", "is not an IPv6 address");
+    parse_bad("rtp://[::1]:5000/x", "expected rtp://HOST:PORT");
+    parse_bad("rtsp://[::1]:8554/depth", "listens on every interface");
     parse_bad("rtsp://cam:8554/depth", "listens on every interface");
     parse_bad("rtsp://@:8554", "no mount path");
     parse_bad("rtsp://@:8554/a b", "letters, digits and _ - . / only");

@@ -16,11 +16,14 @@
 #      tools/timing.sh); a folder removed mid-run: the output says why once, the run goes on and
 #      ends with status 0
 #   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
-#      frame number, depth without a camera, too many: exit 2, one line, nothing created;
+#      frame number, depth without a camera (file depth, .ply, ros2 points or depth encoding),
+#      an rtp host that does not resolve, an IPv6 address without brackets, a namespace ending
+#      in /, too many: exit 2, one line, nothing created;
 #      display:// with another output keeps the window (SDL offscreen: a window and the files),
 #      other outputs alone run headless; the libc-only build refuses outputs
 #   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
-#      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
+#      also rtp://[::1]:PORT by one on the IPv6 loopback (skipped without one), rtsp:// by one
+#      with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
 #      pngenc ! multifilesink: every frame sent, the colour-mapped view; rtsp on a port in use
 #      refused
 #   6. valgrind: no definite leak with file, ros2 and gst outputs opened, fed and closed
@@ -199,6 +202,18 @@ bad "depth without a camera" "depth and point clouds need the camera" --output "
 bad "an output over another" "is the same file as" --stats-json "$T/x_000001.pfm" --output "file://$T/x_%06d.pfm"
 bad "nine outputs" "more than 8 outputs" $(for i in 1 2 3 4 5 6 7 8 9; do echo --output "file://$T/x${i}_%06d.pfm"; done)
 bad "rtp without a port" "expected HOST:PORT" --output rtp://host
+# no network here: the .invalid top-level domain never resolves (RFC 6761)
+bad "an rtp host that does not resolve: the URI and the resolver's message" \
+  "--output 'rtp://nosuchhost.invalid:5000': the host 'nosuchhost.invalid' does not resolve (" \
+  --output rtp://nosuchhost.invalid:5000
+bad "an IPv6 rtp address without brackets" "an IPv6 address goes in brackets: rtp://[::1]:PORT" \
+  --output rtp://::1:5000
+bad "a ROS 2 namespace ending in /" "'a/b/' is not a ROS 2 namespace" --output 'ros2://a/b/'
+bad "ros2 points without a camera (as file depth)" \
+  "--output 'ros2://robot?points=1': depth and point clouds need the camera" \
+  --output 'ros2://robot?points=1'
+bad "ros2 depth encoding without a camera" "depth and point clouds need the camera" \
+  --output 'ros2://robot?depth=16UC1'
 "$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --frames 2 \
   --output "file://$T/o/w_%06d.pfm" >"$T/4w.out" 2>&1
 check "outputs without display://: no window (headless)" "$T/4w.out" grep -q 'headless;' "$T/4w.out"
@@ -245,6 +260,23 @@ if [ -n "$(grep -o 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null)" ] &&
   r=$(sizes "$T/rtp")
   check "rtp://: a receiving pipeline decodes H.264 frames of 160x120 ($r)" "$T/5r.log" \
     test "${r#* }" = 160x120 -a "${r%% *}" -ge 30
+  # IPv6: rtp://[::1]:PORT to a receiver on the IPv6 loopback, where the machine has one
+  if "$PY" -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).bind(("::1", 0))' 2>/dev/null; then
+    mkdir -p "$T/rtp6"
+    timeout 300 gst-launch-1.0 udpsrc address=::1 port=$PORT caps="$RTP_CAPS" ! "${DEC[@]}" ! \
+      multifilesink location="$T/rtp6/%03d.png" >"$T/5r6.log" 2>&1 &
+    rx=$!
+    wait_for 60 grep -qs 'Setting pipeline to PLAYING' "$T/5r6.log"
+    "$LIVE" "${SCENE[@]}" --frames 60 --output "rtp://[::1]:$PORT" >"$T/5v6.out" 2>&1
+    rc=$?
+    wait_for 60 eval '[ "$(pngs "$T/rtp6")" -ge 30 ]'
+    kill "$rx" 2>/dev/null; wait "$rx" 2>/dev/null
+    r=$(sizes "$T/rtp6")
+    check "rtp://[::1]:PORT: exit $rc, a receiver on the IPv6 loopback decodes frames of 160x120 ($r)" \
+      "$T/5v6.out" test "$rc" = 0 -a "${r#* }" = 160x120 -a "${r%% *}" -ge 30
+  else
+    skip "rtp://[::1]:PORT to an IPv6 receiver" "no IPv6 loopback on this machine (::1 cannot be bound)"
+  fi
   # the server runs until a client has decoded 20 frames: its first stats line says it serves
   "$LIVE" "${SCENE[@]}" --output "rtsp://@:$PORT/depth" >"$T/5s.out" 2>"$T/5s.err" &
   app=$!

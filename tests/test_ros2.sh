@@ -17,6 +17,11 @@
 #      tools/timing.sh)
 #   5. the bridge killed (kill -9) mid-run: restarted, counted (--stats-json restarts), a
 #      subscriber receives again, the app ends normally
+#   5b. the bridge stopped (kill -STOP) mid-run: the app says once that it has published nothing
+#      for 5 s, and when it publishes again (kill -CONT); the summary shows sent vs published;
+#      without the camera the app says what does not go out
+#   5c. two apps with one namespace and domain: each bridge says once that another publisher
+#      shares a topic; one app alone (1, and after a bridge restart, 5) says nothing of the kind
 #   6. a subscriber of Cyclone DDS 11.x (PyPI cyclonedds, build/venv-cyclonedds11): the app
 #      goes on, and the subscriber receives (the bridge's types carry no XTypes type
 #      information, whose handling crashes Debian's 0.10.2 with an 11.x peer)
@@ -163,8 +168,55 @@ stop_app "$app"
 check "bridge killed: the app goes on (exit 0 at SIGINT), says why once" "$T/k.err" \
   test -n "$bridge" -a "$rc" = 0 -a "$(grep -c 'stereo-live: [0-9]* frames' "$T/k.out")" = 1 \
   -a "$(grep -c 'was ended by signal 9' "$T/k.err")" = 1
+check "... the new bridge takes neither its own writers nor its predecessor's for another publisher" \
+  "$T/k.err" test "$(grep -c 'another publisher' "$T/k.err")" = 0
 check "... restarted and counted (restarts 1), a new subscriber receives" "$T/after.log" \
   test "$after" = 0 -a "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["outputs"][0]["restarts"])' "$T/k.json")" = 1
+
+# ---- 5b. the bridge stopped (SIGSTOP) mid-run ----------------------------------------------------
+# without the camera (said: only the disparity and the left image go out); stopped once it has
+# published, resumed once the app has said it publishes nothing
+"$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --headless \
+  --output "ros2://robot?domain=$DOM" >"$T/s.out" 2>"$T/s.err" &
+app=$!
+PIDS+=($app)
+wait_for 300 grep -qs ', [1-9][0-9]* published' "$T/s.out"
+bridge=$(pgrep -P "$app" -x stereo-ros2-bri)
+[ -n "$bridge" ] && kill -STOP "$bridge"
+stalled=0
+wait_for 300 grep -qs 'has published nothing for 5 s (stopped or stuck?)' "$T/s.err" && stalled=1
+[ -n "$bridge" ] && kill -CONT "$bridge"
+wait_for 300 grep -qs 'the bridge publishes again' "$T/s.err"
+stop_app "$app"
+check "bridge stopped (kill -STOP): said once, 'ros2://...: the bridge ... has published nothing for 5 s (stopped or stuck?)'" \
+  "$T/s.err" test -n "$bridge" -a "$stalled" = 1 -a \
+  "$(grep -c "^stereo-live: output ros2://robot?domain=$DOM: the bridge (stereo-ros2-bridge, pid $bridge) has published nothing for 5 s (stopped or stuck?)" "$T/s.err")" = 1
+# the summary: N sent, M published (K of the frames sent were not ...), K = N - M > 0
+read -r s_sent s_pub s_gap <<<"$(sed -n 's/.*output ros2:\/\/robot.*: \([0-9]*\) sent, .*, \([0-9]*\) published (\([0-9]*\) of the frames sent were not.*/\1 \2 \3/p' "$T/s.out")"
+check "... resumed (kill -CONT): said, exit $rc at SIGINT; the summary shows the gap ($s_sent sent, $s_pub published, ${s_gap:-no} not)" \
+  "$T/s.out" test "$rc" = 0 -a "$(grep -c 'the bridge publishes again' "$T/s.err")" = 1 -a \
+  "${s_gap:-0}" -gt 0 -a "$((${s_sent:-0} - ${s_pub:-0}))" = "${s_gap:-x}"
+check "... and without the camera it said once what does not go out" "$T/s.err" \
+  test "$(grep -c 'no camera: only the disparity and the left image are published' "$T/s.err")" = 1
+
+# ---- 5c. two apps with one namespace and domain ----------------------------------------------------
+"$LIVE" "${SCENE[@]}" --output "ros2://twin?domain=$DOM" >"$T/t1.out" 2>"$T/t1.err" &
+app=$!
+PIDS+=($app)
+wait_for 300 grep -qs ', [1-9][0-9]* published' "$T/t1.out"
+"$LIVE" "${SCENE[@]}" --output "ros2://twin?domain=$DOM" >"$T/t2.out" 2>"$T/t2.err" &
+app2=$!
+PIDS+=($app2)
+wait_for 300 grep -qs 'another publisher' "$T/t1.err"
+wait_for 300 grep -qs 'another publisher' "$T/t2.err"
+stop_app "$app2"
+rc2=$rc
+stop_app "$app"
+said_twin() { [ "$(grep -c "^stereo-ros2-bridge: ros2://twin: another publisher on rt/twin/[a-z_/]* (domain $DOM)" "$1")" = 1 ]; }
+check "two apps with one namespace and domain: each bridge says once 'ros2://twin: another publisher on TOPIC (domain $DOM)'; both exit 0" \
+  "$T/t2.err" eval 'said_twin "$T/t1.err" && said_twin "$T/t2.err" && [ "$rc" = 0 ] && [ "$rc2" = 0 ]'
+check "... one app beside its subscribers (section 1) said nothing of the kind" "$T/1.err" \
+  test "$(grep -c 'another publisher' "$T/1.err")" = 0
 
 # ---- 6. a Cyclone DDS 11.x subscriber ------------------------------------------------------------
 V11=${STEREO_CYCLONE11_PYTHON:-$B/venv-cyclonedds11/bin/python}
