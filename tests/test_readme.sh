@@ -160,6 +160,14 @@ run() {
   if [[ $text == *stereo-live* ]] && [[ $text != *--frames* ]] && [[ $text != *--list-cameras* ]]; then
     name="$name (+ --frames $FRAMES)"
   fi
+  # a fixed listening port may be taken on a shared machine (another test, another run): the
+  # RTSP example listens on a free one instead, and says so
+  if [[ $text =~ rtsp://@:([0-9]+)/ ]]; then
+    local port
+    port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])')
+    text=${text//rtsp:\/\/@:${BASH_REMATCH[1]}\//rtsp://@:$port/}
+    name="$name (port $port)"
+  fi
   if [ "$kind" = py ]; then
     printf '%s' "$text" >"$W/example_$line.py"
     (cd "$S" && env -u DISPLAY -u WAYLAND_DISPLAY PYTHONPATH=python \
