@@ -2221,8 +2221,7 @@ static int open_inputs(app *a)
         return EXIT_USAGE;
     }
     size_t n = (size_t)a->params.width * a->params.height;
-    if (!(a->disparity = calloc(n, sizeof *a->disparity)) ||
-        (a->cfg.headless && a->cfg.screenshot[0] && !(a->last_rgb = calloc(n, 3)))) {
+    if (!(a->disparity = calloc(n, sizeof *a->disparity))) {
         report("out of memory");
         return -1;
     }
@@ -2310,14 +2309,15 @@ int main(int argc, char **argv)
     if (!a.cfg.headless && wants_window(&a.cfg)) {
         if (display_open(&d, &a, err, sizeof err) == 0)
             windowed = 1;
-        else {
+        else
             report("no display (%s): running headless", err);
-            if (a.cfg.screenshot[0] && !a.last_rgb &&
-                !(a.last_rgb = calloc((size_t)a.params.width * a.params.height, 3))) {
-                report("out of memory");
-                goto out;
-            }
-        }
+    }
+    /* whatever made the run headless (--headless, no display, outputs without display://),
+     * --screenshot is then the colour disparity of the last frame, kept as it comes */
+    if (!windowed && a.cfg.screenshot[0] &&
+        !(a.last_rgb = calloc((size_t)a.params.width * a.params.height, 3))) {
+        report("out of memory");
+        goto out;
     }
     report("%s source, %dx%d, D %d, %s backend%s, %s%s; %s", frame_source_kind(a.src),
           a.params.width, a.params.height, a.params.num_disparities,

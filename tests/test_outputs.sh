@@ -14,11 +14,16 @@
 #   3. a slow output (strace delays its renames by 0.2 s): the stage does not wait for it, the
 #      output drops frames and counts them (sent + drops = frames; the stage's rate meanwhile:
 #      tools/timing.sh); a folder removed mid-run: the output says why once, the run goes on and
-#      ends with status 0
-#   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
-#      frame number, depth without a camera, too many: exit 2, one line, nothing created;
+#      ends with status 0; an output whose every write failed (strace: ENOSPC): said once, then
+#      exit 1 with one line and FAILED in the summary; one that failed after its first writes:
+#      exit 0
+#   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, a
+#      folder that takes no file (/proc), no frame number, depth without a camera, too many:
+#      exit 2, one line, nothing created;
 #      display:// with another output keeps the window (SDL offscreen: a window and the files),
-#      other outputs alone run headless; the libc-only build refuses outputs
+#      other outputs alone run headless; the libc-only build refuses outputs; --screenshot in
+#      every way the run becomes headless (--headless, no display, file://, gst:// or ros2://
+#      outputs without display://): written, exit 0
 #   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
 #      rtsp:// by one with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
 #      pngenc ! multifilesink: every frame sent, the colour-mapped view; rtsp on a port in use
@@ -220,6 +225,37 @@ env -u DISPLAY -u WAYLAND_DISPLAY "$LIVE" --input 'synth://?width=160&height=120
   --backend cpu --frames 2 --output display:// --output "file://$T/o/w_%06d.pfm" >"$T/4d.out" 2>&1
 check "display:// with another output: the window is tried (no display here: said, headless)" \
   "$T/4d.out" grep -q 'no display' "$T/4d.out"
+# --screenshot whatever made the run headless: --headless, no display, outputs without display://
+# (file://, gst://): the colour disparity of the last frame, written, exit 0
+shot() { # name, env..., -- options...
+  local name=$1 envs=(); shift
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  rm -f "$T/shot.png"
+  env "${envs[@]}" "$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --frames 3 \
+    --screenshot "$T/shot.png" "$@" >"$T/4s.out" 2>&1
+  local rc=$?
+  if [ "$rc" = 0 ] && grep -q 'headless;' "$T/4s.out" && grep -q "screenshot $T/shot.png (frame 3" "$T/4s.out" &&
+     "$PY" -c 'import sys, cv2; i = cv2.imread(sys.argv[1]); sys.exit(not (i is not None and i.shape == (120, 160, 3) and i.max() > 0))' "$T/shot.png"; then
+    ok "--screenshot headless ($name): written (160x120, the colour disparity), exit 0"
+  else
+    not_ok "--screenshot headless ($name): written, exit 0" "rc $rc: $(tail -5 "$T/4s.out")"
+  fi
+}
+NODISPLAY=(-u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER)
+shot "--headless" "${NODISPLAY[@]}" -- --headless
+shot "no display" "${NODISPLAY[@]}" --
+shot "a file:// output, no display://" "${NODISPLAY[@]}" -- --output "file://$T/o/s_%06d.pfm"
+shot "a file:// output, a display there" SDL_VIDEODRIVER=offscreen -- --output "file://$T/o/t_%06d.pfm"
+if grep -q 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null && command -v gst-inspect-1.0 >/dev/null; then
+  shot "a gst:// output" "${NODISPLAY[@]}" -- --output 'gst://appsrc ! videoconvert ! fakesink'
+else
+  skip "--screenshot headless (a gst:// output)" "no GStreamer build"
+fi
+if [ -x "$B/stereo-ros2-bridge" ]; then
+  shot "a ros2:// output" "${NODISPLAY[@]}" -- --output "ros2://shot?domain=$((20 + $$ % 200))"
+else
+  skip "--screenshot headless (a ros2:// output)" "no ROS 2 bridge built"
+fi
 
 # ---- 5. GStreamer outputs ------------------------------------------------------------------------
 if [ -n "$(grep -o 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null)" ] &&
