@@ -198,6 +198,8 @@ bad "domain out of range" "domain = '999' is not a DDS domain id in 0..232" --ou
 bad "bad namespace" "is not a ROS 2 namespace" --output 'ros2://9robot'
 bad "bad qos" "qos = 'fast'" --output 'ros2://robot?qos=fast'
 bad "missing folder" "cannot write into the folder '$T/nothing'" --output "file://$T/nothing/%06d.pfm"
+bad "a folder that takes no file (/proc, which access() passes for root)" \
+  "cannot write into the folder '/proc'" --output 'file:///proc/%06d.pfm'
 bad "no frame number" "needs a frame number" --output "file://$T/out.pfm"
 bad "unknown extension" "must end in .pfm" --output "file://$T/%06d.jpg"
 bad "depth without a camera" "depth and point clouds need the camera" --output "file://$T/%06d.ply"
