@@ -157,8 +157,30 @@ assert re.search(r"stereo-live: [0-9.]+ fps \(60 frames", out), out
 sent, drops = map(int, re.search(r": (\d+) sent, (\d+) drops", out).groups())
 assert sent + drops == 60 and drops > 0, (sent, drops)
 EOF
+  # every write fails (strace makes each rename fail: the folder passed the check): said once at
+  # the first, and at the end the run failed (exit 1): one line naming the output, the summary
+  # says FAILED; one whose first writes pass and the later fail (a disk that fills up) went on
+  FULL=(strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2)
+  mkdir -p "$T/f"
+  "${FULL[@]}" -e inject=rename,renameat,renameat2:error=ENOSPC "$LIVE" "${SCENE[@]}" --frames 5 \
+    --output "file://$T/f/%06d.pfm" >"$T/3f.out" 2>"$T/3f.err"
+  rc=$?
+  check "an output whose every write failed: said once, then exit 1, one line and FAILED in the summary (rc $rc)" \
+    "$T/3f.err" test "$rc" = 1 \
+    -a "$(grep -c "output file://$T/f/%06d.pfm: .*No space left on device (its frames are dropped" "$T/3f.err")" = 1 \
+    -a "$(grep -c "output file://$T/f/%06d.pfm: sent no frame: all [1-9][0-9]* writes failed (the first: .*No space left" "$T/3f.err")" = 1 \
+    -a "$(grep -c "output file://$T/f/%06d.pfm: 0 sent, 5 drops (5 failed); FAILED: no frame sent" "$T/3f.out")" = 1 \
+    -a "$(ls "$T/f" | wc -l)" = 0
+  "${FULL[@]}" -e inject=rename,renameat,renameat2:error=ENOSPC:when=3+ "$LIVE" "${SCENE[@]}" \
+    --frames 5 --output "file://$T/f/%06d.pfm" >"$T/3p.out" 2>"$T/3p.err"
+  rc=$?
+  check "an output whose first writes passed, then failed: said once, the run ends with exit 0 (rc $rc)" \
+    "$T/3p.err" test "$rc" = 0 -a "$(grep -c "output file://$T/f/%06d.pfm: " "$T/3p.err")" = 1 \
+    -a "$(grep -c ': [12] sent, .*failed)$' "$T/3p.out")" = 1 -a "$(ls "$T/f" | wc -l)" -ge 1
 else
   skip "slow output: drops counted" "strace cannot trace here"
+  skip "an output whose every write failed: exit 1" "strace cannot trace here"
+  skip "an output whose first writes passed, then failed: exit 0" "strace cannot trace here"
 fi
 # removed once it holds a file (renamed away in one step: a plain rm -rf races the writer); the
 # run goes on: a stats line after the output's message, then SIGINT ends it
