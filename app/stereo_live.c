@@ -2167,9 +2167,12 @@ static int auto_disparities(app *a)
         goto out;
     }
     a->params.num_disparities = r.disparities;
-    report("disparities auto: %d (the first pair reaches %d px%s)%s", r.disparities, r.top,
+    char band[48] = "";
+    if (r.for_band)
+        snprintf(band, sizeof band, ", raised above band %d", a->params.band);
+    report("disparities auto: %d (the first pair reaches %d px%s)%s%s", r.disparities, r.top,
            r.beyond ? " or more: the end of the range measured" : "",
-           r.clamped ? ", the most this width and min_disparity allow" : "");
+           r.clamped ? ", the most this width and min_disparity allow" : "", band);
     rc = 0;
 out:
     for (int i = 0; i < nv; i++)
