@@ -10,7 +10,8 @@
  * The main thread is the display (SDL wants it); the capture and stage threads live in
  * live_pipeline.c, the sources in live_sources.c. Exit status: 0 after a clean shutdown (frame
  * limit, end of the files, window closed, q/Esc, SIGINT, SIGTERM), 1 when something failed while
- * running, 2 for a bad option or configuration (reported before anything is opened).
+ * running (an output that sent no frame because every write failed included), 2 for a bad
+ * option or configuration (reported before anything is opened).
  *
  * At the end it prints a summary (throughput, stage time and end-to-end latency: median, p95)
  * and, with --stats-json FILE, writes it as JSON (tools/gpu-check.sh reads it).
@@ -1837,6 +1838,29 @@ static void summary_get(app *a, int64_t t_start, int64_t t_end, summary *m)
         m->fps = m->wall_s > 0 ? (double)s->processed / m->wall_s : 0;
 }
 
+#if !LIVE_LIBC_ONLY
+/* An output that failed every frame it was given did nothing the run was asked for: the run
+ * failed (exit 1), though the output was only reported once while it ran. One that sent some
+ * frames (a disk filled up, then freed) kept the run going, as designed. */
+static int output_failed(const live_output_stats *o) { return o->sent == 0 && o->failures > 0; }
+
+/* One line for each output that failed every frame; the count of them. */
+static int report_failed_outputs(const app *a)
+{
+    int failed = 0;
+    for (int i = 0; i < live_outputs_count(a->outputs); i++) {
+        live_output_stats o;
+        live_outputs_stats(a->outputs, i, &o);
+        if (output_failed(&o)) {
+            report("output %s: sent no frame: all %llu writes failed (the first: %s)", o.uri,
+                   (unsigned long long)o.failures, o.error);
+            failed++;
+        }
+    }
+    return failed;
+}
+#endif
+
 static void summary_print(const app *a, const summary *m)
 {
     const live_histogram *st = &m->stage, *lat = &a->rt.latency;
@@ -1853,9 +1877,10 @@ static void summary_print(const app *a, const summary *m)
     for (int i = 0; i < live_outputs_count(a->outputs); i++) {
         live_output_stats o;
         live_outputs_stats(a->outputs, i, &o);
-        printf("stereo-live: output %s: %llu sent, %llu drops (%llu failed)%s\n", o.uri,
+        printf("stereo-live: output %s: %llu sent, %llu drops (%llu failed)%s%s\n", o.uri,
                (unsigned long long)o.sent, (unsigned long long)o.drops,
-               (unsigned long long)o.failures, o.extra);
+               (unsigned long long)o.failures, o.extra,
+               output_failed(&o) ? "; FAILED: no frame sent, every write failed (exit 1)" : "");
     }
 #endif
     if (a->params.views > 2) { /* more views: how many frames each stage matched, per camera */
@@ -2187,9 +2212,12 @@ static int auto_disparities(app *a)
         goto out;
     }
     a->params.num_disparities = r.disparities;
-    report("disparities auto: %d (the first pair reaches %d px%s)%s", r.disparities, r.top,
+    char band[48] = "";
+    if (r.for_band)
+        snprintf(band, sizeof band, ", raised above band %d", a->params.band);
+    report("disparities auto: %d (the first pair reaches %d px%s)%s%s", r.disparities, r.top,
            r.beyond ? " or more: the end of the range measured" : "",
-           r.clamped ? ", the most this width and min_disparity allow" : "");
+           r.clamped ? ", the most this width and min_disparity allow" : "", band);
     rc = 0;
 out:
     for (int i = 0; i < nv; i++)
@@ -2266,8 +2294,7 @@ static int open_inputs(app *a)
         return EXIT_USAGE;
     }
     size_t n = (size_t)a->params.width * a->params.height;
-    if (!(a->disparity = calloc(n, sizeof *a->disparity)) ||
-        (a->cfg.headless && a->cfg.screenshot[0] && !(a->last_rgb = calloc(n, 3)))) {
+    if (!(a->disparity = calloc(n, sizeof *a->disparity))) {
         report("out of memory");
         return -1;
     }
@@ -2355,14 +2382,15 @@ int main(int argc, char **argv)
     if (!a.cfg.headless && wants_window(&a.cfg)) {
         if (display_open(&d, &a, err, sizeof err) == 0)
             windowed = 1;
-        else {
+        else
             report("no display (%s): running headless", err);
-            if (a.cfg.screenshot[0] && !a.last_rgb &&
-                !(a.last_rgb = calloc((size_t)a.params.width * a.params.height, 3))) {
-                report("out of memory");
-                goto out;
-            }
-        }
+    }
+    /* whatever made the run headless (--headless, no display, outputs without display://),
+     * --screenshot is then the colour disparity of the last frame, kept as it comes */
+    if (!windowed && a.cfg.screenshot[0] &&
+        !(a.last_rgb = calloc((size_t)a.params.width * a.params.height, 3))) {
+        report("out of memory");
+        goto out;
     }
     report("%s source, %dx%d, D %d, %s backend%s, %s%s; %s", frame_source_kind(a.src),
           a.params.width, a.params.height, a.params.num_disparities,
@@ -2416,6 +2444,10 @@ int main(int argc, char **argv)
         } else
             log_screenshot(&a);
     }
+#endif
+#if !LIVE_LIBC_ONLY
+    if (report_failed_outputs(&a))
+        rc = 1;
 #endif
     printf("stereo-live: %llu frames, %llu captured, %llu dropped, stage %.1f ms mean, "
            "%s backend%s\n",

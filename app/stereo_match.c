@@ -627,10 +627,14 @@ static int auto_disparities(options *o, const image *left, const image *right,
     }
     if (stereo_options_set_disparities(&o->stage, a.disparities, err, sizeof err))
         return usage_error("--disparities auto chose %d: %s", a.disparities, err);
-    if (!o->quiet)
-        fprintf(stderr, "stereo-match: --disparities auto: %d (the scene reaches %d px%s)%s\n",
+    if (!o->quiet) {
+        char band[48] = "";
+        if (a.for_band)
+            snprintf(band, sizeof band, ", raised above --band %d", o->stage.p.band);
+        fprintf(stderr, "stereo-match: --disparities auto: %d (the scene reaches %d px%s)%s%s\n",
                 a.disparities, a.top, a.beyond ? " or more: the end of the range measured" : "",
-                a.clamped ? ", the most this width and --min-disparity allow" : "");
+                a.clamped ? ", the most this width and --min-disparity allow" : "", band);
+    }
     return 0;
 }
 

@@ -111,6 +111,18 @@ stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *
     while (most >= w || dmin + most > 2047 || (dmin < 0 && most - dmin >= w))
         most -= 16;
     D = D < 16 ? 16 : D;
+    /* the coarse-to-fine band must be narrower than the range (band_check): the next multiple
+     * of 16 above it at least, though the scene needs less */
+    const int least = p->band > 0 ? (p->band / 16 + 1) * 16 : 16;
+    if (least > most) {
+        st = fail(err, errlen, STEREO_ERR_PARAM,
+                  "a band of %d needs more than %d disparities; at %d px wide and minimum "
+                  "disparity %d the stage takes at most %d: use a smaller band or none", p->band,
+                  p->band, w, dmin, most);
+        goto done;
+    }
+    out->for_band = D < least;
+    D = D < least ? least : D;
     out->clamped = D > most;
     out->disparities = D > most ? most : D;
 done:

@@ -255,8 +255,10 @@ int stereo_check_disparities(int D, char *why, size_t whylen);
  * range that fits (128 disparities, 512 at full size, from p's min_disparity / 4); top = the
  * STEREO_AUTO_PERCENTILE-th percentile of the valid disparities, in whole pixels at full size
  * (rounded up); disparities = top - min_disparity plus an eighth of top (at least 8), rounded up
- * to a multiple of 16, at least 16, at most the largest D the stage takes for this width and
- * min_disparity (clamped = 1 then). beyond = 1 when top reached the end of the range measured:
+ * to a multiple of 16, at least 16 and, with p->band = W, at least W + 16 (the band must be
+ * narrower than the range: for_band = 1 when that raised it), at most the largest D the stage
+ * takes for this width and min_disparity (clamped = 1 then; a band wider than that largest D
+ * fails, STEREO_ERR_PARAM). beyond = 1 when top reached the end of the range measured:
  * the scene may be nearer still. Fails (STEREO_ERR_PARAM, with why) on an image too narrow to
  * measure (about 64 px) and when fewer than 1 % of the pixels matched. Two views only. */
 #define STEREO_AUTO_LEVEL 2
@@ -266,6 +268,8 @@ typedef struct {
     int top;          /* the scene's largest disparity measured, px */
     int beyond;       /* 1: top is the end of the range measured */
     int clamped;      /* 1: disparities is the largest the stage takes, below what top asks */
+    int for_band;     /* 1: disparities was raised above p's band (band.h: W < D), above
+                         what top asks */
 } stereo_auto_range;
 stereo_status stereo_auto_disparities(const stereo_params *p, const stereo_map *maps,
                                       const stereo_image *left, const stereo_image *right,

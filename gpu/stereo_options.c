@@ -399,7 +399,9 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
     }
     if (p->band) {
         char why[96];
-        if (!o->auto_disparities && band_check(p->band, D, why, sizeof why) != 0)
+        /* with --disparities auto, the width alone now (the range is chosen above it later,
+         * stereo_auto_disparities) */
+        if (band_check(p->band, o->auto_disparities ? INT_MAX : D, why, sizeof why) != 0)
             return fail(err, errlen, "--band: %s", why);
         if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI)
             return fail(err, errlen, "--band: the coarse-to-fine mode is not for %s",

@@ -83,6 +83,8 @@ static int same_file(const file_identity *a, const file_identity *b)
 }
 
 /* One output on its own: a name for a regular file (or none yet) in a writable folder. */
+static int temp_probe(const char *path);
+
 static int check_one(const outpath_file *o, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
@@ -135,6 +137,15 @@ static int check_one(const outpath_file *o, char *err, size_t errlen)
         fail(err, errlen, "%s '%.60s...': the path is %zu bytes; with the temporary suffix "
              "'%s' it must stay below %d", o->what, o->path, strlen(o->path), OUTPATH_TMP_SUFFIX,
              PATH_MAX);
+        return -1;
+    }
+    /* access() says what the permissions allow, not whether the file system takes a new file:
+     * root passes it on /proc or /sys, where every write would then fail. The temporary file
+     * the write will make, made and removed now, is the one sure test. */
+    int why = temp_probe(o->path);
+    if (why) {
+        fail(err, errlen, "%s '%s': cannot write into the folder '%s': creating a file there "
+             "failed: %s", o->what, o->path, dir, strerror(why));
         return -1;
     }
     return 0;
@@ -487,6 +498,26 @@ static int temp_claim(void)
             return k;
     }
     return -1;
+}
+
+/* Creates path's temporary file and removes it (registered meanwhile, so that a signal does not
+ * leave it behind): 0, or the errno of the creation. path + OUTPATH_TMP_SUFFIX fits PATH_MAX. */
+static int temp_probe(const char *path)
+{
+    int slot = temp_claim();
+    char local[PATH_MAX];
+    char *tmp = slot >= 0 ? temp_name[slot] : local;
+    snprintf(tmp, PATH_MAX, "%s%s", path, OUTPATH_TMP_SUFFIX);
+    if (slot >= 0)
+        __atomic_store_n(&temp_state[slot], 2, __ATOMIC_RELEASE);
+    int fd = mkstemp(tmp), why = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    }
+    if (slot >= 0)
+        __atomic_store_n(&temp_state[slot], 0, __ATOMIC_RELEASE);
+    return why;
 }
 
 void outpath_remove_temps_and_die(int sig)

@@ -16,7 +16,9 @@
 #   5. --disparities auto: on generated scenes of known disparities the D chosen covers the
 #      ground truth's 99th percentile, with at most an eighth and two steps of 16 more, and is
 #      the D the summary reports; a sequence measures its first pair once; refused with more
-#      views, on an image too narrow to measure, and by stereo-live (saying who takes it).
+#      views, on an image too narrow to measure, and by stereo-live (saying who takes it); with
+#      --band W the D chosen is one the band takes (above W: stereo-match and stereo-live), a
+#      width too narrow for the band and a band width of neither 32 nor 64 refused.
 # Run from the repo root (tests/run does). Env: STEREO_BUILD (default build).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -311,6 +313,26 @@ result $? "--disparities auto on a sequence: measured once, on the first pair; e
 out=$("$M" -d auto "$W/narrow/left.png" "$W/narrow/right.png" "$W/narrow.pfm" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "too narrow to measure" <<<"$out" && [ ! -e "$W/narrow.pfm" ]
 result $? "--disparities auto on a 48 px wide pair: exit 2, too narrow, no output" "rc $rc: $out"
+# with --band W the range chosen must be one the band takes (W < D): the 320x240 scene reaches
+# 24 px (32 would do), so W + 16; a width whose largest D is no wider than the band: refused
+# after measuring; a band width of neither 32 nor 64: refused before measuring
+for band in "32 48" "64 80"; do
+  set -- $band
+  out=$("$M" -d auto --band "$1" --backend cpu "$L" "$R" "$W/band.pfm" 2>&1); rc=$?
+  [ $rc = 0 ] && grep -q -- "--disparities auto: $2 (the scene reaches [0-9]* px), raised above --band $1" <<<"$out" &&
+    grep -q "D=$2 " <<<"$out" && [ -s "$W/band.pfm" ]
+  result $? "--disparities auto --band $1 on a 320x240 scene needing 32: D $2, matched (exit 0)" "rc $rc: $out"
+  rm -f "$W/band.pfm"
+done
+"$SY" --size 80x60 "$W/b80" >/dev/null 2>&1 || { echo "Bail out! stereo-synth"; exit 1; }
+expect_fail 2 "a band of 64 needs more than 64 disparities; at 80 px wide" \
+  "--disparities auto --band 64 at 80 px wide (64 disparities at most): exit 2, one line" \
+  -d auto --band 64 --backend cpu "$W/b80/left.png" "$W/b80/right.png" "$W/b80.pfm"
+[ ! -e "$W/b80.pfm" ]
+result $? "--disparities auto --band 64 at 80 px wide: no output"
+expect_fail 2 "stereo-match: --band: 48 is neither 32 nor 64" \
+  "--disparities auto --band 48: refused before measuring (exit 2, one line)" \
+  -d auto --band 48 --backend cpu "$L" "$R" "$W/band.pfm"
 out=$("$M" -d auto --baselines 1,2 "$W/auto-3/left.png" "$W/auto-3/right.png" "$W/auto-3/left.png" "$W/v.pfm" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--disparities auto: measures a pair" <<<"$out"
 result $? "--disparities auto with more views: refused (exit 2)" "rc $rc: $out"
@@ -327,6 +349,11 @@ if [ -x "$B/stereo-live" ]; then
   out=$("$B/stereo-live" --headless --frames 1 --backend cpu -d auto --set stereo.baselines=1,2 2>&1); rc=$?
   [ $rc = 2 ] && grep -q "disparities auto: measures a pair" <<<"$out"
   result $? "stereo-live -d auto with more views: refused (exit 2)" "rc $rc: $out"
+  out=$("$B/stereo-live" --headless --frames 2 --backend cpu -d auto --band 32 \
+    --input 'synth://?width=320&height=240' 2>&1); rc=$?
+  [ $rc = 0 ] && grep -q "disparities auto: 48 (the first pair reaches [0-9]* px), raised above band 32" <<<"$out" &&
+    grep -q "D 48," <<<"$out"
+  result $? "stereo-live -d auto --band 32 at 320x240 (needs 32): D 48, the stage runs" "rc $rc: $out"
 fi
 
 echo "1..$n"

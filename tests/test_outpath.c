@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_outpath.c — outpath_check: an output that names an input or another output (by the same
  * name, another path, a hard link, a link to its folder), a symbolic link, a directory, a device,
- * a missing folder, a name too long for its temporary file; a pattern whose later frames would
+ * a missing folder, a folder that takes no file though access() says it may (/proc as root), a
+ * name too long for its temporary file; a pattern whose later frames would
  * replace a file (outpath_check_pattern); atomic_write_file failing half-way
  * or ended by a signal; inputs that are FIFOs or devices (open_input_file). */
 #include <stdarg.h>
@@ -252,6 +253,24 @@ static int count_entries(void)
     return n;
 }
 
+/* access() lets root "write" where no file can be made (/proc); the check makes the temporary
+ * file the write would make, and removes it: refused there, nothing left where it passes */
+static void folder_that_takes_no_file_is_refused(void **state)
+{
+    struct stat st;
+    if (stat("/proc/self", &st) != 0)
+        skip(); /* no procfs */
+    assert_int_equal(check2("--output", "/proc/000001.pfm", "input", NULL), -1);
+    assert_non_null(strstr(err, "--output '/proc/000001.pfm': cannot write into the folder "
+                                "'/proc': "));
+    if (geteuid() == 0) /* else access() refuses it first */
+        assert_non_null(strstr(err, "creating a file there failed"));
+    char out[PATH_MAX];
+    int before = count_entries();
+    assert_int_equal(check2("--output", tmp_path(out, "probe.pfm"), "input", NULL), 0);
+    assert_int_equal(count_entries(), before);
+}
+
 static void failed_write_keeps_old_file_and_leaves_no_temp(void **state)
 {
     char path[PATH_MAX], buf[64];
@@ -414,6 +433,7 @@ int main(void)
         cmocka_unit_test(symlink_output_is_refused),
         cmocka_unit_test(directory_device_and_missing_folder_are_refused),
         cmocka_unit_test(read_only_folder_is_refused),
+        cmocka_unit_test(folder_that_takes_no_file_is_refused),
         cmocka_unit_test(missing_input_is_left_to_its_reader),
         cmocka_unit_test(failed_write_keeps_old_file_and_leaves_no_temp),
         cmocka_unit_test(name_too_long_for_its_temporary_file_is_refused),

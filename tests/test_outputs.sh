@@ -14,13 +14,17 @@
 #   3. a slow output (strace delays its renames by 0.2 s): the stage does not wait for it, the
 #      output drops frames and counts them (sent + drops = frames; the stage's rate meanwhile:
 #      tools/timing.sh); a folder removed mid-run: the output says why once, the run goes on and
-#      ends with status 0
-#   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, no
-#      frame number, depth without a camera (file depth, .ply, ros2 points or depth encoding),
-#      an rtp host that does not resolve, an IPv6 address without brackets, a namespace ending
-#      in /, too many: exit 2, one line, nothing created;
+#      ends with status 0; an output whose every write failed (strace: ENOSPC): said once, then
+#      exit 1 with one line and FAILED in the summary; one that failed after its first writes:
+#      exit 0
+#   4. bad outputs: an unknown scheme or option, a domain out of range, a missing folder, a
+#      folder that takes no file (/proc), no frame number, depth without a camera (file depth,
+#      .ply, ros2 points or depth encoding), an rtp host that does not resolve, an IPv6 address
+#      without brackets, a namespace ending in /, too many: exit 2, one line, nothing created;
 #      display:// with another output keeps the window (SDL offscreen: a window and the files),
-#      other outputs alone run headless; the libc-only build refuses outputs
+#      other outputs alone run headless; the libc-only build refuses outputs; --screenshot in
+#      every way the run becomes headless (--headless, no display, file://, gst:// or ros2://
+#      outputs without display://): written, exit 0
 #   5. GStreamer: rtp:// received by a gst-launch-1.0 pipeline (udpsrc, rtph264depay, decodebin),
 #      also rtp://[::1]:PORT by one on the IPv6 loopback (skipped without one), rtsp:// by one
 #      with rtspsrc: frames decoded, of the stage's size; gst://appsrc ! ...
@@ -155,8 +159,30 @@ assert re.search(r"stereo-live: [0-9.]+ fps \(60 frames", out), out
 sent, drops = map(int, re.search(r": (\d+) sent, (\d+) drops", out).groups())
 assert sent + drops == 60 and drops > 0, (sent, drops)
 EOF
+  # every write fails (strace makes each rename fail: the folder passed the check): said once at
+  # the first, and at the end the run failed (exit 1): one line naming the output, the summary
+  # says FAILED; one whose first writes pass and the later fail (a disk that fills up) went on
+  FULL=(strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2)
+  mkdir -p "$T/f"
+  "${FULL[@]}" -e inject=rename,renameat,renameat2:error=ENOSPC "$LIVE" "${SCENE[@]}" --frames 5 \
+    --output "file://$T/f/%06d.pfm" >"$T/3f.out" 2>"$T/3f.err"
+  rc=$?
+  check "an output whose every write failed: said once, then exit 1, one line and FAILED in the summary (rc $rc)" \
+    "$T/3f.err" test "$rc" = 1 \
+    -a "$(grep -c "output file://$T/f/%06d.pfm: .*No space left on device (its frames are dropped" "$T/3f.err")" = 1 \
+    -a "$(grep -c "output file://$T/f/%06d.pfm: sent no frame: all [1-9][0-9]* writes failed (the first: .*No space left" "$T/3f.err")" = 1 \
+    -a "$(grep -c "output file://$T/f/%06d.pfm: 0 sent, 5 drops (5 failed); FAILED: no frame sent" "$T/3f.out")" = 1 \
+    -a "$(ls "$T/f" | wc -l)" = 0
+  "${FULL[@]}" -e inject=rename,renameat,renameat2:error=ENOSPC:when=3+ "$LIVE" "${SCENE[@]}" \
+    --frames 5 --output "file://$T/f/%06d.pfm" >"$T/3p.out" 2>"$T/3p.err"
+  rc=$?
+  check "an output whose first writes passed, then failed: said once, the run ends with exit 0 (rc $rc)" \
+    "$T/3p.err" test "$rc" = 0 -a "$(grep -c "output file://$T/f/%06d.pfm: " "$T/3p.err")" = 1 \
+    -a "$(grep -c ': [12] sent, .*failed)$' "$T/3p.out")" = 1 -a "$(ls "$T/f" | wc -l)" -ge 1
 else
   skip "slow output: drops counted" "strace cannot trace here"
+  skip "an output whose every write failed: exit 1" "strace cannot trace here"
+  skip "an output whose first writes passed, then failed: exit 0" "strace cannot trace here"
 fi
 # removed once it holds a file (renamed away in one step: a plain rm -rf races the writer); the
 # run goes on: a stats line after the output's message, then SIGINT ends it
@@ -196,6 +222,8 @@ bad "domain out of range" "domain = '999' is not a DDS domain id in 0..232" --ou
 bad "bad namespace" "is not a ROS 2 namespace" --output 'ros2://9robot'
 bad "bad qos" "qos = 'fast'" --output 'ros2://robot?qos=fast'
 bad "missing folder" "cannot write into the folder '$T/nothing'" --output "file://$T/nothing/%06d.pfm"
+bad "a folder that takes no file (/proc, which access() passes for root)" \
+  "cannot write into the folder '/proc'" --output 'file:///proc/%06d.pfm'
 bad "no frame number" "needs a frame number" --output "file://$T/out.pfm"
 bad "unknown extension" "must end in .pfm" --output "file://$T/%06d.jpg"
 bad "depth without a camera" "depth and point clouds need the camera" --output "file://$T/%06d.ply"
@@ -235,6 +263,37 @@ env -u DISPLAY -u WAYLAND_DISPLAY "$LIVE" --input 'synth://?width=160&height=120
   --backend cpu --frames 2 --output display:// --output "file://$T/o/w_%06d.pfm" >"$T/4d.out" 2>&1
 check "display:// with another output: the window is tried (no display here: said, headless)" \
   "$T/4d.out" grep -q 'no display' "$T/4d.out"
+# --screenshot whatever made the run headless: --headless, no display, outputs without display://
+# (file://, gst://): the colour disparity of the last frame, written, exit 0
+shot() { # name, env..., -- options...
+  local name=$1 envs=(); shift
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  rm -f "$T/shot.png"
+  env "${envs[@]}" "$LIVE" --input 'synth://?width=160&height=120' -d 32 --backend cpu --frames 3 \
+    --screenshot "$T/shot.png" "$@" >"$T/4s.out" 2>&1
+  local rc=$?
+  if [ "$rc" = 0 ] && grep -q 'headless;' "$T/4s.out" && grep -q "screenshot $T/shot.png (frame 3" "$T/4s.out" &&
+     "$PY" -c 'import sys, cv2; i = cv2.imread(sys.argv[1]); sys.exit(not (i is not None and i.shape == (120, 160, 3) and i.max() > 0))' "$T/shot.png"; then
+    ok "--screenshot headless ($name): written (160x120, the colour disparity), exit 0"
+  else
+    not_ok "--screenshot headless ($name): written, exit 0" "rc $rc: $(tail -5 "$T/4s.out")"
+  fi
+}
+NODISPLAY=(-u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER)
+shot "--headless" "${NODISPLAY[@]}" -- --headless
+shot "no display" "${NODISPLAY[@]}" --
+shot "a file:// output, no display://" "${NODISPLAY[@]}" -- --output "file://$T/o/s_%06d.pfm"
+shot "a file:// output, a display there" SDL_VIDEODRIVER=offscreen -- --output "file://$T/o/t_%06d.pfm"
+if grep -q 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null && command -v gst-inspect-1.0 >/dev/null; then
+  shot "a gst:// output" "${NODISPLAY[@]}" -- --output 'gst://appsrc ! videoconvert ! fakesink'
+else
+  skip "--screenshot headless (a gst:// output)" "no GStreamer build"
+fi
+if [ -x "$B/stereo-ros2-bridge" ]; then
+  shot "a ros2:// output" "${NODISPLAY[@]}" -- --output "ros2://shot?domain=$((20 + $$ % 200))"
+else
+  skip "--screenshot headless (a ros2:// output)" "no ROS 2 bridge built"
+fi
 
 # ---- 5. GStreamer outputs ------------------------------------------------------------------------
 if [ -n "$(grep -o 'STEREO_HAVE_GST=1' "$B/config.ninja" 2>/dev/null)" ] &&

@@ -628,3 +628,13 @@ def test_auto_disparities_as_stereo_match(scene, tmp_path):
                 np.where(np.isinf(d), np.float32(np.nan), d))
     with pytest.raises(ValueError, match="too narrow"):
         sd.auto_disparities(scene["left"][:, :40], scene["right"][:, :40])
+
+
+def test_auto_disparities_with_a_band(scene):
+    """band=W with disparities="auto": the range chosen is one the band takes (above W), though
+    the 320x240 scene needs 32."""
+    assert sd.auto_disparities(scene["left"], scene["right"]).disparities == 32
+    r = sd.auto_disparities(scene["left"], scene["right"], band=32)
+    assert r.disparities == 48 and not r.clamped
+    d = sd.match(scene["left"], scene["right"], disparities="auto", band=32, backend="cpu")
+    assert d.shape == (240, 320) and np.isfinite(d).mean() > 0.5
