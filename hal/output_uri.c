@@ -557,7 +557,7 @@ int output_gst_files(const char *desc, output_gst_file *files, int max, char *er
             size_t pl = 0;
             if (isalpha((unsigned char)*s)) {
                 pl = 1;
-                while (isalnum((unsigned char)s[pl]) || strchr("+-.", s[pl]))
+                while (isalnum((unsigned char)s[pl]) || (s[pl] && strchr("+-.", s[pl])))
                     pl++;
             }
             if (pl && strncmp(s + pl, "://", 3) == 0) {
