@@ -5,10 +5,11 @@
  *   /                  the page (index.html of the served folder, build/web/ beside the program)
  *   /ws                a WebSocket: one binary message per frame (below), the page's "next"
  *                      asks for the following one
- *   /frame.jpg         the newest colour-mapped disparity, JPEG      (for plain HTTP clients:
- *   /left.jpg          the newest rectified left view, JPEG           ?after=N waits, at most
- *   /disparity.bin     its 16-bit disparity (below), deflated         WAIT_FRAME_MS, for a
- *   /stats.json        the overlay numbers of the newest frame        frame newer than N)
+ *   /frame.jpg         the next colour-mapped disparity, JPEG        (for plain HTTP clients:
+ *   /left.jpg          the next rectified left view, JPEG             each waits, at most
+ *   /disparity.bin     its 16-bit disparity (below), deflated         WAIT_FRAME_MS, for the
+ *   /stats.json        the overlay numbers of that frame              next frame encoded;
+ *                                                                     ?after=N: one newer than N)
  *   /three.min.js      Debian's three.js (libjs-three) for the 3D view, from its fixed place
  *   /NAME              another file of the served folder (letters, digits, - _ . only)
  *
@@ -60,7 +61,6 @@
 #define MAX_WS_MESSAGE 64             /* bytes of a message from the page ("next") */
 #define REQUEST_DEADLINE_NS (10 * 1000000000LL) /* from accept to the response written */
 #define WAIT_FRAME_MS 2000            /* ?after=N: at most this long for a newer frame */
-#define HTTP_WATCH_NS (5 * 1000000000LL) /* frames are encoded this long after an HTTP fetch */
 #define MAX_FILE_BYTES (8 << 20)      /* a file of the served folder (three.min.js: 0.8 MB) */
 #define JPEG_QUALITY 80
 #define THREE_JS "/usr/share/javascript/three/three.min.js" /* libjs-three */
@@ -118,7 +118,6 @@ struct web_output {
     int dispatch_pending;         /* a dispatch of the newest is queued on the loop */
     /* atomics: whether anyone can take a frame now */
     int want;                     /* WebSocket clients with credit + waiting requests */
-    int64_t http_until_ns;        /* an HTTP client fetched frames lately */
     uint64_t ws_sent, bytes_sent, refused; /* counters for the stats */
     int nclients;
     /* the output's thread */
@@ -413,15 +412,19 @@ static void on_request(SoupServer *server, SoupServerMessage *msg, const char *p
     for (int what = 0; what < 4; what++) {
         if (strcmp(name, parts[what]))
             continue;
-        __atomic_store_n(&w->http_until_ns, now_ns() + HTTP_WATCH_NS, __ATOMIC_RELEASE);
+        /* frames are encoded only while someone waits for one: without ?after=N a request
+         * waits for the next frame, so that a client polling now and then never sees a frame
+         * encoded long ago, and never makes the output encode frames nobody takes */
         const char *a = query ? g_hash_table_lookup(query, "after") : NULL;
         char *end = NULL;
-        uint64_t after = a ? g_ascii_strtoull(a, &end, 10) : 0;
+        packet p = newest_packet(w);
+        uint64_t after = a ? g_ascii_strtoull(a, &end, 10) : p.number;
         if (a && (!*a || *end)) {
             respond_text(msg, SOUP_STATUS_BAD_REQUEST, "after=N: a frame number\n");
+            if (p.all)
+                g_bytes_unref(p.all);
             return;
         }
-        packet p = newest_packet(w);
         if (p.all && p.number > after) {
             respond_part(w, msg, &p, what);
         } else if (w->waiters->len >= MAX_CONNECTIONS) {
@@ -711,8 +714,7 @@ static int web_write(void *state, const output_frame *f, char *err, size_t errle
     g_mutex_lock(&w->lock);
     snprintf(w->stats, sizeof w->stats, "%s}", stats);
     g_mutex_unlock(&w->lock);
-    if (__atomic_load_n(&w->want, __ATOMIC_ACQUIRE) == 0 &&
-        now_ns() >= __atomic_load_n(&w->http_until_ns, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&w->want, __ATOMIC_ACQUIRE) == 0)
         return 1; /* nobody can take it */
 
     unsigned char *color = NULL, *left = NULL;
