@@ -97,6 +97,9 @@ typedef struct {                  /* an HTTP request paused until a frame newer 
 
 enum { PART_COLOR, PART_LEFT, PART_DISP, PART_STATS };
 
+static void waiter_free(gpointer p);
+static void on_waiter_gone(SoupServerMessage *msg, gpointer user);
+
 struct web_output {
     output_uri uri;
     output_setup setup;
@@ -227,10 +230,12 @@ static gboolean dispatch_newest(gpointer user)
     for (guint i = 0; i < w->waiters->len;) {
         waiter *q = g_ptr_array_index(w->waiters, i);
         if (q->after < p.number) {
+            g_ptr_array_steal_index_fast(w->waiters, i);
+            g_signal_handlers_disconnect_matched(q->msg, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
+                                                 (gpointer)on_waiter_gone, NULL);
             respond_part(w, q->msg, &p, q->what);
             soup_server_message_unpause(q->msg);
-            g_object_unref(q->msg);
-            g_ptr_array_remove_index_fast(w->waiters, i);
+            waiter_free(q);
         } else {
             i++;
         }
@@ -249,11 +254,13 @@ static gboolean on_tick(gpointer user)
     for (guint i = 0; i < w->waiters->len;) {
         waiter *q = g_ptr_array_index(w->waiters, i);
         if (now >= q->deadline_ns) {
+            g_ptr_array_steal_index_fast(w->waiters, i);
+            g_signal_handlers_disconnect_matched(q->msg, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
+                                                 (gpointer)on_waiter_gone, NULL);
             soup_server_message_set_status(q->msg, SOUP_STATUS_SERVICE_UNAVAILABLE,
                                            "no new frame");
             soup_server_message_unpause(q->msg);
-            g_object_unref(q->msg);
-            g_ptr_array_remove_index_fast(w->waiters, i);
+            waiter_free(q);
         } else {
             i++;
         }
@@ -324,6 +331,19 @@ static int token_ok(const web_output *w, GHashTable *query)
     for (size_t i = 0; i < n; i++)
         diff |= (unsigned char)w->uri.token[i] ^ (unsigned char)(i < m ? t[i] : 0);
     return diff == 0;
+}
+
+/* A waiting request whose client went away: dropped, never answered (libsoup 3.2 must not be
+ * asked to resume a message whose connection is gone). */
+static void on_waiter_gone(SoupServerMessage *msg, gpointer user)
+{
+    web_output *w = user;
+    for (guint i = 0; i < w->waiters->len; i++)
+        if (((waiter *)g_ptr_array_index(w->waiters, i))->msg == msg) {
+            g_ptr_array_remove_index_fast(w->waiters, i); /* frees it */
+            break;
+        }
+    update_want(w);
 }
 
 static void respond_text(SoupServerMessage *msg, guint status, const char *text)
@@ -435,6 +455,7 @@ static void on_request(SoupServer *server, SoupServerMessage *msg, const char *p
             q->after = after;
             q->what = what;
             q->deadline_ns = now_ns() + WAIT_FRAME_MS * 1000000LL;
+            g_signal_connect(msg, "disconnected", G_CALLBACK(on_waiter_gone), w);
             g_ptr_array_add(w->waiters, q);
             soup_server_message_pause(msg);
             update_want(w);
@@ -530,6 +551,8 @@ static void on_ws(SoupServer *server, SoupServerMessage *msg, const char *path,
 static void waiter_free(gpointer p)
 {
     waiter *q = p;
+    g_signal_handlers_disconnect_matched(q->msg, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
+                                         (gpointer)on_waiter_gone, NULL);
     g_object_unref(q->msg);
     g_free(q);
 }
@@ -553,12 +576,12 @@ static gboolean quit_loop(gpointer user)
     }
     if (w->tick)
         g_source_destroy(w->tick);
-    for (guint i = 0; i < w->waiters->len; i++) {
-        waiter *q = g_ptr_array_index(w->waiters, i);
+    while (w->waiters->len) {
+        waiter *q = g_ptr_array_steal_index_fast(w->waiters, 0);
         soup_server_message_set_status(q->msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "stopping");
         soup_server_message_unpause(q->msg);
+        waiter_free(q);
     }
-    g_ptr_array_set_size(w->waiters, 0);
     g_ptr_array_set_size(w->clients, 0);
     if (w->server)
         soup_server_disconnect(w->server);
