@@ -31,6 +31,7 @@ chromium = shutil.which("chromium")
 driver = shutil.which("chromedriver")
 try:
     from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -81,7 +82,7 @@ for a in ["--headless", "--no-sandbox", "--disable-gpu", "--use-gl=swiftshader",
     opts.add_argument(a)
 browser = None
 try:
-    browser = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver),
+    browser = webdriver.Chrome(service=Service(executable_path=driver),
                                options=opts)
     browser.set_page_load_timeout(60)
     browser.get(f"http://127.0.0.1:{port[0]}/?token={TOKEN}")
@@ -100,11 +101,16 @@ try:
          "D32" in overlay, "the overlay numbers are shown", overlay)
 
     img = browser.find_element(By.ID, "disp")
-    ActionChains(browser).move_to_element_with_offset(img, 40, 20).perform()
-    ActionChains(browser).move_to_element_with_offset(img, 40, 21).perform()
-    wait.until(lambda b: re.search(r"\d+\.\d+ m|no match",
-                                   b.find_element(By.ID, "readout").text))
-    readout = browser.find_element(By.ID, "readout").text
+    readout = ""
+    for dx, dy in [(40, 20), (-60, 30), (80, -40), (0, 0), (-100, -60), (120, 60), (20, -80)]:
+        # offsets from the centre; a pixel without a match says so, the next one is tried
+        ActionChains(browser).move_to_element_with_offset(img, dx, dy).perform()
+        ActionChains(browser).move_to_element_with_offset(img, dx, dy + 1).perform()
+        wait.until(lambda b: re.search(r"\d+\.\d+ m|no match|no depth",
+                                       b.find_element(By.ID, "readout").text))
+        readout = browser.find_element(By.ID, "readout").text
+        if re.search(r"[\d.]+ m ", readout):
+            break
     t.ok(re.search(r"[\d.]+ m ", readout), f"the readout shows the depth under the pointer "
          f"('{readout}')")
 

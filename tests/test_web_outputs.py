@@ -406,10 +406,11 @@ try:
         f, r = timed_run(True)
         fps_with.append(f)
         rss_with.append(r)
-    ratio = max(fps_with) / max(max(fps_without), 1e-9)
+    ratio = sorted(fps_with)[2] / max(sorted(fps_without)[2], 1e-9)  # medians: a run the
+    # machine's other work slowed (or spared) moves neither
     t.note(f"stage fps without a client {fps_without}, with a stalled one {fps_with}")
     t.ok(ratio >= 0.95, f"a stalled client does not slow the stage: fps with it / without = "
-         f"{ratio:.3f} (best of 5 each)")
+         f"{ratio:.3f} (medians of 5 each)")
     grow = [(r[-1] - r[len(r) // 3]) / 1024 for r in rss_with if len(r) >= 3]
     t.ok(grow and max(grow) < 20, "a stalled client does not grow the app's memory (RSS from a "
          "third of the run to its end: %s MB)" % ["%.1f" % g for g in grow])
@@ -435,7 +436,8 @@ try:
         return json.load(open(stats_path))["fps"] if rc == 0 else 0
     with_reader = reader_run()
     t.note(f"stage fps with one client reading every frame it can: {with_reader:.2f} "
-           f"(without: {max(fps_without):.2f}; ratio {with_reader / max(fps_without):.3f})")
+           f"(without, median: {sorted(fps_without)[2]:.2f}; ratio "
+           f"{with_reader / sorted(fps_without)[2]:.3f})")
 
     # ---- 4. hostile requests ---------------------------------------------------------------
     app = App(exe, [])
