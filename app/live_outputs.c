@@ -90,6 +90,8 @@ static const output_backend *backend_for(output_kind k)
     case OUT_RTSP:
     case OUT_GST:
         return &output_gst_backend;
+    case OUT_HTTP:
+        return &output_web_backend;
     case OUT_DISPLAY:
         break;
     }
@@ -147,7 +149,7 @@ static int pool_alloc(live_outputs *lo)
             ((lo->needs & OUTPUT_NEEDS_COLOR) && !(b->rgba = malloc(n * 4))))
             return -1;
         b->f = (output_frame){0, 0, 0, lo->setup.width, lo->setup.height, b->disparity,
-                              b->rectified, b->rgba};
+                              b->rectified, b->rgba, 0, 0};
     }
     return 0;
 }
@@ -231,7 +233,7 @@ fail:
 int live_outputs_count(const live_outputs *o) { return o ? o->n : 0; }
 
 void live_outputs_push(live_outputs *lo, const stereo_result *r, int64_t capture_ns,
-                       uint64_t number)
+                       uint64_t number, double stage_ms)
 {
     if (!lo || lo->n == 0)
         return;
@@ -255,6 +257,8 @@ void live_outputs_push(live_outputs *lo, const stereo_result *r, int64_t capture
     b->f.number = number;
     b->f.capture_ns = capture_ns;
     b->f.stamp_ns = capture_ns + lo->realtime_offset_ns;
+    b->f.stage_ms = stage_ms;
+    b->f.done_ns = clock_ns(CLOCK_MONOTONIC);
 
     pthread_mutex_lock(&lo->lock);
     for (int i = 0; i < lo->n; i++) {

@@ -41,9 +41,10 @@ int live_outputs_count(const live_outputs *o);
 
 /* A result from the stage thread: copies what the outputs need into a buffer of the pool and
  * hands it to every output's mailbox, replacing (and counting as a drop) a frame the output
- * has not taken yet. Never blocks on an output. capture_ns: CLOCK_MONOTONIC of the left frame. */
+ * has not taken yet. Never blocks on an output. capture_ns: CLOCK_MONOTONIC of the left frame;
+ * stage_ms: the stage's time for the result. */
 void live_outputs_push(live_outputs *o, const stereo_result *r, int64_t capture_ns,
-                       uint64_t number);
+                       uint64_t number, double stage_ms);
 
 /* Stats of output i (0 <= i < count). */
 void live_outputs_stats(live_outputs *o, int i, live_output_stats *out);

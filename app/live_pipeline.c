@@ -488,7 +488,7 @@ static void *stage_main(void *arg)
             memcpy(p->rec_disp[k], r.disparity,
                    (size_t)p->params.width * p->params.height * sizeof *r.disparity);
         if (st == STEREO_OK && p->result_hook) /* the outputs copy what they need, never wait */
-            p->result_hook(p->result_hook_user, &r, s->pair.timestamp_ns, m);
+            p->result_hook(p->result_hook_user, &r, s->pair.timestamp_ns, m, ms);
 
         pthread_mutex_lock(&p->lock);
         if (st != STEREO_OK) {

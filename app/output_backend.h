@@ -27,6 +27,8 @@ typedef struct {
     const int16_t *disparity;   /* 16 * d or STEREO_INVALID (stereo.h); NULL unless needed */
     const uint8_t *rectified;   /* the rectified left view, grey, width bytes a row */
     const uint8_t *rgba;        /* the colour-mapped disparity, RGBA, 4 * width bytes a row */
+    double stage_ms;            /* the stage's time for this pair */
+    int64_t done_ns;            /* CLOCK_MONOTONIC when the stage handed it over */
 } output_frame;
 
 /* What every output of a run shares, fixed at create. */
@@ -39,6 +41,8 @@ typedef struct {
     /* Says one line on stderr (a notice, not a failure: "output URI: ..." is the backend's to
      * write), from the output's thread; may be NULL. Set by live_outputs.c. */
     void (*report)(const char *line);
+    char backend[16];           /* the stage's backend ("cpu", "cuda") and matching cost, as */
+    char cost[16];              /* --stats-json names them (the web page shows them) */
 } output_setup;
 
 typedef struct {
@@ -67,5 +71,6 @@ typedef struct {
 extern const output_backend output_file_backend;
 extern const output_backend output_ros2_backend;
 extern const output_backend output_gst_backend;   /* rtp, rtsp, gst: app/output_gst.c */
+extern const output_backend output_web_backend;   /* http: app/output_web.c */
 
 #endif

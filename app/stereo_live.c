@@ -2141,9 +2141,10 @@ static int wants_window(const live_config *c)
 
 static void report_line(const char *line) { report("%s", line); }
 
-static void push_result(void *user, const stereo_result *r, int64_t capture_ns, uint64_t number)
+static void push_result(void *user, const stereo_result *r, int64_t capture_ns, uint64_t number,
+                        double stage_ms)
 {
-    live_outputs_push(user, r, capture_ns, number);
+    live_outputs_push(user, r, capture_ns, number, stage_ms);
 }
 
 /* The outputs other than the window, fed by the stage thread (live_outputs.c). 0, or -1 after
@@ -2154,7 +2155,9 @@ static int open_outputs(app *a)
     for (int i = 0; i < OUTPUT_MAX; i++)
         uris[i] = a->cfg.output[i];
     output_setup setup = {a->params.width, a->params.height, a->params.min_disparity,
-                          a->params.num_disparities, a->have_cam, a->cam, "", NULL};
+                          a->params.num_disparities, a->have_cam, a->cam, "", NULL, "", ""};
+    snprintf(setup.backend, sizeof setup.backend, "%s", live_pipeline_backend(a->pipe));
+    snprintf(setup.cost, sizeof setup.cost, "%s", stereo_cost_to_str(a->params.cost));
     ssize_t n = readlink("/proc/self/exe", setup.program_dir, sizeof setup.program_dir - 1);
     if (n > 0) {
         setup.program_dir[n] = '\0';

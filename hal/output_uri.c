@@ -14,7 +14,7 @@
 #define DEFAULT_FRAME_ID "stereo_optical_frame"
 #define DEFAULT_BITRATE_KBPS 4000
 
-static const char *const kind_names[] = {"display", "file", "ros2", "rtp", "rtsp", "gst"};
+static const char *const kind_names[] = {"display", "file", "ros2", "rtp", "rtsp", "gst", "http"};
 
 const char *output_uri_kind_name(output_kind k)
 {
@@ -101,8 +101,22 @@ static int set_option(output_uri *u, const char *k, size_t klen, const char *v, 
                             u->text, (int)vlen, v);
         return 0;
     }
+    if (u->kind == OUT_HTTP && is_word(k, klen, "token")) {
+        /* letters, digits and - . _ ~: the same in a URL unescaped, so the page's links can
+         * carry it as it is */
+        if (vlen == 0 || vlen >= sizeof u->token)
+            return uri_fail(err, errlen, "'%s': token: 1..%zu characters", u->text,
+                            sizeof u->token - 1);
+        for (size_t i = 0; i < vlen; i++)
+            if (!isalnum((unsigned char)v[i]) && !strchr("-._~", v[i]))
+                return uri_fail(err, errlen, "'%s': token: letters, digits and - . _ ~ only",
+                                u->text);
+        memcpy(u->token, v, vlen);
+        u->token[vlen] = '\0';
+        return 0;
+    }
     static const char *const keys[] = {"", "depth", "domain, frame_id, qos, points, depth",
-                                       "bitrate", "bitrate", ""};
+                                       "bitrate", "bitrate", "", "token"};
     return uri_fail(err, errlen, "'%s': unknown option '%.*s' of "
                     "%s://%s%s%s", u->text, (int)klen, k,
                     kind_names[u->kind], keys[u->kind][0] ? " (options: " : " (it takes none",
@@ -274,6 +288,46 @@ static int parse_host_port(output_uri *u, const char *s, size_t n, char *err, si
     return 0;
 }
 
+/* http://@:PORT/ (every interface) or http://ADDRESS:PORT/ (an IPv4 address, or localhost:
+ * 127.0.0.1); port 0 is any free one. Nothing after the '/': the page's own paths are the
+ * server's. */
+static int parse_http(output_uri *u, const char *s, size_t n, char *err, size_t errlen)
+{
+    const char *example = "http://@:8080/ or http://127.0.0.1:8080/";
+    size_t hp = n;
+    const char *slash = memchr(s, '/', n);
+    if (slash) {
+        hp = (size_t)(slash - s);
+        if (n - hp != 1)
+            return uri_fail(err, errlen, "'%s': nothing may follow the '/' but ?token=... (e.g. "
+                            "%s)", u->text, example);
+    }
+    const char *colon = memchr(s, ':', hp);
+    if (!colon || uri_parse_uint(colon + 1, hp - (size_t)(colon - s) - 1, 0, 65535, &u->port))
+        return uri_fail(err, errlen, "'%s': expected http://@:PORT/ with a port in 0..65535 (0: "
+                        "any free one; e.g. %s)", u->text, example);
+    size_t hlen = (size_t)(colon - s);
+    unsigned a[4];
+    char tail;
+    char host[64] = "";
+    if (hlen < sizeof host)
+        memcpy(host, s, hlen);
+    if (hlen == 1 && s[0] == '@') {
+        u->target[0] = '\0';
+    } else if (is_word(s, hlen, "localhost")) {
+        snprintf(u->target, sizeof u->target, "127.0.0.1");
+    } else if (hlen && hlen < sizeof host && strspn(host, "0123456789.") == hlen &&
+               sscanf(host, "%u.%u.%u.%u%c", &a[0], &a[1], &a[2], &a[3], &tail) == 4 &&
+               a[0] < 256 && a[1] < 256 && a[2] < 256 && a[3] < 256) {
+        snprintf(u->target, sizeof u->target, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+    } else {
+        return uri_fail(err, errlen, "'%s': '%.*s' is not where to listen: @ (every interface), "
+                        "an IPv4 address of this machine or localhost (e.g. %s)", u->text,
+                        (int)hlen, s, example);
+    }
+    return 0;
+}
+
 int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -304,7 +358,7 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
     if (kind < 0)
         return uri_fail(err, errlen, "'%s': unknown output scheme '%.*s' (display, file, ros2, "
                         "rtp, "
-                        "rtsp, gst)", text, (int)slen, text);
+                        "rtsp, gst, http)", text, (int)slen, text);
     out->kind = (output_kind)kind;
     const char *rest = sep + 3;
     if (out->kind == OUT_GST) { /* the description as it is: '?' and '&' are GStreamer's */
@@ -341,6 +395,9 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
         rc = parse_host_port(out, rest, n, err, errlen);
         break;
     case OUT_GST:
+        break;
+    case OUT_HTTP:
+        rc = parse_http(out, rest, n, err, errlen);
         break;
     }
     if (rc == 0 && q)

@@ -14,6 +14,9 @@
  *   rtsp://@:PORT/PATH         the same from an RTSP server the app runs (gst-rtsp-server)
  *   gst://appsrc ! ...         any GStreamer pipeline that starts with an appsrc the app feeds
  *                              (RGB frames of the colour-mapped view)
+ *   http://@:PORT/?token=T     a web page of the live view (app/output_web.c), served on every
+ *                              interface (@) or on the one address named (http://127.0.0.1:PORT/);
+ *                              port 0: any free one
  *
  * Every query key is checked here, so a bad output is refused with the other settings, before
  * anything runs.
@@ -34,6 +37,7 @@ typedef enum {
     OUT_RTP,
     OUT_RTSP,
     OUT_GST,
+    OUT_HTTP,
 } output_kind;
 
 typedef enum { OUT_FILE_PFM = 0, OUT_FILE_PNG, OUT_FILE_PLY } output_file_format;
@@ -57,15 +61,17 @@ typedef struct {
     int points;                    /* ?points=1: also sensor_msgs/PointCloud2 */
     output_depth_encoding depth_encoding; /* 32FC1 metres (default) or 16UC1 millimetres */
     int depth_given;               /* ?depth= was given: the URI asks for depth by name */
-    /* rtp, rtsp */
+    /* rtp, rtsp, http (http: the address listened on, "" for every interface, in target) */
     int port;
     int bitrate_kbps;              /* ?bitrate=KBPS, default 4000 */
+    /* http */
+    char token[65];                /* ?token=SECRET: required on every request ("": none) */
 } output_uri;
 
 /* Parses one URI. 0, or -1 with "'TEXT': what is wrong (what to write instead)" in err. */
 int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen);
 
-/* "display", "file", "ros2", "rtp", "rtsp", "gst" */
+/* "display", "file", "ros2", "rtp", "rtsp", "gst", "http" */
 const char *output_uri_kind_name(output_kind k);
 
 /* A file a gst:// description writes: a filesink's, multifilesink's or splitmuxsink's location
