@@ -161,11 +161,11 @@ run() {
     name="$name (+ --frames $FRAMES)"
   fi
   # a fixed listening port may be taken on a shared machine (another test, another run): the
-  # RTSP example listens on a free one instead, and says so
-  if [[ $text =~ rtsp://@:([0-9]+)/ ]]; then
-    local port
+  # RTSP and web examples listen on a free one instead, and say so
+  if [[ $text =~ (rtsp|http)://@:([0-9]+)/ ]]; then
+    local port scheme=${BASH_REMATCH[1]} fixed=${BASH_REMATCH[2]}
     port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])')
-    text=${text//rtsp:\/\/@:${BASH_REMATCH[1]}\//rtsp://@:$port/}
+    text=${text//$scheme:\/\/@:$fixed\//$scheme://@:$port/}
     name="$name (port $port)"
   fi
   if [ "$kind" = py ]; then
