@@ -11,7 +11,7 @@
  */
 #include "output_backend.h"
 
-#include <ctype.h>
+#include <limits.h>
 #include <dirent.h>
 #include <unistd.h>
 #include <errno.h>
@@ -28,26 +28,18 @@ typedef struct {
     output_setup setup;
 } file_output;
 
-/* Whether name is PREFIX DIGITS SUFFIX OUTPATH_TMP_SUFFIX (6 characters after ".tmp."), the
- * pattern's basename being PREFIX %..d SUFFIX. */
+/* Whether name is one of the pattern's frames (base: its basename) with OUTPATH_TMP_SUFFIX
+ * after it (".tmp." and 6 characters): a temporary file of this output's own writes. */
 static int is_own_temp(const char *name, const char *base)
 {
-    const char *conv = base;
-    while ((conv = strchr(conv, '%')) && conv[1] == '%')
-        conv += 2;
-    if (!conv)
+    size_t n = strlen(name), tlen = strlen(OUTPATH_TMP_SUFFIX);
+    char frame[NAME_MAX + 1];
+    long k;
+    if (n <= tlen || n - tlen > NAME_MAX || strncmp(name + n - tlen, ".tmp.", 5) != 0)
         return 0;
-    size_t plen = (size_t)(conv - base);
-    const char *after = conv + strcspn(conv, "diu") + 1;
-    size_t slen = strlen(after), tlen = strlen(OUTPATH_TMP_SUFFIX), n = strlen(name);
-    if (n < plen + 1 + slen + tlen || strncmp(name, base, plen) != 0 ||
-        strncmp(name + n - tlen, ".tmp.", 5) != 0 ||
-        strncmp(name + n - tlen - slen, after, slen) != 0)
-        return 0;
-    for (const char *d = name + plen; d < name + n - tlen - slen; d++)
-        if (!isdigit((unsigned char)*d))
-            return 0;
-    return 1;
+    memcpy(frame, name, n - tlen);
+    frame[n - tlen] = '\0';
+    return outpath_pattern_frame(base, frame, 0, &k);
 }
 
 static void remove_stale_temps(const char *pattern)
