@@ -46,12 +46,15 @@ t = Tap()
 
 
 class App:
-    """stereo-live running with an http:// output on a free port of 127.0.0.1."""
+    """stereo-live running with an http:// output on a free port of 127.0.0.1. Every one
+    started is kept in App.started, so that a test ended by an exception stops them all."""
+    started = []
 
     def __init__(self, exe, extra, token=TOKEN):
         uri = "http://127.0.0.1:0/" + (f"?token={token}" if token else "")
         self.p = subprocess.Popen([exe] + SCENE + ["--output", uri] + extra,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        App.started.append(self)
         self.lines, self.err = [], []
         self.port = None
         self.cond = threading.Condition()
@@ -556,6 +559,8 @@ try:
 except Exception as e:  # said as a failure with its reason, not a bare traceback
     t.ok(False, f"the test runs to its end: {type(e).__name__}: {e}")
 finally:
+    for a in App.started:  # none left running, whatever ended the test
+        a.stop(limit=10)
     shutil.rmtree(T, ignore_errors=True)
 print(f"1..{t.n}")
 sys.exit(1 if t.failed else 0)
