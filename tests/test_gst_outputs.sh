@@ -10,7 +10,7 @@
 #   2. files a gst:// pipeline writes, checked before any work (exit 2, one line naming both
 #      files, nothing written): a filesink over an input frame or over the configuration, a
 #      multifilesink pattern that makes an input frame's name, or a hard link of one
-#   3. a slow sink (identity sleep-time=200000) behind a queue: memory stays bounded (peak RSS
+#   3. a slow sink (identity sleep-time=1000000: 1 fps, far below any rate the app keeps on a busy machine) behind a queue: memory stays bounded (peak RSS
 #      within 2x a plain appsrc ! fakesink run), the output drops and counts (drops > 0, sent +
 #      drops = frames), and the frames a leaky queue threw away or the end found still queued
 #      are among the drops
@@ -120,8 +120,8 @@ rss_run() { # NAME OUTPUT -> NAME.out, NAME.rss (peak KB)
 }
 if [ -x /usr/bin/time ]; then
   rss_run plain 'gst://appsrc ! fakesink'
-  rss_run slow 'gst://appsrc ! queue ! identity sleep-time=200000 ! fakesink'
-  rss_run leaky 'gst://appsrc ! queue leaky=downstream max-size-buffers=4 ! identity sleep-time=200000 ! fakesink'
+  rss_run slow 'gst://appsrc ! queue ! identity sleep-time=1000000 ! fakesink'
+  rss_run leaky 'gst://appsrc ! queue leaky=downstream max-size-buffers=4 ! identity sleep-time=1000000 ! fakesink'
   sd() { sed -n 's/.*output gst:.*: \([0-9]*\) sent, \([0-9]*\) drops.*/\1 \2/p' "$1"; }
   read -r ps pd <<<"$(sd plain.out)"; read -r ss sdr <<<"$(sd slow.out)"; read -r ls ld <<<"$(sd leaky.out)"
   p=$(cat plain.rss 2>/dev/null || echo 0); s=$(cat slow.rss 2>/dev/null || echo 0); l=$(cat leaky.rss 2>/dev/null || echo 0)
