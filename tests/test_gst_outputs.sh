@@ -10,7 +10,8 @@
 #   2. files a gst:// pipeline writes, checked before any work (exit 2, one line naming both
 #      files, nothing written): a filesink over an input frame or over the configuration, a
 #      multifilesink pattern that makes an input frame's name, or a hard link of one
-#   3. a slow sink (identity sleep-time=1000000: 1 fps, far below any rate the app keeps on a busy machine) behind a queue: memory stays bounded (peak RSS
+#   3. a slow sink (identity sleep-time=1000000: 1 fps, below any rate the app keeps on a
+#      busy machine) behind a queue: memory stays bounded (peak RSS
 #      within 2x a plain appsrc ! fakesink run), the output drops and counts (drops > 0, sent +
 #      drops = frames), and the frames a leaky queue threw away or the end found still queued
 #      are among the drops
