@@ -99,6 +99,9 @@ typedef struct {
     const uint8_t *ad_lut;               /* the right grey values' mapping (launch_grey_match) */
     int ad_weight;                       /* stereo_adcensus_cost's weight */
     int table_grid;                      /* cost_table's tile grid G (mi_tiles); 0 or 1: one */
+    /* strip design (sgm_strips.cu): its state; non-NULL also makes launch_sgm_dirs walk only
+     * directions 0 and 1 (into L8's first two volumes) */
+    const struct sgm_strips_state *strips;
 } sgm_args;
 /* The branches run concurrently on streams[0..branches-1] (streams[0] is the frame's stream),
  * forked from and joined into streams[0] with the events given. */
@@ -152,6 +155,32 @@ static inline size_t sweep_ring_words(int w, int ndisp)
 cudaError_t launch_sgm_sweep(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_sweep_rank(const sgm_args *a, int paths, cudaStream_t stream);
 cudaError_t launch_sgm_sweep_volume(const sgm_args *a, int paths, cudaStream_t stream);
+
+/* sgm_strips.cu — the strip design, for the cost volume's walk (SGM_VOLUME), every L in a byte,
+ * no path weights, D = 64, 128 or 256: directions 0 and 1 by the per-direction walk (two byte
+ * volumes), the three downward directions (2, 4, 5) in one row-synchronous sweep over column
+ * strips writing their 16-bit sum once, the three upward ones (3, 6, 7) likewise, adding that sum
+ * and the two byte volumes and finishing every pixel: 12 bytes of traffic per voxel instead of
+ * the per-direction design's 16, with the cost read 4 times instead of 8. */
+typedef struct sgm_strips_state {
+    int nstrips, sw, nw, j;     /* strips, columns a strip, warps a block, column groups a warp
+                                   walks in each row */
+    size_t smem;                /* dynamic shared memory of a block */
+    int *flags;                 /* 2 * nstrips row counters, zeroed before each sweep */
+    uint32_t *ring;             /* the records between strips: sgm_strips_ring_words */
+    uint32_t *keys;             /* w * h right keys, KEY_EMPTY (all ones) between frames */
+    uint32_t *S;                /* the downward sweep's sum: w * h * D / 2 words */
+} sgm_strips_state;
+/* Whether the strip design runs a frame of w x h with D disparities and paths on sms SMs of
+ * the current device, and its layout (into st: the sizes, no buffers); 0: it does not. */
+int sgm_strips_plan(int w, int ndisp, int sms, sgm_strips_state *st);
+static inline size_t sgm_strips_ring_words(int nstrips, int ndisp)
+{
+    return (size_t)nstrips * 2 * 4 * ((size_t)ndisp / 4 + 4);
+}
+/* After launch_sgm_dirs has walked directions 0 and 1: part 0 the downward sweep, part 1 the
+ * upward sweep and the right disparity. */
+cudaError_t launch_sgm_strips(const sgm_args *a, int paths, int part, cudaStream_t stream);
 
 /* band.cu — the coarse-to-fine mode (band.h) on the GPU, bit for bit as band.c. */
 typedef struct {

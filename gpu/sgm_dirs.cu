@@ -399,12 +399,13 @@ static cudaError_t launch_dirs_kg(const sgm_args *a, int paths, cudaStream_t str
     const int w = a->width, h = a->height;
     const int rows_first = w >= h; /* rows are w steps long, columns h */
     static const int by_rows[4] = {0, 1, 2, 3}, by_cols[4] = {2, 3, 0, 1};
+    const int h_only = a->strips != NULL; /* the strip design: only directions 0 and 1 */
     for (int i = 0; i < 4; i++) {
-        t.dir[i] = rows_first ? by_rows[i] : by_cols[i];
-        size_t n = (size_t)stereo_sgm_line_count(t.dir[i], w, h);
+        t.dir[i] = rows_first || h_only ? by_rows[i] : by_cols[i];
+        size_t n = h_only && i >= 2 ? 0 : (size_t)stereo_sgm_line_count(t.dir[i], w, h);
         t.first[i + 1] = t.first[i] + (int)((n * G + AGG_BLOCK - 1) / AGG_BLOCK);
     }
-    if (paths == 8)
+    if (paths == 8 && !h_only)
         t.diag_blocks = (int)(((size_t)stereo_sgm_line_count(4, w, h) * G + AGG_BLOCK - 1) /
                               AGG_BLOCK);
     unsigned grid = (unsigned)(t.first[4] + 4 * t.diag_blocks);

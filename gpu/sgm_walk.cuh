@@ -1030,6 +1030,108 @@ static __device__ __forceinline__ uint32_t il_eq_mask(uint32_t a, uint32_t b)
 #endif
 }
 
+/* Stages 6 and 7 for one pixel from its complete S in the interleaved layout (t: the lane's
+ * words; the backward sweep of sgm_sweep.cu and the upward strip sweep of sgm_strips.cu): the left disparity and confidence (written by the group's lane 0) and one
+ * step of the right disparity's ring (rv: the best sum per slot, rx: the column it came from;
+ * slot i is right pixel x - dmin - (k0 + i), in the interleaved layout: low half of word i,
+ * high half of word i - W). The whole group calls it (shuffles); on: the pixel is real. The sums
+ * are below 2048, so they compare as halves (il_min, il_eq_mask, il_le_mask). */
+#define SW_EMPTY 0x7bff7bffu /* the largest finite half: above every sum */
+#define SW_PENALTY 0x4000u   /* added to excluded sums: 2.0 as a half, above every sum */
+template <int K, int G, bool RING = true>
+static __device__ __forceinline__ void finish_il(const sgm_args &a, const uint32_t (&t)[K / 2],
+                                                 int x, int y, int gl, int k0, bool on,
+                                                 uint32_t *my_words, const uint32_t *group_words,
+                                                 uint32_t (&rv)[K / 2], uint32_t (&rx)[K / 2])
+{
+    constexpr int W = K / 2, D = K * G;
+    const unsigned full = 0xffffffffu;
+    /* S1 and the best disparity (ties to the smaller one) */
+    uint32_t m2 = t[0];
+#pragma unroll
+    for (int m = 1; m < W; m++)
+        m2 = il_min(m2, t[m]);
+    m2 = il_group_min<G>(m2, full);
+    uint32_t hit = 0; /* bit i: disparity k0 + i has S1 (i < W: low halves, else high) */
+#pragma unroll
+    for (int m = 0; m < W; m++)
+        hit |= il_eq_mask(t[m], m2) & (0x10001u << m);
+    hit = (hit & 0xffffu) | (hit >> 16) << W;
+    const int gbase = (int)(threadIdx.x & 31) & ~(G - 1);
+    const unsigned lanes = (__ballot_sync(full, hit != 0) >> gbase) &
+                           (G == 32 ? full : (1u << (G & 31)) - 1u);
+    const int first = __ffs(lanes) - 1;
+    const int in_lane = __shfl_sync(full, __ffs(hit) - 1, first, G);
+    const int best = first * K + in_lane;
+    const uint32_t s1 = m2 & 0xffffu;
+    /* S2: the minimum outside best - 1 .. best + 1 */
+    const int rel = best - k0;
+    uint32_t ex = rel >= -1 && rel <= K ? ((0x7u << (rel + 1)) >> 2) & ((1u << K) - 1u) : 0u;
+    ex = (ex & ((1u << W) - 1u)) | (ex >> W) << 16;
+    uint32_t m3 = SW_EMPTY;
+#pragma unroll
+    for (int m = 0; m < W; m++)
+        m3 = il_min(m3, t[m] + ((ex >> m) & 0x10001u) * SW_PENALTY);
+    const uint32_t s2 = il_group_min<G>(m3, full) & 0xffffu;
+    /* the group's words for lane 0's S(best - 1), S(best + 1) */
+#pragma unroll
+    for (int m = 0; m < W; m += 4)
+        *(uint4 *)(my_words + m) = make_uint4(t[m], t[m + 1], t[m + 2], t[m + 3]);
+    __syncwarp();
+    if (gl == 0 && on) {
+        const size_t p = (size_t)y * a.width + x;
+        const int ok = x >= a.dmin && (!a.valid || a.valid[p]) &&
+                       (a.uniqueness == 0 || stereo_unique(s1, s2, a.uniqueness));
+        int v = STEREO_SUBPIXEL_SCALE * (a.dmin + best);
+        if (a.subpixel && best > 0 && best < D - 1) {
+            const uint16_t *gw = (const uint16_t *)group_words;
+            int c[2];
+#pragma unroll
+            for (int i = 0; i < 2; i++) {
+                const int k = best - 1 + 2 * i, kk = k % K;
+                c[i] = gw[2 * ((k / K) * W + kk % W) + kk / W];
+            }
+            v += stereo_subpixel_offset(c[0], (int)s1, c[1]);
+        }
+        a.disp[p] = ok ? (int16_t)v : STEREO_INVALID;
+        if (a.conf)
+            a.conf[p] = ok ? stereo_confidence_value(s1, s2) : 0;
+    }
+    if (!RING || !a.disp_right) /* RING = false: the caller finds the right disparity */
+        return;
+    /* the right disparity: every slot takes this pixel's sum if it is no larger (ties: the
+     * smaller disparity, which a right-to-left scan meets later) */
+    if (on) {
+        const uint32_t x2 = (uint32_t)x * 0x10001u;
+#pragma unroll
+        for (int m = 0; m < W; m++) {
+            const uint32_t le = il_le_mask(t[m], rv[m]);
+            rv[m] = il_min(t[m], rv[m]);
+            rx[m] = (x2 & le) | (rx[m] & ~le);
+        }
+        /* slot 0 has seen all its candidates: right pixel x - dmin */
+        const int xr = x - a.dmin;
+        if (gl == 0 && xr >= 0) {
+            const size_t q = (size_t)y * a.width + xr;
+            a.disp_right[q] = a.valid_right && !a.valid_right[q]
+                                  ? STEREO_INVALID
+                                  : (int16_t)(STEREO_SUBPIXEL_SCALE * ((int)(rx[0] & 0xffffu) - xr));
+        }
+    }
+    /* shift by one disparity: slot i <- slot i + 1 (word m <- word m + 1; word W - 1 <- (the
+     * high half of word 0, the next lane's slot 0)) */
+    const uint32_t nv = __shfl_down_sync(full, rv[0], 1, G);
+    const uint32_t nx = __shfl_down_sync(full, rx[0], 1, G);
+    if (on) {
+        const uint32_t v0 = rv[0], x0 = rx[0];
+#pragma unroll
+        for (int m = 0; m < W - 1; m++)
+            rv[m] = rv[m + 1], rx[m] = rx[m + 1];
+        rv[W - 1] = __byte_perm(v0, gl == G - 1 ? SW_EMPTY : nv, 0x5432);
+        rx[W - 1] = __byte_perm(x0, nx, 0x5432);
+    }
+}
+
 /* K disparities per lane, G lanes per line for each supported D: 8 disparities per lane where
  * the group size comes out a power of two (D = 64, 128, 256), else 8 lanes with K = D / 8 (even
  * for every multiple of 16). Expands to a switch that returns fn<K, G>(...). */

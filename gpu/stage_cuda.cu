@@ -112,6 +112,9 @@ struct stage_cuda {
     int agg_sweep;                 /* the sweep design (sgm_sweep.cu): sweep_S, ring, sync */
     uint32_t *sweep_S, *sweep_ring;
     int *sweep_sync;
+    int agg_strips;                /* the strip design (sgm_strips.cu), with agg_dirs: L8 holds
+                                      directions 0 and 1 only */
+    sgm_strips_state strips;
     int bm;                        /* method bm: the box sums in S[0], their vertical pass in
                                       S[1] (block.h, launch_block_sum), no aggregation */
     uint8_t *cost_vol;             /* the cost volume, computed first and read by the volume
@@ -507,10 +510,20 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.L8 = s->L8;
         a.vol = (size_t)w * h * D;
         a.sms = s->sms;
-        LAUNCH(launch_sgm_dirs(&a, p->paths, st), "sgm_dirs");
-        mark(s, "sgm (directions)");
-        LAUNCH(launch_wta_dirs(&a, p->paths, st), "wta_dirs");
-        mark(s, "sum+wta");
+        if (s->agg_strips) {
+            a.strips = &s->strips;
+            LAUNCH(launch_sgm_dirs(&a, p->paths, st), "sgm_dirs (rows)");
+            mark(s, "sgm (rows)");
+            LAUNCH(launch_sgm_strips(&a, p->paths, 0, st), "sgm_strips down");
+            mark(s, "strips down");
+            LAUNCH(launch_sgm_strips(&a, p->paths, 1, st), "sgm_strips up");
+            mark(s, "strips up+wta");
+        } else {
+            LAUNCH(launch_sgm_dirs(&a, p->paths, st), "sgm_dirs");
+            mark(s, "sgm (directions)");
+            LAUNCH(launch_wta_dirs(&a, p->paths, st), "wta_dirs");
+            mark(s, "sum+wta");
+        }
     } else {
         for (int b = 0; b < s->branches; b++)
             a.S[b] = s->S[b];
@@ -847,7 +860,26 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             }
             s->agg_dirs = !s->bm && !s->agg_sweep && fits &&
                           (size_t)p->paths * vol <= budget && !(agg && !strcmp(agg, "branches"));
-            if (s->agg_dirs)
+            /* The strip design (sgm_strips.cu): 12 bytes of traffic per voxel instead of 16,
+             * 4 * vol bytes instead of paths * vol, for the costs read from the volume. It is
+             * latency-bound and measured slower than the per-direction design on 16 and 8 SMs
+             * (docs/cuda-notes.md), so only STEREO_CUDA_AGG=strips takes it (measurements,
+             * tests). */
+            const int strips_ok =
+                s->agg_dirs && !weighted && (p->paths == 4 || p->paths == 8) &&
+                p->cost != STEREO_COST_RANK && !(cvs && !strcmp(cvs, "0")) &&
+                4 * vol + (size_t)n * 4 + vol <= budget &&
+                sgm_strips_plan(p->width, p->num_disparities, s->sms, &s->strips);
+            s->agg_strips = strips_ok && agg && !strcmp(agg, "strips");
+            if (s->agg_strips) {
+                const size_t ring = sgm_strips_ring_words(s->strips.nstrips, p->num_disparities);
+                DEV_ALLOC(s->L8, 2 * vol);
+                DEV_ALLOC(s->strips.S, 2 * vol);
+                DEV_ALLOC(s->strips.keys, (size_t)n * 4);
+                CUDA_TRY(cudaMemset(s->strips.keys, 0xff, (size_t)n * 4));
+                DEV_ALLOC(s->strips.ring, ring * 4);
+                DEV_ALLOC(s->strips.flags, (size_t)s->strips.nstrips * 2 * sizeof(int));
+            } else if (s->agg_dirs)
                 DEV_ALLOC(s->L8, (size_t)p->paths * vol);
             s->branches = s->agg_dirs || s->agg_sweep || s->bm ? 0 : 4 * vol * 2 <= budget ? 4 : 2;
             const char *env = getenv("STEREO_CUDA_BRANCHES");
@@ -867,13 +899,14 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
              * cost. */
             const char *cv = getenv("STEREO_CUDA_COST_VOLUME");
             const size_t agg_bytes = s->agg_sweep ? sweep_bytes
+                                     : s->agg_strips ? 4 * vol + (size_t)n * 4
                                      : s->agg_dirs ? (size_t)p->paths * vol
                                                    : (size_t)s->branches * vol * 2;
             int want_vol = p->cost != STEREO_COST_RANK && agg_bytes + vol <= budget;
             if (cv && (!strcmp(cv, "0") || !strcmp(cv, "1")))
                 want_vol = cv[0] == '1';
-            if (s->agg_sweep && p->cost != STEREO_COST_RANK) /* its only way to other costs */
-                want_vol = 1;
+            if ((s->agg_sweep || s->agg_strips) && p->cost != STEREO_COST_RANK)
+                want_vol = 1; /* their only way to other costs */
             /* the multi-baseline cost exists only as a volume (bm too); adcensus has no walk */
             if (s->nv > 2 || (cost_needs_volume(p->cost) && !s->bm))
                 want_vol = 1;
@@ -1004,6 +1037,10 @@ static void release(stage_cuda *s)
     cudaFree(s->band.cost);
     cudaFree(s->band.L);
     cudaFree(s->band.S);
+    cudaFree(s->strips.S);
+    cudaFree(s->strips.keys);
+    cudaFree(s->strips.ring);
+    cudaFree(s->strips.flags);
     cudaFree(s->sweep_S);
     cudaFree(s->sweep_ring);
     cudaFree(s->sweep_sync);
