@@ -2263,6 +2263,12 @@ static int open_inputs(app *a)
     a->params = a->cfg.stereo;
     a->params.width = a->info.width;
     a->params.height = a->info.height;
+    for (int i = 0; i < OUTPUT_MAX; i++) { /* an output masks by confidence: the stage makes it */
+        output_uri u;
+        if (a->cfg.output[i][0] && output_uri_parse(a->cfg.output[i], &u, err, sizeof err) == 0 &&
+            output_uri_needs_confidence(&u))
+            a->params.confidence = 1;
+    }
 #if !LIVE_LIBC_ONLY /* check_built_in refused maps */
     if (a->cfg.maps[0] && a->params.views > 2) {
         if (load_view_maps(a, err, sizeof err) != 0) {
