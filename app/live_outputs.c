@@ -42,7 +42,7 @@
 typedef struct {
     output_frame f;
     int16_t *disparity;
-    uint8_t *rectified, *rgba;
+    uint8_t *rectified, *rgba, *confidence;
     int ref;
 } out_buffer;
 
@@ -146,10 +146,11 @@ static int pool_alloc(live_outputs *lo)
         out_buffer *b = &lo->pool[i];
         if (((lo->needs & OUTPUT_NEEDS_DISPARITY) && !(b->disparity = malloc(n * 2))) ||
             ((lo->needs & OUTPUT_NEEDS_RECTIFIED) && !(b->rectified = malloc(n))) ||
-            ((lo->needs & OUTPUT_NEEDS_COLOR) && !(b->rgba = malloc(n * 4))))
+            ((lo->needs & OUTPUT_NEEDS_COLOR) && !(b->rgba = malloc(n * 4))) ||
+            ((lo->needs & OUTPUT_NEEDS_CONFIDENCE) && !(b->confidence = malloc(n))))
             return -1;
         b->f = (output_frame){0, 0, 0, lo->setup.width, lo->setup.height, b->disparity,
-                              b->rectified, b->rgba, 0, 0};
+                              b->rectified, b->rgba, 0, 0, b->confidence};
     }
     return 0;
 }
@@ -209,6 +210,8 @@ int live_outputs_create(const char *const *uris, int n, const output_setup *setu
         }
         pthread_cond_init(&o->cond, NULL);
         lo->needs |= o->be->needs;
+        if (output_uri_needs_confidence(&u))
+            lo->needs |= OUTPUT_NEEDS_CONFIDENCE;
         lo->n++;
     }
     if (pool_alloc(lo) != 0) {
@@ -254,6 +257,10 @@ void live_outputs_push(live_outputs *lo, const stereo_result *r, int64_t capture
         memcpy(b->rectified, r->rectified[0], n);
     for (int y = 0; b->rgba && y < h; y++)
         memcpy(b->rgba + (size_t)y * w * 4, r->rgba + (size_t)y * r->rgba_pitch, (size_t)w * 4);
+    /* NULL when the stage made none (it is asked to: stereo_live.c), which the output refuses */
+    if (b->confidence && r->confidence)
+        memcpy(b->confidence, r->confidence, n);
+    b->f.confidence = b->confidence && r->confidence ? b->confidence : NULL;
     b->f.number = number;
     b->f.capture_ns = capture_ns;
     b->f.stamp_ns = capture_ns + lo->realtime_offset_ns;
@@ -343,6 +350,7 @@ void live_outputs_destroy(live_outputs *lo)
         free(lo->pool[i].disparity);
         free(lo->pool[i].rectified);
         free(lo->pool[i].rgba);
+        free(lo->pool[i].confidence);
     }
     pthread_mutex_destroy(&lo->lock);
     free(lo);

@@ -17,7 +17,12 @@
 #include "output_uri.h"
 
 /* What a frame carries, by need (output_backend.needs): only what some output needs is copied. */
-enum { OUTPUT_NEEDS_DISPARITY = 1, OUTPUT_NEEDS_RECTIFIED = 2, OUTPUT_NEEDS_COLOR = 4 };
+enum {
+    OUTPUT_NEEDS_DISPARITY = 1,
+    OUTPUT_NEEDS_RECTIFIED = 2,
+    OUTPUT_NEEDS_COLOR = 4,
+    OUTPUT_NEEDS_CONFIDENCE = 8, /* by URI, not by backend: output_uri_needs_confidence */
+};
 
 typedef struct {
     uint64_t number;            /* 1, 2, ...: the processed pair's number */
@@ -29,6 +34,9 @@ typedef struct {
     const uint8_t *rgba;        /* the colour-mapped disparity, RGBA, 4 * width bytes a row */
     double stage_ms;            /* the stage's time for this pair */
     int64_t done_ns;            /* CLOCK_MONOTONIC when the stage handed it over */
+    /* the left disparity's confidence (stereo.h, 0..255), width bytes a row; NULL unless an
+     * output of the run masks by it (output_uri_needs_confidence) */
+    const uint8_t *confidence;
 } output_frame;
 
 /* What every output of a run shares, fixed at create. */

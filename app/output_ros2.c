@@ -10,6 +10,10 @@
  * counting the restarts. The frames while no bridge runs are written and dropped by nobody:
  * the ring only ever holds the newest.
  *
+ * ?min_confidence=N: the disparity goes into the ring with the pixels whose confidence is below
+ * N made invalid (STEREO_INVALID), so that every topic made of it (disparity, depth, points)
+ * leaves them out alike.
+ *
  * A bridge that lives but takes no frame (stopped with SIGSTOP, stuck in the DDS library) is
  * no death to restart: this side watches the ring's published counter and, once frames it
  * wrote have waited STALL_NS without the counter moving, says so once (and again when it
@@ -18,6 +22,7 @@
 #include "output_backend.h"
 
 #include "ros2_ring.h"
+#include "stereo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,6 +241,11 @@ static int ros2_write(void *state, const output_frame *f, char *err, size_t errl
         }
         return err[0] ? -1 : 1;
     }
+    if (r->uri.min_confidence > 0 && !f->confidence) {
+        snprintf(err, errlen, "min_confidence=%d: the frame has no confidence map",
+                 r->uri.min_confidence);
+        return -1;
+    }
     int64_t now = monotonic_ns();
     watch_bridge(r, now);
     r->last_write_ns = now;
@@ -248,7 +258,15 @@ static int ros2_write(void *state, const output_frame *f, char *err, size_t errl
     atomic_thread_fence(memory_order_release);
     slot->number = f->number;
     slot->stamp_ns = f->stamp_ns;
-    memcpy(base + sizeof *slot, f->disparity, n * sizeof *f->disparity);
+    if (r->uri.min_confidence > 0) {
+        int16_t *d = (int16_t *)(void *)(base + sizeof *slot); /* 8-byte aligned: ros2_ring.h */
+        const uint8_t *c = f->confidence;
+        int t = r->uri.min_confidence;
+        for (size_t i = 0; i < n; i++)
+            d[i] = c[i] < t ? STEREO_INVALID : f->disparity[i];
+    } else {
+        memcpy(base + sizeof *slot, f->disparity, n * sizeof *f->disparity);
+    }
     memcpy(base + sizeof *slot + n * 2, f->rectified, n);
     atomic_store_explicit(&slot->seq, 2 * k + 2, memory_order_release);
     atomic_store_explicit(&h->head, k + 1, memory_order_release);

@@ -134,7 +134,8 @@ static const char usage_text[] =
     "                         (16-bit millimetres, 0 = none; needs the camera, below)\n"
     "  --output URI           where the results go (repeatable; [output] uri, uri2 ...):\n"
     "                         display:// (the window; the default), file://DIR/%06d.pfm\n"
-    "                         (.png, .ply; ?depth=1), ros2://NAMESPACE?domain=N&points=1,\n"
+    "                         (.png, .ply; ?depth=1),\n"
+    "                         ros2://NAMESPACE?domain=N&points=1&min_confidence=N,\n"
     "                         rtp://HOST:PORT, rtsp://@:8554/depth, gst://appsrc ! ...\n"
     "                         (docs/usage.md, docs/ros2.md); without display:// no window\n"
     "  --maps FILE            rectify with these maps ([calibration] maps; as stereo-match)\n"
@@ -2263,6 +2264,12 @@ static int open_inputs(app *a)
     a->params = a->cfg.stereo;
     a->params.width = a->info.width;
     a->params.height = a->info.height;
+    for (int i = 0; i < OUTPUT_MAX; i++) { /* an output masks by confidence: the stage makes it */
+        output_uri u;
+        if (a->cfg.output[i][0] && output_uri_parse(a->cfg.output[i], &u, err, sizeof err) == 0 &&
+            output_uri_needs_confidence(&u))
+            a->params.confidence = 1;
+    }
 #if !LIVE_LIBC_ONLY /* check_built_in refused maps */
     if (a->cfg.maps[0] && a->params.views > 2) {
         if (load_view_maps(a, err, sizeof err) != 0) {

@@ -28,6 +28,11 @@ int output_uri_needs_camera(const output_uri *u)
     return u->kind == OUT_FILE && (u->depth || u->format == OUT_FILE_PLY);
 }
 
+int output_uri_needs_confidence(const output_uri *u)
+{
+    return u->kind == OUT_ROS2 && u->min_confidence > 0;
+}
+
 static int is_word(const char *s, size_t n, const char *w)
 {
     return strlen(w) == n && strncmp(s, w, n) == 0;
@@ -94,6 +99,13 @@ static int set_option(output_uri *u, const char *k, size_t klen, const char *v, 
             u->depth_given = 1;
             return 0;
         }
+        if (is_word(k, klen, "min_confidence")) {
+            if (uri_parse_uint(v, vlen, 0, OUTPUT_CONFIDENCE_MAX, &u->min_confidence) != 0)
+                return uri_fail(err, errlen, "'%s': min_confidence = '%.*s' is not a confidence "
+                                "threshold in 0..%d (pixels below it are published as invalid; "
+                                "0: none)", u->text, (int)vlen, v, OUTPUT_CONFIDENCE_MAX);
+            return 0;
+        }
     }
     if ((u->kind == OUT_RTP || u->kind == OUT_RTSP) && is_word(k, klen, "bitrate")) {
         if (uri_parse_uint(v, vlen, 100, 100000, &u->bitrate_kbps) != 0)
@@ -115,7 +127,7 @@ static int set_option(output_uri *u, const char *k, size_t klen, const char *v, 
         u->token[vlen] = '\0';
         return 0;
     }
-    static const char *const keys[] = {"", "depth", "domain, frame_id, qos, points, depth",
+    static const char *const keys[] = {"", "depth", "domain, frame_id, qos, points, depth, min_confidence",
                                        "bitrate", "bitrate", "", "token"};
     return uri_fail(err, errlen, "'%s': unknown option '%.*s' of "
                     "%s://%s%s%s", u->text, (int)klen, k,

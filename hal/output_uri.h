@@ -8,7 +8,10 @@
  *                              writes them; ?depth=1: depth instead (.pfm float metres, .png
  *                              16-bit millimetres); .ply: the point cloud (hal/depth.h)
  *   ros2://[NAMESPACE]?domain=N&frame_id=ID&qos=sensor|reliable&points=1&depth=32FC1|16UC1
- *                              ROS 2 topics through DDS (app/output_ros2.c)
+ *                 &min_confidence=N
+ *                              ROS 2 topics through DDS (app/output_ros2.c); min_confidence
+ *                              (0..255, 0: off) publishes the pixels whose confidence
+ *                              (stereo.h) is below N as invalid
  *   rtp://HOST:PORT            the colour-mapped view as H.264 over RTP (GStreamer); HOST a
  *                              name, an IPv4 address or an IPv6 one in brackets ([::1])
  *   rtsp://@:PORT/PATH         the same from an RTSP server the app runs (gst-rtsp-server)
@@ -29,6 +32,7 @@
 #define OUTPUT_URI_MAX 512     /* bytes of a URI, with its NUL (CONFIG_PATH_MAX) */
 #define OUTPUT_MAX 8           /* outputs of one run ([output] uri .. uri8) */
 #define OUTPUT_DOMAIN_MAX 232  /* DDS domain ids 0..232 (the RTPS port mapping's limit) */
+#define OUTPUT_CONFIDENCE_MAX 255 /* the confidence map's values (stereo.h) */
 
 typedef enum {
     OUT_DISPLAY = 0,
@@ -61,6 +65,7 @@ typedef struct {
     int points;                    /* ?points=1: also sensor_msgs/PointCloud2 */
     output_depth_encoding depth_encoding; /* 32FC1 metres (default) or 16UC1 millimetres */
     int depth_given;               /* ?depth= was given: the URI asks for depth by name */
+    int min_confidence;            /* 0..OUTPUT_CONFIDENCE_MAX, 0 (default): nothing masked */
     /* rtp, rtsp, http (http: the address listened on, "" for every interface, in target) */
     int port;
     int bitrate_kbps;              /* ?bitrate=KBPS, default 4000 */
@@ -97,5 +102,9 @@ int output_gst_files(const char *desc, output_gst_file *files, int max, char *er
  * ?points=1 or ?depth=ENCODING (what it asks for by name would not go out). A plain ros2 output
  * uses the camera where given (depth, CameraInfo) and publishes the rest without it. */
 int output_uri_needs_camera(const output_uri *u);
+
+/* Whether the output masks by confidence (ros2 with ?min_confidence=N, N > 0): the stage must
+ * compute the confidence map (stereo_params.confidence) and the frames carry it. */
+int output_uri_needs_confidence(const output_uri *u);
 
 #endif

@@ -75,6 +75,43 @@ def check_disparity(d, pfm_dir):
             f"{len(files)} PFMs ({PFM_DROPS} frames the file output dropped)")
 
 
+def pgm(path):
+    """A binary 8-bit PGM (P5) as a uint8 array."""
+    raw = open(path, "rb").read()
+    magic, w, h, maxval = raw.split(maxsplit=4)[:4]
+    assert magic == b"P5" and int(maxval) == 255, (magic, maxval)
+    w, h = int(w), int(h)
+    return np.frombuffer(raw[len(raw) - w * h:], np.uint8).reshape(h, w)
+
+
+def check_masked(d, pfm_dir, cli_pfm, conf_pgm, min_conf):
+    """ros2://...?min_confidence=N on a pair looped unchanged: every frame of the run (its
+    file:// PFMs, unmasked) is stereo-match's disparity of the pair (cli_pfm) bit for bit, whose
+    confidence map conf_pgm is then the frame's; each received disparity is that disparity with
+    exactly the pixels of confidence below N invalid (min_disparity - 1), the others unchanged."""
+    n = int(min_conf)
+    ms = samples(d, "stereo_msgs/msg/DisparityImage")
+    assert len(ms) >= 3, len(ms)
+    cli = pfms(os.path.dirname(cli_pfm))
+    assert len(cli) == 1, len(cli)
+    cli = cli[0]
+    conf = pgm(conf_pgm)
+    files = pfms(pfm_dir)
+    assert files and all(f.tobytes() == cli.tobytes() for f in files), \
+        "the run's unmasked disparities are not stereo-match's of the pair"
+    want = np.where(conf < n, np.float32(np.inf), cli).astype("<f4")
+    masked = int((np.isfinite(cli) & (conf < n)).sum())
+    kept = int(np.isfinite(want).sum())
+    assert masked > 0 and kept > 0, (masked, kept)  # the threshold masks some, keeps others
+    for m in ms:
+        disp = image(m.image, "<f4")
+        got = np.where(disp < m.min_disparity, np.inf, disp).astype("<f4")
+        bad = int((got.view(np.uint32) != want.view(np.uint32)).sum())
+        assert bad == 0, f"{bad} pixels differ from the disparity masked where confidence < {n}"
+    return (f"{len(ms)} disparities: {masked} valid pixels of confidence < {n} invalid, "
+            f"{kept} kept bit for bit")
+
+
 def check_depth(d, pfm_dir):
     """Each depth image is f B / d of one of the run's disparities (its file:// PFMs), within
     float rounding, NaN where d is invalid or 0."""

@@ -31,7 +31,7 @@ static char eval_exe[PATH_MAX];
 
 typedef struct {
     int status; /* exit status, or -1 when the program did not exit normally */
-    char out[1024], err[1024];
+    char out[8192], err[1024]; /* out: --json --confidence prints two arrays of 256 */
 } run_result;
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -147,6 +147,85 @@ static void hand_made_4x3_gives_exact_metrics(void **state)
     run_result r;
     run_eval(&r, dp, gp, NULL);
     expect_output(&r, "bad1=45.45 bad2=36.36 bad4=18.18 avgerr=1.864 density=81.82 n=11\n");
+}
+
+/* --confidence: the valid evaluated pixels of hand_disp, most confident first, are
+ *   250 (error 0), 200 (0.5), 200 (0), 150 (1), 150 (2), 120 (4: bad), 120 (1), 50 (4.5: bad),
+ *   10 (3: bad); the not evaluated and invalid pixels' values do not count.
+ * 60 %: 5.4 pixels: the first five, then 0.4 of the two at 120 (one bad): 0.2 / 5.4 = 3.70 %.
+ * 80 %: 7.2 pixels: seven with one bad, then 0.2 of the one at 50: 1.2 / 7.2 = 16.67 %.
+ * 100 %: bad2_valid, 3 / 9. */
+static const unsigned char hand_conf[12] = {200, 200, 150, 150, 10, 50, 0, 255, 120, 120, 250, 0};
+
+static void confidence_ranks_the_valid_pixels_ties_counted_by_fraction(void **state)
+{
+    char dp[PATH_MAX], gp[PATH_MAX], cp[PATH_MAX];
+    write_map(tmp_path(dp, "hand_disp.pfm"), 4, 3, hand_disp);
+    write_map(tmp_path(gp, "hand_gt.pfm"), 4, 3, hand_gt);
+    write_grey8(tmp_path(cp, "hand_conf.png"), 4, 3, hand_conf);
+    run_result r;
+    run_eval(&r, "--confidence", cp, "--coverage", "60,80,100", dp, gp, NULL);
+    expect_output(&r, "bad1=45.45 bad2=36.36 bad4=18.18 avgerr=1.864 density=81.82 n=11\n"
+                      "cov60_bad2=3.70 cov60_min_conf=120 cov80_bad2=16.67 cov80_min_conf=50 "
+                      "cov100_bad2=33.33 cov100_min_conf=10\n");
+    run_eval(&r, "--confidence", cp, dp, gp, NULL); /* the default coverages */
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "cov50_bad2=0.00 cov50_min_conf=150 cov80_bad2=16.67 "));
+    assert_non_null(strstr(r.out, " cov95_bad2="));
+    run_eval(&r, "--json", "--confidence", cp, "--coverage", "80", dp, gp, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"coverage\": [{\"coverage\": 80, \"bad2\": 16.67, "
+                                  "\"min_conf\": 50}]"));
+    /* per confidence value: 120 has two valid pixels, one of them bad */
+    const char *v = strstr(r.out, "\"conf_valid\": [");
+    const char *b = strstr(r.out, "\"conf_bad2\": [");
+    assert_non_null(v);
+    assert_non_null(b);
+    long n[256], k[256];
+    v += strlen("\"conf_valid\": [");
+    b += strlen("\"conf_bad2\": [");
+    for (int i = 0; i < 256; i++) {
+        char *end;
+        n[i] = strtol(v, &end, 10);
+        v = end + (*end == ',');
+        k[i] = strtol(b, &end, 10);
+        b = end + (*end == ',');
+    }
+    assert_int_equal(n[120], 2);
+    assert_int_equal(k[120], 1);
+    assert_int_equal(n[255], 0); /* GT invalid there */
+    assert_int_equal(n[0], 0);   /* the invalid DISP pixels */
+    long total = 0;
+    for (int i = 0; i < 256; i++)
+        total += n[i];
+    assert_int_equal(total, 9);
+}
+
+static void confidence_errors(void **state)
+{
+    char dp[PATH_MAX], gp[PATH_MAX], cp[PATH_MAX], sp[PATH_MAX];
+    write_map(tmp_path(dp, "hand_disp.pfm"), 4, 3, hand_disp);
+    write_map(tmp_path(gp, "hand_gt.pfm"), 4, 3, hand_gt);
+    write_grey8(tmp_path(cp, "hand_conf.png"), 4, 3, hand_conf);
+    write_grey8(tmp_path(sp, "small_conf.png"), 3, 4, hand_conf);
+    run_result r;
+    const char *bad[] = {"0", "101", "50,", "x", "50,,80", "-5", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        run_eval(&r, "--confidence", cp, "--coverage", bad[i], dp, gp, NULL);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "--coverage"));
+        assert_string_equal(r.out, "");
+    }
+    run_eval(&r, "--coverage", "50", dp, gp, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--coverage needs --confidence"));
+    run_eval(&r, "--confidence", sp, dp, gp, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "size mismatch"));
+    assert_non_null(strstr(r.err, "small_conf.png"));
+    run_eval(&r, "--confidence", tmp_path(sp, "no-such-conf.png"), dp, gp, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "no-such-conf.png"));
 }
 
 /* --disparities: the evaluated GT (10 px everywhere in hand_gt) against the matched range */
@@ -464,6 +543,8 @@ int main(void)
         cmocka_unit_test(hand_made_4x3_gives_exact_metrics),
         cmocka_unit_test(json_output_has_the_same_numbers),
         cmocka_unit_test(ground_truth_beyond_the_matched_range),
+        cmocka_unit_test(confidence_ranks_the_valid_pixels_ties_counted_by_fraction),
+        cmocka_unit_test(confidence_errors),
         cmocka_unit_test(png16_disparity_uses_scale_256_by_default_and_disp_scale_overrides),
         cmocka_unit_test(gt_scale_divides_8bit_ground_truth),
         cmocka_unit_test(fill_interior_run_takes_smaller_neighbour),

@@ -61,6 +61,7 @@ static void every_form_parses(void **state)
     assert_int_equal(u.qos, OUT_QOS_SENSOR);
     assert_int_equal(u.points, 0);
     assert_int_equal(u.depth_encoding, OUT_DEPTH_32FC1);
+    assert_int_equal(u.min_confidence, 0);
     u = parse_ok("ros2:///robot/stereo?domain=232&frame_id=left_cam&qos=reliable&points=1&"
                  "depth=16UC1");
     assert_string_equal(u.target, "robot/stereo");
@@ -107,6 +108,43 @@ static void every_form_parses(void **state)
         u = parse_ok(cam[i].uri);
         assert_int_equal(output_uri_needs_camera(&u), cam[i].needs);
     }
+}
+
+/* ros2 ?min_confidence=N: 0..255, 0 masks nothing (the stage then makes no confidence map);
+ * the other kinds do not take it. */
+static void ros2_min_confidence(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *uri;
+        int value, needs;
+    } ok[] = {{"ros2://r", 0, 0},
+              {"ros2://r?min_confidence=0", 0, 0},
+              {"ros2://r?min_confidence=1", 1, 1},
+              {"ros2://r?min_confidence=128&qos=reliable", 128, 1},
+              {"ros2://?domain=7&min_confidence=255&points=1", 255, 1},
+              {"ros2://r?min_confidence=007", 7, 1}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        output_uri u = parse_ok(ok[i].uri);
+        assert_int_equal(u.min_confidence, ok[i].value);
+        assert_int_equal(output_uri_needs_confidence(&u), ok[i].needs);
+        assert_int_equal(output_uri_needs_camera(&u), strstr(ok[i].uri, "points=1") != NULL);
+    }
+    output_uri u = parse_ok("file://a_%d.pfm");
+    assert_int_equal(output_uri_needs_confidence(&u), 0);
+    parse_bad("ros2://r?min_confidence=256",
+              "'ros2://r?min_confidence=256': min_confidence = '256' is not a confidence "
+              "threshold in 0..255 (pixels below it are published as invalid; 0: none)");
+    parse_bad("ros2://r?min_confidence=-1", "min_confidence = '-1' is not a confidence threshold");
+    parse_bad("ros2://r?min_confidence=", "min_confidence = '' is not a confidence threshold");
+    parse_bad("ros2://r?min_confidence=1.5", "min_confidence = '1.5' is not");
+    parse_bad("ros2://r?min_confidence=high", "min_confidence = 'high' is not");
+    parse_bad("ros2://r?min_confidence=9999999999", "is not a confidence threshold in 0..255");
+    parse_bad("ros2://r?min_confidence=5&min_confidence=6", "option 'min_confidence' given twice");
+    parse_bad("ros2://?colour=1", "(options: domain, frame_id, qos, points, depth, "
+                                  "min_confidence)");
+    parse_bad("file://a_%d.pfm?min_confidence=5", "unknown option 'min_confidence' of file://");
+    parse_bad("rtp://h:5000?min_confidence=5", "unknown option 'min_confidence' of rtp://");
 }
 
 static void bad_uris_are_refused(void **state)
@@ -241,6 +279,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_form_parses),
         cmocka_unit_test(bad_uris_are_refused),
+        cmocka_unit_test(ros2_min_confidence),
         cmocka_unit_test(gst_files_found),
         cmocka_unit_test(gst_files_left_out),
     };

@@ -8,7 +8,9 @@
 #      discovery reports the publications
 #   2. the disparity bit for bit against the stage's (the same run's file:// PFMs); depth
 #      within float rounding of f B / d; stamps strictly increasing; the left image (mono8);
-#      K and P from the camera; the point cloud's z = the depth; 16UC1 depth in mm
+#      K and P from the camera; the point cloud's z = the depth; 16UC1 depth in mm;
+#      ?min_confidence=N: exactly the pixels whose confidence (stereo-match --confidence of the
+#      same pair, looped) is below N are invalid, the others bit for bit
 #   3. QoS: a best-effort and a reliable subscriber both receive from qos=reliable (qos=sensor,
 #      best effort as ROS 2's sensor-data QoS, serves best-effort ones); CameraInfo reaches a
 #      subscriber that joins late (transient local)
@@ -123,6 +125,28 @@ PIDS+=($app)
 wait "$pid_mm"
 stop_app "$app"
 ros2_check "the root namespace, qos=sensor (best effort) to a best-effort subscriber, 16UC1 depth in mm (REP 118)" depth_mm "$T/mm"
+
+# ---- 2b. min_confidence: one generated pair, looped, against stereo-match's confidence map ---
+MC=192  # masks about a quarter of this scene's valid pixels
+mkdir -p "$T/mcseq" "$T/mccli" "$T/mcpfm"
+"$B/stereo-synth" --size 160x120 "$T/mcscene" >/dev/null
+cp "$T/mcscene/left.png" "$T/mcseq/left_0000.png"
+cp "$T/mcscene/right.png" "$T/mcseq/right_0000.png"
+"$B/stereo-match" -q -d 32 --backend cpu --confidence "$T/mccli/conf.pgm" \
+  "$T/mcscene/left.png" "$T/mcscene/right.png" "$T/mccli/d.pfm"
+sub mc rt/conf/disparity "$DISP" best 5
+"$LIVE" --left "file://$T/mcseq/left_%04d.png" --right "file://$T/mcseq/right_%04d.png" \
+  --set files.fps=30 -d 32 --backend cpu --headless --focal 200 --baseline 0.1 \
+  --output "ros2://conf?domain=$DOM&min_confidence=$MC" --output "file://$T/mcpfm/%06d.pfm" \
+  >"$T/mc.out" 2>"$T/mc.err" &
+app=$!
+PIDS+=($app)
+wait "$pid_mc"
+stop_app "$app"
+check "min_confidence=$MC: the app ran until the subscriber was done, then SIGINT: exit 0" \
+  "$T/mc.err" test "$rc" = 0
+ros2_check "min_confidence=$MC: exactly the pixels of confidence below it invalid, the rest bit for bit" \
+  masked "$T/mc" "$T/mcpfm" "$T/mccli/d.pfm" "$T/mccli/conf.pgm" "$MC"
 
 # ---- 4. a subscriber that stops reading -------------------------------------------------------
 # (the app's rate with and without it: tools/timing.sh)

@@ -13,6 +13,14 @@
  * also reports the evaluated pixels whose ground truth lies beyond that range (no candidate of the
  * matcher can reach them) and the smallest D that would cover them.
  *
+ * With --confidence FILE (stereo-match --confidence: 0..255, 0 where DISP is invalid) it also
+ * reports how well the confidence ranks the errors: for each coverage C of --coverage (percent,
+ * default 50,80,95,100), bad-2 over the C % most confident of the evaluated pixels DISP has
+ * (valid before filling; 100: bad2_valid), and the confidence threshold that keeps them. Pixels
+ * of equal confidence are ranked alike: where the C % boundary falls inside one confidence value,
+ * that value's pixels count with the fraction of them the coverage takes (the expected figure of
+ * a random tie-break), so the figure does not depend on the order of the pixels.
+ *
  * Exit status: 0 success, 1 input error (unreadable file, size mismatch), 2 usage error. */
 #include <errno.h>
 #include <limits.h>
@@ -44,17 +52,29 @@ static const char usage_text[] =
     "                  report the evaluated pixels whose GT lies outside M .. M + D - 1 and\n"
     "                  the -d that would cover them\n"
     "  --min-disparity M  the smallest disparity matched (default 0)\n"
+    "  --confidence FILE  DISP's confidence map (8-bit, 1 channel, as stereo-match\n"
+    "                  --confidence writes it): also bad-2 of the most confident pixels\n"
+    "  --coverage LIST with --confidence: the shares of DISP's valid evaluated pixels to\n"
+    "                  score, most confident first, percent, comma-separated in 0 < C <= 100\n"
+    "                  (default 50,80,95,100); each gives covC_bad2 (bad-2 %) and\n"
+    "                  covC_min_conf (the confidence threshold that keeps them)\n"
     "  --json          print the result as a JSON object; it adds bad2_valid, bad-2 over\n"
-    "                  the evaluated pixels DISP has (valid before filling)\n"
+    "                  the evaluated pixels DISP has (valid before filling), and with\n"
+    "                  --confidence the per-confidence counts (conf_valid, conf_bad2)\n"
     "  --help          print this help\n"
     "  --version       print the version, git commit and the backends built in\n"
     "\n"
     "Invalid DISP pixels are filled as in the KITTI devkit before scoring.\n"
-    "Output: bad1=.. bad2=.. bad4=.. avgerr=.. density=.. n=..\n"
+    "Output: bad1=.. bad2=.. bad4=.. avgerr=.. density=.. n=..; with --confidence a second\n"
+    "line: cov50_bad2=.. cov50_min_conf=.. for each coverage.\n"
     "Exit status: 0 ok, 1 input error, 2 usage error.\n";
 
+#define COVERAGE_MAX 16
+
 typedef struct {
-    const char *disp, *gt, *mask, *gt_right;
+    const char *disp, *gt, *mask, *gt_right, *confidence;
+    double coverage[COVERAGE_MAX]; /* percent, 0 < c <= 100 */
+    int ncoverage;                 /* 0: --coverage not given */
     double disp_scale, gt_scale; /* 0 = the file's default */
     int border;
     int json;
@@ -69,6 +89,9 @@ typedef struct {
     long n;                  /* evaluated pixels */
     long beyond;             /* with --disparities: evaluated pixels whose GT is out of range */
     double gt_min, gt_max;   /* the smallest and largest evaluated GT disparity */
+    /* with --confidence: per confidence value, the evaluated pixels DISP has (valid before
+     * filling) and the bad-2 ones among them */
+    long conf_valid[256], conf_bad2[256];
 } eval_result;
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
@@ -104,6 +127,32 @@ static int parse_count(const char *opt, const char *s, int *out)
         return -1;
     }
     return 0;
+}
+
+/* "50,80,95": 1..COVERAGE_MAX numbers, each 0 < c <= 100. */
+static int parse_coverage(const char *s, eval_options *o)
+{
+    const char *p = s;
+    o->ncoverage = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || !isfinite(v) ||
+            v <= 0 || v > 100) {
+            fprintf(stderr, PROG ": --coverage needs percentages in 0 < C <= 100 separated by "
+                    "commas (e.g. 50,80,95), got \"%s\" (see --help)\n", s);
+            return -1;
+        }
+        if (o->ncoverage == COVERAGE_MAX) {
+            fprintf(stderr, PROG ": --coverage: at most %d values (see --help)\n", COVERAGE_MAX);
+            return -1;
+        }
+        o->coverage[o->ncoverage++] = v;
+        if (*end == '\0')
+            return 0;
+        p = end + 1;
+    }
 }
 
 static int has_pfm_extension(const char *path)
@@ -157,7 +206,8 @@ static int parse_args(int argc, char **argv, eval_options *o)
         int takes_value = strcmp(name, "--disp-scale") == 0 || strcmp(name, "--gt-scale") == 0 ||
                           strcmp(name, "--mask") == 0 || strcmp(name, "--gt-right") == 0 ||
                           strcmp(name, "--border") == 0 || strcmp(name, "--disparities") == 0 ||
-                          strcmp(name, "--min-disparity") == 0;
+                          strcmp(name, "--min-disparity") == 0 ||
+                          strcmp(name, "--confidence") == 0 || strcmp(name, "--coverage") == 0;
         if (!takes_value)
             return usage_error("unknown option '%s'", name);
         const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
@@ -181,6 +231,11 @@ static int parse_args(int argc, char **argv, eval_options *o)
         } else if (strcmp(name, "--min-disparity") == 0) {
             if (parse_count(name, value, &o->dmin) != 0)
                 return -1;
+        } else if (strcmp(name, "--coverage") == 0) {
+            if (parse_coverage(value, o) != 0)
+                return -1;
+        } else if (strcmp(name, "--confidence") == 0) {
+            o->confidence = value;
         } else if (strcmp(name, "--mask") == 0) {
             o->mask = value;
         } else {
@@ -193,6 +248,13 @@ static int parse_args(int argc, char **argv, eval_options *o)
     o->gt = positional[1];
     if (o->gt_scale == 0 && !has_pfm_extension(o->gt))
         return usage_error("%s", "--gt-scale is required when GT is not a .pfm");
+    if (o->ncoverage && !o->confidence)
+        return usage_error("%s", "--coverage needs --confidence FILE");
+    if (!o->ncoverage) {
+        static const double dflt[] = {50, 80, 95, 100};
+        memcpy(o->coverage, dflt, sizeof dflt);
+        o->ncoverage = 4;
+    }
     return 0;
 }
 
@@ -279,8 +341,8 @@ static int visible_in_right(const fmap *gtr, int x, int y, float dl)
 
 /* Scores disp against gt over the evaluated set. mask (may be NULL) is 8-bit grey, 255 = use;
  * gtr (may be NULL) is the right-view GT. disp is filled in place. */
-static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *gtr, int border,
-                    int dmin, int ndisp, eval_result *r)
+static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *gtr,
+                    const image *conf, int border, int dmin, int ndisp, eval_result *r)
 {
     int w = disp->width, h = disp->height;
     size_t n = (size_t)w * (size_t)h;
@@ -321,6 +383,11 @@ static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *g
             bad4 += e > 4.0;
             valid += was_valid[i];
             bad2_valid += was_valid[i] && e > 2.0;
+            if (conf && was_valid[i]) {
+                int c = ((const unsigned char *)conf->data)[i];
+                r->conf_valid[c]++;
+                r->conf_bad2[c] += e > 2.0;
+            }
         }
     }
     free(was_valid);
@@ -334,6 +401,44 @@ static int evaluate(fmap *disp, const fmap *gt, const image *mask, const fmap *g
         r->bad2_valid = valid > 0 ? 100.0 * (double)bad2_valid / (double)valid : 0;
     }
     return 0;
+}
+
+/* Bad-2 (percent) of the cov % most confident valid evaluated pixels, and the confidence
+ * threshold that keeps them (the value at which the coverage is reached); the value where the
+ * boundary falls counts with the fraction of its pixels the coverage takes (file comment).
+ * -1 without valid pixels. */
+static double coverage_bad2(const eval_result *r, double cov, int *threshold)
+{
+    long total = 0;
+    for (int c = 0; c < 256; c++)
+        total += r->conf_valid[c];
+    *threshold = 0;
+    if (total == 0)
+        return -1;
+    double want = cov / 100.0 * (double)total, kept = 0, bad = 0;
+    for (int c = 255; c >= 0; c--) {
+        long n = r->conf_valid[c];
+        if (n == 0)
+            continue;
+        *threshold = c;
+        if (kept + (double)n >= want) {
+            double f = (want - kept) / (double)n;
+            bad += f * (double)r->conf_bad2[c];
+            kept = want;
+            break;
+        }
+        kept += (double)n;
+        bad += (double)r->conf_bad2[c];
+    }
+    return kept > 0 ? 100.0 * bad / kept : 0;
+}
+
+static void print_array(const char *name, const long *a, int n)
+{
+    printf(", \"%s\": [", name);
+    for (int i = 0; i < n; i++)
+        printf("%s%ld", i ? ", " : "", a[i]);
+    printf("]");
 }
 
 /* ---- main ---------------------------------------------------------------------------------- */
@@ -357,7 +462,7 @@ int main(int argc, char **argv)
 
     char err[512];
     fmap disp = {0}, gt = {0}, gtr = {0};
-    image mask = {0};
+    image mask = {0}, conf = {0};
     int status = EXIT_INPUT;
 
     if (disparity_read(o.disp, o.disp_scale, &disp, err, sizeof err) != 0 ||
@@ -390,9 +495,24 @@ int main(int argc, char **argv)
             goto done;
     }
 
-    eval_result r = {0};
-    if (evaluate(&disp, &gt, o.mask ? &mask : NULL, o.gt_right ? &gtr : NULL, o.border, o.dmin,
-                 o.ndisp, &r) != 0) {
+    if (o.confidence) {
+        if (image_read8(o.confidence, &conf, err, sizeof err) != 0) {
+            fprintf(stderr, PROG ": %s\n", err);
+            goto done;
+        }
+        if (conf.channels != 1) {
+            fprintf(stderr, PROG ": %s: the confidence map must be a 1-channel image, this one "
+                    "has %d\n", o.confidence, conf.channels);
+            goto done;
+        }
+        if (!same_size("confidence", o.confidence, conf.width, conf.height, "DISP", o.disp,
+                       disp.width, disp.height))
+            goto done;
+    }
+
+    static eval_result r; /* zeroed: its histograms are 4 kB */
+    if (evaluate(&disp, &gt, o.mask ? &mask : NULL, o.gt_right ? &gtr : NULL,
+                 o.confidence ? &conf : NULL, o.border, o.dmin, o.ndisp, &r) != 0) {
         fprintf(stderr, PROG ": out of memory\n");
         goto done;
     }
@@ -417,10 +537,30 @@ int main(int argc, char **argv)
             printf(", \"beyond_range\": %.2f, \"beyond_range_n\": %ld, \"gt_max\": %.2f, "
                    "\"covering_disparities\": %d",
                    100.0 * (double)r.beyond / (double)r.n, r.beyond, r.gt_max, cover);
+        if (o.confidence) {
+            printf(", \"coverage\": [");
+            for (int k = 0; k < o.ncoverage; k++) {
+                int t;
+                double b = coverage_bad2(&r, o.coverage[k], &t);
+                printf("%s{\"coverage\": %g, \"bad2\": %.2f, \"min_conf\": %d}", k ? ", " : "",
+                       o.coverage[k], b, t);
+            }
+            printf("]");
+            print_array("conf_valid", r.conf_valid, 256);
+            print_array("conf_bad2", r.conf_bad2, 256);
+        }
         printf("}\n");
     } else {
         printf("bad1=%.2f bad2=%.2f bad4=%.2f avgerr=%.3f density=%.2f n=%ld\n", r.bad1, r.bad2,
                r.bad4, r.avgerr, r.density, r.n);
+        for (int k = 0; o.confidence && k < o.ncoverage; k++) {
+            int t;
+            double b = coverage_bad2(&r, o.coverage[k], &t);
+            printf("%scov%g_bad2=%.2f cov%g_min_conf=%d", k ? " " : "", o.coverage[k], b,
+                   o.coverage[k], t);
+            if (k == o.ncoverage - 1)
+                printf("\n");
+        }
         if (o.ndisp && r.beyond > 0) {
             printf("ground truth beyond the matched range %d..%d: %ld of %ld evaluated pixels "
                    "(%.2f %%), up to %.2f px; ",
@@ -442,5 +582,6 @@ done:
     fmap_free(&gt);
     fmap_free(&gtr);
     image_free(&mask);
+    image_free(&conf);
     return status;
 }

@@ -13,8 +13,10 @@ print(stereodepth.options_help()) show it); maps adds a map file, a calibration 
 "LEFT,RIGHT" camera_info files (the inputs are rectified first). p1, p2 and path_weights take
 an int, a list of one per path, or "24,24,...". Flags take True (False or None: the default);
 subpixel=False, lr=False and median=False say the same as no_subpixel=True, no_lr=True and
-no_median=True. A bad option raises ValueError with stereo-match's message, naming the keyword
-argument; the results equal stereo-match's bit for bit.
+no_median=True. min_confidence=N (0..255) masks the disparity by its confidence: NaN where the
+confidence is below N (mask_by_confidence does it to a map and its confidence). A bad option
+raises ValueError with stereo-match's message, naming the keyword argument; the results equal
+stereo-match's bit for bit.
 
 The library (libstereodepth.so, python/stereodepth_abi.h) is looked for in this order:
 $STEREODEPTH_LIB, this package's folder (pip install ./python copies it there), then
@@ -31,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["match", "Matcher", "auto_disparities", "AutoRange", "depth", "points", "calibration",
-           "Calibration", "option_names", "options", "options_help", "Option", "backends",
+           "Calibration", "mask_by_confidence", "option_names", "options", "options_help", "Option", "backends",
            "library_path", "__version__"]
 
 _ABI_VERSION = 5  # python/stereodepth_abi.h SD_ABI_VERSION
@@ -151,9 +153,10 @@ def backends():
 
 
 def option_names():
-    """Every keyword option Matcher and match take, in stereo-match --help order, then maps and
-    the positive spellings subpixel, lr and median (False: no_subpixel, no_lr, no_median)."""
-    return [r.kwarg for r in _ROWS] + ["maps"] + list(_POSITIVE)
+    """Every keyword option Matcher and match take, in stereo-match --help order, then
+    min_confidence, maps and the positive spellings subpixel, lr and median (False: no_subpixel,
+    no_lr, no_median)."""
+    return [r.kwarg for r in _ROWS] + ["min_confidence", "maps"] + list(_POSITIVE)
 
 
 def options():
@@ -296,6 +299,35 @@ def _image(a, what):
 
 
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1   # the library's C int
+CONFIDENCE_MAX = 255                     # the confidence map's values are 0..255
+
+
+def _min_confidence(v):
+    """min_confidence as an int 0..255 (None: 0, no masking); ValueError otherwise."""
+    if v is None:
+        return 0
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
+            not 0 <= int(v) <= CONFIDENCE_MAX:
+        raise ValueError(f"min_confidence: {v!r} is not an integer in 0..{CONFIDENCE_MAX} (the "
+                         f"confidence map's values; 0 masks nothing)")
+    return int(v)
+
+
+def mask_by_confidence(disparity, confidence, min_confidence):
+    """A copy of disparity (float HxW) with NaN wherever confidence (uint8 HxW, as
+    Matcher.confidence() gives it) is below min_confidence (0..255; 0 masks nothing). The
+    confidence is 0 where the disparity is already invalid, so any N >= 1 keeps those invalid."""
+    n = _min_confidence(min_confidence)
+    d = np.asarray(disparity)
+    c = np.asarray(confidence)
+    if d.ndim != 2 or not np.issubdtype(d.dtype, np.floating):
+        raise ValueError(f"disparity: a float HxW array expected, not {d.dtype} {d.shape}")
+    if c.dtype != np.uint8 or c.shape != d.shape:
+        raise ValueError(f"confidence: a uint8 array of the disparity's shape {d.shape} "
+                         f"expected, not {c.dtype} {c.shape}")
+    out = d.copy()
+    out[c < n] = np.nan
+    return out
 
 
 def _size(v, what):
@@ -311,7 +343,8 @@ class Matcher:
     """A stage for pairs of width x height images, created once; compute() reuses its buffers.
 
     Matcher(640, 480, disparities=96, cost="census").compute(left, right) -> float32 HxW
-    disparity in pixels (NaN where invalid); with maps, of the rectified size. The same pair's
+    disparity in pixels (NaN where invalid); with maps, of the rectified size; with
+    min_confidence=N (0..255), NaN also where the pair's confidence is below N. The same pair's
     other results then come from right_disparity(), confidence() and rectified(). close() (or a
     with block) frees the stage now; a closed Matcher raises ValueError. One compute at a time
     per Matcher (a lock); the library's own threads do the work (threads option).
@@ -321,6 +354,8 @@ class Matcher:
         width, height = _size(width, "width"), _size(height, "height")
         self._lock = threading.Lock()
         self._handle = None
+        options = dict(options)
+        self.min_confidence = _min_confidence(options.pop("min_confidence", None))
         names, values, maps = _split_options(options)
         n = len(names)
         c_names = (ctypes.c_char_p * max(n, 1))(*names)
@@ -340,7 +375,8 @@ class Matcher:
         self.note = _lib.sd_matcher_note(self._handle).decode()  # why auto fell back, or ""
 
     def compute(self, left, right):
-        """The left disparity of one pair (grey HxW or BGR HxWx3 uint8 arrays, any strides)."""
+        """The left disparity of one pair (grey HxW or BGR HxWx3 uint8 arrays, any strides);
+        with min_confidence, NaN where its confidence is below it."""
         left, lc = _image(left, "left")
         right, rc_ = _image(right, "right")
         if left.shape[:2] != right.shape[:2]:
@@ -355,6 +391,11 @@ class Matcher:
                                          right.ctypes.data, right.strides[0], rc_,
                                          left.shape[1], left.shape[0], out.ctypes.data,
                                          out.size, err, _ERRLEN)
+            if rc == _SD_OK and self.min_confidence:  # the same pair's, under the same lock
+                conf = np.empty(self.shape, np.uint8)
+                rc = _lib.sd_matcher_result(self._handle, _SD_CONFIDENCE, conf.ctypes.data,
+                                            conf.size, err, _ERRLEN)
+                out[conf < self.min_confidence] = np.nan
         if rc != _SD_OK:
             _raise(rc, err)
         return out
@@ -433,6 +474,8 @@ def auto_disparities(left, right, **options):
     if left.shape[:2] != right.shape[:2]:
         raise ValueError(f"left is {left.shape[1]}x{left.shape[0]} but right is "
                          f"{right.shape[1]}x{right.shape[0]}: the pair must match")
+    options = dict(options)
+    _min_confidence(options.pop("min_confidence", None))  # checked, not used by the measurement
     names, values, maps = _split_options(options)
     n = len(names)
     c_names = (ctypes.c_char_p * max(n, 1))(*names)
@@ -453,7 +496,8 @@ def match(left, right, disparities=64, **options):
     left, right: grey HxW or BGR HxWx3 uint8 arrays of one size (any strides). disparities and
     the options are stereo-match's (see the module's help); disparities="auto" measures the
     range first (auto_disparities). The values equal stereo-match's .pfm output bit for bit
-    (which writes +inf where this gives NaN)."""
+    (which writes +inf where this gives NaN). min_confidence=N (0..255): NaN also where the
+    confidence (Matcher.confidence()) is below N."""
     if isinstance(disparities, str) and disparities == "auto":
         disparities = auto_disparities(left, right, **options).disparities
     left_img, _ = _image(left, "left")

@@ -473,6 +473,59 @@ def test_other_results_equal_cli(scene, tmp_path):
         m.confidence()
 
 
+def test_min_confidence_masks_exactly_the_pixels_below_it(scene, tmp_path):
+    """match(min_confidence=N) and Matcher(min_confidence=N): NaN exactly where the pair's
+    confidence (what stereo-match --confidence writes) is below N, the other pixels unchanged;
+    mask_by_confidence does the same to a map and its confidence."""
+    conf_png = tmp_path / "conf.png"
+    plain = cli_disparity(tmp_path, scene["lp"], scene["rp"], "-d", 32, "--backend", "cpu",
+                          "--confidence", conf_png)
+    conf = cv2.imread(str(conf_png), cv2.IMREAD_UNCHANGED)
+    assert conf.dtype == np.uint8 and conf.shape == plain.shape
+    valid = ~np.isnan(plain)
+    assert np.all(conf[~valid] == 0)
+    for n in (0, 1, 60, 128, 200, 255):
+        want = plain.copy()
+        want[conf < n] = np.nan
+        if 60 <= n <= 200:  # the threshold masks valid pixels and keeps others
+            assert np.any(valid & (conf < n)) and np.any(valid & (conf >= n))
+        got = sd.match(scene["left"], scene["right"], disparities=32, backend="cpu",
+                       min_confidence=n)
+        assert_same(got, want)
+        assert np.array_equal(np.isnan(got), ~valid | (conf < n))
+        assert_same(sd.mask_by_confidence(plain, conf, n), want)
+        with sd.Matcher(320, 240, disparities=32, backend="cpu", min_confidence=n) as m:
+            assert m.min_confidence == n
+            assert_same(m.compute(scene["left"], scene["right"]), want)
+            assert np.array_equal(m.confidence(), conf)  # the map itself is not masked
+    assert_same(sd.match(scene["left"], scene["right"], disparities=32, backend="cpu",
+                         min_confidence=None), plain)
+    assert "min_confidence" in sd.option_names()
+
+
+@pytest.mark.parametrize("value", [-1, 256, 1.5, True, "10", [3], np.float32(4)])
+def test_min_confidence_bad_values(scene, value):
+    with pytest.raises(ValueError, match=r"min_confidence: .* is not an integer in 0\.\.255"):
+        sd.Matcher(320, 240, min_confidence=value)
+    with pytest.raises(ValueError, match="min_confidence"):
+        sd.match(scene["left"], scene["right"], disparities=32, min_confidence=value)
+    with pytest.raises(ValueError, match="min_confidence"):
+        sd.mask_by_confidence(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.uint8), value)
+
+
+def test_mask_by_confidence_checks_its_arrays():
+    d, c = np.ones((2, 3), np.float32), np.full((2, 3), 9, np.uint8)
+    with pytest.raises(ValueError, match="confidence: a uint8 array of the disparity's shape"):
+        sd.mask_by_confidence(d, c[:, :2], 5)
+    with pytest.raises(ValueError, match="confidence: a uint8"):
+        sd.mask_by_confidence(d, c.astype(np.int32), 5)
+    with pytest.raises(ValueError, match="disparity: a float HxW"):
+        sd.mask_by_confidence(c, c, 5)
+    out = sd.mask_by_confidence(d, c, 10)
+    assert np.all(np.isnan(out)) and np.all(d == 1)  # a copy: the input is left as it was
+    assert np.array_equal(sd.mask_by_confidence(d, c, 9), d)
+
+
 def test_version_and_option_names():
     version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
     assert sd.__version__ == version
