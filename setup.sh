@@ -19,7 +19,9 @@
 # with gst-rtsp-server (libgstrtspserver-1.0-dev); tests/test_outputs.sh receives them with
 # h264parse (-plugins-bad) and avdec_h264 (-libav).
 # libsoup-3.0-dev serves stereo-live's http:// output (a web page: HTTP and WebSocket server);
-# libjs-three its 3D view (three.js, served from /usr/share/javascript/three). chromium,
+# glib-networking gives GIO the TLS of its https:// form, and the tests make their self-signed
+# certificate with openssl; libjs-three its 3D view (three.js, served from
+# /usr/share/javascript/three). chromium,
 # chromium-driver and python3-selenium (about 135 MB) run tests/test_web_browser.py's real
 # browser, headless.
 # cyclonedds-dev and cyclonedds-tools (idlc) build stereo-live's ros2:// bridge
@@ -42,7 +44,7 @@ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-tools
 gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav libgstrtspserver-1.0-dev
 cyclonedds-dev cyclonedds-tools
-libsoup-3.0-dev libjs-three chromium chromium-driver python3-selenium"
+libsoup-3.0-dev glib-networking openssl libjs-three chromium chromium-driver python3-selenium"
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
   packages="$packages gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user zlib1g-dev:arm64
 libpng-dev:arm64 libturbojpeg0-dev:arm64 libcmocka-dev:arm64 libyaml-dev:arm64 libinih-dev:arm64

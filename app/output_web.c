@@ -27,8 +27,16 @@
  * counts a frame nobody watches).
  *
  * Packet: u32 little endian H, H bytes of JSON (frame number, sizes, the overlay numbers, the
- * camera), then the colour JPEG, the left JPEG and the deflated disparity (zlib format: int16
- * little endian, 16 * d, -32768 = no match), their lengths in the JSON.
+ * camera, the capture time on the wall clock: capture_unix_ms, which the page compares with
+ * its own clock to show how long after capture it painted the frame), then the colour JPEG,
+ * the left JPEG and the deflated disparity (zlib format: int16 little endian, 16 * d, -32768 =
+ * no match), their lengths in the JSON.
+ *
+ * Listening: @ is every interface, IPv4 and IPv6 (GLib's listener: one IPv6 socket that also
+ * takes IPv4 where the system allows, else one of each); an address (127.0.0.1, [::1], [::])
+ * only that one. https:// wraps each accepted connection in TLS (GIO's, glib-networking) with
+ * the certificate and key of ?cert=&key=, checked when the output opens by a handshake of the
+ * pair with itself (GIO accepts a key that is not the certificate's until a client fails).
  *
  * Safety. It listens on the address the URI names (@: every interface). With ?token= every
  * request must carry token=SECRET (else 403). Paths are taken raw (never decoded): '%', '..',
@@ -50,6 +58,7 @@
 #include <libsoup/soup.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <turbojpeg.h>
@@ -64,6 +73,7 @@
 #define MAX_FILE_BYTES (8 << 20)      /* a file of the served folder (three.min.js: 0.8 MB) */
 #define JPEG_QUALITY 80
 #define THREE_JS "/usr/share/javascript/three/three.min.js" /* libjs-three */
+#define TLS_CHECK_TIMEOUT_S 10      /* the certificate's handshake with itself at open */
 #define STATS_MAX 1024
 
 typedef struct web_output web_output;
@@ -79,6 +89,7 @@ typedef struct {                  /* a connection: the loop thread's only */
     int64_t deadline_ns;
     int websocket;                /* upgraded: no deadline (its traffic is bounded by credit) */
     web_output *owner;
+    GTlsConnection *tls;          /* https: its TLS connection while the handshake runs */
 } conn_rec;
 
 typedef struct {
@@ -114,6 +125,9 @@ struct web_output {
     int port;                     /* the one bound (port 0: the one the system chose) */
     GPtrArray *conns, *clients, *waiters;
     GSource *tick;
+    GTlsCertificate *cert;        /* https */
+    GCancellable *cancel;         /* handshakes in progress, cancelled at close */
+    int handshakes;               /* in progress */
     /* shared, under lock */
     GMutex lock;
     packet newest;                /* .all NULL: none yet */
@@ -129,8 +143,8 @@ struct web_output {
     uLongf zcap;
     uint64_t first_number, last_number, frames;
     int64_t first_done_ns, last_done_ns;
-    double stage_sum, latency_sum;
-    uint64_t latency_n;
+    double stage_sum, latency_sum, encode_sum;
+    uint64_t latency_n;           /* frames encoded */
     uint64_t win_number;          /* the 1 s window of the overlay numbers */
     int64_t win_done_ns;
     double win_stage_sum, win_latency_sum;
@@ -143,6 +157,16 @@ static int64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A CLOCK_MONOTONIC time on the wall clock (CLOCK_REALTIME), in ms since 1970: what a browser's
+ * Date.now() on the same machine compares with. */
+static double unix_ms_of(int64_t mono_ns)
+{
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    int64_t now = now_ns();
+    return (double)rt.tv_sec * 1e3 + (double)rt.tv_nsec * 1e-6 - (double)(now - mono_ns) * 1e-6;
 }
 
 static void packet_clear(packet *p)
@@ -291,30 +315,70 @@ static void conn_rec_free(gpointer p)
     g_free(r);
 }
 
+/* The connection's stream (itself, or its TLS connection) to libsoup. */
+static void accept_stream(web_output *w, GIOStream *stream, GSocketConnection *conn)
+{
+    GSocketAddress *local = g_socket_connection_get_local_address(conn, NULL);
+    GSocketAddress *remote = g_socket_connection_get_remote_address(conn, NULL);
+    if (local && remote)
+        soup_server_accept_iostream(w->server, stream, local, remote, NULL);
+    else /* gone already (reset before it was accepted) */
+        g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
+    if (local)
+        g_object_unref(local);
+    if (remote)
+        g_object_unref(remote);
+}
+
+/* https: the TLS handshake of a new connection done (or failed: a client that does not trust
+ * the certificate, a plain-HTTP request, the deadline's shutdown, the output closing). */
+static void on_handshake(GObject *source, GAsyncResult *res, gpointer user)
+{
+    conn_rec *r = user; /* alive: the TLS connection holds r->conn, so conn_gone has not run */
+    web_output *w = r->owner;
+    GTlsConnection *tls = G_TLS_CONNECTION(source);
+    int ok = g_tls_connection_handshake_finish(tls, res, NULL);
+    r->tls = NULL;
+    w->handshakes--;
+    if (ok && !g_cancellable_is_cancelled(w->cancel))
+        accept_stream(w, G_IO_STREAM(tls), r->conn);
+    else /* the socket itself: closing the TLS stream would try to say goodbye first */
+        g_io_stream_close(G_IO_STREAM(r->conn), NULL, NULL);
+    g_object_unref(tls);
+}
+
 /* A new connection: refused (closed at once) beyond MAX_CONNECTIONS, else handed to libsoup
- * with a deadline. */
+ * with a deadline (https: once its TLS handshake is done, the deadline covering it). */
 static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GObject *source,
                             gpointer user)
 {
     web_output *w = user;
-    if (w->conns->len >= MAX_CONNECTIONS) {
+    if (w->conns->len >= MAX_CONNECTIONS || g_cancellable_is_cancelled(w->cancel)) {
         __atomic_add_fetch(&w->refused, 1, __ATOMIC_RELAXED);
         g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
         return TRUE;
     }
-    GSocketAddress *local = g_socket_connection_get_local_address(conn, NULL);
-    GSocketAddress *remote = g_socket_connection_get_remote_address(conn, NULL);
     conn_rec *r = g_new0(conn_rec, 1);
     r->conn = conn;
     r->owner = w;
     r->deadline_ns = now_ns() + REQUEST_DEADLINE_NS;
     g_object_weak_ref(G_OBJECT(conn), conn_gone, r);
     g_ptr_array_add(w->conns, r);
-    soup_server_accept_iostream(w->server, G_IO_STREAM(conn), local, remote, NULL);
-    if (local)
-        g_object_unref(local);
-    if (remote)
-        g_object_unref(remote);
+    if (!w->cert) {
+        accept_stream(w, G_IO_STREAM(conn), conn);
+        return TRUE;
+    }
+    GIOStream *tls = g_tls_server_connection_new(G_IO_STREAM(conn), w->cert, NULL);
+    if (!tls) {
+        g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
+        return TRUE;
+    }
+    static const char *const alpn[] = {"http/1.1", NULL};
+    g_tls_connection_set_advertised_protocols(G_TLS_CONNECTION(tls), alpn);
+    g_tls_connection_set_require_close_notify(G_TLS_CONNECTION(tls), FALSE);
+    r->tls = G_TLS_CONNECTION(tls);
+    w->handshakes++;
+    g_tls_connection_handshake_async(r->tls, G_PRIORITY_DEFAULT, w->cancel, on_handshake, r);
     return TRUE;
 }
 
@@ -528,14 +592,37 @@ static void on_ws_request(SoupServer *server, SoupServerMessage *msg, const char
         respond_text(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "too many viewers\n");
 }
 
+/* Whether stream is conn or wraps it, a few layers down: libsoup hands the WebSocket its own
+ * stream around the one it was given ("base-iostream"), and that is a TLS connection around
+ * the socket's with https ("base-io-stream"). */
+static int stream_wraps(GIOStream *stream, GSocketConnection *conn)
+{
+    GIOStream *s = stream;
+    for (int depth = 0; s && depth < 4; depth++) {
+        if (s == G_IO_STREAM(conn))
+            return 1;
+        GParamSpec *base = g_object_class_find_property(G_OBJECT_GET_CLASS(s), "base-iostream");
+        if (!base)
+            base = g_object_class_find_property(G_OBJECT_GET_CLASS(s), "base-io-stream");
+        if (!base || !(base->flags & G_PARAM_READABLE))
+            return 0;
+        GIOStream *under = NULL;
+        g_object_get(s, base->name, &under, NULL);
+        if (under)
+            g_object_unref(under); /* s holds it */
+        s = under;
+    }
+    return 0;
+}
+
 static void on_ws(SoupServer *server, SoupServerMessage *msg, const char *path,
                   SoupWebsocketConnection *ws, gpointer user)
 {
     web_output *w = user;
     GIOStream *s = soup_websocket_connection_get_io_stream(ws);
-    for (guint i = 0; i < w->conns->len; i++) {
+    for (guint i = 0; i < w->conns->len; i++) { /* its connection: no deadline from now on */
         conn_rec *r = g_ptr_array_index(w->conns, i);
-        if (G_IO_STREAM(r->conn) == s)
+        if (r->conn && stream_wraps(s, r->conn))
             r->websocket = 1;
     }
     soup_websocket_connection_set_max_incoming_payload_size(ws, MAX_WS_MESSAGE);
@@ -576,6 +663,7 @@ static gboolean quit_loop(gpointer user)
     }
     if (w->tick)
         g_source_destroy(w->tick);
+    g_cancellable_cancel(w->cancel); /* TLS handshakes in progress end (web_close waits) */
     while (w->waiters->len) {
         waiter *q = g_ptr_array_steal_index_fast(w->waiters, 0);
         soup_server_message_set_status(q->msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "stopping");
@@ -592,6 +680,137 @@ static gboolean quit_loop(gpointer user)
 /* ---- the output's thread -------------------------------------------------------------------- */
 
 static void web_close(void *state);
+
+static gboolean tls_accept_any(GTlsConnection *c, GTlsCertificate *peer,
+                               GTlsCertificateFlags errors, gpointer user)
+{
+    return TRUE; /* the check below is of the pair, not of who signed the certificate */
+}
+
+typedef struct {
+    GIOStream *stream;
+    char error[256];
+} tls_client;
+
+static gpointer tls_client_side(gpointer user)
+{
+    tls_client *c = user;
+    GError *e = NULL;
+    GIOStream *tls = g_tls_client_connection_new(c->stream, NULL, &e);
+    if (tls) {
+        g_signal_connect(tls, "accept-certificate", G_CALLBACK(tls_accept_any), NULL);
+        g_tls_connection_handshake(G_TLS_CONNECTION(tls), NULL, &e);
+    }
+    if (e)
+        snprintf(c->error, sizeof c->error, "%s", e->message);
+    g_clear_error(&e);
+    if (tls)
+        g_object_unref(tls);
+    g_io_stream_close(c->stream, NULL, NULL); /* the server side, if it still waits, ends */
+    return NULL;
+}
+
+static GIOStream *stream_of_fd(int fd)
+{
+    GSocket *sock = g_socket_new_from_fd(fd, NULL);
+    if (!sock) {
+        close(fd);
+        return NULL;
+    }
+    g_socket_set_timeout(sock, TLS_CHECK_TIMEOUT_S); /* never a hang */
+    GIOStream *st = G_IO_STREAM(g_socket_connection_factory_create_connection(sock));
+    g_object_unref(sock);
+    return st;
+}
+
+/* https: the certificate and key of the URI, loaded and checked by a TLS handshake of the pair
+ * with itself over a socket pair (GIO loads a key that is not the certificate's, and the
+ * first browser would fail). 0, or -1 with what is wrong, naming the file, in err. */
+static int load_tls(web_output *w, const output_uri *u, char *err, size_t errlen)
+{
+    if (!g_tls_backend_supports_tls(g_tls_backend_get_default())) {
+        snprintf(err, errlen, "https:// needs GIO's TLS support, which is not installed "
+                 "(glib-networking)");
+        return -1;
+    }
+    const char *files[2] = {u->cert, u->key};
+    const char *what[2] = {"certificate", "private key"};
+    const char *key[2] = {"cert", "key"};
+    const char *mark[2] = {"-----BEGIN CERTIFICATE-----", "PRIVATE KEY-----"};
+    const char *block[2] = {"-----BEGIN CERTIFICATE-----",
+                            "-----BEGIN PRIVATE KEY----- or -----BEGIN RSA PRIVATE KEY-----"};
+    for (int i = 0; i < 2; i++) {
+        gchar *text = NULL;
+        gsize len = 0;
+        GError *e = NULL;
+        if (!g_file_get_contents(files[i], &text, &len, &e)) {
+            snprintf(err, errlen, "https: %s=%s (the %s) cannot be read: %s", key[i],
+                     files[i], what[i], e->message);
+            g_error_free(e);
+            return -1;
+        }
+        int found = g_strstr_len(text, (gssize)len, mark[i]) != NULL;
+        g_free(text);
+        if (!found) {
+            snprintf(err, errlen, "https: %s=%s holds no PEM %s (%s)", key[i], files[i],
+                     what[i], block[i]);
+            return -1;
+        }
+    }
+    GError *e = NULL;
+    w->cert = g_tls_certificate_new_from_files(u->cert, u->key, &e);
+    if (!w->cert) {
+        snprintf(err, errlen, "https: cert=%s with key=%s: %s", u->cert, u->key, e->message);
+        g_error_free(e);
+        return -1;
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        snprintf(err, errlen, "https: checking the certificate: socketpair: %s", strerror(errno));
+        return -1;
+    }
+    GIOStream *mine = stream_of_fd(sv[0]);
+    tls_client c = {stream_of_fd(sv[1]), ""};
+    if (!mine || !c.stream) {
+        snprintf(err, errlen, "https: checking the certificate: no socket");
+        if (mine)
+            g_object_unref(mine);
+        if (c.stream)
+            g_object_unref(c.stream);
+        return -1;
+    }
+    GThread *client = g_thread_new("web-tls-check", tls_client_side, &c);
+    GIOStream *tls = g_tls_server_connection_new(mine, w->cert, &e);
+    if (tls)
+        g_tls_connection_handshake(G_TLS_CONNECTION(tls), NULL, &e);
+    g_io_stream_close(mine, NULL, NULL);
+    g_thread_join(client);
+    int rc = 0;
+    if (e || c.error[0]) {
+        snprintf(err, errlen, "https: a TLS handshake with cert=%s and key=%s fails (is the "
+                 "key the certificate's own?): %s%s%s",
+                 u->cert, u->key, c.error[0] ? c.error : "", c.error[0] && e ? "; " : "",
+                 e ? e->message : "");
+        rc = -1;
+    }
+    g_clear_error(&e);
+    if (tls)
+        g_object_unref(tls);
+    g_object_unref(mine);
+    g_object_unref(c.stream);
+    return rc;
+}
+
+/* "[::1]:8080", "127.0.0.1:8080", "*:8080": where the URI listens, for messages. */
+static void where(const output_uri *u, char *buf, size_t len)
+{
+    if (!u->target[0])
+        snprintf(buf, len, "every interface, port %d", u->port);
+    else if (strchr(u->target, ':'))
+        snprintf(buf, len, "[%s]:%d", u->target, u->port);
+    else
+        snprintf(buf, len, "%s:%d", u->target, u->port);
+}
 
 static int web_open(const output_uri *u, const output_setup *s, void **state, char *err,
                     size_t errlen)
@@ -622,6 +841,11 @@ static int web_open(const output_uri *u, const output_setup *s, void **state, ch
         web_close(w);
         return -1;
     }
+    if (u->tls && load_tls(w, u, err, errlen) != 0) {
+        web_close(w);
+        return -1;
+    }
+    w->cancel = g_cancellable_new();
     w->conns = g_ptr_array_new_with_free_func(conn_rec_free);
     w->clients = g_ptr_array_new_with_free_func(ws_client_free);
     w->waiters = g_ptr_array_new_with_free_func(waiter_free);
@@ -639,19 +863,22 @@ static int web_open(const output_uri *u, const output_setup *s, void **state, ch
     GError *e = NULL;
     int ok;
     if (u->target[0]) {
-        GInetAddress *a = g_inet_address_new_from_string(u->target);
-        GSocketAddress *sa = g_inet_socket_address_new(a, (guint16)u->port);
+        /* an IPv4 or IPv6 address, an IPv6 one with its %ZONE (the interface's scope id) */
+        GSocketAddress *sa = g_inet_socket_address_new_from_string(u->target, (guint)u->port);
         GSocketAddress *bound = NULL;
-        ok = a && g_socket_listener_add_address(G_SOCKET_LISTENER(w->service), sa,
-                                                G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
-                                                NULL, &bound, &e);
+        if (!sa)
+            g_set_error(&e, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "'%s' is not an address "
+                        "to listen on (is the interface after %% one of this machine's?)",
+                        u->target);
+        ok = sa && g_socket_listener_add_address(G_SOCKET_LISTENER(w->service), sa,
+                                                 G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
+                                                 NULL, &bound, &e);
         if (ok)
             w->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
         if (bound)
             g_object_unref(bound);
-        g_object_unref(sa);
-        if (a)
-            g_object_unref(a);
+        if (sa)
+            g_object_unref(sa);
     } else if (u->port) {
         ok = g_socket_listener_add_inet_port(G_SOCKET_LISTENER(w->service), (guint16)u->port,
                                              NULL, &e);
@@ -662,8 +889,9 @@ static int web_open(const output_uri *u, const output_setup *s, void **state, ch
     }
     g_main_context_pop_thread_default(w->context);
     if (!ok) {
-        snprintf(err, errlen, "cannot listen on %s:%d: %s", u->target[0] ? u->target : "*",
-                 u->port, e ? e->message : "unknown error");
+        char at[OUTPUT_URI_MAX + 32];
+        where(u, at, sizeof at);
+        snprintf(err, errlen, "cannot listen on %s: %s", at, e ? e->message : "unknown error");
         g_clear_error(&e);
         web_close(w);
         return -1;
@@ -688,20 +916,22 @@ static void frame_stats(web_output *w, const output_frame *f, char *buf, size_t 
                                                                  w->first_done_ns) * 1e-9)
         : 0;
     snprintf(buf, len,
-             "{\"frame\": %llu, \"capture_ns\": %lld, \"done_ns\": %lld, \"width\": %d, "
+             "{\"frame\": %llu, \"capture_ns\": %lld, \"done_ns\": %lld, "
+             "\"capture_unix_ms\": %.3f, \"width\": %d, "
              "\"height\": %d, \"fps\": %.3f, \"stage_ms\": %.3f, \"latency_ms\": %.3f, "
              "\"backend\": \"%s\", \"cost\": \"%s\", \"min_disparity\": %d, "
              "\"disparities\": %d, \"have_camera\": %d, \"focal_px\": %.9g, \"baseline\": %.9g, "
              "\"doffs_px\": %.9g, \"cx\": %.9g, \"cy\": %.9g, \"clients\": %d, "
              "\"run\": {\"frames\": %llu, \"fps\": %.3f, \"stage_ms_mean\": %.4f, "
-             "\"latency_ms_mean\": %.4f}",
+             "\"latency_ms_mean\": %.4f, \"encode_ms_mean\": %.4f}",
              (unsigned long long)f->number, (long long)f->capture_ns, (long long)f->done_ns,
-             f->width, f->height, w->fps, w->stage_ms, w->latency_ms, s->backend, s->cost,
+             unix_ms_of(f->capture_ns), f->width, f->height, w->fps, w->stage_ms, w->latency_ms, s->backend, s->cost,
              s->min_disparity, s->num_disparities, s->have_cam, s->cam.focal_px,
              s->cam.baseline, s->cam.doffs_px, s->cam.cx, s->cam.cy,
              __atomic_load_n(&w->nclients, __ATOMIC_RELAXED), (unsigned long long)w->frames,
              run_fps, w->frames ? w->stage_sum / (double)w->frames : 0,
-             w->latency_n ? w->latency_sum / (double)w->latency_n : 0);
+             w->latency_n ? w->latency_sum / (double)w->latency_n : 0,
+             w->latency_n ? w->encode_sum / (double)w->latency_n : 0);
 }
 
 static void count_frame(web_output *w, const output_frame *f)
@@ -740,6 +970,7 @@ static int web_write(void *state, const output_frame *f, char *err, size_t errle
     if (__atomic_load_n(&w->want, __ATOMIC_ACQUIRE) == 0)
         return 1; /* nobody can take it */
 
+    int64_t t0 = now_ns();
     unsigned char *color = NULL, *left = NULL;
     unsigned long color_len = 0, left_len = 0;
     if (tjCompress2(w->tj, f->rgba, f->width, f->width * 4, f->height, TJPF_RGBX, &color,
@@ -771,7 +1002,9 @@ static int web_write(void *state, const output_frame *f, char *err, size_t errle
         tjFree(left);
         return -1;
     }
-    double latency = (double)(now_ns() - f->capture_ns) * 1e-6; /* capture -> ready to send */
+    int64_t t1 = now_ns();
+    double latency = (double)(t1 - f->capture_ns) * 1e-6; /* capture -> ready to send */
+    w->encode_sum += (double)(t1 - t0) * 1e-6;            /* this thread's work on the frame */
     w->latency_sum += latency;
     w->latency_n++;
     w->win_latency_sum += latency;
@@ -827,6 +1060,11 @@ static void web_stats(void *state, char *buf, size_t len)
              __atomic_load_n(&w->refused, __ATOMIC_RELAXED) ? ", connections refused" : "");
 }
 
+static gboolean wake_once(gpointer user)
+{
+    return G_SOURCE_REMOVE;
+}
+
 static void web_close(void *state)
 {
     web_output *w = state;
@@ -839,8 +1077,19 @@ static void web_close(void *state)
         g_thread_join(w->loop_thread);
     }
     if (w->context) {
-        /* what is left (closing sockets, queued sends) finishes or is dropped here */
+        /* what is left (closing sockets, queued sends) finishes or is dropped here; TLS
+         * handshakes, cancelled, call back from GIO's thread: waited for (a bound of 5 s
+         * against a backend that never answers: their connections then stay unfreed) */
         g_main_context_push_thread_default(w->context);
+        int64_t until = now_ns() + 5000000000LL;
+        while (w->handshakes > 0 && now_ns() < until) {
+            GSource *wake = g_timeout_source_new(100);
+            g_source_set_callback(wake, wake_once, NULL, NULL);
+            g_source_attach(wake, w->context);
+            g_main_context_iteration(w->context, TRUE);
+            g_source_destroy(wake);
+            g_source_unref(wake);
+        }
         while (g_main_context_iteration(w->context, FALSE))
             ;
         if (w->clients)
@@ -864,6 +1113,10 @@ static void web_close(void *state)
     if (w->context)
         g_main_context_unref(w->context);
     packet_clear(&w->newest);
+    if (w->cert)
+        g_object_unref(w->cert);
+    if (w->cancel)
+        g_object_unref(w->cancel);
     if (w->tj)
         tjDestroy(w->tj);
     free(w->zbuf);

@@ -5,8 +5,10 @@
 
 #include "source_uri.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -127,11 +129,39 @@ static int set_option(output_uri *u, const char *k, size_t klen, const char *v, 
         u->token[vlen] = '\0';
         return 0;
     }
-    static const char *const keys[] = {"", "depth", "domain, frame_id, qos, points, depth, min_confidence",
-                                       "bitrate", "bitrate", "", "token"};
+    if (u->kind == OUT_HTTP && (is_word(k, klen, "cert") || is_word(k, klen, "key"))) {
+        char *into = k[0] == 'c' ? u->cert : u->key;
+        size_t cap = k[0] == 'c' ? sizeof u->cert : sizeof u->key;
+        if (!u->tls)
+            return uri_fail(err, errlen, "'%s': %.*s= is for https:// (TLS), not http://",
+                            u->text, (int)klen, k);
+        size_t w = 0;
+        for (size_t i = 0; i < vlen; i++) { /* %XX decoded, as a file:// path is */
+            int c = (unsigned char)v[i];
+            if (c == '%' && i + 2 < vlen &&
+                isxdigit((unsigned char)v[i + 1]) && isxdigit((unsigned char)v[i + 2])) {
+                char hex[3] = {v[i + 1], v[i + 2], 0};
+                c = (int)strtol(hex, NULL, 16);
+                i += 2;
+            }
+            if (c == 0 || w + 1 >= cap)
+                return uri_fail(err, errlen, "'%s': %.*s: a file name of 1..%zu bytes", u->text,
+                                (int)klen, k, cap - 1);
+            into[w++] = (char)c;
+        }
+        if (w == 0)
+            return uri_fail(err, errlen, "'%s': %.*s= names no file (e.g. %.*s=/etc/stereo/%s.pem)",
+                            u->text, (int)klen, k, (int)klen, k, k[0] == 'c' ? "cert" : "key");
+        into[w] = '\0';
+        return 0;
+    }
+    static const char *const keys[] = {"", "depth",
+                                       "domain, frame_id, qos, points, depth, min_confidence",
+                                       "bitrate", "bitrate", "", "token; https: cert, key"};
     return uri_fail(err, errlen, "'%s': unknown option '%.*s' of "
                     "%s://%s%s%s", u->text, (int)klen, k,
-                    kind_names[u->kind], keys[u->kind][0] ? " (options: " : " (it takes none",
+                    u->tls ? "https" : kind_names[u->kind],
+                    keys[u->kind][0] ? " (options: " : " (it takes none",
                     keys[u->kind], ")");
 }
 
@@ -300,12 +330,16 @@ static int parse_host_port(output_uri *u, const char *s, size_t n, char *err, si
     return 0;
 }
 
-/* http://@:PORT/ (every interface) or http://ADDRESS:PORT/ (an IPv4 address, or localhost:
- * 127.0.0.1); port 0 is any free one. Nothing after the '/': the page's own paths are the
- * server's. */
+/* http://@:PORT/ (every interface, IPv4 and IPv6), http://ADDRESS:PORT/ (an IPv4 address, or
+ * localhost: 127.0.0.1) or http://[IPV6]:PORT/ ([::1], [::], [fe80::2%eth0]); https:// the same
+ * with TLS. Port 0 is any free one. Nothing after the '/': the page's own paths are the
+ * server's. The address is checked here to be one (inet_pton); whether it is this machine's,
+ * binding it says when the output opens. */
 static int parse_http(output_uri *u, const char *s, size_t n, char *err, size_t errlen)
 {
-    const char *example = "http://@:8080/ or http://127.0.0.1:8080/";
+    const char *example = u->tls ? "https://@:8443/?cert=CERT.pem&key=KEY.pem"
+                                 : "http://@:8080/, http://127.0.0.1:8080/ or http://[::1]:8080/";
+    const char *scheme = u->tls ? "https" : "http";
     size_t hp = n;
     const char *slash = memchr(s, '/', n);
     if (slash) {
@@ -314,28 +348,68 @@ static int parse_http(output_uri *u, const char *s, size_t n, char *err, size_t 
             return uri_fail(err, errlen, "'%s': nothing may follow the '/' but ?token=... (e.g. "
                             "%s)", u->text, example);
     }
-    const char *colon = memchr(s, ':', hp);
+    const char *host = s, *colon;
+    size_t hlen;
+    int v6 = 0;
+    if (hp && s[0] == '[') { /* [IPV6] */
+        const char *close = memchr(s, ']', hp);
+        if (!close)
+            return uri_fail(err, errlen, "'%s': no ']' after the IPv6 address (e.g. "
+                            "%s://[::1]:8080/)", u->text, scheme);
+        host = s + 1;
+        hlen = (size_t)(close - host);
+        colon = close + 1 < s + hp && close[1] == ':' ? close + 1 : NULL;
+        v6 = 1;
+    } else {
+        colon = memchr(s, ':', hp);
+        const char *last = colon;
+        while (last && memchr(last + 1, ':', hp - (size_t)(last + 1 - s)))
+            last = memchr(last + 1, ':', hp - (size_t)(last + 1 - s));
+        if (last && last != colon && ipv6_chars(s, (size_t)(last - s)))
+            return uri_fail(err, errlen, "'%s': an IPv6 address goes in brackets: "
+                            "%s://[%.*s]:PORT/ (e.g. %s://[::1]:8080/)", u->text, scheme,
+                            (int)(last - s), s, scheme);
+        hlen = colon ? (size_t)(colon - s) : 0;
+    }
     if (!colon || uri_parse_uint(colon + 1, hp - (size_t)(colon - s) - 1, 0, 65535, &u->port))
-        return uri_fail(err, errlen, "'%s': expected http://@:PORT/ with a port in 0..65535 (0: "
-                        "any free one; e.g. %s)", u->text, example);
-    size_t hlen = (size_t)(colon - s);
+        return uri_fail(err, errlen, "'%s': expected %s://@:PORT/ with a port in 0..65535 (0: "
+                        "any free one; e.g. %s)", u->text, scheme, example);
     unsigned a[4];
     char tail;
-    char host[64] = "";
-    if (hlen < sizeof host)
-        memcpy(host, s, hlen);
-    if (hlen == 1 && s[0] == '@') {
+    char text[64] = "";
+    if (hlen < sizeof text) {
+        memcpy(text, host, hlen);
+        text[hlen] = '\0';
+    }
+    if (v6) {
+        /* the address, then an optional %ZONE (the interface of a link-local address) */
+        char *zone = strchr(text, '%');
+        struct in6_addr a6;
+        int zone_ok = 1;
+        if (zone) {
+            zone_ok = zone[1] != '\0' && strlen(zone + 1) < 16;
+            for (const char *c = zone + 1; *c; c++)
+                zone_ok &= isalnum((unsigned char)*c) || strchr("_-.", *c) != NULL;
+            *zone = '\0';
+        }
+        if (hlen == 0 || hlen >= sizeof text || !zone_ok || inet_pton(AF_INET6, text, &a6) != 1)
+            return uri_fail(err, errlen, "'%s': '[%.*s]' is not an IPv6 address (e.g. [::1]: "
+                            "this machine only, [::]: every interface)", u->text, (int)hlen,
+                            host);
+        memcpy(u->target, host, hlen); /* the zone kept: the listener resolves it */
+        u->target[hlen] = '\0';
+    } else if (hlen == 1 && s[0] == '@') {
         u->target[0] = '\0';
     } else if (is_word(s, hlen, "localhost")) {
         snprintf(u->target, sizeof u->target, "127.0.0.1");
-    } else if (hlen && hlen < sizeof host && strspn(host, "0123456789.") == hlen &&
-               sscanf(host, "%u.%u.%u.%u%c", &a[0], &a[1], &a[2], &a[3], &tail) == 4 &&
+    } else if (hlen && hlen < sizeof text && strspn(text, "0123456789.") == hlen &&
+               sscanf(text, "%u.%u.%u.%u%c", &a[0], &a[1], &a[2], &a[3], &tail) == 4 &&
                a[0] < 256 && a[1] < 256 && a[2] < 256 && a[3] < 256) {
         snprintf(u->target, sizeof u->target, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
     } else {
-        return uri_fail(err, errlen, "'%s': '%.*s' is not where to listen: @ (every interface), "
-                        "an IPv4 address of this machine or localhost (e.g. %s)", u->text,
-                        (int)hlen, s, example);
+        return uri_fail(err, errlen, "'%s': '%.*s' is not where to listen: @ (every interface, "
+                        "IPv4 and IPv6), an IPv4 address of this machine, localhost or an IPv6 "
+                        "address in brackets (e.g. %s)", u->text, (int)hlen, s, example);
     }
     return 0;
 }
@@ -367,10 +441,14 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
     for (size_t k = 0; k < NELEM(kind_names); k++)
         if (strlen(kind_names[k]) == slen && strncasecmp(text, kind_names[k], slen) == 0)
             kind = (int)k;
+    if (kind < 0 && slen == 5 && strncasecmp(text, "https", 5) == 0) {
+        kind = OUT_HTTP; /* the web page over TLS */
+        out->tls = 1;
+    }
     if (kind < 0)
         return uri_fail(err, errlen, "'%s': unknown output scheme '%.*s' (display, file, ros2, "
                         "rtp, "
-                        "rtsp, gst, http)", text, (int)slen, text);
+                        "rtsp, gst, http, https)", text, (int)slen, text);
     out->kind = (output_kind)kind;
     const char *rest = sep + 3;
     if (out->kind == OUT_GST) { /* the description as it is: '?' and '&' are GStreamer's */
@@ -414,6 +492,10 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
     }
     if (rc == 0 && q)
         rc = parse_query(out, q + 1, err, errlen);
+    if (rc == 0 && out->tls && (!out->cert[0] || !out->key[0]))
+        rc = uri_fail(err, errlen, "'%s': https:// needs the certificate and its key, PEM files: "
+                      "?cert=FILE&key=FILE (e.g. https://@:8443/?cert=cert.pem&key=key.pem)",
+                      text);
     if (rc == 0 && out->kind == OUT_FILE && out->depth && out->format == OUT_FILE_PLY)
         rc = uri_fail(err, errlen, "'%s': a .ply is always the point cloud; depth=1 is for .pfm "
                       "and .png", text);

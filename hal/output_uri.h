@@ -18,8 +18,9 @@
  *   gst://appsrc ! ...         any GStreamer pipeline that starts with an appsrc the app feeds
  *                              (RGB frames of the colour-mapped view)
  *   http://@:PORT/?token=T     a web page of the live view (app/output_web.c), served on every
- *                              interface (@) or on the one address named (http://127.0.0.1:PORT/);
- *                              port 0: any free one
+ *                              interface, IPv4 and IPv6 (@), or on the one address named
+ *                              (http://127.0.0.1:PORT/, http://[::1]:PORT/); port 0: any free one
+ *   https://@:PORT/?cert=C&key=K  the same over TLS, with a PEM certificate and its key
  *
  * Every query key is checked here, so a bad output is refused with the other settings, before
  * anything runs.
@@ -53,7 +54,8 @@ typedef struct {
     char text[OUTPUT_URI_MAX];     /* the URI as given, for messages */
     /* file: the printf pattern (one frame-number conversion, '%' doubled elsewhere);
      * ros2: the namespace ("" or "a/b", no leading or trailing '/');
-     * rtp: the host (an IPv6 address without its brackets); rtsp: the mount path ("/depth"); gst: the description */
+     * rtp: the host (an IPv6 address without its brackets); rtsp: the mount path ("/depth"); gst: the description;
+     * http: the address listened on ("" for every interface; IPv6 without its brackets) */
     char target[OUTPUT_URI_MAX];
     /* file */
     output_file_format format;
@@ -71,12 +73,14 @@ typedef struct {
     int bitrate_kbps;              /* ?bitrate=KBPS, default 4000 */
     /* http */
     char token[65];                /* ?token=SECRET: required on every request ("": none) */
+    int tls;                       /* https://: TLS with the certificate and key below */
+    char cert[256], key[256];      /* https: ?cert=FILE&key=FILE, PEM (%XX decoded) */
 } output_uri;
 
 /* Parses one URI. 0, or -1 with "'TEXT': what is wrong (what to write instead)" in err. */
 int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen);
 
-/* "display", "file", "ros2", "rtp", "rtsp", "gst", "http" */
+/* "display", "file", "ros2", "rtp", "rtsp", "gst", "http" (https:// is OUT_HTTP with tls) */
 const char *output_uri_kind_name(output_kind k);
 
 /* A file a gst:// description writes: a filesink's, multifilesink's or splitmuxsink's location

@@ -12,7 +12,14 @@ clients, as TAP:
   4. ~200 malformed and hostile requests (fuzzed paths and headers, oversized headers, bodies
      and WebSocket messages, too many connections, a slow request): the app answers each or
      closes it, goes on serving, and ends with status 0
-Figures (bytes per second, latency capture -> received) are printed as TAP comments.
+  5. IPv6: @ answers on 127.0.0.1 and ::1, [::1] on ::1 only, [::] on ::1 (skipped, saying so,
+     without an IPv6 loopback); a WebSocket outlives the requests' deadline
+  6. https:// with a self-signed certificate made here (openssl): the page and frames over TLS;
+     a missing file, a file without a certificate or key, a key that is not the certificate's
+     are each refused with the file named and a non-zero exit
+  7. the bandwidth to one client reading every frame it can, at 640x480 and 1280x960
+Figures (bytes per second, latency capture -> received, the output's encode ms per frame,
+the stage with and without a reading client) are printed as TAP comments.
 Every wait is on a state (a line printed, a frame received, a process gone); its limit catches a
 hang only. Env: STEREO_BUILD (build)."""
 import base64
@@ -23,6 +30,7 @@ import select
 import shutil
 import signal
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -51,9 +59,10 @@ class App:
     started is kept in App.started, so that a test ended by an exception stops them all."""
     started = []
 
-    def __init__(self, exe, extra, token=TOKEN):
-        uri = "http://127.0.0.1:0/" + (f"?token={token}" if token else "")
-        self.p = subprocess.Popen([exe] + SCENE + ["--output", uri] + extra,
+    def __init__(self, exe, extra, token=TOKEN, uri=None, scene=None):
+        if uri is None:
+            uri = "http://127.0.0.1:0/" + (f"?token={token}" if token else "")
+        self.p = subprocess.Popen([exe] + (scene or SCENE) + ["--output", uri] + extra,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         App.started.append(self)
         self.lines, self.err = [], []
@@ -98,12 +107,12 @@ class App:
         return 0
 
 
-def get(port, path, token=TOKEN, timeout=10):
+def get(port, path, token=TOKEN, timeout=10, host="127.0.0.1", scheme="http", context=None):
     """(status, headers, body) of GET path (?token= added when token)."""
     sep = "&" if "?" in path else "?"
-    url = f"http://127.0.0.1:{port}{path}" + (f"{sep}token={token}" if token else "")
+    url = f"{scheme}://{host}:{port}{path}" + (f"{sep}token={token}" if token else "")
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
+        with urllib.request.urlopen(url, timeout=timeout, context=context) as r:
             return r.status, r.headers, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.headers, e.read()
@@ -135,11 +144,13 @@ class WS:
     """A WebSocket client of the standard library: the handshake, masked text frames out,
     unfragmented frames in."""
 
-    def __init__(self, port, token=TOKEN, timeout=20):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port, token=TOKEN, timeout=20, host="127.0.0.1", context=None):
+        self.s = socket.create_connection((host, port), timeout=timeout)
+        if context:
+            self.s = context.wrap_socket(self.s)
         key = base64.b64encode(os.urandom(16)).decode()
         q = f"?token={token}" if token else ""
-        self.s.sendall((f"GET /ws{q} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        self.s.sendall((f"GET /ws{q} HTTP/1.1\r\nHost: x:{port}\r\nUpgrade: websocket\r\n"
                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                         f"Sec-WebSocket-Version: 13\r\n\r\n").encode())
         head = b""
@@ -403,7 +414,11 @@ try:
         for x in socks:
             x.close()
         s = json.load(open(stats_path)) if rc == 0 else {"fps": 0}
+        if not stall:
+            stage_without.append(s.get("stage_ms", {}).get("mean", 0))
         return s["fps"], [r for r in rss if r]
+
+    stage_without = []
 
     fps_without, fps_with, rss_with = [], [], []
     for _ in range(5):  # in turn, so that the machine's load falls on both alike
@@ -428,13 +443,13 @@ try:
     def reader_run():
         a = App(exe, ["--frames", "60", "--stats-json", stats_path])
         p = a.wait_port()
-        stop = []
+        stop, last = [], []
 
         def read():
             try:
                 w = WS(p)
                 while not stop:
-                    w.frame()
+                    last[:] = [w.frame()[0]]
             except OSError:
                 pass
         th = threading.Thread(target=read, daemon=True)
@@ -442,11 +457,19 @@ try:
         a.p.wait(300)
         rc = a.stop()
         stop.append(1)
-        return json.load(open(stats_path))["fps"] if rc == 0 else 0
-    with_reader = reader_run()
-    t.note(f"stage fps with one client reading every frame it can: {with_reader:.2f} "
+        s = json.load(open(stats_path)) if rc == 0 else {}
+        return s, (last[0]["run"] if last else {})
+    with_reader, run = reader_run()
+    stage_med = sorted(stage_without)[len(stage_without) // 2] if stage_without else 0
+    t.note(f"stage fps with one client reading every frame it can: {with_reader.get('fps', 0):.2f} "
            f"(without, median: {sorted(fps_without)[2]:.2f}; ratio "
-           f"{with_reader / sorted(fps_without)[2]:.3f})")
+           f"{with_reader.get('fps', 0) / sorted(fps_without)[2]:.3f}); stage ms per frame with "
+           f"it {with_reader.get('stage_ms', {}).get('mean', 0):.1f} (without, median of the "
+           f"runs: {stage_med:.1f}); the output's own work per frame sent (two JPEGs and the "
+           f"deflated disparity at {SIZE[0]}x{SIZE[1]}, its thread): "
+           f"{run.get('encode_ms_mean', 0):.1f} ms")
+    t.ok(run.get("encode_ms_mean", 0) > 0, "the frame header carries the output's encode ms "
+         "per frame", run)
 
     # ---- 4. hostile requests ---------------------------------------------------------------
     app = App(exe, [])
@@ -557,6 +580,140 @@ try:
          "".join(x for x in app.err if x)[-2000:])
     t.ok(closed >= 40 - 16, f"connections beyond the limit are closed at once ({closed} of 40)")
     t.ok(cut, "a request that never ends (slowloris) is cut off by the server")
+
+    # ---- 5. IPv6 -------------------------------------------------------------------------
+    def answers(port, host):
+        try:
+            return get(port, "/stats.json?after=0", host=host, timeout=20)[0]
+        except OSError:
+            return 0
+    try:
+        with socket.socket(socket.AF_INET6) as s6:
+            s6.bind(("::1", 0))
+        no6 = None
+    except OSError as e:
+        no6 = f"this machine has no IPv6 loopback (::1: {e.strerror})"
+    if no6:
+        t.skip("IPv6: @, [::1] and [::]", no6)
+    else:
+        seen = {}
+        for uri in ["http://@:0/", "http://[::1]:0/", "http://[::]:0/"]:
+            a = App(exe, [], uri=uri + f"?token={TOKEN}")
+            p = a.wait_port()
+            seen[uri] = (answers(p, "[::1]"), answers(p, "127.0.0.1")) if p else (0, 0)
+            if uri == "http://@:0/" and p:  # a WebSocket past the requests' 10 s deadline
+                w6 = WS(p, host="::1")
+                n0 = w6.frame()[0]["frame"]
+                t_end = time.monotonic() + 12
+                alive = True
+                try:
+                    while time.monotonic() < t_end:  # a span of the app's, not a wait
+                        w6.frame()
+                except OSError:
+                    alive = False
+                n1 = w6.frame()[0]["frame"] if alive else n0
+                w6.close()
+            seen[uri] += (a.stop(),)
+        t.ok(seen["http://@:0/"][:2] == (200, 200) and seen["http://[::1]:0/"][:2] == (200, 0)
+             and seen["http://[::]:0/"][0] == 200 and
+             all(v[2] == 0 for v in seen.values()),
+             "IPv6: @ answers on ::1 and 127.0.0.1, [::1] on ::1 only, [::] on ::1 "
+             "(status on ::1, on 127.0.0.1, exit: %s)" % seen)
+        t.note(f"http://[::]:PORT/ on 127.0.0.1: {seen['http://[::]:0/'][1] or 'refused'} "
+               "(GLib's IPv6 socket takes IPv4 too)")
+        t.ok(alive and n1 > n0, f"a WebSocket (over IPv6) outlives the requests' 10 s deadline "
+             f"(frames {n0} -> {n1} over 12 s)")
+
+    # ---- 6. https:// -----------------------------------------------------------------------
+    openssl = shutil.which("openssl")
+    if not openssl:
+        t.skip("https://", "needs openssl to make a certificate (setup.sh installs it)")
+    else:
+        def make_pair(name):
+            c, k = os.path.join(T, name + "-cert.pem"), os.path.join(T, name + "-key.pem")
+            subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                            k, "-out", c, "-days", "2", "-subj", "/CN=127.0.0.1"],
+                           capture_output=True, check=True, timeout=120)
+            return c, k
+        cert, key = make_pair("a")
+        cert2, key2 = make_pair("b")
+        a = App(exe, [], uri=f"https://127.0.0.1:0/?token={TOKEN}&cert={cert}&key={key}")
+        p = a.wait_port()
+        ctx = ssl.create_default_context(cafile=cert)  # the self-signed certificate trusted
+        ctx.check_hostname = False  # its name is 127.0.0.1 (CN), not a DNS name
+        st, _, body = get(p, "/", scheme="https", context=ctx) if p else (0, None, b"")
+        wss, nums = None, []
+        try:
+            wss = WS(p, context=ctx)
+            nums = [wss.frame()[0]["frame"] for _ in range(3)]
+        except (OSError, ValueError) as e:
+            print(f"# {e}")
+        if wss:
+            wss.close()
+        plain = raw(p, f"GET /?token={TOKEN} HTTP/1.1\r\nHost: x\r\n\r\n".encode()) if p else -1
+        rc = a.stop()
+        t.ok(st == 200 and b"stereo-live" in body and len(nums) == 3 and nums[2] > nums[0] and
+             plain == 0 and rc == 0, f"https://: the page and WebSocket frames over TLS with a "
+             f"self-signed certificate ({nums}); plain HTTP to it gets no answer; exit 0", st, plain,
+             rc, "".join(x for x in a.err if x)[-1000:])
+        with open(os.path.join(T, "empty.pem"), "w"):
+            pass
+        bad = [(f"cert={T}/none.pem&key={key}", f"cert={T}/none.pem", "cannot be read"),
+               (f"cert={cert}&key={T}/none.pem", f"key={T}/none.pem", "cannot be read"),
+               (f"cert={key}&key={key}", f"cert={key}", "no PEM certificate"),
+               (f"cert={cert}&key={cert}", f"key={cert}", "no PEM private key"),
+               (f"cert={T}/empty.pem&key={key}", f"cert={T}/empty.pem", "no PEM certificate"),
+               (f"cert={cert}&key={key2}", f"key={key2}", "is the key the certificate's own"),
+               (f"cert={T}&key={key}", f"cert={T} ", "cannot be read"),
+               (f"key={key}", "?cert=FILE&key=FILE", "needs the certificate")]
+        wrong = []
+        for q, names, why in bad:
+            r = subprocess.run([exe] + SCENE + ["--frames", "5", "--output",
+                                                f"https://127.0.0.1:0/?{q}"],
+                               capture_output=True, text=True, timeout=120)
+            if r.returncode == 0 or names not in r.stderr or why not in r.stderr or \
+                    "Traceback" in r.stderr or r.returncode < 0:
+                wrong.append((q, r.returncode, r.stderr[-300:]))
+        t.ok(not wrong, f"https:// with a missing file, a file without a certificate or key, a "
+             f"key that is not the certificate's: {len(bad)} refused, the file named, a "
+             f"non-zero exit", wrong)
+
+    # ---- 7. bandwidth to one client, two sizes ---------------------------------------------
+    def bandwidth(w, h, d, frames):
+        """One client reading every frame it can from a run of frames pairs: (frames read,
+        bytes a frame, bytes a second, mean part sizes, the run's stage fps)."""
+        scene = ["--input", f"synth://?width={w}&height={h}", "-d", str(d), "--backend", "cpu",
+                 "--headless", "--frames", str(frames), "--stats-json", stats_path]
+        a = App(exe, [], scene=scene)
+        p = a.wait_port()
+        got = []
+        try:
+            c = WS(p)
+            while True:
+                hh, _, _, _, when, size = c.frame()
+                got.append((when, size, hh["color_bytes"], hh["left_bytes"],
+                            hh["disparity_bytes"]))
+        except (OSError, ValueError, TypeError):
+            pass  # the run's end closes it
+        rc = a.stop()
+        fps = json.load(open(stats_path))["fps"] if rc == 0 else 0
+        if len(got) < 3:
+            return None
+        span = (got[-1][0] - got[0][0]) * 1e-9
+        per = sum(g[1] for g in got[1:]) / (len(got) - 1)
+        parts = [sum(g[i] for g in got) / len(got) for i in (2, 3, 4)]
+        return len(got), per, per * (len(got) - 1) / span, parts, fps
+    bw = {}
+    for w, h, d, n in [(640, 480, 64, 60), (1280, 960, 128, 20)]:
+        r = bandwidth(w, h, d, n)
+        bw[(w, h)] = r
+        if r:
+            t.note(f"bandwidth to one client at {w}x{h} D{d}: {r[1] / 1e3:.0f} kB a frame "
+                   f"(colour JPEG {r[3][0] / 1e3:.0f}, left JPEG {r[3][1] / 1e3:.0f}, deflated "
+                   f"disparity {r[3][2] / 1e3:.0f}), {r[2] / 1e6:.2f} MB/s at the {r[0]} frames "
+                   f"it read of {n} (the stage's rate on this machine: {r[4]:.1f} fps)")
+    t.ok(all(bw.values()), "bandwidth measured at 640x480 and 1280x960 (one client reading "
+         "every frame it can)", bw)
 except Exception as e:  # said as a failure with its reason, not a bare traceback
     t.ok(False, f"the test runs to its end: {type(e).__name__}: {e}",
          traceback.format_exc(limit=-3))
