@@ -18,7 +18,7 @@
 
 #if !LIVE_LIBC_ONLY
 #include "calib.h"
-#include "live_outputs.h"
+#include "outputs/live_outputs.h"
 #endif
 #include "colormap.h"
 #include "config.h"
@@ -26,7 +26,7 @@
 #include "live_histogram.h"
 #include "live_options.h"
 #include "live_pipeline.h"
-#include "live_sources.h"
+#include "sources/live_sources.h"
 #include "stereo.h"
 
 #if LIVE_LIBC_ONLY

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "live_app.h"
 #include "live_options.h"
-#include "live_sources.h"
+#include "sources/live_sources.h"
 #include "outpath.h"
 #include "output_uri.h"
 #include "parse_num.h"
@@ -495,7 +495,7 @@ static int check_outputs(const live_config *cfg, const app_options *o)
                 outpath_add(&r, 1, "--output", u.target);
         }
     }
-    /* gst:// outputs: the files their sinks write (app/output_gst.c checks that GStreamer
+    /* gst:// outputs: the files their sinks write (app/outputs/output_gst.c checks that GStreamer
      * built what was read here) */
     for (int i = 0; i < OUTPUT_MAX; i++) {
         output_uri u;

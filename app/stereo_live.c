@@ -11,8 +11,8 @@
  * depth), the outputs, the start and the end. The options are live_options.c's, the window
  * display.c's, the rates, the headless loop and the summary live_summary.c's (live_app.h lists
  * them). The main thread is the display (SDL wants it); the capture and stage threads live in
- * live_pipeline.c, the sources in live_sources.c, the outputs in live_outputs.c. Exit status: 0
- * after a clean shutdown (frame limit, end of the files, window closed, q/Esc, SIGINT, SIGTERM), 1 when
+ * live_pipeline.c, the sources in sources/, the outputs in outputs/. Exit status: 0 after a
+ * clean shutdown (frame limit, end of the files, window closed, q/Esc, SIGINT, SIGTERM), 1 when
  * something failed while running (an output that sent no frame because every write failed
  * included), 2 for a bad option or configuration (reported before anything is opened).
  *

@@ -8,15 +8,15 @@
  *                              writes them; ?depth=1: depth instead (.pfm float metres, .png
  *                              16-bit millimetres); .ply: the point cloud (hal/depth.h)
  *   ros2://[NAMESPACE]?domain=N&frame_id=ID&qos=sensor|reliable&points=1&depth=32FC1|16UC1
- *                              ROS 2 topics through DDS (app/output_ros2.c)
+ *                              ROS 2 topics through DDS (app/outputs/output_ros2.c)
  *   rtp://HOST:PORT            the colour-mapped view as H.264 over RTP (GStreamer); HOST a
  *                              name, an IPv4 address or an IPv6 one in brackets ([::1])
  *   rtsp://@:PORT/PATH         the same from an RTSP server the app runs (gst-rtsp-server)
  *   gst://appsrc ! ...         any GStreamer pipeline that starts with an appsrc the app feeds
  *                              (RGB frames of the colour-mapped view)
- *   http://@:PORT/?token=T     a web page of the live view (app/output_web.c), served on every
- *                              interface (@) or on the one address named (http://127.0.0.1:PORT/);
- *                              port 0: any free one
+ *   http://@:PORT/?token=T     a web page of the live view (app/outputs/output_web.c), served
+ *                              on every interface (@) or on the one address named
+ *                              (http://127.0.0.1:PORT/); port 0: any free one
  *
  * Every query key is checked here, so a bad output is refused with the other settings, before
  * anything runs.

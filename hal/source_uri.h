@@ -11,7 +11,7 @@
  *   synth://              the generated scene; options as a query: synth://?width=320&height=240&fps=0
  *
  * A pair is named by two URIs (left, right) or by one side-by-side stream (input: the left view
- * in the left half of each frame). source_plan_make decides the backend (app/source_*.c):
+ * in the left half of each frame). source_plan_make decides the backend (app/sources/source_*.c):
  *   input synth://          -> the generated scene
  *   input v4l2              -> one side-by-side V4L2 camera
  *   left/right both v4l2    -> the V4L2 camera pair (hal/capture.h: zero copy, pairing)
