@@ -77,8 +77,9 @@ typedef struct {
     source_plan_kind kind;
     int nuri;            /* 1 (input) or 2 (left, right) */
     source_uri uri[2];
-    int from_type;       /* 1: made from the app's older [source] type keys (app/config.c), not
-                            from URIs: messages then name [camera] / [files] keys */
+    int from_type;       /* 1: made from the app's older [source] type keys
+                            (app/config_check.c), not from URIs: messages then name [camera] /
+                            [files] keys */
 } source_plan;
 
 /* The plan for input (one stream) or left and right (a pair); NULL or "" = not given. Exactly
