@@ -12,7 +12,7 @@
 # python3-pytest, -venv and -setuptools serve the Python module's tests (tests/test_python.py:
 # pytest, and pip install ./python into a venv offline); python3-matplotlib its example.
 # The GStreamer packages serve stereo-live's gst://, file:// video, rtsp:// and csi:// sources
-# (app/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
+# (app/sources/source_gst.c: the library, appsink and video info from -plugins-base; videotestsrc,
 # decodebin and videoconvert from -base; rtspsrc, jpegenc/jpegdec, avimux and pngdec from -good)
 # and tests/test_live_gst.sh, which encodes its test video with gst-launch-1.0 (-tools).
 # stereo-live's rtp://, rtsp:// and gst:// outputs encode with x264enc (-plugins-ugly), serve RTSP

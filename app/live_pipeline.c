@@ -74,7 +74,7 @@
  * pool.
  *
  * Outputs. After each result the stage thread calls the result hook (live_pipeline_on_result:
- * the app's outputs, app/live_outputs.c), which copies what its outputs need and returns at
+ * the app's outputs, app/outputs/live_outputs.c), which copies what its outputs need and returns at
  * once; the outputs' own threads send it. They never hold a slot.
  *
  * Timing. The stage thread times each frame from submit to wait (stage_ms, a histogram) and

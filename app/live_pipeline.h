@@ -18,7 +18,7 @@
 
 #include "config.h"
 #include "live_histogram.h"
-#include "live_sources.h"
+#include "sources/live_sources.h"
 #include "colormap.h"
 #include "stereo.h"
 
@@ -96,7 +96,7 @@ int live_pipeline_record_disparity(live_pipeline *p, live_disparity_writer write
 /* A result as it comes out, before the display gets it: hook(user, result, capture_ns, number,
  * stage_ms) is called from the stage thread after every frame (capture_ns: CLOCK_MONOTONIC of
  * the pair, number: 1, 2, ... as live_frame.number, stage_ms: the stage's time for it). It must
- * copy what it keeps and return without waiting (app/live_outputs.c). Call before start. */
+ * copy what it keeps and return without waiting (app/outputs/live_outputs.c). Call before start. */
 typedef void (*live_result_hook)(void *user, const stereo_result *r, int64_t capture_ns,
                                  uint64_t number, double stage_ms);
 void live_pipeline_on_result(live_pipeline *p, live_result_hook hook, void *user);

@@ -511,8 +511,8 @@ int output_uri_parse(const char *text, output_uri *out, char *err, size_t errlen
  * its own. The value then goes through what GStreamer does to it before the property is set:
  * the outer double quotes removed, backslashes dropped outside inner quotes, and a value that
  * still starts and ends with '"' unwrapped as a GStreamer string (octal escapes). What this
- * reads is compared with what GStreamer built when the output opens (app/output_gst.c), so a
- * case read differently is refused there rather than written unchecked. */
+ * reads is compared with what GStreamer built when the output opens (app/outputs/output_gst.c),
+ * so a case read differently is refused there rather than written unchecked. */
 
 static int ident_char(char c)
 {

@@ -9,16 +9,16 @@
  *                              16-bit millimetres); .ply: the point cloud (hal/depth.h)
  *   ros2://[NAMESPACE]?domain=N&frame_id=ID&qos=sensor|reliable&points=1&depth=32FC1|16UC1
  *                 &min_confidence=N
- *                              ROS 2 topics through DDS (app/output_ros2.c); min_confidence
- *                              (0..255, 0: off) publishes the pixels whose confidence
- *                              (stereo.h) is below N as invalid
+ *                              ROS 2 topics through DDS (app/outputs/output_ros2.c);
+ *                              min_confidence (0..255, 0: off) publishes the pixels whose
+ *                              confidence (stereo.h) is below N as invalid
  *   rtp://HOST:PORT            the colour-mapped view as H.264 over RTP (GStreamer); HOST a
  *                              name, an IPv4 address or an IPv6 one in brackets ([::1])
  *   rtsp://@:PORT/PATH         the same from an RTSP server the app runs (gst-rtsp-server)
  *   gst://appsrc ! ...         any GStreamer pipeline that starts with an appsrc the app feeds
  *                              (RGB frames of the colour-mapped view)
- *   http://@:PORT/?token=T     a web page of the live view (app/output_web.c), served on every
- *                              interface, IPv4 and IPv6 (@), or on the one address named
+ *   http://@:PORT/?token=T     a web page of the live view (app/outputs/output_web.c), served on
+ *                              every interface, IPv4 and IPv6 (@), or on the one address named
  *                              (http://127.0.0.1:PORT/, http://[::1]:PORT/); port 0: any free one
  *   https://@:PORT/?cert=C&key=K  the same over TLS, with a PEM certificate and its key
  *

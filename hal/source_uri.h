@@ -11,7 +11,7 @@
  *   synth://              the generated scene; options as a query: synth://?width=320&height=240&fps=0
  *
  * A pair is named by two URIs (left, right) or by one side-by-side stream (input: the left view
- * in the left half of each frame). source_plan_make decides the backend (app/source_*.c):
+ * in the left half of each frame). source_plan_make decides the backend (app/sources/source_*.c):
  *   input synth://          -> the generated scene
  *   input v4l2              -> one side-by-side V4L2 camera
  *   left/right both v4l2    -> the V4L2 camera pair (hal/capture.h: zero copy, pairing)
@@ -77,8 +77,9 @@ typedef struct {
     source_plan_kind kind;
     int nuri;            /* 1 (input) or 2 (left, right) */
     source_uri uri[2];
-    int from_type;       /* 1: made from the app's older [source] type keys (app/config.c), not
-                            from URIs: messages then name [camera] / [files] keys */
+    int from_type;       /* 1: made from the app's older [source] type keys
+                            (app/config_check.c), not from URIs: messages then name [camera] /
+                            [files] keys */
 } source_plan;
 
 /* The plan for input (one stream) or left and right (a pair); NULL or "" = not given. Exactly

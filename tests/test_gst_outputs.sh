@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/test_gst_outputs.sh — stereo-live's GStreamer outputs (app/output_gst.c) where they fail
-# or fall behind, as TAP:
+# tests/test_gst_outputs.sh — stereo-live's GStreamer outputs (app/outputs/output_gst.c) where
+# they fail or fall behind, as TAP:
 #   1. every failure path, 10 runs each under a hang-only limit: two rtsp:// outputs on one port
 #      (the second cannot listen: exit 2, never a hang while the first's server thread starts),
 #      gst://appsrc ! nosuchelement, a pipeline that fails at start (exit 2, GStreamer's

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/test_live_gst.sh — the live app's URI sources through GStreamer (app/source_gst.c), as TAP.
+# tests/test_live_gst.sh — the live app's URI sources through GStreamer
+# (app/sources/source_gst.c), as TAP.
 #
 #   1. two gst://videotestsrc is-live=true cameras, headless: exit 0, 30 frames, the source is
 #      gst, as many pairs as frames from each side, the largest skew within the tolerance

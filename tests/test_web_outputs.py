@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tests/test_web_outputs.py — stereo-live's http:// output (app/output_web.c) with plain
+"""tests/test_web_outputs.py — stereo-live's http:// output (app/outputs/output_web.c) with plain
 clients, as TAP:
   1. the page, the JPEGs, the disparity and the overlay numbers over HTTP and over the
      WebSocket (a client written here with the standard library): frame numbers rise, two

@@ -2,11 +2,12 @@
 /* app/libc_only/ini.h — stands in for inih's <ini.h> in the CUDA-and-libc-only build of the live
  * app (build/gpu/stereo-live-headless, app/live.ninja), where libinih-dev is not installed.
  *
- * app/config.c is compiled unchanged for that build: its defaults, key table, setter and checks
- * are what --set uses. Only live_config_load reads files through inih, and that binary refuses
- * --config before anything would call it. This header declares the one function config.c calls,
- * with inih's documented types; not_built.c defines it as a refusal. The normal build uses the
- * real <ini.h> (this directory is on the include path of that one object only).
+ * The configuration is compiled unchanged for that build: config.c's defaults, key table and
+ * setter and config_check.c's checks are what --set uses. Only config_file.c's live_config_load
+ * reads files through inih, and that binary refuses --config before anything would call it.
+ * This header declares the one function config_file.c calls, with inih's documented types;
+ * not_built.c defines it as a refusal. The normal build uses the real <ini.h> (this directory is
+ * on the include path of that one object only).
  */
 #ifndef STEREO_APP_LIBC_ONLY_INI_H
 #define STEREO_APP_LIBC_ONLY_INI_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* live_sources.c — the live app's frame source interface (live_sources.h): the plan of which
  * backend reads the configured source (live_config_plan), the dispatch through the backend's
- * table (app/source_backend.h; one file per backend, app/source_*.c), the helpers the backends
+ * table (source_backend.h; one file per backend, source_*.c), the helpers the backends
  * share, and the pair recorder.
  *
  * Built with LIVE_LIBC_ONLY=1 (build/gpu/stereo-live-headless: CUDA and libc only) only the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* output_backend.h — the interface every output backend implements (app/output_*.c), and the
+/* output_backend.h — the interface every output backend implements (output_*.c), and the
  * frame it is given. live_outputs.c calls a backend from that output's own thread only, so a
  * backend needs no locks of its own; it may take as long as it likes (a slow write only drops
  * that output's frames, live_outputs.c's DESIGN).
@@ -78,7 +78,7 @@ typedef struct {
 
 extern const output_backend output_file_backend;
 extern const output_backend output_ros2_backend;
-extern const output_backend output_gst_backend;   /* rtp, rtsp, gst: app/output_gst.c */
-extern const output_backend output_web_backend;   /* http: app/output_web.c */
+extern const output_backend output_gst_backend;   /* rtp, rtsp, gst: output_gst.c */
+extern const output_backend output_web_backend;   /* http: output_web.c */
 
 #endif

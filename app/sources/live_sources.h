@@ -3,7 +3,7 @@
  *
  * One small interface over the sources that live_config_plan (config.h) makes of [source]
  * left/right/input URIs (hal/source_uri.h) or the older [source] type; one backend per file
- * (app/source_backend.h):
+ * (source_backend.h):
  *   synth  the generated scene (hal/synth.h), animated: the scene time is the time since open
  *   files  two printf-patterned image sequences (left_%04d.png, ...), optionally looped
  *   v4l2   two cameras through hal/capture.h (pairing, lost-camera retries and messages there)

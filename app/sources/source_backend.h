@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* source_backend.h — what a frame source backend provides (private to app/live_sources.c and
- * app/source_*.c), as hal/capture_backend.h is for the camera pair.
+/* source_backend.h — what a frame source backend provides (private to live_sources.c and
+ * source_*.c), as hal/capture_backend.h is for the camera pair.
  *
  * Each backend lives in its own file and exports one source_ops table; its functions are static
  * and carry the same names in every backend (name_open, name_read, name_close, ...), so the files

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* output_ros2.c — ros2://NAMESPACE?...: ROS 2 topics, published by a child process.
  *
- * The DDS library runs in build/stereo-ros2-bridge (app/ros2_bridge.c), never in the app: a
+ * The DDS library runs in build/stereo-ros2-bridge (ros2_bridge.c), never in the app: a
  * peer on the network that crashes it (Debian's Cyclone DDS 0.10.2 segfaults on the type
  * objects of a Cyclone 11.x subscriber) ends the bridge, not the capture, the stage or the
- * window. This side writes each frame into a ring in shared memory (app/ros2_ring.h: sequence
+ * window. This side writes each frame into a ring in shared memory (ros2_ring.h: sequence
  * locks, nobody waits) and wakes the bridge with a datagram sent without blocking; it checks the
  * bridge before each frame and starts it again when it has died (at most once a second),
  * counting the restarts. The frames while no bridge runs are written and dropped by nobody:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ros2_ring.h — the shared memory between the live app's ros2:// output (app/output_ros2.c,
- * the writer) and build/stereo-ros2-bridge (app/ros2_bridge.c, the reader, the only process
+/* ros2_ring.h — the shared memory between the live app's ros2:// output (output_ros2.c,
+ * the writer) and build/stereo-ros2-bridge (ros2_bridge.c, the reader, the only process
  * that talks DDS). A DDS peer that crashes the DDS library crashes the bridge, not the app.
  *
  * Layout: one ros2_ring_header, then ROS2_RING_SLOTS slots of slot_bytes each: a

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ros2_bridge.c — build/stereo-ros2-bridge: the live app's ros2:// output, the only process
- * that links Cyclone DDS. The app (app/output_ros2.c) starts it with the output's URI as its
- * one argument, the frame ring in shared memory as fd 3 and a socket as fd 4 (app/ros2_ring.h),
+ * that links Cyclone DDS. The app (output_ros2.c) starts it with the output's URI as its
+ * one argument, the frame ring in shared memory as fd 3 and a socket as fd 4 (ros2_ring.h),
  * and starts it again when it dies: whatever a DDS peer does to this process, the app goes on.
  *
  * For each frame it reads (the newest in the ring; frames it is too slow for are skipped) it
  * publishes, under ROS 2's naming (topic rt/NAMESPACE/NAME, type PKG::msg::dds_::TYPE_,
- * app/ros2/ros2_msgs.idl), with the header stamp = the left frame's capture time:
+ * ros2/ros2_msgs.idl), with the header stamp = the left frame's capture time:
  *   left/image_rect      sensor_msgs/Image, mono8: the rectified left view
  *   disparity            stereo_msgs/DisparityImage: 32FC1 pixels, invalid = min_disparity - 1
  *   and with the camera (f, B from the calibration, or --focal / --baseline):
