@@ -23,7 +23,7 @@
 #define STEREO_STAGE_CUDA_H
 
 #include <stddef.h>
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {

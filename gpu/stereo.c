@@ -98,77 +98,6 @@ struct stereo_stage {
     uint16_t *band;
 };
 
-/* ---- names ------------------------------------------------------------------------------- */
-
-const char *stereo_status_str(stereo_status st)
-{
-    switch (st) {
-    case STEREO_OK: return "ok";
-    case STEREO_ERR_PARAM: return "invalid parameter";
-    case STEREO_ERR_NOMEM: return "out of memory";
-    case STEREO_ERR_NODEV: return "backend not available";
-    case STEREO_ERR_CUDA: return "CUDA error";
-    case STEREO_ERR_THREAD: return "thread error";
-    }
-    return "unknown error";
-}
-
-static const char *const cost_names[] = {"rank", "census", "ad", "bt", "mi", "adcensus"};
-static const char *const backend_names[] = {"auto", "cpu", "cuda"};
-static const char *const method_names[] = {"sgm", "bm"};
-#define NCOSTS ((int)(sizeof cost_names / sizeof *cost_names))
-
-static int name_lookup(const char *const *names, int n, const char *s)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], s) == 0)
-            return i;
-    return -1;
-}
-
-const char *stereo_cost_to_str(stereo_cost c)
-{
-    return (unsigned)c < (unsigned)NCOSTS ? cost_names[c] : "?";
-}
-const char *stereo_method_to_str(stereo_method m)
-{
-    return (unsigned)m < 2 ? method_names[m] : "?";
-}
-/* cost_names for messages: a constant (no lazily built global); keep the two together */
-const char *stereo_cost_names(void) { return "rank, census, ad, bt, mi, adcensus"; }
-const char *stereo_method_names(void) { return "sgm, bm"; }
-
-int stereo_method_from_str(const char *s, stereo_method *out)
-{
-    int i = name_lookup(method_names, 2, s);
-    if (i < 0)
-        return -1;
-    *out = (stereo_method)i;
-    return 0;
-}
-const char *stereo_backend_to_str(stereo_backend b)
-{
-    return (unsigned)b < 3 ? backend_names[b] : "?";
-}
-
-int stereo_cost_from_str(const char *s, stereo_cost *out)
-{
-    int i = name_lookup(cost_names, NCOSTS, s);
-    if (i < 0)
-        return -1;
-    *out = (stereo_cost)i;
-    return 0;
-}
-
-int stereo_backend_from_str(const char *s, stereo_backend *out)
-{
-    int i = name_lookup(backend_names, 3, s);
-    if (i < 0)
-        return -1;
-    *out = (stereo_backend)i;
-    return 0;
-}
-
 /* ---- parameters --------------------------------------------------------------------------- */
 
 void stereo_default_penalties(stereo_cost cost, int rank_window, int *p1, int *p2)
@@ -237,24 +166,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     postfilter_default(&p->post);
 }
 
-void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
-{
-    *p1 = p->p1_path[dir] ? p->p1_path[dir] : p->p1;
-    *p2 = p->p2_path[dir] ? p->p2_path[dir] : p->p2;
-}
-
 int stereo_max_cost(const stereo_params *p) { return transform_max_cost(p->cost, p->rank_window); }
-
-static stereo_status fail(char *err, size_t errlen, stereo_status st, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 int stereo_check_disparities(int D, char *why, size_t whylen)
 {
@@ -268,42 +180,44 @@ int stereo_check_disparities(int D, char *why, size_t whylen)
     return -1;
 }
 
-/* The number of images the stage matches: params.views, where 0 means the pair. */
-static int view_count(const stereo_params *p) { return p->views > 2 ? p->views : 2; }
-
 /* The multi-view parameters (stereo.h); the pair (views 0 or 2) reads none of them. */
 static stereo_status views_check(const stereo_params *p, char *err, size_t errlen)
 {
     const stereo_status E = STEREO_ERR_PARAM;
     if (p->views < 0 || p->views == 1 || p->views > STEREO_MAX_VIEWS)
-        return fail(err, errlen, E, "views: %d is outside 2..%d (0 = 2, the pair)", p->views,
-                    STEREO_MAX_VIEWS);
+        return stereo_fail(err, errlen, E, "views: %d is outside 2..%d (0 = 2, the pair)", p->views,
+                           STEREO_MAX_VIEWS);
     if (p->views <= 2)
         return STEREO_OK;
     if ((unsigned)p->combine > STEREO_COMBINE_SUM)
-        return fail(err, errlen, E, "combine: %d is neither sides nor sum", (int)p->combine);
+        return stereo_fail(err, errlen, E, "combine: %d is neither sides nor sum", (int)p->combine);
     if (p->cost == STEREO_COST_MI)
-        return fail(err, errlen, E, "cost mi: not with more than two views yet (its table is "
-                    "learnt from one pair)");
+        return stereo_fail(err, errlen, E,
+                           "cost mi: not with more than two views yet (its table is "
+                           "learnt from one pair)");
     if (p->baseline[0] != 0)
-        return fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
-                    p->baseline[0]);
+        return stereo_fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
+                           p->baseline[0]);
     if (p->baseline[1] != STEREO_BASELINE_SCALE)
-        return fail(err, errlen, E, "baseline of view 1: %d/%d, must be 1 (the disparity is "
-                    "measured against view 1)", p->baseline[1], STEREO_BASELINE_SCALE);
+        return stereo_fail(err, errlen, E,
+                           "baseline of view 1: %d/%d, must be 1 (the disparity is "
+                           "measured against view 1)",
+                           p->baseline[1], STEREO_BASELINE_SCALE);
     const int bmax = STEREO_BASELINE_MAX * STEREO_BASELINE_SCALE;
     for (int i = 2; i < p->views; i++) {
         int b = p->baseline[i];
         if (b == 0)
-            return fail(err, errlen, E, "baseline of view %d: 0 (a view at the reference's "
-                        "centre sees nothing new)", i);
+            return stereo_fail(err, errlen, E,
+                               "baseline of view %d: 0 (a view at the reference's "
+                               "centre sees nothing new)",
+                               i);
         if (b < -bmax || b > bmax)
-            return fail(err, errlen, E, "baseline of view %d: %d/%d is outside -%d..%d", i, b,
-                        STEREO_BASELINE_SCALE, STEREO_BASELINE_MAX, STEREO_BASELINE_MAX);
+            return stereo_fail(err, errlen, E, "baseline of view %d: %d/%d is outside -%d..%d", i,
+                               b, STEREO_BASELINE_SCALE, STEREO_BASELINE_MAX, STEREO_BASELINE_MAX);
         for (int j = 1; j < i; j++)
             if (p->baseline[j] == b)
-                return fail(err, errlen, E, "baseline of view %d: %d/%d repeats view %d's", i, b,
-                            STEREO_BASELINE_SCALE, j);
+                return stereo_fail(err, errlen, E, "baseline of view %d: %d/%d repeats view %d's",
+                                   i, b, STEREO_BASELINE_SCALE, j);
     }
     return STEREO_OK;
 }
@@ -312,48 +226,49 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
 {
     const stereo_status E = STEREO_ERR_PARAM;
     if (p->width < 1 || p->height < 1 || p->width > STEREO_MAX_SIDE || p->height > STEREO_MAX_SIDE)
-        return fail(err, errlen, E, "image size: %dx%d is outside 1x1..%dx%d", p->width,
-                    p->height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
+        return stereo_fail(err, errlen, E, "image size: %dx%d is outside 1x1..%dx%d", p->width,
+                           p->height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
     int D = p->num_disparities;
     char why[80];
     if (stereo_check_disparities(D, why, sizeof why) != 0)
-        return fail(err, errlen, E, "disparities: %s", why);
+        return stereo_fail(err, errlen, E, "disparities: %s", why);
     if (D >= p->width)
-        return fail(err, errlen, E, "disparities: %d must be smaller than the image width %d", D,
-                    p->width);
+        return stereo_fail(err, errlen, E,
+                           "disparities: %d must be smaller than the image width %d", D, p->width);
     if (p->min_disparity < STEREO_MIN_DISPARITY || p->min_disparity + D > 2047)
-        return fail(err, errlen, E, "min disparity: %d must be >= %d with min + D <= 2047",
-                    p->min_disparity, STEREO_MIN_DISPARITY);
+        return stereo_fail(err, errlen, E, "min disparity: %d must be >= %d with min + D <= 2047",
+                           p->min_disparity, STEREO_MIN_DISPARITY);
     if (p->min_disparity < 0 && -p->min_disparity + D >= p->width)
-        return fail(err, errlen, E,
-                    "min disparity: %d with %d disparities needs an image wider than %d (%d)",
-                    p->min_disparity, D, D - p->min_disparity, p->width);
-    if ((unsigned)p->cost >= (unsigned)NCOSTS)
-        return fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
-                    stereo_cost_names());
+        return stereo_fail(err, errlen, E,
+                           "min disparity: %d with %d disparities needs an image wider "
+                           "than %d (%d)", p->min_disparity, D, D - p->min_disparity, p->width);
+    if ((unsigned)p->cost > STEREO_COST_ADCENSUS)
+        return stereo_fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
+                           stereo_cost_names());
     if ((unsigned)p->method > STEREO_METHOD_BM)
-        return fail(err, errlen, E, "method: %d is not one of %s", (int)p->method,
-                    stereo_method_names());
+        return stereo_fail(err, errlen, E, "method: %d is not one of %s", (int)p->method,
+                           stereo_method_names());
     if (p->method == STEREO_METHOD_BM &&
         (p->block < STEREO_BLOCK_MIN || p->block > STEREO_BLOCK_MAX || p->block % 2 == 0))
-        return fail(err, errlen, E, "block: %d is not odd in %d..%d", p->block,
-                    STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
+        return stereo_fail(err, errlen, E, "block: %d is not odd in %d..%d", p->block,
+                           STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
     if (p->cost == STEREO_COST_RANK &&
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
-        return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
-                    RANK_WINDOW_MAX);
-    if (p->min_disparity < 0 && (p->cost == STEREO_COST_MI || view_count(p) > 2))
-        return fail(err, errlen, E, "min disparity: %d is negative, which %s does not take",
-                    p->min_disparity, p->cost == STEREO_COST_MI ? "cost mi" : "more than two views");
+        return stereo_fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
+                           RANK_WINDOW_MAX);
+    if (p->min_disparity < 0 && (p->cost == STEREO_COST_MI || stereo_view_count(p) > 2))
+        return stereo_fail(err, errlen, E, "min disparity: %d is negative, which %s does not take",
+                           p->min_disparity,
+                           p->cost == STEREO_COST_MI ? "cost mi" : "more than two views");
     if (p->cost == STEREO_COST_ADCENSUS && (p->ad_weight < 1 || p->ad_weight > 16))
-        return fail(err, errlen, E, "ad weight: %d is outside 1..16", p->ad_weight);
+        return stereo_fail(err, errlen, E, "ad weight: %d is outside 1..16", p->ad_weight);
     if (p->paths != 4 && p->paths != 8)
-        return fail(err, errlen, E, "paths: %d is neither 4 nor 8", p->paths);
+        return stereo_fail(err, errlen, E, "paths: %d is neither 4 nor 8", p->paths);
     if (p->p1 < 1 || p->p1 > 1022)
-        return fail(err, errlen, E, "p1: %d is outside 1..1022", p->p1);
+        return stereo_fail(err, errlen, E, "p1: %d is outside 1..1022", p->p1);
     if (p->p2 <= p->p1 || p->p2 > 1023)
-        return fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023", p->p2,
-                    p->p1);
+        return stereo_fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023",
+                           p->p2, p->p1);
     /* each path's own pair, and the weighted sum's range (sgm.h) */
     long range = 0;
     int wsum = 0;
@@ -361,64 +276,69 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         int q1, q2;
         stereo_path_penalties(p, r, &q1, &q2);
         if (p->p1_path[r] < 0 || q1 < 1 || q1 > 1022)
-            return fail(err, errlen, E, "p1 of path %d: %d is outside 1..1022", r,
-                        p->p1_path[r] < 0 ? p->p1_path[r] : q1);
+            return stereo_fail(err, errlen, E, "p1 of path %d: %d is outside 1..1022", r,
+                               p->p1_path[r] < 0 ? p->p1_path[r] : q1);
         if (p->p2_path[r] < 0 || q2 <= q1 || q2 > 1023)
-            return fail(err, errlen, E,
-                        "p2 of path %d: %d must be greater than its p1 (%d) and at most 1023", r,
-                        p->p2_path[r] < 0 ? p->p2_path[r] : q2, q1);
+            return stereo_fail(err, errlen, E,
+                               "p2 of path %d: %d must be greater than its p1 (%d) and at "
+                               "most 1023", r, p->p2_path[r] < 0 ? p->p2_path[r] : q2, q1);
         if (p->path_weight[r] < 0 || p->path_weight[r] > 255)
-            return fail(err, errlen, E, "path weight %d: %d is outside 0..255", r,
-                        p->path_weight[r]);
+            return stereo_fail(err, errlen, E, "path weight %d: %d is outside 0..255", r,
+                               p->path_weight[r]);
         wsum += p->path_weight[r];
         range += (long)p->path_weight[r] * (stereo_max_cost(p) + q2);
     }
     if (wsum == 0)
-        return fail(err, errlen, E, "path weights: all %d are 0 (at least one must be positive)",
-                    p->paths);
+        return stereo_fail(err, errlen, E,
+                           "path weights: all %d are 0 (at least one must be positive)", p->paths);
     if (p->method == STEREO_METHOD_SGM && range > 65535)
-        return fail(err, errlen, E,
-                    "path weights: the sum of w_r * (max cost %d + P2_r) over the paths is %ld, "
-                    "more than the 65535 the 16-bit sum S holds; lower the weights or P2",
-                    stereo_max_cost(p), range);
+        return stereo_fail(err, errlen, E,
+                           "path weights: the sum of w_r * (max cost %d + P2_r) over the paths "
+                           "is %ld, more than the 65535 the 16-bit sum S holds; lower the "
+                           "weights or P2", stereo_max_cost(p), range);
     if (p->p2_adapt < 0 || p->p2_adapt > 255)
-        return fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
+        return stereo_fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
     if (p->uniqueness < 0 || p->uniqueness > 99)
-        return fail(err, errlen, E, "uniqueness: %d is outside 0..99", p->uniqueness);
+        return stereo_fail(err, errlen, E, "uniqueness: %d is outside 0..99", p->uniqueness);
     if ((p->subpixel | p->lr_check | p->median | p->confidence) & ~1)
-        return fail(err, errlen, E, "subpixel/lr_check/median/confidence must be 0 or 1");
+        return stereo_fail(err, errlen, E, "subpixel/lr_check/median/confidence must be 0 or 1");
     if (p->lr_tolerance < 0 || p->lr_tolerance > 255)
-        return fail(err, errlen, E, "lr tolerance: %d is outside 0..255", p->lr_tolerance);
+        return stereo_fail(err, errlen, E, "lr tolerance: %d is outside 0..255", p->lr_tolerance);
     if ((unsigned)p->backend > STEREO_BACKEND_CUDA)
-        return fail(err, errlen, E, "backend: %d is not auto, cpu or cuda", (int)p->backend);
+        return stereo_fail(err, errlen, E, "backend: %d is not auto, cpu or cuda", (int)p->backend);
     if (p->threads < 0 || p->threads > 256)
-        return fail(err, errlen, E, "threads: %d is outside 0..256", p->threads);
+        return stereo_fail(err, errlen, E, "threads: %d is outside 0..256", p->threads);
     if (p->sms < 0 || p->sms > STEREO_MAX_SMS)
-        return fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
-                    p->sms, STEREO_MAX_SMS);
+        return stereo_fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
+                           p->sms, STEREO_MAX_SMS);
     if (p->mi_warm & ~1)
-        return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
+        return stereo_fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
     if (p->mi_restart < 0 || p->mi_restart > 100)
-        return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
+        return stereo_fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)",
+                           p->mi_restart);
     if (p->mi_tiles < 1 || p->mi_tiles > MI_TILES_MAX)
-        return fail(err, errlen, E, "mi tiles: %d is outside 1..%d", p->mi_tiles, MI_TILES_MAX);
+        return stereo_fail(err, errlen, E, "mi tiles: %d is outside 1..%d", p->mi_tiles,
+                           MI_TILES_MAX);
     if (postfilter_check(&p->post, err, errlen) != 0)
         return E;
     stereo_status st = views_check(p, err, errlen);
     if (st != STEREO_OK || p->band == 0)
         return st;
     if (band_check(p->band, D, why, sizeof why) != 0)
-        return fail(err, errlen, E, "band: %s", why);
-    if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI || view_count(p) > 2)
-        return fail(err, errlen, E, "band: the coarse-to-fine mode is for SGM with two views and "
-                    "a cost other than mi (%s)", p->method != STEREO_METHOD_SGM ? "method bm"
-                    : p->cost == STEREO_COST_MI ? "cost mi" : "more views");
+        return stereo_fail(err, errlen, E, "band: %s", why);
+    if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI || stereo_view_count(p) > 2)
+        return stereo_fail(err, errlen, E,
+                           "band: the coarse-to-fine mode is for SGM with two views and "
+                           "a cost other than mi (%s)",
+                           p->method != STEREO_METHOD_SGM ? "method bm"
+                           : p->cost == STEREO_COST_MI    ? "cost mi"
+                                                          : "more views");
     stereo_params q;
     band_coarse_params(p, &q);
     char cerr[200];
     if (stereo_params_check(&q, cerr, sizeof cerr) != STEREO_OK)
-        return fail(err, errlen, E, "band: the half-size level (%dx%d, %d disparities): %s",
-                    q.width, q.height, q.num_disparities, cerr);
+        return stereo_fail(err, errlen, E, "band: the half-size level (%dx%d, %d disparities): %s",
+                           q.width, q.height, q.num_disparities, cerr);
     return STEREO_OK;
 }
 
@@ -471,7 +391,7 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
                                                                           : 0);
     uint64_t mapped = 0;
     if (maps)
-        for (int i = 0; i < view_count(p); i++)
+        for (int i = 0; i < stereo_view_count(p); i++)
             mapped += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
                         n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
     uint64_t sweep = sweep_scratch_size(p);
@@ -485,7 +405,7 @@ uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
              slots * MI_SCRATCH_BYTES /* one per worker (mi_tables) */ +
              2 * (uint64_t)l1.w * l1.h /* pyramid */ + 2 * n /* init */;
     }
-    return (uint64_t)view_count(p) * per_view + mapped + vol /* cost */ +
+    return (uint64_t)stereo_view_count(p) * per_view + mapped + vol /* cost */ +
            2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
            (p->confidence ? n : 0) + mi + band + postfilter_cpu_bytes(p->width, p->height);
 }
@@ -515,21 +435,22 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
      * this memory). 20 % is left to the rest of the system and the program's own images. */
     uint64_t need = stereo_cpu_bytes(p, s->have_maps ? s->maps : NULL), phys = physical_memory();
     if (phys > 0 && need > phys / 10 * 8)
-        return fail(err, errlen, STEREO_ERR_NOMEM,
-                    "the CPU backend needs %.1f GB for %dx%d with %d disparities (5 MB per "
-                    "megapixel and disparity), more than 80 %% of this machine's %.1f GB of "
-                    "memory: use smaller images or fewer disparities",
-                    need / 1e9, p->width, p->height, p->num_disparities, phys / 1e9);
+        return stereo_fail(err, errlen, STEREO_ERR_NOMEM,
+                           "the CPU backend needs %.1f GB for %dx%d with %d disparities (5 MB per "
+                           "megapixel and disparity), more than 80 %% of this machine's %.1f GB of "
+                           "memory: use smaller images or fewer disparities",
+                           need / 1e9, p->width, p->height, p->num_disparities, phys / 1e9);
     /* the SGM kernels: the fused SIMD path unless STEREO_CPU_KERNELS names another (tests and
      * measurements: "reference" for the plain-C reference, or an instruction set) */
     const char *kernels = getenv("STEREO_CPU_KERNELS");
     char why[120];
     if (sgm_simd_select(kernels && *kernels ? kernels : NULL, &s->simd, why, sizeof why) != 0)
-        return fail(err, errlen, STEREO_ERR_PARAM, "STEREO_CPU_KERNELS: %s", why);
+        return stereo_fail(err, errlen, STEREO_ERR_PARAM, "STEREO_CPU_KERNELS: %s", why);
     if (parallel_create(p->threads, &s->pool) != 0)
-        return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
+        return stereo_fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads",
+                           p->threads);
     int ok = postfilter_cpu_init(&s->post, p->width, p->height) == 0;
-    for (int i = 0; i < view_count(p); i++) {
+    for (int i = 0; i < stereo_view_count(p); i++) {
         if (s->have_maps) {
             ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
             ok &= !!(s->valid[i] = malloc(n));
@@ -562,7 +483,8 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
         char cerr[200];
         stereo_status st = stereo_create(&q, NULL, &s->coarse, cerr, sizeof cerr);
         if (st != STEREO_OK)
-            return fail(err, errlen, st, "the coarse-to-fine mode's half-size level: %s", cerr);
+            return stereo_fail(err, errlen, st, "the coarse-to-fine mode's half-size level: %s",
+                               cerr);
         ok &= !!(s->half[0] = malloc((size_t)q.width * q.height));
         ok &= !!(s->half[1] = malloc((size_t)q.width * q.height));
         ok &= !!(s->band = malloc(n * sizeof(uint16_t)));
@@ -580,9 +502,9 @@ static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
     if (p->confidence)
         ok &= !!(s->conf = malloc(n));
     if (!ok)
-        return fail(err, errlen, STEREO_ERR_NOMEM,
-                    "cannot allocate the CPU buffers for %dx%d with %d disparities (%.0f MB)",
-                    p->width, p->height, p->num_disparities, vol * 5.0 / 1e6);
+        return stereo_fail(err, errlen, STEREO_ERR_NOMEM,
+                           "cannot allocate the CPU buffers for %dx%d with %d disparities "
+                           "(%.0f MB)", p->width, p->height, p->num_disparities, vol * 5.0 / 1e6);
     return STEREO_OK;
 }
 
@@ -610,7 +532,8 @@ static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
     const stereo_params *p = &s->p;
     size_t n = (size_t)p->width * p->height;
     if (parallel_create(p->threads, &s->pool) != 0)
-        return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
+        return stereo_fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads",
+                           p->threads);
     mi_level l1;
     mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
     int ok = 1;
@@ -624,7 +547,7 @@ static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
     ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
     ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
     if (!ok)
-        return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the MI host buffers");
+        return stereo_fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the MI host buffers");
     const int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
     for (int f = F; f >= (F > 0 ? 1 : 0); f--) {
         mi_level lv;
@@ -634,8 +557,8 @@ static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
         char why[200];
         stereo_status st = stage_cuda_create(&q, NULL, &s->mi_level[f], why, sizeof why);
         if (st != STEREO_OK)
-            return fail(err, errlen, st, "mi level %d (%dx%d, D %d): %s", f, lv.w, lv.h,
-                        lv.ndisp, why);
+            return stereo_fail(err, errlen, st, "mi level %d (%dx%d, D %d): %s", f, lv.w, lv.h,
+                               lv.ndisp, why);
     }
     return STEREO_OK;
 }
@@ -649,25 +572,26 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         return st;
     if (maps) {
         char why[160];
-        for (int i = 0; i < view_count(p); i++)
+        for (int i = 0; i < stereo_view_count(p); i++)
             if (rectify_map_check(&maps[i], p->width, p->height, why, sizeof why) != 0) {
-                if (view_count(p) > 2)
-                    return fail(err, errlen, STEREO_ERR_PARAM, "view %d map: %s", i, why);
-                return fail(err, errlen, STEREO_ERR_PARAM, "%s map: %s", i ? "right" : "left",
-                            why);
+                if (stereo_view_count(p) > 2)
+                    return stereo_fail(err, errlen, STEREO_ERR_PARAM, "view %d map: %s", i, why);
+                return stereo_fail(err, errlen, STEREO_ERR_PARAM, "%s map: %s",
+                                   i ? "right" : "left", why);
             }
     }
     stereo_stage *s = calloc(1, sizeof *s);
     if (!s)
-        return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
+        return stereo_fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
     s->p = *p;
     s->shift = p->min_disparity < 0 ? -p->min_disparity : 0;
     s->color = colormap_fixed_range(p->min_disparity, p->num_disparities);
     if (maps) {
         s->have_maps = 1;
-        for (int i = 0; i < view_count(p); i++)
+        for (int i = 0; i < stereo_view_count(p); i++)
             if (copy_map(&maps[i], &s->maps[i]) != 0) {
-                st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot copy the rectification maps");
+                st = stereo_fail(err, errlen, STEREO_ERR_NOMEM,
+                                 "cannot copy the rectification maps");
                 goto err;
             }
     }
@@ -677,7 +601,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         char why[200];
         int have = stage_cuda_available(why, sizeof why);
         if (p->backend == STEREO_BACKEND_CUDA && !have) {
-            st = fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
+            st = stereo_fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
             goto err;
         }
         s->active = have ? STEREO_BACKEND_CUDA : STEREO_BACKEND_CPU;
@@ -707,7 +631,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         if (p->confidence)
             ok &= !!(s->conf = malloc(n));
         if (!ok) {
-            st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the result buffers");
+            st = stereo_fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the result buffers");
             goto err;
         }
         if (p->cost == STEREO_COST_MI && (st = cuda_mi_alloc(s, err, errlen)) != STEREO_OK)
@@ -821,7 +745,7 @@ static uint64_t units_block(const stereo_params *p) { return units_vol(p); }
 static uint64_t units_frame(const stereo_stage *s, int input_h)
 {
     const stereo_params *p = &s->p;
-    uint64_t w = (uint64_t)p->width, h = (uint64_t)p->height, nv = (uint64_t)view_count(p);
+    uint64_t w = (uint64_t)p->width, h = (uint64_t)p->height, nv = (uint64_t)stereo_view_count(p);
     uint64_t per_side = w * h * (UNITS_TRANSFORM + (s->have_maps ? UNITS_RECTIFY : 0));
     uint64_t grey = (s->have_maps ? (uint64_t)s->maps[0].src_width : w) * (uint64_t)input_h *
                     UNITS_GREY;
@@ -912,7 +836,7 @@ static void job_cost(void *ctx, int y0, int y1)
         band_cost_rows(&j->sgm, s->p.band, s->band, &in, s->cost, y0, y1);
         return;
     }
-    if (view_count(&s->p) > 2) { /* full size only: more views exclude mi and its levels */
+    if (stereo_view_count(&s->p) > 2) { /* full size only: more views exclude mi and its levels */
         mview_config m = mview_of(s, j);
         int sides = s->p.combine == STEREO_COMBINE_SIDES;
         mview_cost_rows(&m, s->cost, sides ? side_means(s, 0) : NULL,
@@ -1094,14 +1018,14 @@ static void cpu_match(stereo_stage *s, job *j)
     /* 4. matching cost volume (the fused SGM path computes the costs of rank, ad, bt, census
      * and adcensus itself) */
     const int fused = s->simd && !j->bm && !p->band;
-    const int on_the_fly = fused && view_count(p) == 2 &&
+    const int on_the_fly = fused && stereo_view_count(p) == 2 &&
                            (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD ||
                             p->cost == STEREO_COST_BT || stereo_cost_has_census(p->cost));
     if (!on_the_fly)
-        run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
+        run_rows(s, j, h, job_cost, c * (uint64_t)(stereo_view_count(p) - 1) * units_cost(p));
     else
         __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_cost(p), __ATOMIC_RELAXED);
-    if (view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
+    if (stereo_view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
         run_rows(s, j, h, job_side_select, c * units_select(p));
     if (j->bm) {
         /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
@@ -1393,7 +1317,7 @@ static void cpu_process(stereo_stage *s, const stereo_image *const *images)
     __atomic_store_n(&s->units_done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->sweep_rows[0], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->sweep_rows[1], 0, __ATOMIC_RELAXED);
-    const int nv = view_count(p);
+    const int nv = stereo_view_count(p);
     int input_h = 0;
     for (int v = 0; v < nv; v++)
         input_h += images[v]->height;
@@ -1454,8 +1378,6 @@ int stereo_progress(const stereo_stage *s)
 
 /* ---- processing --------------------------------------------------------------------------- */
 
-int stereo_pixfmt_bytes(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
-
 /* Image v of a frame (0 the reference / left, 1 view 1 / right, ...): the stage's size, or its
  * map's source size; `name` for messages ("left", "view 2", ...; " image" is added). */
 static stereo_status check_image(stereo_stage *s, const stereo_image *im, int v, const char *name)
@@ -1463,17 +1385,17 @@ static stereo_status check_image(stereo_stage *s, const stereo_image *im, int v,
     int w = s->have_maps ? s->maps[v].src_width : s->p.width;
     int h = s->have_maps ? s->maps[v].src_height : s->p.height;
     if (!im || !im->data)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", name);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", name);
     if ((unsigned)im->format > STEREO_PIX_YUYV)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: unknown pixel format %d",
-                    name, (int)im->format);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s image: unknown pixel format %d", name, (int)im->format);
     if (im->width != w || im->height != h)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s image: size %dx%d, the %s expects %dx%d", name, im->width, im->height,
-                    s->have_maps ? "view's map" : "stage", w, h);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s image: size %dx%d, the %s expects %dx%d", name, im->width,
+                           im->height, s->have_maps ? "view's map" : "stage", w, h);
     if (im->pitch < (size_t)im->width * stereo_pixfmt_bytes(im->format))
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s image: pitch %zu is smaller than a row", name, im->pitch);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s image: pitch %zu is smaller than a row", name, im->pitch);
     return STEREO_OK;
 }
 
@@ -1482,11 +1404,11 @@ static stereo_status check_image(stereo_stage *s, const stereo_image *im, int v,
 static stereo_status check_views(stereo_stage *s, const stereo_image *images, int n,
                                  const char *call, const stereo_image *list[STEREO_MAX_VIEWS])
 {
-    const int nv = view_count(&s->p);
+    const int nv = stereo_view_count(&s->p);
     if (!images || n != nv)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s: %d images for a stage of %d views (the reference and %d more)", call,
-                    images ? n : 0, nv, nv - 1);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s: %d images for a stage of %d views (the reference and %d more)",
+                           call, images ? n : 0, nv, nv - 1);
     for (int v = 0; v < nv; v++) {
         char name[32];
         if (nv == 2)
@@ -1501,18 +1423,18 @@ static stereo_status check_views(stereo_stage *s, const stereo_image *images, in
         list[v] = &images[v];
     }
     if (s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "a submitted frame is still in flight: call stereo_wait first");
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "a submitted frame is still in flight: call stereo_wait first");
     return STEREO_OK;
 }
 
 /* A stage for more than two views takes them through the *_views calls only. */
 static stereo_status check_two_views(stereo_stage *s, const char *call)
 {
-    if (view_count(&s->p) > 2)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s: this stage matches %d views: use %s_views", call, view_count(&s->p),
-                    call);
+    if (stereo_view_count(&s->p) > 2)
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s: this stage matches %d views: use %s_views", call,
+                           stereo_view_count(&s->p), call);
     return STEREO_OK;
 }
 
@@ -1548,11 +1470,12 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
 stereo_status stereo_set_postfilter(stereo_stage *s, const stereo_postfilter *f)
 {
     if (!f || postfilter_check(f, s->err, sizeof s->err) != 0)
-        return f ? STEREO_ERR_PARAM : fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                                           "post-filter: no settings given");
+        return f ? STEREO_ERR_PARAM
+                 : stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                               "post-filter: no settings given");
     if (s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "a submitted frame is still in flight: call stereo_wait first");
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "a submitted frame is still in flight: call stereo_wait first");
     const stereo_postfilter *o = &s->p.post;
     int clear = f->temporal != o->temporal || f->temporal_alpha != o->temporal_alpha ||
                 f->temporal_delta != o->temporal_delta ||
@@ -1572,8 +1495,8 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
 {
     const stereo_params *p = &s->p;
     if ((unsigned)colormap >= COLORMAP_COUNT || !rgba || pitch < (size_t)p->width * 4 || pitch % 4)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
     if (s->active == STEREO_BACKEND_CUDA)
         return stage_cuda_colorize(s->cuda, colormap, s->color.lo, s->color.hi, rgba, pitch,
                                    s->err, sizeof s->err);
@@ -1590,9 +1513,9 @@ stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi)
         return STEREO_OK;
     }
     if (lo >= hi || lo < -32768 || hi > 32767)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "colour range: %d..%d (16ths of a pixel) is not lo < hi within an int16", lo,
-                    hi);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "colour range: %d..%d (16ths of a pixel) is not lo < hi within an int16",
+                           lo, hi);
     s->color = (colormap_range){lo, hi};
     return STEREO_OK;
 }
@@ -1605,8 +1528,8 @@ stereo_status stereo_frame_alloc(stereo_stage *s, size_t bytes, void **frame)
         return stage_cuda_frame_alloc(s->cuda, bytes, frame, s->err, sizeof s->err);
     *frame = bytes ? malloc(bytes) : NULL;
     if (!*frame)
-        return fail(s->err, sizeof s->err, STEREO_ERR_NOMEM, "cannot allocate a frame of %zu bytes",
-                    bytes);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_NOMEM,
+                           "cannot allocate a frame of %zu bytes", bytes);
     return STEREO_OK;
 }
 
@@ -1632,7 +1555,8 @@ static stereo_status cpu_slots(stereo_stage *s)
         if (s->p.confidence)
             ok &= !!(s->slot[k].conf = malloc(n));
         if (!ok)
-            return fail(s->err, sizeof s->err, STEREO_ERR_NOMEM, "cannot allocate result buffers");
+            return stereo_fail(s->err, sizeof s->err, STEREO_ERR_NOMEM,
+                               "cannot allocate result buffers");
     }
     return STEREO_OK;
 }
@@ -1654,7 +1578,8 @@ stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, i
     if (st != STEREO_OK)
         return st;
     if ((unsigned)colormap >= COLORMAP_COUNT)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown",
+                           colormap);
     if (s->active == STEREO_BACKEND_CUDA) {
         if (s->p.cost == STEREO_COST_MI && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
             return st;
@@ -1686,7 +1611,8 @@ stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, i
 stereo_status stereo_wait(stereo_stage *s, stereo_result *out)
 {
     if (!s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "no submitted frame to wait for");
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "no submitted frame to wait for");
     s->in_flight = 0;
     if (s->active == STEREO_BACKEND_CUDA) {
         stereo_status st = stage_cuda_wait(s->cuda, out, s->err, sizeof s->err);
