@@ -107,7 +107,7 @@ typedef struct {
     stereo_cost cost;         /* adcensus (the default, stereo_params_default), census 9x7, rank,
                                  ad, bt, or mi (hierarchical mutual information, mi.h; both backends: on CUDA the hierarchy's
                                  levels run on CUDA stages of their own and the tables on the
-                                 host, stereo.c cuda_mi_prepare) */
+                                 host, stage_cpu_mi_prepare) */
     int rank_window;          /* odd window side for the rank transform, 3..15 (default 9) */
     int ad_weight;            /* cost adcensus: eighths of a cost unit per grey level of
                                  |IL - M(IR)| added to the census distance, 1..16 (default 3) */
