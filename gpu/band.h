@@ -38,7 +38,7 @@
 
 #include "disparity.h"
 #include "sgm.h"
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stereo.h"
+#include "stereo_types.h"
 
 static const char *const names[COLORMAP_COUNT] = {"turbo", "jet", "grey"};
 

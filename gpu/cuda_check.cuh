@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#include "stereo.h"
+#include "stereo_types.h"
 
 static inline stereo_status cuda_fail(char *err, size_t errlen, const char *what, cudaError_t e,
                                       const char *file, int line)

@@ -2,7 +2,6 @@
 /* disparity.c — CPU reference of stages 6 to 8 (see disparity.h). */
 #include "disparity.h"
 
-#include "stereo.h"
 #include "stereo_math.h"
 
 STEREO_HOT void disparity_wta_rows(const wta_config *c, const uint16_t *S1, const uint16_t *S2,

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stereo.h"
+#include "stereo_types.h"
 #include "stereo_math.h"
 
 #ifdef __cplusplus
@@ -77,7 +77,7 @@ void lr_check_views_rows(int16_t *disp, const int16_t *disp_right, int w, int to
 /* Zeroes conf where disp is invalid. */
 void confidence_mask_rows(const int16_t *disp, uint8_t *conf, int w, int y0, int y1);
 
-/* A negative minimum disparity -m (stereo.h, STEREO_MIN_DISPARITY): stages 3-8 match the left
+/* A negative minimum disparity -m (stereo_types.h, STEREO_MIN_DISPARITY): stages 3-8 match the left
  * view against the right view shifted left by m pixels, R'(x) = R(min(x + m, w - 1)), over
  * 0 .. D - 1, and their two maps are then shifted back (before the post-filters):
  *  - left value v at x: STEREO_INVALID where v is invalid or its match lies right of the right

@@ -8,7 +8,7 @@
 #ifndef STEREO_GREY_H
 #define STEREO_GREY_H
 
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {

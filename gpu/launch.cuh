@@ -12,7 +12,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "stereo.h"
+#include "stereo_types.h"
 
 /* Per-frame pointers the captured graph reads from device memory. stage_cuda.cu writes them
  * (one small copy) before each replay, so a single graph serves every frame whichever buffers it

@@ -57,7 +57,7 @@
  * stereo_mi_table(x, y, w, h, G) of the left pixel, MI_MAX_COST when x - d < 0. 8 * (MI_MAX_COST + 1023) < 65536, and
  * MI_MAX_COST + P2 <= 255 for P2 <= 192 (the CUDA aggregation's byte design).
  *
- * The hierarchy (the CPU driver is cpu_mi_hierarchy in stereo.c): levels f = F .. 0, level f
+ * The hierarchy (the CPU driver is mi_hierarchy in stage_cpu.c): levels f = F .. 0, level f
  * being the pair box-averaged by 2^f (mi_downscale). F = the largest f <= MI_LEVELS (4, 1/16)
  * whose level still takes its disparity range (mi_level: D_f < w_f). At level F the initial
  * disparity is random (mi_random_disparity) and the level is matched MI_COARSE_ITERATIONS

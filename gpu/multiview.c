@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* multiview.c — CPU reference of the multi-baseline matching cost (see multiview.h), and the
- * baseline list's text form (stereo.h). */
+/* multiview.c — CPU reference of the multi-baseline matching cost (see multiview.h). */
 #include "multiview.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "stereo_math.h"
@@ -132,77 +127,4 @@ void mview_select_rows(const mview_config *m, const uint8_t *pos, const uint8_t 
                 cost[i + k] = (uint8_t)stereo_view_select(cost[i + k], pos[i + k], neg[i + k],
                                                           bp[k], bn[k], margin);
         }
-}
-
-/* ---- the baseline list (stereo.h) -------------------------------------------------------- */
-
-int stereo_baselines_from_str(const char *s, int baseline[STEREO_MAX_VIEWS], int *n, char *why,
-                              size_t whylen)
-{
-    memset(baseline, 0, sizeof(int) * STEREO_MAX_VIEWS);
-    *n = 0;
-    const char *p = s;
-    for (int i = 1;; i++) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char item[32];
-        if (i >= STEREO_MAX_VIEWS) {
-            snprintf(why, whylen, "more than %d values (at most %d other views)",
-                     STEREO_MAX_VIEWS - 1, STEREO_MAX_VIEWS - 1);
-            return -1;
-        }
-        if (len == 0 || len >= sizeof item) {
-            snprintf(why, whylen, "value %d ('%.*s'): not a number", i, (int)(len < 31 ? len : 31), p);
-            return -1;
-        }
-        memcpy(item, p, len);
-        item[len] = 0;
-        char *end;
-        errno = 0;
-        double b = strtod(item, &end);
-        if (end == item || *end || errno || !isfinite(b)) {
-            snprintf(why, whylen, "value %d ('%s'): not a number", i, item);
-            return -1;
-        }
-        if (fabs(b) > STEREO_BASELINE_MAX) {
-            snprintf(why, whylen, "value %d ('%s'): outside -%d..%d", i, item,
-                     STEREO_BASELINE_MAX, STEREO_BASELINE_MAX);
-            return -1;
-        }
-        double q = b * STEREO_BASELINE_SCALE;
-        if (q != floor(q)) {
-            snprintf(why, whylen, "value %d ('%s'): not a whole number of 1/%d (the stage holds "
-                     "ratios exactly in 16ths: e.g. 0.5, 1.25, -1.5)", i, item,
-                     STEREO_BASELINE_SCALE);
-            return -1;
-        }
-        baseline[i] = (int)q;
-        *n = i;
-        if (!comma)
-            return 0;
-        p = comma + 1;
-    }
-}
-
-const char *stereo_baseline_str(int baseline, char *buf, size_t len)
-{
-    snprintf(buf, len, "%g", baseline / (double)STEREO_BASELINE_SCALE);
-    return buf;
-}
-
-static const char *const combine_names[] = {"sides", "sum"}; /* stereo_combine order */
-
-const char *stereo_combine_to_str(stereo_combine c)
-{
-    return (unsigned)c < 2 ? combine_names[c] : "?";
-}
-
-int stereo_combine_from_str(const char *s, stereo_combine *out)
-{
-    for (int i = 0; i < 2; i++)
-        if (!strcmp(s, combine_names[i])) {
-            *out = (stereo_combine)i;
-            return 0;
-        }
-    return -1;
 }

@@ -4,7 +4,7 @@
  * occlusions: the "sides" rule, the default).
  *
  * Input: the reference view (0) and views 1..N-1, rectified to one image plane with collinear
- * centres, each at the signed baseline ratio b_i = bq_i / 16 (stereo.h: b_1 = 1, bq_1 = 16).
+ * centres, each at the signed baseline ratio b_i = bq_i / 16 (stereo_types.h: b_1 = 1, bq_1 = 16).
  * The disparity d is measured against view 1; the candidate of reference pixel x in view i is at
  * x - b_i d. Each view's transform (rank, census) or grey image (ad, bt) is the one the two-view
  * stage computes; C_i(x, x') is the two-view cost (sgm.h) between the reference at x and view i
@@ -56,7 +56,7 @@
 #include <stdint.h>
 
 #include "sgm.h"
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
  * in integers on the int16 map (value = 16 * d, negative too with a negative minimum disparity;
  * STEREO_INVALID marks the invalid pixels),
  * so the CPU reference (postfilter.c) and the CUDA kernels (postfilter.cu) give the same bits.
- * The settings are stereo_params.post (stereo.h); a stage changes them between frames with
+ * The settings are stereo_params.post (stereo_types.h); a stage changes them between frames with
  * stereo_set_postfilter. The right disparity is not filtered. The confidence map (when on) is
  * zeroed where the speckle filter invalidates a pixel; pixels that the fill or the temporal
  * persistence make valid were invalid, so their confidence is already 0.
@@ -53,7 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stereo.h"
+#include "stereo_types.h"
 #include "stereo_math.h"
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
 #define STEREO_RECTIFY_H
 
 #include <stddef.h>
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {

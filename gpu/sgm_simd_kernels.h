@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "sgm_simd.h"
-#include "stereo.h"
+#include "stereo_types.h"
 #include "stereo_math.h"
 
 /* The instruction set: SGM_SIMD_GENERIC (sgm_simd_generic.c) takes GCC's generic vectors

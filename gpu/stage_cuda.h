@@ -23,7 +23,7 @@
 #define STEREO_STAGE_CUDA_H
 
 #include <stddef.h>
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,9 +54,9 @@ stereo_status stage_cuda_process(stage_cuda *s, stage_cuda_views views,
 
 /* Cost mi: the 256 x 256 cost tables (mi.h, C = table_t[IL * 256 + IR], t = stereo_mi_table:
  * the stage's stereo_mi_tables(mi_tiles) one after the other, as mi_tables_compute writes them)
- * the next frames match with; stereo.c computes them on the host (the hierarchy, or the
- * previous frame's disparity) and sets them before each frame. Refused while a frame is in
- * flight and for other costs. */
+ * the next frames match with; the CPU stage's host side computes them (stage_cpu_mi_prepare:
+ * the hierarchy, or the previous frame's disparity) and stereo.c sets them before each frame.
+ * Refused while a frame is in flight and for other costs. */
 stereo_status stage_cuda_set_table(stage_cuda *s, const uint8_t *table, char *err, size_t errlen);
 
 /* Stage 9's settings for the next frames (stereo_set_postfilter checked them); clear: empty the

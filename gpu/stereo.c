@@ -1,37 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* stereo.c — the stereo stage: parameters, buffers, backend choice, and the CPU pipeline.
- *
- * The CPU pipeline (cpu_process) is the specification the CUDA backend reproduces bit for bit;
- * each stage function it calls is documented in its header. All buffers are allocated by
- * stereo_create; stereo_process allocates nothing.
+/* stereo.c — the stereo stage's front door (stereo.h): the parameters and their checks, the
+ * backend choice, the images' checks, and the dispatch of every call to the active backend:
+ * stage_cpu.h (the CPU pipeline, the specification) or stage_cuda.h (the CUDA kernels, bit for
+ * bit the same). With cost mi on the CUDA backend, the CPU stage's host side computes the tables
+ * and a CUDA stage per level of the hierarchy matches it (cuda_mi_alloc).
  */
 #include "stereo.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <stdatomic.h>
-#include <unistd.h>
 
-#include "block.h"
+#include "band.h"
 #include "colormap.h"
-#include "disparity.h"
-#include "grey.h"
 #include "mi.h"
-#include "multiview.h"
-#include "parallel.h"
 #include "postfilter.h"
 #include "rectify.h"
-#include "band.h"
-#include "sgm.h"
-#include "sgm_simd.h"
+#include "stage_cpu.h"
 #include "stage_cuda.h"
 #include "transform.h"
-
-/* cost mi: at most this many tables computed at once (mi_tables) */
-#define MI_SCRATCH_SLOTS 64
 
 struct stereo_stage {
     stereo_params p;
@@ -39,135 +26,21 @@ struct stereo_stage {
     char note[256];
     char err[256];
     int have_maps;
-    stereo_map maps[STEREO_MAX_VIEWS];  /* owned copies, one per view */
-    /* CPU backend */
-    parallel_pool *pool;
-    uint8_t *raw[STEREO_MAX_VIEWS];     /* grey at camera size (only with maps) */
-    uint8_t *grey[STEREO_MAX_VIEWS];    /* grey at stage size (rectified); [0] reference
-                                           (left), [1] right (view 1), [2..] more views; with
-                                           shift: [1] is the shifted right view R' */
-    int shift;              /* m = -min_disparity for a negative minimum, else 0 (stereo.h):
-                               stages 3-8 run over min_disparity + shift .. (disparity.h) */
-    uint8_t *right_rect;    /* with shift, CPU backend: the rectified right view itself (the
-                               results'; the CUDA stage copies its own into grey[1]) */
-    uint8_t *valid[STEREO_MAX_VIEWS];   /* rectification validity (only with maps) */
-    uint8_t *rank[STEREO_MAX_VIEWS];    /* rank transform, or */
-    uint64_t *census[STEREO_MAX_VIEWS]; /* census transform, per view */
-    uint8_t *cost;          /* w * h * D */
-    uint8_t ad_lut[STEREO_MAX_VIEWS][256]; /* cost adcensus: view i's grey mapping onto the
-                                              reference's, per frame (stereo_grey_match_lut;
-                                              [1] the pair's) */
-    uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
-    void *sweep_scratch[2];
-    const sgm_simd_isa *simd; /* the fused SGM path (sgm_simd.h), or NULL: the reference */
-    int16_t *disp, *disp_right, *tmp;
-    uint8_t *conf;
-    postfilter_cpu post;    /* stage 9's scratch and temporal state (postfilter.h) */
-    /* cost mi (mi.h) */
-    uint8_t *mi_table;      /* stereo_mi_tables(mi_tiles) tables of 65536 (mi_tables_compute) */
-    void *mi_scratch;       /* MI_SCRATCH_BYTES per worker thread (mi_tables) */
-    int mi_slots;           /* how many; mi_busy[i]: slot i taken by a running table */
-    atomic_int mi_busy[MI_SCRATCH_SLOTS];
-    uint8_t *mi_pyr[2];     /* one level of the pair (level 1 is the largest) */
-    int16_t *mi_init;       /* w * h: the initial disparity of the level being matched */
-    stereo_mi_info mi_info;
-    double mi_valid_ref;    /* valid fraction of the last hierarchy frame */
-    /* cost mi on the CUDA backend: the hierarchy's levels f = F .. 1 (F = 0: the full size
-     * once more, level-style) each on a CUDA stage of its own size (mi_level_stage), the tables
-     * and the rectified pair the full-size table needs on the host (cuda_mi_prepare) */
+    int src_w[STEREO_MAX_VIEWS], src_h[STEREO_MAX_VIEWS]; /* each view's images: its map's
+                                                             source size, or the stage's */
+    stage_cpu *cpu;         /* the CPU backend, or NULL */
+    stage_cuda *cuda;       /* the CUDA backend, or NULL */
+    /* CUDA backend: the results, copied back into host buffers */
+    int16_t *disp, *disp_right;
+    uint8_t *conf, *rect[2];
+    /* cost mi on the CUDA backend: the tables on the host (the CPU stage's host side), the
+     * hierarchy's levels f = F .. 1 (F = 0: the full size once more, level-style) each on a CUDA
+     * stage of its own size (cuda_mi_alloc) */
+    stage_cpu *mi_host;
     stage_cuda *mi_level[MI_LEVELS + 1];
-    const int16_t *mi_prev; /* the previous frame's left disparity (mi_warm), or NULL */
-    double mi_t0;           /* when the frame in flight started (its total_ms) */
-    /* CUDA backend */
-    stage_cuda *cuda;
-    /* asynchronous API on the CPU backend: two result slots (stereo.h) */
-    struct {
-        int16_t *disp, *right;
-        uint8_t *conf, *rgba, *rect[2];
-    } slot[2];
-    int next_slot, in_flight;
+    int in_flight;          /* a submitted frame waits for stereo_wait */
     colormap_range color;   /* stereo_set_color_range */
-    /* progress of the running CPU frame (stereo_progress): work units done of the frame's total,
-     * added with relaxed atomics by the workers after each row band (and each sweep row) */
-    uint64_t units_done, units_total;
-    uint64_t sweep_rows[2];
-    /* the coarse-to-fine mode on the CPU backend (band.h; the CUDA stage has its own): the
-     * coarse level's stage, its half-size pair and the band start of every pixel */
-    stereo_stage *coarse;
-    uint8_t *half[2];
-    uint16_t *band;
 };
-
-/* ---- names ------------------------------------------------------------------------------- */
-
-const char *stereo_status_str(stereo_status st)
-{
-    switch (st) {
-    case STEREO_OK: return "ok";
-    case STEREO_ERR_PARAM: return "invalid parameter";
-    case STEREO_ERR_NOMEM: return "out of memory";
-    case STEREO_ERR_NODEV: return "backend not available";
-    case STEREO_ERR_CUDA: return "CUDA error";
-    case STEREO_ERR_THREAD: return "thread error";
-    }
-    return "unknown error";
-}
-
-static const char *const cost_names[] = {"rank", "census", "ad", "bt", "mi", "adcensus"};
-static const char *const backend_names[] = {"auto", "cpu", "cuda"};
-static const char *const method_names[] = {"sgm", "bm"};
-#define NCOSTS ((int)(sizeof cost_names / sizeof *cost_names))
-
-static int name_lookup(const char *const *names, int n, const char *s)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], s) == 0)
-            return i;
-    return -1;
-}
-
-const char *stereo_cost_to_str(stereo_cost c)
-{
-    return (unsigned)c < (unsigned)NCOSTS ? cost_names[c] : "?";
-}
-const char *stereo_method_to_str(stereo_method m)
-{
-    return (unsigned)m < 2 ? method_names[m] : "?";
-}
-/* cost_names for messages: a constant (no lazily built global); keep the two together */
-const char *stereo_cost_names(void) { return "rank, census, ad, bt, mi, adcensus"; }
-const char *stereo_method_names(void) { return "sgm, bm"; }
-
-int stereo_method_from_str(const char *s, stereo_method *out)
-{
-    int i = name_lookup(method_names, 2, s);
-    if (i < 0)
-        return -1;
-    *out = (stereo_method)i;
-    return 0;
-}
-const char *stereo_backend_to_str(stereo_backend b)
-{
-    return (unsigned)b < 3 ? backend_names[b] : "?";
-}
-
-int stereo_cost_from_str(const char *s, stereo_cost *out)
-{
-    int i = name_lookup(cost_names, NCOSTS, s);
-    if (i < 0)
-        return -1;
-    *out = (stereo_cost)i;
-    return 0;
-}
-
-int stereo_backend_from_str(const char *s, stereo_backend *out)
-{
-    int i = name_lookup(backend_names, 3, s);
-    if (i < 0)
-        return -1;
-    *out = (stereo_backend)i;
-    return 0;
-}
 
 /* ---- parameters --------------------------------------------------------------------------- */
 
@@ -237,24 +110,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     postfilter_default(&p->post);
 }
 
-void stereo_path_penalties(const stereo_params *p, int dir, int *p1, int *p2)
-{
-    *p1 = p->p1_path[dir] ? p->p1_path[dir] : p->p1;
-    *p2 = p->p2_path[dir] ? p->p2_path[dir] : p->p2;
-}
-
 int stereo_max_cost(const stereo_params *p) { return transform_max_cost(p->cost, p->rank_window); }
-
-static stereo_status fail(char *err, size_t errlen, stereo_status st, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 int stereo_check_disparities(int D, char *why, size_t whylen)
 {
@@ -268,42 +124,44 @@ int stereo_check_disparities(int D, char *why, size_t whylen)
     return -1;
 }
 
-/* The number of images the stage matches: params.views, where 0 means the pair. */
-static int view_count(const stereo_params *p) { return p->views > 2 ? p->views : 2; }
-
 /* The multi-view parameters (stereo.h); the pair (views 0 or 2) reads none of them. */
 static stereo_status views_check(const stereo_params *p, char *err, size_t errlen)
 {
     const stereo_status E = STEREO_ERR_PARAM;
     if (p->views < 0 || p->views == 1 || p->views > STEREO_MAX_VIEWS)
-        return fail(err, errlen, E, "views: %d is outside 2..%d (0 = 2, the pair)", p->views,
-                    STEREO_MAX_VIEWS);
+        return stereo_fail(err, errlen, E, "views: %d is outside 2..%d (0 = 2, the pair)", p->views,
+                           STEREO_MAX_VIEWS);
     if (p->views <= 2)
         return STEREO_OK;
     if ((unsigned)p->combine > STEREO_COMBINE_SUM)
-        return fail(err, errlen, E, "combine: %d is neither sides nor sum", (int)p->combine);
+        return stereo_fail(err, errlen, E, "combine: %d is neither sides nor sum", (int)p->combine);
     if (p->cost == STEREO_COST_MI)
-        return fail(err, errlen, E, "cost mi: not with more than two views yet (its table is "
-                    "learnt from one pair)");
+        return stereo_fail(err, errlen, E,
+                           "cost mi: not with more than two views yet (its table is "
+                           "learnt from one pair)");
     if (p->baseline[0] != 0)
-        return fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
-                    p->baseline[0]);
+        return stereo_fail(err, errlen, E, "baseline of the reference (view 0): %d, must be 0",
+                           p->baseline[0]);
     if (p->baseline[1] != STEREO_BASELINE_SCALE)
-        return fail(err, errlen, E, "baseline of view 1: %d/%d, must be 1 (the disparity is "
-                    "measured against view 1)", p->baseline[1], STEREO_BASELINE_SCALE);
+        return stereo_fail(err, errlen, E,
+                           "baseline of view 1: %d/%d, must be 1 (the disparity is "
+                           "measured against view 1)",
+                           p->baseline[1], STEREO_BASELINE_SCALE);
     const int bmax = STEREO_BASELINE_MAX * STEREO_BASELINE_SCALE;
     for (int i = 2; i < p->views; i++) {
         int b = p->baseline[i];
         if (b == 0)
-            return fail(err, errlen, E, "baseline of view %d: 0 (a view at the reference's "
-                        "centre sees nothing new)", i);
+            return stereo_fail(err, errlen, E,
+                               "baseline of view %d: 0 (a view at the reference's "
+                               "centre sees nothing new)",
+                               i);
         if (b < -bmax || b > bmax)
-            return fail(err, errlen, E, "baseline of view %d: %d/%d is outside -%d..%d", i, b,
-                        STEREO_BASELINE_SCALE, STEREO_BASELINE_MAX, STEREO_BASELINE_MAX);
+            return stereo_fail(err, errlen, E, "baseline of view %d: %d/%d is outside -%d..%d", i,
+                               b, STEREO_BASELINE_SCALE, STEREO_BASELINE_MAX, STEREO_BASELINE_MAX);
         for (int j = 1; j < i; j++)
             if (p->baseline[j] == b)
-                return fail(err, errlen, E, "baseline of view %d: %d/%d repeats view %d's", i, b,
-                            STEREO_BASELINE_SCALE, j);
+                return stereo_fail(err, errlen, E, "baseline of view %d: %d/%d repeats view %d's",
+                                   i, b, STEREO_BASELINE_SCALE, j);
     }
     return STEREO_OK;
 }
@@ -312,48 +170,49 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
 {
     const stereo_status E = STEREO_ERR_PARAM;
     if (p->width < 1 || p->height < 1 || p->width > STEREO_MAX_SIDE || p->height > STEREO_MAX_SIDE)
-        return fail(err, errlen, E, "image size: %dx%d is outside 1x1..%dx%d", p->width,
-                    p->height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
+        return stereo_fail(err, errlen, E, "image size: %dx%d is outside 1x1..%dx%d", p->width,
+                           p->height, STEREO_MAX_SIDE, STEREO_MAX_SIDE);
     int D = p->num_disparities;
     char why[80];
     if (stereo_check_disparities(D, why, sizeof why) != 0)
-        return fail(err, errlen, E, "disparities: %s", why);
+        return stereo_fail(err, errlen, E, "disparities: %s", why);
     if (D >= p->width)
-        return fail(err, errlen, E, "disparities: %d must be smaller than the image width %d", D,
-                    p->width);
+        return stereo_fail(err, errlen, E,
+                           "disparities: %d must be smaller than the image width %d", D, p->width);
     if (p->min_disparity < STEREO_MIN_DISPARITY || p->min_disparity + D > 2047)
-        return fail(err, errlen, E, "min disparity: %d must be >= %d with min + D <= 2047",
-                    p->min_disparity, STEREO_MIN_DISPARITY);
+        return stereo_fail(err, errlen, E, "min disparity: %d must be >= %d with min + D <= 2047",
+                           p->min_disparity, STEREO_MIN_DISPARITY);
     if (p->min_disparity < 0 && -p->min_disparity + D >= p->width)
-        return fail(err, errlen, E,
-                    "min disparity: %d with %d disparities needs an image wider than %d (%d)",
-                    p->min_disparity, D, D - p->min_disparity, p->width);
-    if ((unsigned)p->cost >= (unsigned)NCOSTS)
-        return fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
-                    stereo_cost_names());
+        return stereo_fail(err, errlen, E,
+                           "min disparity: %d with %d disparities needs an image wider "
+                           "than %d (%d)", p->min_disparity, D, D - p->min_disparity, p->width);
+    if ((unsigned)p->cost > STEREO_COST_ADCENSUS)
+        return stereo_fail(err, errlen, E, "cost: %d is not one of %s", (int)p->cost,
+                           stereo_cost_names());
     if ((unsigned)p->method > STEREO_METHOD_BM)
-        return fail(err, errlen, E, "method: %d is not one of %s", (int)p->method,
-                    stereo_method_names());
+        return stereo_fail(err, errlen, E, "method: %d is not one of %s", (int)p->method,
+                           stereo_method_names());
     if (p->method == STEREO_METHOD_BM &&
         (p->block < STEREO_BLOCK_MIN || p->block > STEREO_BLOCK_MAX || p->block % 2 == 0))
-        return fail(err, errlen, E, "block: %d is not odd in %d..%d", p->block,
-                    STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
+        return stereo_fail(err, errlen, E, "block: %d is not odd in %d..%d", p->block,
+                           STEREO_BLOCK_MIN, STEREO_BLOCK_MAX);
     if (p->cost == STEREO_COST_RANK &&
         (p->rank_window < 3 || p->rank_window > RANK_WINDOW_MAX || p->rank_window % 2 == 0))
-        return fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
-                    RANK_WINDOW_MAX);
-    if (p->min_disparity < 0 && (p->cost == STEREO_COST_MI || view_count(p) > 2))
-        return fail(err, errlen, E, "min disparity: %d is negative, which %s does not take",
-                    p->min_disparity, p->cost == STEREO_COST_MI ? "cost mi" : "more than two views");
+        return stereo_fail(err, errlen, E, "rank window: %d is not odd in 3..%d", p->rank_window,
+                           RANK_WINDOW_MAX);
+    if (p->min_disparity < 0 && (p->cost == STEREO_COST_MI || stereo_view_count(p) > 2))
+        return stereo_fail(err, errlen, E, "min disparity: %d is negative, which %s does not take",
+                           p->min_disparity,
+                           p->cost == STEREO_COST_MI ? "cost mi" : "more than two views");
     if (p->cost == STEREO_COST_ADCENSUS && (p->ad_weight < 1 || p->ad_weight > 16))
-        return fail(err, errlen, E, "ad weight: %d is outside 1..16", p->ad_weight);
+        return stereo_fail(err, errlen, E, "ad weight: %d is outside 1..16", p->ad_weight);
     if (p->paths != 4 && p->paths != 8)
-        return fail(err, errlen, E, "paths: %d is neither 4 nor 8", p->paths);
+        return stereo_fail(err, errlen, E, "paths: %d is neither 4 nor 8", p->paths);
     if (p->p1 < 1 || p->p1 > 1022)
-        return fail(err, errlen, E, "p1: %d is outside 1..1022", p->p1);
+        return stereo_fail(err, errlen, E, "p1: %d is outside 1..1022", p->p1);
     if (p->p2 <= p->p1 || p->p2 > 1023)
-        return fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023", p->p2,
-                    p->p1);
+        return stereo_fail(err, errlen, E, "p2: %d must be greater than p1 (%d) and at most 1023",
+                           p->p2, p->p1);
     /* each path's own pair, and the weighted sum's range (sgm.h) */
     long range = 0;
     int wsum = 0;
@@ -361,235 +220,85 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
         int q1, q2;
         stereo_path_penalties(p, r, &q1, &q2);
         if (p->p1_path[r] < 0 || q1 < 1 || q1 > 1022)
-            return fail(err, errlen, E, "p1 of path %d: %d is outside 1..1022", r,
-                        p->p1_path[r] < 0 ? p->p1_path[r] : q1);
+            return stereo_fail(err, errlen, E, "p1 of path %d: %d is outside 1..1022", r,
+                               p->p1_path[r] < 0 ? p->p1_path[r] : q1);
         if (p->p2_path[r] < 0 || q2 <= q1 || q2 > 1023)
-            return fail(err, errlen, E,
-                        "p2 of path %d: %d must be greater than its p1 (%d) and at most 1023", r,
-                        p->p2_path[r] < 0 ? p->p2_path[r] : q2, q1);
+            return stereo_fail(err, errlen, E,
+                               "p2 of path %d: %d must be greater than its p1 (%d) and at "
+                               "most 1023", r, p->p2_path[r] < 0 ? p->p2_path[r] : q2, q1);
         if (p->path_weight[r] < 0 || p->path_weight[r] > 255)
-            return fail(err, errlen, E, "path weight %d: %d is outside 0..255", r,
-                        p->path_weight[r]);
+            return stereo_fail(err, errlen, E, "path weight %d: %d is outside 0..255", r,
+                               p->path_weight[r]);
         wsum += p->path_weight[r];
         range += (long)p->path_weight[r] * (stereo_max_cost(p) + q2);
     }
     if (wsum == 0)
-        return fail(err, errlen, E, "path weights: all %d are 0 (at least one must be positive)",
-                    p->paths);
+        return stereo_fail(err, errlen, E,
+                           "path weights: all %d are 0 (at least one must be positive)", p->paths);
     if (p->method == STEREO_METHOD_SGM && range > 65535)
-        return fail(err, errlen, E,
-                    "path weights: the sum of w_r * (max cost %d + P2_r) over the paths is %ld, "
-                    "more than the 65535 the 16-bit sum S holds; lower the weights or P2",
-                    stereo_max_cost(p), range);
+        return stereo_fail(err, errlen, E,
+                           "path weights: the sum of w_r * (max cost %d + P2_r) over the paths "
+                           "is %ld, more than the 65535 the 16-bit sum S holds; lower the "
+                           "weights or P2", stereo_max_cost(p), range);
     if (p->p2_adapt < 0 || p->p2_adapt > 255)
-        return fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
+        return stereo_fail(err, errlen, E, "p2 adapt: %d is outside 0..255", p->p2_adapt);
     if (p->uniqueness < 0 || p->uniqueness > 99)
-        return fail(err, errlen, E, "uniqueness: %d is outside 0..99", p->uniqueness);
+        return stereo_fail(err, errlen, E, "uniqueness: %d is outside 0..99", p->uniqueness);
     if ((p->subpixel | p->lr_check | p->median | p->confidence) & ~1)
-        return fail(err, errlen, E, "subpixel/lr_check/median/confidence must be 0 or 1");
+        return stereo_fail(err, errlen, E, "subpixel/lr_check/median/confidence must be 0 or 1");
     if (p->lr_tolerance < 0 || p->lr_tolerance > 255)
-        return fail(err, errlen, E, "lr tolerance: %d is outside 0..255", p->lr_tolerance);
+        return stereo_fail(err, errlen, E, "lr tolerance: %d is outside 0..255", p->lr_tolerance);
     if ((unsigned)p->backend > STEREO_BACKEND_CUDA)
-        return fail(err, errlen, E, "backend: %d is not auto, cpu or cuda", (int)p->backend);
+        return stereo_fail(err, errlen, E, "backend: %d is not auto, cpu or cuda", (int)p->backend);
     if (p->threads < 0 || p->threads > 256)
-        return fail(err, errlen, E, "threads: %d is outside 0..256", p->threads);
+        return stereo_fail(err, errlen, E, "threads: %d is outside 0..256", p->threads);
     if (p->sms < 0 || p->sms > STEREO_MAX_SMS)
-        return fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
-                    p->sms, STEREO_MAX_SMS);
+        return stereo_fail(err, errlen, E, "sms: %d is outside 0..%d (0 = every SM of the device)",
+                           p->sms, STEREO_MAX_SMS);
     if (p->mi_warm & ~1)
-        return fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
+        return stereo_fail(err, errlen, E, "mi warm: %d is neither 0 nor 1", p->mi_warm);
     if (p->mi_restart < 0 || p->mi_restart > 100)
-        return fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)", p->mi_restart);
+        return stereo_fail(err, errlen, E, "mi restart: %d is outside 0..100 (percent)",
+                           p->mi_restart);
     if (p->mi_tiles < 1 || p->mi_tiles > MI_TILES_MAX)
-        return fail(err, errlen, E, "mi tiles: %d is outside 1..%d", p->mi_tiles, MI_TILES_MAX);
+        return stereo_fail(err, errlen, E, "mi tiles: %d is outside 1..%d", p->mi_tiles,
+                           MI_TILES_MAX);
     if (postfilter_check(&p->post, err, errlen) != 0)
         return E;
     stereo_status st = views_check(p, err, errlen);
     if (st != STEREO_OK || p->band == 0)
         return st;
     if (band_check(p->band, D, why, sizeof why) != 0)
-        return fail(err, errlen, E, "band: %s", why);
-    if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI || view_count(p) > 2)
-        return fail(err, errlen, E, "band: the coarse-to-fine mode is for SGM with two views and "
-                    "a cost other than mi (%s)", p->method != STEREO_METHOD_SGM ? "method bm"
-                    : p->cost == STEREO_COST_MI ? "cost mi" : "more views");
+        return stereo_fail(err, errlen, E, "band: %s", why);
+    if (p->method != STEREO_METHOD_SGM || p->cost == STEREO_COST_MI || stereo_view_count(p) > 2)
+        return stereo_fail(err, errlen, E,
+                           "band: the coarse-to-fine mode is for SGM with two views and "
+                           "a cost other than mi (%s)",
+                           p->method != STEREO_METHOD_SGM ? "method bm"
+                           : p->cost == STEREO_COST_MI    ? "cost mi"
+                                                          : "more views");
     stereo_params q;
     band_coarse_params(p, &q);
     char cerr[200];
     if (stereo_params_check(&q, cerr, sizeof cerr) != STEREO_OK)
-        return fail(err, errlen, E, "band: the half-size level (%dx%d, %d disparities): %s",
-                    q.width, q.height, q.num_disparities, cerr);
+        return stereo_fail(err, errlen, E, "band: the half-size level (%dx%d, %d disparities): %s",
+                           q.width, q.height, q.num_disparities, cerr);
     return STEREO_OK;
 }
 
 
 /* ---- create / destroy --------------------------------------------------------------------- */
 
-static int copy_map(const stereo_map *in, stereo_map *out)
-{
-    size_t n = (size_t)in->width * in->height;
-    int16_t *xy = malloc(n * 2 * sizeof *xy);
-    uint16_t *frac = malloc(n * sizeof *frac);
-    if (!xy || !frac) {
-        free(xy);
-        free(frac);
-        return -1;
-    }
-    memcpy(xy, in->xy, n * 2 * sizeof *xy);
-    memcpy(frac, in->frac, n * sizeof *frac);
-    *out = *in;
-    out->xy = xy;
-    out->frac = frac;
-    return 0;
-}
-
-/* A sweep's scratch: enough for the reference's sweep and for the fused path's. */
-static size_t sweep_scratch_size(const stereo_params *p)
-{
-    const sgm_config c = {.width = p->width, .height = p->height, .ndisp = p->num_disparities};
-    if (p->band)
-        return band_sweep_scratch_size(&c, p->band);
-    size_t ref = sgm_sweep_scratch_size(&c), simd = sgm_simd_scratch_size(&c);
-    return ref > simd ? ref : simd;
-}
-
-/* The disparities a pixel searches at full size: D, or the band's W (band.h). */
-static int searched(const stereo_params *p) { return p->band ? p->band : p->num_disparities; }
-
-/* Mirrors cpu_alloc (and copy_map) buffer by buffer: change both together. */
+/* The bytes of the CPU backend: its own count, which mirrors its allocation. */
 uint64_t stereo_cpu_bytes(const stereo_params *p, const stereo_map *maps)
 {
-    uint64_t n = (uint64_t)p->width * (uint64_t)p->height, vol = n * (uint64_t)searched(p);
-    uint64_t band = 0;
-    if (p->band) { /* the band starts, the half-size pair and the coarse level's own stage */
-        stereo_params q;
-        band_coarse_params(p, &q);
-        band = 2 * n + 2 * (uint64_t)q.width * q.height + stereo_cpu_bytes(&q, NULL);
-    }
-    uint64_t per_view = n /* grey */ + (p->cost == STEREO_COST_RANK ? n
-                                        : stereo_cost_has_census(p->cost) ? 8 * n
-                                                                          : 0);
-    uint64_t mapped = 0;
-    if (maps)
-        for (int i = 0; i < view_count(p); i++)
-            mapped += (uint64_t)maps[i].src_width * (uint64_t)maps[i].src_height /* raw */ +
-                        n /* valid */ + 6 * (uint64_t)maps[i].width * (uint64_t)maps[i].height;
-    uint64_t sweep = sweep_scratch_size(p);
-    uint64_t mi = 0;
-    if (p->cost == STEREO_COST_MI) {
-        mi_level l1;
-        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
-        long cpus = p->threads > 0 ? p->threads : sysconf(_SC_NPROCESSORS_ONLN);
-        uint64_t slots = cpus < 1 ? 1 : cpus > MI_SCRATCH_SLOTS ? MI_SCRATCH_SLOTS : (uint64_t)cpus;
-        mi = (uint64_t)stereo_mi_tables(p->mi_tiles) * MI_TABLE_SIZE +
-             slots * MI_SCRATCH_BYTES /* one per worker (mi_tables) */ +
-             2 * (uint64_t)l1.w * l1.h /* pyramid */ + 2 * n /* init */;
-    }
-    return (uint64_t)view_count(p) * per_view + mapped + vol /* cost */ +
-           2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
-           (p->confidence ? n : 0) + mi + band + postfilter_cpu_bytes(p->width, p->height);
-}
-
-/* Cost mi's scratch slots: one per worker thread of the pool (at most MI_SCRATCH_SLOTS and no
- * more than the tables of a level), so that mi_tables computes that many tables at once. */
-static int mi_scratch_slots(const stereo_stage *s)
-{
-    int n = parallel_threads(s->pool), t = stereo_mi_tables(s->p.mi_tiles);
-    n = n < t ? n : t;
-    return n < 1 ? 1 : n > MI_SCRATCH_SLOTS ? MI_SCRATCH_SLOTS : n;
-}
-
-/* The machine's physical memory in bytes, 0 when unknown. */
-static uint64_t physical_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
-}
-
-static stereo_status cpu_alloc(stereo_stage *s, char *err, size_t errlen)
-{
-    const stereo_params *p = &s->p;
-    size_t n = (size_t)p->width * p->height, vol = n * (size_t)searched(p);
-    /* Refused before allocating: malloc would hand out the address space, and the first frame
-     * would then push the machine into swap or the OOM killer (on a Jetson, CPU and GPU share
-     * this memory). 20 % is left to the rest of the system and the program's own images. */
-    uint64_t need = stereo_cpu_bytes(p, s->have_maps ? s->maps : NULL), phys = physical_memory();
-    if (phys > 0 && need > phys / 10 * 8)
-        return fail(err, errlen, STEREO_ERR_NOMEM,
-                    "the CPU backend needs %.1f GB for %dx%d with %d disparities (5 MB per "
-                    "megapixel and disparity), more than 80 %% of this machine's %.1f GB of "
-                    "memory: use smaller images or fewer disparities",
-                    need / 1e9, p->width, p->height, p->num_disparities, phys / 1e9);
-    /* the SGM kernels: the fused SIMD path unless STEREO_CPU_KERNELS names another (tests and
-     * measurements: "reference" for the plain-C reference, or an instruction set) */
-    const char *kernels = getenv("STEREO_CPU_KERNELS");
-    char why[120];
-    if (sgm_simd_select(kernels && *kernels ? kernels : NULL, &s->simd, why, sizeof why) != 0)
-        return fail(err, errlen, STEREO_ERR_PARAM, "STEREO_CPU_KERNELS: %s", why);
-    if (parallel_create(p->threads, &s->pool) != 0)
-        return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
-    int ok = postfilter_cpu_init(&s->post, p->width, p->height) == 0;
-    for (int i = 0; i < view_count(p); i++) {
-        if (s->have_maps) {
-            ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
-            ok &= !!(s->valid[i] = malloc(n));
-        }
-        ok &= !!(s->grey[i] = malloc(n));
-        if (p->cost == STEREO_COST_RANK)
-            ok &= !!(s->rank[i] = malloc(n));
-        else if (stereo_cost_has_census(p->cost))
-            ok &= !!(s->census[i] = malloc(n * sizeof(uint64_t)));
-    }
-    if (p->cost == STEREO_COST_MI) {
-        /* every level is smaller than the full size in pixels and in w * (D + 2), so the full
-         * size's cost, S, sweep and disparity buffers serve the levels too (mi_level) */
-        mi_level l1;
-        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
-        ok &= !!(s->mi_table = malloc((size_t)stereo_mi_tables(p->mi_tiles) * MI_TABLE_SIZE));
-        ok &= !!(s->mi_scratch = malloc((size_t)(s->mi_slots = mi_scratch_slots(s)) *
-                                        MI_SCRATCH_BYTES));
-        ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
-        ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
-        ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
-    }
-    if (s->shift)
-        ok &= !!(s->right_rect = malloc(n));
-    if (p->band) {
-        stereo_params q, core = *p; /* the range stages 3-8 search (s->shift) */
-        core.min_disparity += s->shift;
-        band_coarse_params(&core, &q);
-        q.backend = STEREO_BACKEND_CPU;
-        char cerr[200];
-        stereo_status st = stereo_create(&q, NULL, &s->coarse, cerr, sizeof cerr);
-        if (st != STEREO_OK)
-            return fail(err, errlen, st, "the coarse-to-fine mode's half-size level: %s", cerr);
-        ok &= !!(s->half[0] = malloc((size_t)q.width * q.height));
-        ok &= !!(s->half[1] = malloc((size_t)q.width * q.height));
-        ok &= !!(s->band = malloc(n * sizeof(uint16_t)));
-    }
-    /* 64-byte aligned: the fused path streams whole vectors of census costs into it */
-    ok &= !!(s->cost = aligned_alloc(64, (vol + 63) / 64 * 64));
-    for (int i = 0; i < 2; i++) {
-        /* 64-byte aligned: the fused path streams whole vectors into S */
-        ok &= !!(s->S[i] = aligned_alloc(64, (vol * sizeof(uint16_t) + 63) / 64 * 64));
-        ok &= !!(s->sweep_scratch[i] = malloc(sweep_scratch_size(p)));
-    }
-    ok &= !!(s->disp = malloc(n * sizeof(int16_t)));
-    ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
-    ok &= !!(s->tmp = malloc(n * sizeof(int16_t)));
-    if (p->confidence)
-        ok &= !!(s->conf = malloc(n));
-    if (!ok)
-        return fail(err, errlen, STEREO_ERR_NOMEM,
-                    "cannot allocate the CPU buffers for %dx%d with %d disparities (%.0f MB)",
-                    p->width, p->height, p->num_disparities, vol * 5.0 / 1e6);
-    return STEREO_OK;
+    return stage_cpu_bytes(p, maps);
 }
 
 /* The parameters of level lv of the MI hierarchy (mi.h) as a stage of its own: the stage's
  * penalties (per path), path weights and paths, always SGM, the median and the LR check (1 px),
- * integer disparities, no uniqueness, no confidence, no maps: what mi_level_job sets for the
- * CPU's levels. */
+ * integer disparities, no uniqueness, no confidence, no maps: what mi_level_job (stage_cpu.c)
+ * sets for the CPU's levels. */
 static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_params *q)
 {
     *q = *p;
@@ -602,29 +311,15 @@ static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_p
     q->post.speckle_size = q->post.fill = q->post.temporal = 0;
 }
 
-/* Cost mi on the CUDA backend: the host side of every frame (cuda_mi_prepare) — the worker
- * pool, the camera-size grey images and validity (with maps) for the host's own rectification,
- * the table buffers and the pyramid — and a CUDA stage per level of the hierarchy. */
-static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
+/* Cost mi on the CUDA backend: the host side of every frame (the CPU stage's, cuda_mi_prepare)
+ * and a CUDA stage per level of the hierarchy. */
+static stereo_status cuda_mi_alloc(stereo_stage *s, const stereo_map *maps, char *err,
+                                   size_t errlen)
 {
     const stereo_params *p = &s->p;
-    size_t n = (size_t)p->width * p->height;
-    if (parallel_create(p->threads, &s->pool) != 0)
-        return fail(err, errlen, STEREO_ERR_THREAD, "cannot start %d worker threads", p->threads);
-    mi_level l1;
-    mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, 1, &l1);
-    int ok = 1;
-    for (int i = 0; i < 2 && s->have_maps; i++) {
-        ok &= !!(s->raw[i] = malloc((size_t)s->maps[i].src_width * s->maps[i].src_height));
-        ok &= !!(s->valid[i] = malloc(n));
-    }
-    ok &= !!(s->mi_table = malloc((size_t)stereo_mi_tables(p->mi_tiles) * MI_TABLE_SIZE));
-    ok &= !!(s->mi_scratch = malloc((size_t)(s->mi_slots = mi_scratch_slots(s)) * MI_SCRATCH_BYTES));
-    ok &= !!(s->mi_pyr[0] = malloc((size_t)l1.w * l1.h));
-    ok &= !!(s->mi_pyr[1] = malloc((size_t)l1.w * l1.h));
-    ok &= !!(s->mi_init = malloc(n * sizeof(int16_t)));
-    if (!ok)
-        return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the MI host buffers");
+    stereo_status st = stage_cpu_mi_host_create(p, maps, &s->mi_host, err, errlen);
+    if (st != STEREO_OK)
+        return st;
     const int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
     for (int f = F; f >= (F > 0 ? 1 : 0); f--) {
         mi_level lv;
@@ -632,10 +327,10 @@ static stereo_status cuda_mi_alloc(stereo_stage *s, char *err, size_t errlen)
         mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
         mi_level_params(p, &lv, &q);
         char why[200];
-        stereo_status st = stage_cuda_create(&q, NULL, &s->mi_level[f], why, sizeof why);
+        st = stage_cuda_create(&q, NULL, &s->mi_level[f], why, sizeof why);
         if (st != STEREO_OK)
-            return fail(err, errlen, st, "mi level %d (%dx%d, D %d): %s", f, lv.w, lv.h,
-                        lv.ndisp, why);
+            return stereo_fail(err, errlen, st, "mi level %d (%dx%d, D %d): %s", f, lv.w, lv.h,
+                               lv.ndisp, why);
     }
     return STEREO_OK;
 }
@@ -649,27 +344,23 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         return st;
     if (maps) {
         char why[160];
-        for (int i = 0; i < view_count(p); i++)
+        for (int i = 0; i < stereo_view_count(p); i++)
             if (rectify_map_check(&maps[i], p->width, p->height, why, sizeof why) != 0) {
-                if (view_count(p) > 2)
-                    return fail(err, errlen, STEREO_ERR_PARAM, "view %d map: %s", i, why);
-                return fail(err, errlen, STEREO_ERR_PARAM, "%s map: %s", i ? "right" : "left",
-                            why);
+                if (stereo_view_count(p) > 2)
+                    return stereo_fail(err, errlen, STEREO_ERR_PARAM, "view %d map: %s", i, why);
+                return stereo_fail(err, errlen, STEREO_ERR_PARAM, "%s map: %s",
+                                   i ? "right" : "left", why);
             }
     }
     stereo_stage *s = calloc(1, sizeof *s);
     if (!s)
-        return fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
+        return stereo_fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the stage");
     s->p = *p;
-    s->shift = p->min_disparity < 0 ? -p->min_disparity : 0;
     s->color = colormap_fixed_range(p->min_disparity, p->num_disparities);
-    if (maps) {
-        s->have_maps = 1;
-        for (int i = 0; i < view_count(p); i++)
-            if (copy_map(&maps[i], &s->maps[i]) != 0) {
-                st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot copy the rectification maps");
-                goto err;
-            }
+    s->have_maps = maps != NULL;
+    for (int i = 0; i < stereo_view_count(p); i++) {
+        s->src_w[i] = maps ? maps[i].src_width : p->width;
+        s->src_h[i] = maps ? maps[i].src_height : p->height;
     }
 
     s->active = p->backend;
@@ -677,7 +368,7 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         char why[200];
         int have = stage_cuda_available(why, sizeof why);
         if (p->backend == STEREO_BACKEND_CUDA && !have) {
-            st = fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
+            st = stereo_fail(err, errlen, STEREO_ERR_NODEV, "CUDA backend unavailable: %s", why);
             goto err;
         }
         s->active = have ? STEREO_BACKEND_CUDA : STEREO_BACKEND_CPU;
@@ -685,12 +376,12 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
             snprintf(s->note, sizeof s->note, "using the CPU backend: %s", why);
     }
     if (s->active == STEREO_BACKEND_CUDA) {
-        st = stage_cuda_create(p, s->have_maps ? s->maps : NULL, &s->cuda, err, errlen);
+        st = stage_cuda_create(p, maps, &s->cuda, err, errlen);
         if ((st == STEREO_ERR_NOMEM || st == STEREO_ERR_NODEV) &&
             p->backend == STEREO_BACKEND_AUTO) {
             /* the GPU is there but too small (or too full) for this size, or the CUDA stage
              * has no kernels for these options (more than 256 disparities outside the sweep
-             * design): the CPU backend may still fit (checked by cpu_alloc below) */
+             * design): the CPU backend may still fit (checked by stage_cpu_create below) */
             snprintf(s->note, sizeof s->note, "using the CPU backend: %s", err);
             s->active = STEREO_BACKEND_CPU;
             st = STEREO_OK;
@@ -703,17 +394,17 @@ stereo_status stereo_create(const stereo_params *p, const stereo_map *maps, ster
         size_t n = (size_t)p->width * p->height;
         int ok = !!(s->disp = malloc(n * sizeof(int16_t)));
         ok &= !!(s->disp_right = malloc(n * sizeof(int16_t)));
-        ok &= !!(s->grey[0] = malloc(n)) & !!(s->grey[1] = malloc(n));
+        ok &= !!(s->rect[0] = malloc(n)) & !!(s->rect[1] = malloc(n));
         if (p->confidence)
             ok &= !!(s->conf = malloc(n));
         if (!ok) {
-            st = fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the result buffers");
+            st = stereo_fail(err, errlen, STEREO_ERR_NOMEM, "cannot allocate the result buffers");
             goto err;
         }
-        if (p->cost == STEREO_COST_MI && (st = cuda_mi_alloc(s, err, errlen)) != STEREO_OK)
+        if (p->cost == STEREO_COST_MI && (st = cuda_mi_alloc(s, maps, err, errlen)) != STEREO_OK)
             goto err;
     } else {
-        st = cpu_alloc(s, err, errlen);
+        st = stage_cpu_create(p, maps, &s->cpu, err, errlen);
         if (st != STEREO_OK)
             goto err;
     }
@@ -728,752 +419,38 @@ void stereo_destroy(stereo_stage *s)
 {
     if (!s)
         return;
-    free(s->right_rect);
+    stage_cpu_destroy(s->cpu);
     stage_cuda_destroy(s->cuda);
+    stage_cpu_destroy(s->mi_host);
     for (int f = 0; f <= MI_LEVELS; f++)
         stage_cuda_destroy(s->mi_level[f]);
-    parallel_destroy(s->pool);
-    for (int i = 0; i < 2; i++)
-        free(s->mi_pyr[i]);
-    for (int i = 0; i < STEREO_MAX_VIEWS; i++) {
-        free((void *)s->maps[i].xy);
-        free((void *)s->maps[i].frac);
-        free(s->raw[i]);
-        free(s->valid[i]);
-        free(s->grey[i]);
-        free(s->rank[i]);
-        free(s->census[i]);
-    }
-    stereo_destroy(s->coarse);
-    free(s->half[0]);
-    free(s->half[1]);
-    free(s->band);
-    free(s->mi_table);
-    free(s->mi_scratch);
-    free(s->mi_init);
-    free(s->cost);
-    for (int i = 0; i < 2; i++) {
-        free(s->S[i]);
-        free(s->sweep_scratch[i]);
-    }
     free(s->disp);
     free(s->disp_right);
-    free(s->tmp);
     free(s->conf);
-    postfilter_cpu_free(&s->post);
-    for (int k = 0; k < 2; k++) {
-        free(s->slot[k].disp);
-        free(s->slot[k].right);
-        free(s->slot[k].conf);
-        free(s->slot[k].rgba);
-        free(s->slot[k].rect[0]);
-        free(s->slot[k].rect[1]);
-    }
+    free(s->rect[0]);
+    free(s->rect[1]);
     free(s);
 }
 
-/* ---- the CPU pipeline -------------------------------------------------------------------- */
-
-/* One context for every row-parallel job; each job reads the fields it needs. The matching jobs
- * (stages 4-8) work on one level: the full size, or a level of the MI hierarchy (mi.h), whose
- * size, range and images are in sgm / wta / grey. */
-typedef struct {
-    stereo_stage *s;
-    const stereo_image *img;
-    int side;                 /* 0 left, 1 right (more views: the view's index) */
-    sgm_config sgm;
-    block_config block;
-    wta_config wta;
-    int bm;                   /* method bm: S[0] alone holds the sum */
-    const uint8_t *grey[2];   /* the level's grey images */
-    const uint8_t *valid[2];  /* rectification validity (full size with maps), else NULL */
-    uint8_t *conf;            /* full size only */
-    int median, lr_check, lr_tolerance;
-    int f;                    /* MI: the level being downscaled */
-    int count;                /* 1: the rows count for stereo_progress (the full-size frame);
-                                 0: a level of the MI hierarchy, which the progress leaves out */
-    const int16_t *in;
-    int16_t *out;
-    sgm_fused fused;          /* the fused SGM path's frame (sgm_simd.h) */
-    int part;                 /* and its part, 0 or 1 */
-    parallel_fn stage;        /* run_rows: the stage's row function, */
-    uint64_t row_units;       /* and the work units one of its rows counts for the progress */
-} job;
-
-/* Progress units, roughly proportional to the time each part takes: per row, the image width
- * times a weight; the stages over the cost volume weigh D times more. Measured on 1280x960
- * D 256, 2 cores, first frame (page faults included): cost volume ~2.0 s, both sweeps ~1.2 s,
- * winner-takes-all with the right disparity (both S volumes read) ~2.3 s, hence 4 : 3 + 3 : 8.
- * Only the fraction matters (stereo_progress). Cost mi: the hierarchy's levels (mi.h) and the
- * tables are left out of both the total and the count (the levels run with job.count = 0), so an
- * MI frame's progress waits during its hierarchy and still ends at 1000 with the full size. */
-enum { UNITS_GREY = 1, UNITS_RECTIFY = 2, UNITS_TRANSFORM = 8, UNITS_MEDIAN = 2, UNITS_FINISH = 1 };
-static uint64_t units_vol(const stereo_params *p) { return (uint64_t)p->width * searched(p); }
-static uint64_t units_cost(const stereo_params *p) { return 4 * units_vol(p); }
-static uint64_t units_sweep_row(const stereo_params *p) { return 3 * units_vol(p); }
-static uint64_t units_wta(const stereo_params *p) { return units_vol(p) * (p->lr_check ? 8 : 4); }
-/* more views, the sides rule's second pass: two 5 x 5 box sums per voxel */
-static uint64_t units_select(const stereo_params *p) { return 4 * units_vol(p); }
-/* one of bm's two box-sum passes (running sums: cheaper per voxel than a sweep's row) */
-static uint64_t units_block(const stereo_params *p) { return units_vol(p); }
-
-/* input_h: the heights of the input images together (every view's) */
-static uint64_t units_frame(const stereo_stage *s, int input_h)
-{
-    const stereo_params *p = &s->p;
-    uint64_t w = (uint64_t)p->width, h = (uint64_t)p->height, nv = (uint64_t)view_count(p);
-    uint64_t per_side = w * h * (UNITS_TRANSFORM + (s->have_maps ? UNITS_RECTIFY : 0));
-    uint64_t grey = (s->have_maps ? (uint64_t)s->maps[0].src_width : w) * (uint64_t)input_h *
-                    UNITS_GREY;
-    uint64_t aggregate = p->method == STEREO_METHOD_BM ? units_block(p) : units_sweep_row(p);
-    uint64_t select = nv > 2 && p->combine == STEREO_COMBINE_SIDES ? units_select(p) : 0;
-    return grey + nv * per_side +
-           h * ((nv - 1) * units_cost(p) + select + 2 * aggregate + units_wta(p)) +
-           w * h * ((p->median ? (p->lr_check ? 2 : 1) * UNITS_MEDIAN : 0) + UNITS_FINISH);
-}
-
-static void job_counted(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    j->stage(ctx, y0, y1);
-    __atomic_add_fetch(&j->s->units_done, (uint64_t)(y1 - y0) * j->row_units, __ATOMIC_RELAXED);
-}
-
-/* parallel_for over rows [0, n) of one stage, counting its progress. */
-static void run_rows(stereo_stage *s, job *j, int n, parallel_fn stage, uint64_t row_units)
-{
-    j->stage = stage;
-    j->row_units = row_units;
-    parallel_for(s->pool, n, 0, job_counted, j);
-}
-
-static void job_grey(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    grey_convert_rows(j->img, s->have_maps ? s->raw[j->side] : s->grey[j->side], y0, y1);
-}
-
-static void job_rectify(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    const stereo_map *m = &s->maps[j->side];
-    rectify_rows(m, s->raw[j->side], (size_t)m->src_width, s->grey[j->side], s->valid[j->side],
-                 y0, y1);
-}
-
-static void job_transform(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    if (s->p.cost == STEREO_COST_RANK)
-        rank_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->p.rank_window,
-                            s->rank[j->side], y0, y1);
-    else if (stereo_cost_has_census(s->p.cost))
-        census_transform_rows(s->grey[j->side], s->p.width, s->p.height, s->census[j->side], y0,
-                              y1);
-}
-
-static mview_config mview_of(stereo_stage *s, job *j)
-{
-    return (mview_config){&j->sgm, s->p.cost, s->p.views, s->p.baseline, s->p.combine,
-                          (const uint8_t *const *)s->rank, (const uint64_t *const *)s->census,
-                          (const uint8_t *const *)s->grey, (const uint8_t(*)[256])s->ad_lut,
-                          s->p.ad_weight};
-}
-
-/* The sides rule's two side means live in the bytes of S[1] (two bytes per voxel), which nothing
- * reads before the backward sweep writes it. */
-static uint8_t *side_means(stereo_stage *s, int neg)
-{
-    size_t vol = (size_t)s->p.width * s->p.height * s->p.num_disparities;
-    return (uint8_t *)s->S[1] + (neg ? vol : 0);
-}
-
-static void job_side_select(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    mview_config m = mview_of(s, j);
-    mview_select_rows(&m, side_means(s, 0), side_means(s, 1), s->cost, y0, y1);
-}
-
-static void job_cost(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    if (s->p.band) {
-        const band_inputs in = {s->p.cost,
-                                {s->rank[0], s->rank[1]},
-                                {s->census[0], s->census[1]},
-                                {j->grey[0], j->grey[1]},
-                                s->ad_lut[1], s->p.ad_weight};
-        band_cost_rows(&j->sgm, s->p.band, s->band, &in, s->cost, y0, y1);
-        return;
-    }
-    if (view_count(&s->p) > 2) { /* full size only: more views exclude mi and its levels */
-        mview_config m = mview_of(s, j);
-        int sides = s->p.combine == STEREO_COMBINE_SIDES;
-        mview_cost_rows(&m, s->cost, sides ? side_means(s, 0) : NULL,
-                        sides ? side_means(s, 1) : NULL, y0, y1);
-        return;
-    }
-    switch (s->p.cost) {
-    case STEREO_COST_RANK: sgm_cost_rank_rows(&j->sgm, s->rank[0], s->rank[1], s->cost, y0, y1); break;
-    case STEREO_COST_CENSUS:
-        sgm_cost_census_rows(&j->sgm, s->census[0], s->census[1], s->cost, y0, y1);
-        break;
-    case STEREO_COST_ADCENSUS:
-        sgm_cost_adcensus_rows(&j->sgm, s->census[0], s->census[1], j->grey[0], j->grey[1],
-                               s->ad_lut[1], s->p.ad_weight, s->cost, y0, y1);
-        break;
-    case STEREO_COST_AD: sgm_cost_ad_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
-    case STEREO_COST_BT: sgm_cost_bt_rows(&j->sgm, j->grey[0], j->grey[1], s->cost, y0, y1); break;
-    case STEREO_COST_MI:
-        sgm_cost_table_rows(&j->sgm, j->grey[0], j->grey[1], s->mi_table, s->p.mi_tiles, s->cost,
-                            y0, y1);
-        break;
-    }
-}
-
-/* stereo_grey_match_lut of two w * h grey images */
-static void grey_match(const uint8_t *left, const uint8_t *right, size_t n, uint8_t *lut)
-{
-    uint32_t hl[256] = {0}, hr[256] = {0};
-    for (size_t i = 0; i < n; i++)
-        hl[left[i]]++, hr[right[i]]++;
-    stereo_grey_match_lut(hl, hr, lut);
-}
-
-/* BM: the box sum's vertical pass into S[1], the horizontal one into S[0] (block.h) */
-static void job_block_vertical(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    block_vertical_rows(&j->block, j->s->cost, j->s->S[1], y0, y1);
-}
-
-static void job_block_horizontal(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    block_horizontal_rows(&j->block, j->s->S[1], j->s->S[0], y0, y1);
-}
-
-static void job_sweep(void *ctx, int b0, int b1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    for (int backward = b0; backward < b1; backward++)
-        if (s->p.band)
-            band_aggregate_sweep(&j->sgm, s->p.band, s->band, backward, s->p.paths, s->cost,
-                                 j->grey[0], s->S[backward], s->sweep_scratch[backward]);
-        else
-            sgm_aggregate_sweep(&j->sgm, backward, s->p.paths, s->cost, j->grey[0],
-                                s->S[backward], s->sweep_scratch[backward],
-                                j->count ? &s->sweep_rows[backward] : NULL);
-}
-
-static void job_fused(void *ctx, int b0, int b1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    for (int backward = b0; backward < b1; backward++)
-        s->simd->sweep_part(&j->fused, backward, j->part, s->sweep_scratch[backward],
-                            j->count ? &s->sweep_rows[backward] : NULL);
-}
-
-static void job_wta(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    const uint16_t *S2 = j->bm ? NULL : s->S[1];
-    if (s->p.band) {
-        band_wta_rows(&j->wta, s->p.band, s->band, s->S[0], S2, j->valid[0], s->disp, j->conf,
-                      y0, y1);
-        if (j->lr_check)
-            band_right_rows(&j->wta, s->p.band, s->band, s->S[0], S2, j->valid[1],
-                            s->disp_right, y0, y1);
-        return;
-    }
-    disparity_wta_rows(&j->wta, s->S[0], S2, j->valid[0], s->disp, j->conf, y0, y1);
-    if (j->lr_check)
-        disparity_right_rows(&j->wta, s->S[0], S2, j->valid[1], s->disp_right, y0, y1);
-}
-
-static void job_median(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    median3x3_rows(j->in, j->sgm.width, j->sgm.height, j->out, y0, y1);
-}
-
-static void job_finish(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    if (j->lr_check && mview_lr_occlusion_test(&j->s->p)) /* view 1, with the occlusion test */
-        lr_check_views_rows(j->s->disp, j->s->disp_right, j->sgm.width, j->lr_tolerance, y0, y1);
-    else if (j->lr_check)
-        lr_check_rows(j->s->disp, j->s->disp_right, j->sgm.width, j->lr_tolerance, y0, y1);
-    if (j->conf)
-        confidence_mask_rows(j->s->disp, j->conf, j->sgm.width, y0, y1);
-}
-
-static void job_shift(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    disparity_shift_rows(s->grey[1], s->p.width, s->shift, y0, y1);
-    if (s->valid[1])
-        disparity_shift_rows(s->valid[1], s->p.width, s->shift, y0, y1);
-}
-
-static void job_unshift(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    disparity_unshift_rows(s->disp, s->p.lr_check ? s->disp_right : NULL, s->conf, s->p.width,
-                           s->shift, y0, y1);
-}
-
-static void job_downscale(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    for (int v = 0; v < 2; v++)
-        mi_downscale_rows(s->grey[v], s->p.width, s->p.height, j->f, s->mi_pyr[v], y0, y1);
-}
-
-static void job_half(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    for (int v = 0; v < 2; v++)
-        mi_downscale_rows(s->grey[v], s->p.width, s->p.height, 1, s->half[v], y0, y1);
-}
-
-static void job_band(void *ctx, int y0, int y1)
-{
-    job *j = ctx;
-    stereo_stage *s = j->s;
-    const stereo_params *q = &s->coarse->p;
-    band_from_coarse_rows(s->coarse->disp, q->width, q->height, s->p.width,
-                          s->p.min_disparity + s->shift,
-                          s->p.num_disparities, s->p.band, s->band, y0, y1);
-}
-
-/* The coarse-to-fine mode's steps 1 and 2 (band.h) on the CPU: the half-size pair, its match
- * on the coarse level's stage, the band of every pixel. */
-static void cpu_band(stereo_stage *s, job *j)
-{
-    const stereo_params *q = &s->coarse->p;
-    parallel_for(s->pool, q->height, 0, job_half, j);
-    const stereo_image im[2] = {{s->half[0], q->width, q->height, (size_t)q->width, STEREO_PIX_GREY8},
-                                {s->half[1], q->width, q->height, (size_t)q->width, STEREO_PIX_GREY8}};
-    stereo_process(s->coarse, &im[0], &im[1]); /* checked images: the CPU backend cannot fail */
-    run_rows(s, j, s->p.height, job_band, 0);
-}
-
-static void cpu_median(stereo_stage *s, job *j, int16_t **map)
-{
-    j->in = *map;
-    j->out = s->tmp;
-    run_rows(s, j, j->sgm.height, job_median,
-             (uint64_t)j->count * (uint64_t)j->sgm.width * UNITS_MEDIAN);
-    s->tmp = *map; /* swap: the filtered map becomes the live one */
-    *map = j->out;
-}
-
-/* Stages 4-8 on the level j describes: cost volume, aggregation (SGM, or BM's box sum),
- * winner-takes-all, right disparity, median, LR check. Results in s->disp (and s->disp_right).
- * The progress units (units_frame) are those of the full size; a level (j->count = 0) counts
- * none. */
-static void cpu_match(stereo_stage *s, job *j)
-{
-    const stereo_params *p = &s->p;
-    int h = j->sgm.height;
-    uint64_t c = (uint64_t)j->count;
-    /* 4. matching cost volume (the fused SGM path computes the costs of rank, ad, bt, census
-     * and adcensus itself) */
-    const int fused = s->simd && !j->bm && !p->band;
-    const int on_the_fly = fused && view_count(p) == 2 &&
-                           (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD ||
-                            p->cost == STEREO_COST_BT || stereo_cost_has_census(p->cost));
-    if (!on_the_fly)
-        run_rows(s, j, h, job_cost, c * (uint64_t)(view_count(p) - 1) * units_cost(p));
-    else
-        __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_cost(p), __ATOMIC_RELAXED);
-    if (view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
-        run_rows(s, j, h, job_side_select, c * units_select(p));
-    if (j->bm) {
-        /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
-        run_rows(s, j, h, job_block_vertical, c * units_block(p));
-        run_rows(s, j, h, job_block_horizontal, c * units_block(p));
-    } else if (fused) {
-        /* 5.-6. SGM fused with the winner-takes-all and the right disparity (sgm_simd.h): the
-         * two sweeps' first parts, then their second parts, one sweep per thread */
-        const int rank = p->cost == STEREO_COST_RANK;
-        const sgm_fused_cost kind = !on_the_fly                        ? SGM_FUSED_VOLUME
-                                    : p->cost == STEREO_COST_CENSUS   ? SGM_FUSED_CENSUS
-                                    : p->cost == STEREO_COST_ADCENSUS ? SGM_FUSED_ADCENSUS
-                                    : p->cost == STEREO_COST_BT       ? SGM_FUSED_BT
-                                                                      : SGM_FUSED_ABSDIFF;
-        j->fused = (sgm_fused){.sgm = &j->sgm,
-                               .wta = &j->wta,
-                               .paths = p->paths,
-                               .kind = kind,
-                               .cost = s->cost,
-                               .absdiff = {rank ? s->rank[0] : j->grey[0],
-                                           rank ? s->rank[1] : j->grey[1]},
-                               .census = {s->census[0], s->census[1]},
-                               .ad_lut = s->ad_lut[1],
-                               .ad_weight = p->ad_weight,
-                               .cost_rows = s->cost,
-                               .grey = j->grey[0],
-                               .S = s->S[0],
-                               .valid = {j->valid[0], j->valid[1]},
-                               .disp = s->disp,
-                               .disp_right = j->lr_check ? s->disp_right : NULL,
-                               .conf = j->conf};
-        for (j->part = 0; j->part < 2; j->part++)
-            parallel_for(s->pool, 2, 1, job_fused, j);
-        __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_wta(p), __ATOMIC_RELAXED);
-    } else {
-        /* 5. SGM: the forward and the backward sweep, one job each (sgm.h; at full size they
-         * count their rows in sweep_rows, which stereo_progress adds to units_done) */
-        parallel_for(s->pool, 2, 1, job_sweep, j);
-    }
-    /* 6.-8. winner-takes-all (+ subpixel, uniqueness, confidence) and right disparity */
-    if (!fused)
-        run_rows(s, j, h, job_wta, c * units_wta(p));
-    /* 7. 3x3 median on both maps, then the left-right check */
-    if (j->median) {
-        cpu_median(s, j, &s->disp);
-        if (j->lr_check)
-            cpu_median(s, j, &s->disp_right);
-    }
-    run_rows(s, j, h, job_finish, c * (uint64_t)j->sgm.width * UNITS_FINISH);
-}
-
-/* The job of a level of the MI hierarchy (mi.h): the stage's penalties (per path) and path
- * weights, always SGM (also with method bm: the hierarchy only chooses the table), always the
- * median and the LR check (its failures are the occlusions the next table leaves out),
- * integer disparities, no uniqueness, no confidence, no validity masks, no progress count. */
-static void mi_level_job(stereo_stage *s, const mi_level *lv, job *j)
-{
-    const stereo_params *p = &s->p;
-    j->sgm = (sgm_config){.width = lv->w, .height = lv->h, .dmin = lv->dmin, .ndisp = lv->ndisp,
-                          .p1 = p->p1, .p2 = p->p2, .p2_adapt = p->p2_adapt,
-                          .max_cost = MI_MAX_COST, .per_dir = 1};
-    for (int r = 0; r < STEREO_MAX_PATHS; r++) {
-        stereo_path_penalties(p, r, &j->sgm.dir_p1[r], &j->sgm.dir_p2[r]);
-        j->sgm.dir_weight[r] = p->path_weight[r];
-    }
-    j->bm = 0;
-    j->count = 0;
-    j->wta = (wta_config){lv->w, lv->h, lv->dmin, lv->ndisp, 0, 0};
-    j->grey[0] = s->mi_pyr[0];
-    j->grey[1] = s->mi_pyr[1];
-    j->valid[0] = j->valid[1] = NULL;
-    j->conf = NULL;
-    j->median = j->lr_check = 1;
-    j->lr_tolerance = 1;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-/* mi_tables: the tables of one level (mi_tables_compute's), the whole-frame histogram first (in
- * slot 0's first counts, which mi_table_of leaves alone), then the tables on the pool, each call
- * on a free scratch slot: the same bits as mi_tables_compute, in any order. */
-typedef struct {
-    stereo_stage *s;
-    const uint8_t *left, *right, *valid_left, *valid_right;
-    const int16_t *init;
-    int w, h;
-    uint64_t n;
-} mi_tables_job;
-
-static void job_mi_tables(void *ctx, int begin, int end)
-{
-    mi_tables_job *j = ctx;
-    stereo_stage *s = j->s;
-    int slot = 0;
-    for (;; slot = (slot + 1) % s->mi_slots) /* a free slot: at most mi_slots calls run at once */
-        if (!atomic_exchange(&s->mi_busy[slot], 1))
-            break;
-    void *scratch = (char *)s->mi_scratch + (size_t)slot * MI_SCRATCH_BYTES;
-    for (int i = begin; i < end; i++)
-        mi_table_of(j->left, j->right, j->w, j->h, s->p.mi_tiles, j->init, j->valid_left,
-                    j->valid_right, s->mi_scratch, j->n, i, s->mi_table + (size_t)i * MI_TABLE_SIZE,
-                    NULL, scratch);
-    atomic_store(&s->mi_busy[slot], 0);
-}
-
-static void mi_tables(stereo_stage *s, const uint8_t *left, const uint8_t *right, int w, int h,
-                      const int16_t *init, const uint8_t *valid_left, const uint8_t *valid_right)
-{
-    mi_tables_job j = {s, left, right, valid_left, valid_right, init, w, h, 0};
-    j.n = mi_frame_histogram(left, right, w, h, init, valid_left, valid_right, s->mi_scratch);
-    parallel_for(s->pool, stereo_mi_tables(s->p.mi_tiles), 1, job_mi_tables, &j);
-}
-
-/* Matches level lv of the MI hierarchy (j from mi_level_job, its images in j->grey) with the
- * table in s->mi_table: on the CPU (cpu_match), or on the level's CUDA stage (stereo.c's CUDA
- * backend, cuda_mi_alloc). The left disparity ends in s->disp either way. */
-static stereo_status mi_match_level(stereo_stage *s, job *j, const mi_level *lv)
-{
-    if (s->active != STEREO_BACKEND_CUDA) {
-        cpu_match(s, j);
-        return STEREO_OK;
-    }
-    const stereo_image im[2] = {{j->grey[0], lv->w, lv->h, (size_t)lv->w, STEREO_PIX_GREY8},
-                                {j->grey[1], lv->w, lv->h, (size_t)lv->w, STEREO_PIX_GREY8}};
-    const stereo_image *views[2] = {&im[0], &im[1]};
-    stereo_status st = stage_cuda_set_table(s->mi_level[lv->f], s->mi_table, s->err, sizeof s->err);
-    if (st == STEREO_OK)
-        st = stage_cuda_process(s->mi_level[lv->f], views, s->disp, s->disp_right, NULL, NULL,
-                                NULL, s->err, sizeof s->err);
-    return st;
-}
-
-/* The MI hierarchy (mi.h) below full size: levels F .. 1, ending with the full-size initial
- * disparity in s->mi_init. With F = 0 the full size is the coarsest level: the random
- * disparity, matched MI_COARSE_ITERATIONS - 1 times here (the stage's own match is the last).
- * Each level's table on the host, its matching on the active backend (mi_match_level). */
-static stereo_status mi_hierarchy(stereo_stage *s)
-{
-    const stereo_params *p = &s->p;
-    int F = mi_coarsest_level(p->width, p->height, p->min_disparity, p->num_disparities);
-    s->mi_info.levels = F;
-    for (int f = F; f >= 0; f--) {
-        mi_level lv;
-        mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f, &lv);
-        job j = {.s = s, .f = f};
-        mi_level_job(s, &lv, &j);
-        if (f == 0) { /* F = 0: the full-size images themselves */
-            j.grey[0] = s->grey[0];
-            j.grey[1] = s->grey[1];
-        } else {
-            parallel_for(s->pool, lv.h, 0, job_downscale, &j);
-        }
-        if (f == F)
-            mi_random_disparity(&lv, s->mi_init);
-        int iterations = f == F ? MI_COARSE_ITERATIONS : 1;
-        if (f == 0)
-            iterations--; /* the stage's match is the last */
-        for (int it = 0; it < iterations; it++) {
-            if (it > 0)
-                mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
-            mi_tables(s, j.grey[0], j.grey[1], lv.w, lv.h, s->mi_init, NULL, NULL);
-            stereo_status st = mi_match_level(s, &j, &lv);
-            if (st != STEREO_OK)
-                return st;
-        }
-        if (f > 0) {
-            mi_level next;
-            mi_level_geometry(p->width, p->height, p->min_disparity, p->num_disparities, f - 1,
-                              &next);
-            mi_upscale_disparity(s->disp, lv.w, lv.h, s->mi_init, next.w, next.h);
-        } else if (iterations > 0) {
-            mi_disparity_to_init(s->disp, lv.w, lv.h, s->mi_init);
-        }
-        if (f == 1)
-            break;
-    }
-    return STEREO_OK;
-}
-
-/* Cost mi: the full-size table in s->mi_table, from the hierarchy or (mi_warm) the previous
- * frame's result, over the rectified pair in s->grey (valid: the rectification's validity or
- * NULL). Policy (stereo.h, mi_warm / mi_restart): warm when allowed, a previous result exists
- * and its valid fraction held at least mi_restart % of the last hierarchy frame's; else the
- * hierarchy ("restart"). A collapse is thus seen on the frame it happens and the hierarchy runs
- * on the next one: no frame costs more than one hierarchy frame. */
-static stereo_status mi_prepare(stereo_stage *s, const uint8_t *valid0, const uint8_t *valid1)
-{
-    const stereo_params *p = &s->p;
-    stereo_mi_info *mi = &s->mi_info;
-    double t0 = now_ms();
-    int warm = p->mi_warm && mi->frames > 0 && s->mi_prev &&
-               mi->valid * 100.0 >= p->mi_restart * s->mi_valid_ref;
-    if (warm) {
-        mi_disparity_to_init(s->mi_prev, p->width, p->height, s->mi_init);
-        mi->hierarchy_ms = 0;
-    } else {
-        stereo_status st = mi_hierarchy(s);
-        if (st != STEREO_OK)
-            return st;
-        mi->restarts++;
-        mi->hierarchy_ms = now_ms() - t0;
-    }
-    mi->warm = warm;
-    double t1 = now_ms();
-    mi_tables(s, s->grey[0], s->grey[1], p->width, p->height, s->mi_init, valid0, valid1);
-    mi->table_ms = now_ms() - t1;
-    return STEREO_OK;
-}
-
-/* ---- cost mi on the CUDA backend ----------------------------------------------------------
- * The matching runs on the GPU at every level; the tables, as on the CPU, in double precision
- * on the host (mi.h: the matching only ever sees the uint8 table, so both backends match with
- * the same integer costs). Per frame (cuda_mi_prepare): the host converts and rectifies the
- * pair itself (the same rows functions as the CPU backend, so the same bits as the GPU's own
- * rectification) for the full-size table; then mi_prepare (the hierarchy with each level on
- * its CUDA stage, or, on a warm frame, the previous frame's disparity); the full-size table
- * goes to the stage (stage_cuda_set_table) before the frame's kernels. The host waits for each
- * level, so a hierarchy frame costs its levels' round trips; a warm frame only the host's
- * rectification and one table. */
-static stereo_status cuda_mi_prepare(stereo_stage *s, const stereo_image *const *images)
-{
-    const stereo_params *p = &s->p;
-    s->mi_t0 = now_ms();
-    job j = {.s = s};
-    for (j.side = 0; j.side < 2; j.side++) {
-        j.img = images[j.side];
-        run_rows(s, &j, j.img->height, job_grey, (uint64_t)j.img->width * UNITS_GREY);
-        if (s->have_maps)
-            run_rows(s, &j, p->height, job_rectify, (uint64_t)p->width * UNITS_RECTIFY);
-    }
-    stereo_status st = mi_prepare(s, s->valid[0], s->valid[1]);
-    if (st == STEREO_OK)
-        st = stage_cuda_set_table(s->cuda, s->mi_table, s->err, sizeof s->err);
-    return st;
-}
-
-/* After a frame of cost mi (either backend): its valid fraction, the policy's reference and
- * the counts; disp is the frame's left disparity (kept for the next warm frame). */
-static void mi_finish(stereo_stage *s, const int16_t *disp, double t0)
-{
-    stereo_mi_info *mi = &s->mi_info;
-    size_t n = (size_t)s->p.width * s->p.height, valid = 0;
-    for (size_t i = 0; i < n; i++)
-        valid += stereo_disparity_valid(disp[i]);
-    mi->valid = (double)valid / (double)n;
-    if (!mi->warm)
-        s->mi_valid_ref = mi->valid;
-    mi->frames++;
-    mi->total_ms = now_ms() - t0;
-    s->mi_prev = disp;
-}
-
-/* images[0..view_count) : the reference (left), view 1 (right), more views */
-static void cpu_process(stereo_stage *s, const stereo_image *const *images)
-{
-    const stereo_params *p = &s->p;
-    int h = p->height;
-    double t0 = now_ms();
-    job j = {.s = s};
-    const int dmin = p->min_disparity + s->shift; /* 0 with a negative minimum (disparity.h) */
-    j.sgm = (sgm_config){.width = p->width, .height = p->height, .dmin = dmin,
-                         .ndisp = p->num_disparities, .p1 = p->p1, .p2 = p->p2,
-                         .p2_adapt = p->p2_adapt, .max_cost = stereo_max_cost(p), .per_dir = 1};
-    for (int r = 0; r < STEREO_MAX_PATHS; r++) {
-        stereo_path_penalties(p, r, &j.sgm.dir_p1[r], &j.sgm.dir_p2[r]);
-        j.sgm.dir_weight[r] = p->path_weight[r];
-    }
-    j.bm = p->method == STEREO_METHOD_BM;
-    j.block = (block_config){p->width, p->height, p->num_disparities, p->block,
-                             block_shift(stereo_max_cost(p), p->block)};
-    j.wta = (wta_config){p->width, p->height, dmin, p->num_disparities, p->uniqueness,
-                         p->subpixel};
-    j.grey[0] = s->grey[0];
-    j.grey[1] = s->grey[1];
-    j.valid[0] = s->valid[0];
-    j.valid[1] = s->valid[1];
-    j.conf = s->conf;
-    j.median = p->median;
-    j.lr_check = p->lr_check;
-    j.lr_tolerance = p->lr_tolerance;
-    j.count = 1;
-
-    uint64_t w = (uint64_t)p->width;
-    __atomic_store_n(&s->units_done, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->sweep_rows[0], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->sweep_rows[1], 0, __ATOMIC_RELAXED);
-    const int nv = view_count(p);
-    int input_h = 0;
-    for (int v = 0; v < nv; v++)
-        input_h += images[v]->height;
-    __atomic_store_n(&s->units_total, units_frame(s, input_h), __ATOMIC_RELAXED);
-
-    for (j.side = 0; j.side < nv; j.side++) {
-        j.img = images[j.side];
-        /* 1. grey */
-        run_rows(s, &j, j.img->height, job_grey, (uint64_t)j.img->width * UNITS_GREY);
-        /* 2. rectification by the maps */
-        if (s->have_maps)
-            run_rows(s, &j, h, job_rectify, w * UNITS_RECTIFY);
-        /* 2a. a negative minimum disparity: the right view (and its validity) shifted */
-        if (j.side == 1 && s->shift) {
-            memcpy(s->right_rect, s->grey[1], (size_t)p->width * h);
-            run_rows(s, &j, h, job_shift, 0);
-        }
-        /* 3. rank / census transform (none for ad, bt and mi: a no-op counted like one) */
-        run_rows(s, &j, h, job_transform, w * UNITS_TRANSFORM);
-    }
-    /* 3a. adcensus: each other view's grey mapping onto the reference's (the pair: the right
-     * view's onto the left's) */
-    if (p->cost == STEREO_COST_ADCENSUS)
-        for (int v = 1; v < nv; v++)
-            grey_match(s->grey[0], s->grey[v], (size_t)p->width * p->height, s->ad_lut[v]);
-    /* 3b. mi: the table of the full-size cost, from the hierarchy or the previous frame */
-    if (p->cost == STEREO_COST_MI)
-        mi_prepare(s, j.valid[0], j.valid[1]); /* the CPU's levels do not fail */
-    /* 3c. the coarse-to-fine mode: the half-size level and each pixel's band (band.h) */
-    if (p->band)
-        cpu_band(s, &j);
-    /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
-    cpu_match(s, &j);
-    /* 8a. a negative minimum disparity: both maps shifted back (disparity.h) */
-    if (s->shift)
-        run_rows(s, &j, h, job_unshift, 0);
-    /* 9. post-filters: speckle removal, temporal filter, hole filling (postfilter.h) */
-    postfilter_apply(&p->post, &s->post, s->disp, s->conf);
-
-    if (p->cost == STEREO_COST_MI)
-        mi_finish(s, s->disp, t0);
-}
-
-int stereo_progress(const stereo_stage *s)
-{
-    if (s->active != STEREO_BACKEND_CPU)
-        return -1;
-    uint64_t total = __atomic_load_n(&s->units_total, __ATOMIC_RELAXED);
-    if (!total)
-        return 0;
-    /* the sweeps count their rows apart (sgm.c adds one per row) */
-    uint64_t rows = __atomic_load_n(&s->sweep_rows[0], __ATOMIC_RELAXED) +
-                    __atomic_load_n(&s->sweep_rows[1], __ATOMIC_RELAXED);
-    uint64_t done = __atomic_load_n(&s->units_done, __ATOMIC_RELAXED) +
-                    rows * units_sweep_row(&s->p);
-    return done >= total ? 1000 : (int)(done * 1000 / total);
-}
-
 /* ---- processing --------------------------------------------------------------------------- */
-
-int stereo_pixfmt_bytes(stereo_pixfmt f) { return f == STEREO_PIX_RGB24 ? 3 : f == STEREO_PIX_YUYV ? 2 : 1; }
 
 /* Image v of a frame (0 the reference / left, 1 view 1 / right, ...): the stage's size, or its
  * map's source size; `name` for messages ("left", "view 2", ...; " image" is added). */
 static stereo_status check_image(stereo_stage *s, const stereo_image *im, int v, const char *name)
 {
-    int w = s->have_maps ? s->maps[v].src_width : s->p.width;
-    int h = s->have_maps ? s->maps[v].src_height : s->p.height;
+    int w = s->src_w[v], h = s->src_h[v];
     if (!im || !im->data)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", name);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: no data", name);
     if ((unsigned)im->format > STEREO_PIX_YUYV)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "%s image: unknown pixel format %d",
-                    name, (int)im->format);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s image: unknown pixel format %d", name, (int)im->format);
     if (im->width != w || im->height != h)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s image: size %dx%d, the %s expects %dx%d", name, im->width, im->height,
-                    s->have_maps ? "view's map" : "stage", w, h);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s image: size %dx%d, the %s expects %dx%d", name, im->width,
+                           im->height, s->have_maps ? "view's map" : "stage", w, h);
     if (im->pitch < (size_t)im->width * stereo_pixfmt_bytes(im->format))
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s image: pitch %zu is smaller than a row", name, im->pitch);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s image: pitch %zu is smaller than a row", name, im->pitch);
     return STEREO_OK;
 }
 
@@ -1482,11 +459,11 @@ static stereo_status check_image(stereo_stage *s, const stereo_image *im, int v,
 static stereo_status check_views(stereo_stage *s, const stereo_image *images, int n,
                                  const char *call, const stereo_image *list[STEREO_MAX_VIEWS])
 {
-    const int nv = view_count(&s->p);
+    const int nv = stereo_view_count(&s->p);
     if (!images || n != nv)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s: %d images for a stage of %d views (the reference and %d more)", call,
-                    images ? n : 0, nv, nv - 1);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s: %d images for a stage of %d views (the reference and %d more)",
+                           call, images ? n : 0, nv, nv - 1);
     for (int v = 0; v < nv; v++) {
         char name[32];
         if (nv == 2)
@@ -1501,18 +478,18 @@ static stereo_status check_views(stereo_stage *s, const stereo_image *images, in
         list[v] = &images[v];
     }
     if (s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "a submitted frame is still in flight: call stereo_wait first");
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "a submitted frame is still in flight: call stereo_wait first");
     return STEREO_OK;
 }
 
 /* A stage for more than two views takes them through the *_views calls only. */
 static stereo_status check_two_views(stereo_stage *s, const char *call)
 {
-    if (view_count(&s->p) > 2)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "%s: this stage matches %d views: use %s_views", call, view_count(&s->p),
-                    call);
+    if (stereo_view_count(&s->p) > 2)
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "%s: this stage matches %d views: use %s_views", call,
+                           stereo_view_count(&s->p), call);
     return STEREO_OK;
 }
 
@@ -1523,6 +500,30 @@ stereo_status stereo_process(stereo_stage *s, const stereo_image *left, const st
         return st;
     const stereo_image pair[2] = {left ? *left : (stereo_image){0}, right ? *right : (stereo_image){0}};
     return stereo_process_views(s, pair, 2);
+}
+
+/* Cost mi on the CUDA backend: level f of the hierarchy on its CUDA stage, with its table
+ * (stage_cpu_mi_level). */
+static stereo_status cuda_mi_level(void *ctx, int f, stage_cpu_views views, const uint8_t *table,
+                                   int16_t *disp, int16_t *disp_right, char *err, size_t errlen)
+{
+    stereo_stage *s = ctx;
+    stereo_status st = stage_cuda_set_table(s->mi_level[f], table, err, errlen);
+    if (st == STEREO_OK)
+        st = stage_cuda_process(s->mi_level[f], views, disp, disp_right, NULL, NULL, NULL, err,
+                                errlen);
+    return st;
+}
+
+/* Cost mi on the CUDA backend, before each frame: the full-size table from the host side (its
+ * hierarchy's levels on their CUDA stages, cuda_mi_level) to the stage. */
+static stereo_status cuda_mi_prepare(stereo_stage *s, const stereo_image *const *images)
+{
+    stereo_status st = stage_cpu_mi_prepare(s->mi_host, images, cuda_mi_level, s, s->err,
+                                            sizeof s->err);
+    if (st == STEREO_OK)
+        st = stage_cuda_set_table(s->cuda, stage_cpu_mi_table(s->mi_host), s->err, sizeof s->err);
+    return st;
 }
 
 stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, int n)
@@ -1536,23 +537,29 @@ stereo_status stereo_process_views(stereo_stage *s, const stereo_image *images, 
         if (mi && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
             return st;
         st = stage_cuda_process(s->cuda, list, s->disp, s->p.lr_check ? s->disp_right : NULL,
-                                s->conf, s->grey[0], s->grey[1], s->err, sizeof s->err);
+                                s->conf, s->rect[0], s->rect[1], s->err, sizeof s->err);
         if (mi && st == STEREO_OK)
-            mi_finish(s, s->disp, s->mi_t0);
+            stage_cpu_mi_finish(s->mi_host, s->disp);
         return st;
     }
-    cpu_process(s, list);
+    stage_cpu_process(s->cpu, list);
     return STEREO_OK;
+}
+
+int stereo_progress(const stereo_stage *s)
+{
+    return s->active == STEREO_BACKEND_CPU ? stage_cpu_progress(s->cpu) : -1;
 }
 
 stereo_status stereo_set_postfilter(stereo_stage *s, const stereo_postfilter *f)
 {
     if (!f || postfilter_check(f, s->err, sizeof s->err) != 0)
-        return f ? STEREO_ERR_PARAM : fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                                           "post-filter: no settings given");
+        return f ? STEREO_ERR_PARAM
+                 : stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                               "post-filter: no settings given");
     if (s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "a submitted frame is still in flight: call stereo_wait first");
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "a submitted frame is still in flight: call stereo_wait first");
     const stereo_postfilter *o = &s->p.post;
     int clear = f->temporal != o->temporal || f->temporal_alpha != o->temporal_alpha ||
                 f->temporal_delta != o->temporal_delta ||
@@ -1561,8 +568,8 @@ stereo_status stereo_set_postfilter(stereo_stage *s, const stereo_postfilter *f)
         stereo_status st = stage_cuda_set_postfilter(s->cuda, f, clear, s->err, sizeof s->err);
         if (st != STEREO_OK)
             return st;
-    } else if (clear) {
-        postfilter_temporal_clear(s->post.prev, s->post.age, (size_t)s->p.width * s->p.height);
+    } else {
+        stage_cpu_set_postfilter(s->cpu, f, clear);
     }
     s->p.post = *f;
     return STEREO_OK;
@@ -1572,14 +579,12 @@ stereo_status stereo_colorize(stereo_stage *s, int colormap, uint8_t *rgba, size
 {
     const stereo_params *p = &s->p;
     if ((unsigned)colormap >= COLORMAP_COUNT || !rgba || pitch < (size_t)p->width * 4 || pitch % 4)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "colorize: colour map %d or pitch %zu is invalid", colormap, pitch);
     if (s->active == STEREO_BACKEND_CUDA)
         return stage_cuda_colorize(s->cuda, colormap, s->color.lo, s->color.hi, rgba, pitch,
                                    s->err, sizeof s->err);
-    uint8_t lut[256 * 3];
-    colormap_lut((colormap_id)colormap, lut);
-    colormap_disparity_rows(s->disp, p->width, s->color, lut, rgba, 4, pitch, 0, p->height);
+    stage_cpu_colorize(s->cpu, colormap, s->color.lo, s->color.hi, rgba, pitch);
     return STEREO_OK;
 }
 
@@ -1590,9 +595,9 @@ stereo_status stereo_set_color_range(stereo_stage *s, int lo, int hi)
         return STEREO_OK;
     }
     if (lo >= hi || lo < -32768 || hi > 32767)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
-                    "colour range: %d..%d (16ths of a pixel) is not lo < hi within an int16", lo,
-                    hi);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "colour range: %d..%d (16ths of a pixel) is not lo < hi within an int16",
+                           lo, hi);
     s->color = (colormap_range){lo, hi};
     return STEREO_OK;
 }
@@ -1605,8 +610,8 @@ stereo_status stereo_frame_alloc(stereo_stage *s, size_t bytes, void **frame)
         return stage_cuda_frame_alloc(s->cuda, bytes, frame, s->err, sizeof s->err);
     *frame = bytes ? malloc(bytes) : NULL;
     if (!*frame)
-        return fail(s->err, sizeof s->err, STEREO_ERR_NOMEM, "cannot allocate a frame of %zu bytes",
-                    bytes);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_NOMEM,
+                           "cannot allocate a frame of %zu bytes", bytes);
     return STEREO_OK;
 }
 
@@ -1616,25 +621,6 @@ void stereo_frame_free(stereo_stage *s, void *frame)
         stage_cuda_frame_free(s->cuda, frame);
     else
         free(frame);
-}
-
-/* The CPU backend's result slots, allocated on first use. */
-static stereo_status cpu_slots(stereo_stage *s)
-{
-    size_t n = (size_t)s->p.width * s->p.height;
-    for (int k = 0; k < 2; k++) {
-        if (s->slot[k].disp)
-            continue;
-        int ok = !!(s->slot[k].disp = malloc(n * 2)) & !!(s->slot[k].rgba = malloc(n * 4)) &
-                 !!(s->slot[k].rect[0] = malloc(n)) & !!(s->slot[k].rect[1] = malloc(n));
-        if (s->p.lr_check)
-            ok &= !!(s->slot[k].right = malloc(n * 2));
-        if (s->p.confidence)
-            ok &= !!(s->slot[k].conf = malloc(n));
-        if (!ok)
-            return fail(s->err, sizeof s->err, STEREO_ERR_NOMEM, "cannot allocate result buffers");
-    }
-    return STEREO_OK;
 }
 
 stereo_status stereo_submit(stereo_stage *s, const stereo_image *left, const stereo_image *right,
@@ -1654,63 +640,57 @@ stereo_status stereo_submit_views(stereo_stage *s, const stereo_image *images, i
     if (st != STEREO_OK)
         return st;
     if ((unsigned)colormap >= COLORMAP_COUNT)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown", colormap);
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "colour map %d is unknown",
+                           colormap);
     if (s->active == STEREO_BACKEND_CUDA) {
         if (s->p.cost == STEREO_COST_MI && (st = cuda_mi_prepare(s, list)) != STEREO_OK)
             return st;
         st = stage_cuda_submit(s->cuda, list, colormap, s->color.lo, s->color.hi, s->err,
                                sizeof s->err);
-        s->in_flight = st == STEREO_OK;
-        return st;
+    } else {
+        st = stage_cpu_submit(s->cpu, list, colormap, s->color.lo, s->color.hi, s->err,
+                              sizeof s->err);
     }
-    if ((st = cpu_slots(s)) != STEREO_OK)
-        return st;
-    cpu_process(s, list);
-    size_t px = (size_t)s->p.width * s->p.height;
-    int k = s->next_slot;
-    memcpy(s->slot[k].disp, s->disp, px * 2);
-    if (s->slot[k].right)
-        memcpy(s->slot[k].right, s->disp_right, px * 2);
-    if (s->slot[k].conf)
-        memcpy(s->slot[k].conf, s->conf, px);
-    memcpy(s->slot[k].rect[0], s->grey[0], px);
-    memcpy(s->slot[k].rect[1], stereo_rectified(s, 1), px);
-    uint8_t lut[256 * 3];
-    colormap_lut((colormap_id)colormap, lut);
-    colormap_disparity_rows(s->disp, s->p.width, s->color, lut, s->slot[k].rgba, 4,
-                            (size_t)s->p.width * 4, 0, s->p.height);
-    s->in_flight = 1;
-    return STEREO_OK;
+    s->in_flight = st == STEREO_OK;
+    return st;
 }
 
 stereo_status stereo_wait(stereo_stage *s, stereo_result *out)
 {
     if (!s->in_flight)
-        return fail(s->err, sizeof s->err, STEREO_ERR_PARAM, "no submitted frame to wait for");
+        return stereo_fail(s->err, sizeof s->err, STEREO_ERR_PARAM,
+                           "no submitted frame to wait for");
     s->in_flight = 0;
     if (s->active == STEREO_BACKEND_CUDA) {
         stereo_status st = stage_cuda_wait(s->cuda, out, s->err, sizeof s->err);
         if (st == STEREO_OK && s->p.cost == STEREO_COST_MI) /* the slot stays readable until
                                                               the second submit after this */
-            mi_finish(s, out->disparity, s->mi_t0);
+            stage_cpu_mi_finish(s->mi_host, out->disparity);
         return st;
     }
-    int k = s->next_slot;
-    *out = (stereo_result){s->slot[k].disp, s->slot[k].right, s->slot[k].conf, s->slot[k].rgba,
-                           (size_t)s->p.width * 4, {s->slot[k].rect[0], s->slot[k].rect[1]}};
-    s->next_slot = k ^ 1;
+    stage_cpu_wait(s->cpu, out);
     return STEREO_OK;
 }
 
-const int16_t *stereo_disparity(const stereo_stage *s) { return s->disp; }
+/* ---- results and state --------------------------------------------------------------------- */
+
+const int16_t *stereo_disparity(const stereo_stage *s)
+{
+    return s->cpu ? stage_cpu_disparity(s->cpu) : s->disp;
+}
 const int16_t *stereo_disparity_right(const stereo_stage *s)
 {
-    return s->p.lr_check ? s->disp_right : NULL;
+    if (!s->p.lr_check)
+        return NULL;
+    return s->cpu ? stage_cpu_disparity_right(s->cpu) : s->disp_right;
 }
-const uint8_t *stereo_confidence(const stereo_stage *s) { return s->conf; }
+const uint8_t *stereo_confidence(const stereo_stage *s)
+{
+    return s->cpu ? stage_cpu_confidence(s->cpu) : s->conf;
+}
 const uint8_t *stereo_rectified(const stereo_stage *s, int right)
 {
-    return right && s->right_rect ? s->right_rect : s->grey[right ? 1 : 0];
+    return s->cpu ? stage_cpu_rectified(s->cpu, right) : s->rect[right ? 1 : 0];
 }
 const stereo_params *stereo_get_params(const stereo_stage *s) { return &s->p; }
 stereo_backend stereo_active_backend(const stereo_stage *s) { return s->active; }
@@ -1723,8 +703,8 @@ const char *stereo_error(const stereo_stage *s) { return s->err; }
 
 int stereo_mi_status(const stereo_stage *s, stereo_mi_info *out)
 {
-    if (s->p.cost != STEREO_COST_MI || !s->mi_info.frames)
+    const stage_cpu *c = s->cpu ? s->cpu : s->mi_host;
+    if (s->p.cost != STEREO_COST_MI || !c)
         return -1;
-    *out = s->mi_info;
-    return 0;
+    return stage_cpu_mi_status(c, out);
 }

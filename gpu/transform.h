@@ -19,7 +19,7 @@
 #define STEREO_TRANSFORM_H
 
 #include <stdint.h>
-#include "stereo.h"
+#include "stereo_types.h"
 
 #ifdef __cplusplus
 extern "C" {

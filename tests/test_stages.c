@@ -1545,7 +1545,7 @@ static void test_mi_stage_hierarchy_warm_restart(void **state)
                   "%.1f %% valid, hierarchy %.1f of %.1f ms\n", 100 * good, 100 * mi.valid,
                   mi.hierarchy_ms, mi.total_ms);
     assert_true(good > 0.85);
-    /* the progress leaves the hierarchy out (stereo.c units_frame) and ends at 1000 */
+    /* the progress leaves the hierarchy out (stage_cpu.c units_frame) and ends at 1000 */
     assert_int_equal(stereo_progress(s), 1000);
     /* deterministic: a second stage without warm frames gives the same bits */
     assert_int_equal(stereo_process(cold, &l, &r), STEREO_OK);

@@ -38,7 +38,7 @@
  * CPU's writes into managed memory cost the stage. --backend cpu runs it without a GPU.
  * --json FILE writes the result as JSON. --cost all (with --async) runs every cost (rank, census,
  * ad, bt, mi) with SGM and then with block matching (--block N, default 9), one line each.
- * Cost mi (gpu/mi.h; on CUDA the levels run on the GPU, the tables on the host, stereo.c):
+ * Cost mi (gpu/mi.h; on CUDA the levels run on the GPU, the tables on the host, stage_cpu.c):
  * only with --async (the timed mode replays the stage's graph, and mi needs the host's table
  * before every frame); it also prints
  * how many frames ran the MI hierarchy and its median time as a share of the median frame (JSON:
