@@ -179,6 +179,15 @@ for v in 1 0; do
   rc=$?; [ $rc -ne 0 ] && status=1
   echo "cost volume $v, branch design (quick): $(tail -1 "$OUT/test-cuda-volume-br.log")"
 done
+# the strip design (sgm_strips.cu), taken only when forced: every case with a cost volume and
+# D 64, 128 or 256, both builds
+for b in build "$B87"/build; do
+  STEREO_CUDA_AGG=strips "$b"/gpu/test-cuda .device/data >"$OUT/test-cuda-strips.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && status=1
+  echo "strip design ($b): $(tail -1 "$OUT/test-cuda-strips.log")"
+  grep -E "FAIL" "$OUT/test-cuda-strips.log" | head -5
+  tests_line="$tests_line; strips $(basename "$(dirname "$b")"): $(tail -1 "$OUT/test-cuda-strips.log")"
+done
 # block matching's box sums alone (gpu/block.cu against gpu/block.c), both builds
 for b in build "$B87"/build; do
   "$b"/gpu/test-block-cuda >"$OUT/test-block-cuda.log" 2>&1
@@ -370,7 +379,7 @@ sanitized() {
 }
 for build in build "$B87/build"; do
   b=sm_90; [ "$build" = build ] || b=compute_87
-  for agg in dirs branches; do
+  for agg in dirs branches strips; do
     [ $b = compute_87 ] && [ $agg = branches ] && continue # the branch design has no per-arch code
     for tool in memcheck racecheck; do
       sanitized "$tool-$agg-$b" "$tool ($agg, $b)" env STEREO_CUDA_AGG=$agg compute-sanitizer \
