@@ -382,7 +382,7 @@ for build in build "$B87/build"; do
   for agg in dirs branches strips; do
     [ $b = compute_87 ] && [ $agg = branches ] && continue # the branch design has no per-arch code
     for tool in memcheck racecheck; do
-      sanitized "$tool-$agg-$b" "$tool ($agg, $b)" env STEREO_CUDA_AGG=$agg compute-sanitizer \
+      sanitized "$tool-$agg-$b" "$tool ($agg, $b)" env STEREO_CUDA_AGG=$agg timeout 900 compute-sanitizer \
         --tool $tool --error-exitcode 3 "$build"/gpu/test-cuda --quick
     done
   done
