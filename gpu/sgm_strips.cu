@@ -311,7 +311,8 @@ static __global__ void __launch_bounds__(STRIP_MAX_WARPS * 32, 1)
                 for (int i = 0; i < W; i++)
                     tot[i] += la[i] + lb[i];
             }
-            /* the state for the next row */
+            /* the state for the next row (every lane has read this column's minima) */
+            __syncwarp();
             m.lv[c * G + gl] = pack_state<W>(lv);
             if (gl == 0)
                 m.mv[c] = nmv;
@@ -374,6 +375,7 @@ static __global__ void __launch_bounds__(STRIP_MAX_WARPS * 32, 1)
                     }
                 }
             }
+            __syncwarp(); /* lane 0's reads of the group's words before the next step's writes */
         }
         __syncthreads();
     }
