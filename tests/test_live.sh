@@ -478,7 +478,9 @@ timeout 60 "$LIVE" --headless --frames 6 --backend cpu --record rec3 --set synth
 rc=$?
 # its fps: the rate of the recorded timestamps (the generated scene's 30 on a quiet machine; the
 # frames' capture times decide, so a busy machine may give 29 or 31)
-want_fps=$(awk 'END { if (NR > 1 && $2 > 0) { f = int((NR - 1) * 1e9 / $2 + 0.5); print f < 1 ? 1 : f } else print 1 }' rec3/timestamps.txt 2>/dev/null)
+want_fps=$(awk '!/^#/ { n++; t = $2 }
+  END { if (n > 1 && t > 0) { f = int((n - 1) * 1e9 / t + 0.5); print f < 1 ? 1 : f } else print 1 }' \
+  rec3/timestamps.txt 2>/dev/null)
 check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [stereo] section (fps $want_fps)" \
   rec3/replay.ini eval '[ $rc -eq 0 ] && grep -qx "disparities = 16" rec3/replay.ini &&
     grep -qx "paths = 4" rec3/replay.ini && grep -qx "cost = census" rec3/replay.ini &&

@@ -98,6 +98,16 @@ static const output_backend *backend_for(output_kind k)
     return NULL;
 }
 
+/* An output's first failure, reported once (called without the lock) */
+static void report_failure(live_outputs *lo, const output *o, const char *err)
+{
+    char line[OUTPUT_URI_MAX + 300];
+    snprintf(line, sizeof line, "output %s: %s (its frames are dropped while it fails; the run "
+             "goes on)", o->uri.text, err);
+    if (lo->report)
+        lo->report(line);
+}
+
 static void *output_main(void *arg)
 {
     output *o = arg;
@@ -122,19 +132,23 @@ static void *output_main(void *arg)
             o->drops++;
             if (rc < 0 && o->failures++ == 0) {
                 snprintf(o->error, sizeof o->error, "%s", err);
-                char line[OUTPUT_URI_MAX + 300];
-                snprintf(line, sizeof line, "output %s: %s (its frames are dropped while it "
-                         "fails; the run goes on)", o->uri.text, err);
                 pthread_mutex_unlock(&lo->lock);
-                if (lo->report)
-                    lo->report(line);
+                report_failure(lo, o, err);
                 pthread_mutex_lock(&lo->lock);
             }
         }
     }
     pthread_mutex_unlock(&lo->lock);
-    if (o->be->finish)
-        o->be->finish(o->state);
+    err[0] = '\0';
+    if (o->be->finish && o->be->finish(o->state, err, sizeof err) < 0) {
+        pthread_mutex_lock(&lo->lock);
+        int first = o->failures++ == 0;
+        if (first)
+            snprintf(o->error, sizeof o->error, "%s", err);
+        pthread_mutex_unlock(&lo->lock);
+        if (first)
+            report_failure(lo, o, err);
+    }
     return NULL;
 }
 

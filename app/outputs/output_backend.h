@@ -68,8 +68,10 @@ typedef struct {
     uint64_t (*restarts)(void *state);
     void (*close)(void *state);
     /* May be NULL. The end, from the output's own thread after its last frame, before the
-     * stats are read for the summary: a stream is ended and given its bounded time to finish. */
-    void (*finish)(void *state);
+     * stats are read for the summary: a stream is ended and given its bounded time to finish.
+     * -1 with one line in err: the output failed after its last write (reported as a write's
+     * failure would be), else 0. */
+    int (*finish)(void *state, char *err, size_t errlen);
     /* May be NULL. Frames write took (0) that never reached the end of the output after all
      * (a GStreamer queue that leaked them, frames still queued when it was stopped): counted
      * as drops, not sent. */

@@ -459,16 +459,27 @@ static int gst_write(void *state, const output_frame *f, char *err, size_t errle
 }
 
 /* The end of the stream (muxers finish their files), within EOS_WAIT_NS. Frames still queued
- * when it does not come in time (a sink behind) are thrown away with the pipeline: counted. */
-static void gst_finish(void *state)
+ * when it does not come in time (a sink behind) are thrown away with the pipeline: counted. An
+ * error on the bus that no write saw (it came after the last frame) is returned: -1. */
+static int gst_finish(void *state, char *err, size_t errlen)
 {
     gst_output *g = state;
     if (!g->pipeline || !g->src || !g->bus || __atomic_load_n(&g->finished, __ATOMIC_ACQUIRE))
-        return;
+        return 0;
+    int failed = bus_error(g, err, errlen);
     gst_app_src_end_of_stream(g->src);
-    GstMessage *m = gst_bus_timed_pop_filtered(g->bus, EOS_WAIT_NS,
-                                               GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    GstMessage *m = failed ? NULL
+                           : gst_bus_timed_pop_filtered(g->bus, EOS_WAIT_NS,
+                                                        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     int ended = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+    if (m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
+        GError *e = NULL;
+        gst_message_parse_error(m, &e, NULL);
+        snprintf(err, errlen, "%s: %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)),
+                 e ? e->message : "error");
+        g_clear_error(&e);
+        failed = 1;
+    }
     if (m)
         gst_message_unref(m);
     uint64_t left = 0;
@@ -481,6 +492,7 @@ static void gst_finish(void *state)
     g->leaked_final = leaked(g);
     __atomic_store_n(&g->finished, 1, __ATOMIC_RELEASE);
     gst_element_set_state(g->pipeline, GST_STATE_NULL);
+    return failed ? -1 : 0;
 }
 
 static uint64_t gst_lost(void *state)
@@ -510,7 +522,9 @@ static void gst_stats(void *state, char *buf, size_t len)
 static void gst_close(void *state)
 {
     gst_output *g = state;
-    gst_finish(g); /* when the run ended before its thread did (an open that failed) */
+    char err[8];
+    gst_finish(g, err, sizeof err); /* when the run ended before its thread did (an open that
+                                       failed): nothing is left to report */
     if (g->pipeline) {
         gst_element_set_state(g->pipeline, GST_STATE_NULL);
         gst_object_unref(g->pipeline);

@@ -278,15 +278,17 @@ static int ros2_write(void *state, const output_frame *f, char *err, size_t errl
 /* The end, after the last frame: the bridge has FINISH_WAIT_MS to take the newest one, so that
  * the summary's published count is the run's (a stopped or dead bridge does not hold it up
  * longer). */
-static void ros2_finish(void *state)
+static int ros2_finish(void *state, char *err, size_t errlen)
 {
     ros2_output *r = state;
+    (void)err, (void)errlen; /* the bridge reports its own failures as they come */
     uint64_t head = atomic_load(&r->ring->head);
     for (int t = 0; t < FINISH_WAIT_MS / 10 && r->pid > 0 && head &&
                     atomic_load(&r->ring->taken) != head;
          t++)
         usleep(10000);
     atomic_store(&r->finished, 1);
+    return 0;
 }
 
 /* Published beside sent; in the summary and while the bridge is said to publish nothing, the
