@@ -267,6 +267,15 @@ static uint64_t leaked(gst_output *g)
     return sum;
 }
 
+/* An error message as one line: "element: what" */
+static void error_text(GstMessage *m, char *err, size_t errlen)
+{
+    GError *e = NULL;
+    gst_message_parse_error(m, &e, NULL);
+    snprintf(err, errlen, "%s: %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)), e ? e->message : "error");
+    g_clear_error(&e);
+}
+
 /* The first error on the bus since the last call, into err: 1, else 0. */
 static int bus_error(gst_output *g, char *err, size_t errlen)
 {
@@ -275,14 +284,9 @@ static int bus_error(gst_output *g, char *err, size_t errlen)
     GstMessage *m;
     int got = 0;
     while ((m = gst_bus_pop_filtered(g->bus, GST_MESSAGE_ERROR))) {
-        if (!got) {
-            GError *e = NULL;
-            gst_message_parse_error(m, &e, NULL);
-            snprintf(err, errlen, "%s: %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)),
-                     e ? e->message : "error");
-            g_clear_error(&e);
-            got = 1;
-        }
+        if (!got)
+            error_text(m, err, errlen);
+        got = 1;
         gst_message_unref(m);
     }
     return got;
@@ -473,11 +477,7 @@ static int gst_finish(void *state, char *err, size_t errlen)
                                                         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     int ended = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
     if (m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
-        GError *e = NULL;
-        gst_message_parse_error(m, &e, NULL);
-        snprintf(err, errlen, "%s: %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)),
-                 e ? e->message : "error");
-        g_clear_error(&e);
+        error_text(m, err, errlen);
         failed = 1;
     }
     if (m)
