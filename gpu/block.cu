@@ -136,7 +136,7 @@ cudaError_t launch_block_sum(const sgm_args *a, const block_args *b, uint16_t *V
 
 /* The two-view cost volume C (sgm.h's layout) of rank and the table costs, as pair_cost computes it: the
  * input of the volume walk (SGM_VOLUME), which the stage uses for the costs whose own walk is
- * slower (stage_cuda.cu). A block holds 1024 / D consecutive pixels of a row (threadIdx.y), 256
+ * slower (stage_cuda_create.cu). A block holds 1024 / D consecutive pixels of a row (threadIdx.y), 256
  * threads; each thread four consecutive disparities (one 32-bit store; D is a multiple of 16),
  * so a block writes one contiguous run of the volume. */
 template <int KIND>

@@ -35,7 +35,7 @@
  * they are there yet (and copies them again until they are): no fence and no flag, which
  * measured 6-10x slower than the per-direction design on 16 SMs (docs/cuda-notes.md).
  *
- * Requirements (stage_cuda.cu checks them; it picks this design only where the others have no
+ * Requirements (stage_cuda_create.cu checks them; it picks this design only where the others have no
  * kernels or do not fit, since it runs slower wherever they do): every L fits a byte (sgm_fits_bytes), no path weights (the sums stay below 2048, which the half2 arithmetic
  * of IL_HALF needs), D = K * G with K 8 or 16 and G a power of two up to 32 (D 16 .. 512), and
  * the cost of rank (computed on the fly, as the walk does) or a cost volume (the volume build).

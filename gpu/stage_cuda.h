@@ -6,9 +6,9 @@
  * back at the end, so the calls may come from any thread (one at a time), and the caller's other
  * CUDA work keeps the whole device.
  *
- * Exactly one implementation is linked: gpu/stage_cuda.cu (configured with CUDA) or
- * gpu/cuda_none.c (built without CUDA: every call reports that). The CUDA backend produces the
- * same bits as the CPU reference for the same parameters.
+ * Exactly one implementation is linked: gpu/stage_cuda.cu with stage_cuda_create.cu (configured
+ * with CUDA) or gpu/cuda_none.c (built without CUDA: every call reports that). The CUDA backend
+ * produces the same bits as the CPU reference for the same parameters.
  *
  * Errors: an allocation that fails at create names the buffer, its size and the device's free
  * memory, and returns STEREO_ERR_NOMEM (stereo_create then falls back to the CPU backend under

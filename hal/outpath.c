@@ -3,7 +3,7 @@
  * blocking (outpath.h). libc only. */
 #include "outpath.h"
 
-#include "sequence.h"
+#include "seq_pattern.h"
 
 #include <ctype.h>
 #include <dirent.h>

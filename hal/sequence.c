@@ -4,7 +4,6 @@
 
 #include "outpath.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -24,51 +23,10 @@ static int failf(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-int seq_check_pattern(const char *what, const char *v, char *err, size_t errlen)
-{
-    int conversions = 0;
-    for (const char *q = v; *q; q++) {
-        if (*q != '%')
-            continue;
-        const char *start = q++;
-        if (*q == '%')
-            continue;
-        while (*q && strchr("0-+ ", *q))
-            q++;
-        int digits = 0;
-        while (isdigit((unsigned char)*q) && digits <= 2)
-            q++, digits++;
-        if (!*q)
-            return failf(err, errlen, "%s: '%s' ends inside a '%%' conversion (a literal %% is "
-                         "written %%%%)", what, v);
-        if (digits > 2 || (*q != 'd' && *q != 'i' && *q != 'u'))
-            return failf(err, errlen, "%s: '%s': '%.*s' is not a frame-number conversion such "
-                         "as %%04d (a literal %% is written %%%%)", what, v,
-                         (int)(q - start) + 1, start);
-        conversions++;
-    }
-    if (conversions != 1)
-        return failf(err, errlen,
-                     "%s: '%s' has %d conversions; it needs one, for the frame number (e.g. "
-                     "left_%%04d.png)", what, v, conversions);
-    return 0;
-}
-
-int seq_is_pattern(const char *path) { return strchr(path, '%') != NULL; }
-
 static int is_file(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int seq_frame_path(const char *pattern, long k, char *buf, size_t len)
-{
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    int n = snprintf(buf, len, pattern, (int)k);
-#pragma GCC diagnostic pop
-    return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 void seq_free(seq_list *s)

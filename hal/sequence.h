@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "seq_pattern.h" /* seq_check_pattern, seq_frame_path, seq_is_pattern */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,17 +29,6 @@ typedef struct {
     long *index;      /* patterns: each frame's number */
     char **stem;      /* folders: each left file's name without its extension */
 } seq_list;
-
-/* Whether pattern has exactly one frame-number conversion (%d, %i or %u with flags 0-+ and
- * a width of up to 2 digits; %% is a literal %). 0, or -1 with "what: 'pattern' ..." in err. */
-int seq_check_pattern(const char *what, const char *pattern, char *err, size_t errlen);
-
-/* Frame k's name from a checked pattern (one frame-number conversion). 0, or -1 when it does
- * not fit in buf. */
-int seq_frame_path(const char *pattern, long k, char *buf, size_t len);
-
-/* Whether the path holds a '%' (a pattern rather than one file). */
-int seq_is_pattern(const char *path);
 
 /* The frame list of two patterns or two folders (see the top). 0, or -1 with err. */
 int seq_from_patterns(const char *left, const char *right, seq_list *out, char *err,
