@@ -90,8 +90,11 @@ static const char usage_text[] =
     "                         rtp://HOST:PORT, rtsp://@:8554/depth, gst://appsrc ! ...\n"
     "                         (docs/usage.md, docs/ros2.md); without display:// no window\n"
     "  --maps FILE            rectify with these maps ([calibration] maps; as stereo-match)\n"
+    "  --colormap NAME        turbo (default), jet, grey ([display] colormap; key c)\n"
     "  --color-range R        fixed | auto: the disparities the colour map spans ([display]\n"
     "                         color_range; key a toggles)\n"
+    "  --legend               the colour bar in the overlay ([display] legend, on by default;\n"
+    "                         key l)\n"
     "  --focal PX --baseline M [--center CX,CY]\n"
     "                         the camera for depth (readout, key p, --record-depth) when the\n"
     "                         calibration gives none (no maps, or a version 1 map file);\n"
@@ -109,6 +112,9 @@ static const char usage_text[] =
     "                         fps, stage ms and latency ms (median, p95, max), drops\n"
     "  -h, --help             this text\n"
     "      --version          version, git commit and the backends built in\n"
+    "\n"
+    "stereo-match's -q, --color, --confidence, --depth and --ply and Python's min_confidence\n"
+    "are not options here: each is answered with where its output is in this program.\n"
     "\n"
     "The matching and backend options are stereo-match's (gpu/stereo_options.c). Each sets\n"
     "its [stereo] key over the configuration file: the name with '_' for '-' (--no-subpixel,\n"
@@ -145,13 +151,34 @@ typedef struct {
     const char *value;
 } override;
 
+/* The options of stereo-match and the Python module that stereo-live has not: each is answered
+ * with where its output is here (exit status 2); tests/test_options.py holds the list */
+static const struct {
+    const char *name, *what, *here;
+} elsewhere[] = {
+    {"quiet", "stereo-match's", "stereo-live writes its stats lines and summary to stdout and "
+     "only errors and notes to stderr: redirect stdout to quieten it (>/dev/null), "
+     "--stats-json keeps the summary"},
+    {"color", "stereo-match's (the colour image of a pair)", "stereo-live shows the colour map "
+     "in its window: --screenshot FILE.png saves it, --colormap and --color-range set it"},
+    {"confidence", "stereo-match's (the confidence map of a pair)", "stereo-live masks by it "
+     "in --output ros2://NAMESPACE?min_confidence=N"},
+    {"min-confidence", "Python's (min_confidence=N)", "stereo-live masks by the confidence in "
+     "--output ros2://NAMESPACE?min_confidence=N"},
+    {"depth", "stereo-match's (the depth of a pair)", "stereo-live writes depth with "
+     "--record-depth or --output file://DIR/%06d.png?depth=1, and shows it (view depth, key v)"},
+    {"ply", "stereo-match's (the point cloud of a pair)", "stereo-live writes point clouds "
+     "with --output file://DIR/%06d.ply, or of the frame shown with key p"},
+};
+
 /* Collects the options (applied after the file, whatever their order). 0, or -1 after printing
  * the reason; o->help set for --help, o->version for --version. */
 static int parse_options(int argc, char **argv, app_options *o_app, override *ov, int *nov)
 {
     enum { O_CONFIG = 256, O_SOURCE, O_FRAMES, O_HEADLESS, O_FULLSCREEN, O_SCREENSHOT,
            O_RECORD, O_SET, O_PRERENDER, O_STATS_JSON, O_VERSION, O_LIST_CAMERAS, O_RECORD_DEPTH, O_FOCAL, O_BASELINE, O_CENTER, O_LEFT, O_RIGHT,
-           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW, O_OUTPUT, O_MAPS, O_COLOR_RANGE };
+           O_INPUT, O_BASELINES, O_COMBINE, O_VIEW, O_OUTPUT, O_MAPS, O_COLOR_RANGE, O_COLORMAP,
+           O_LEGEND, O_ELSEWHERE = 768 /* + the row of elsewhere[] */ };
     static const struct option opts[] = {
         {"config", required_argument, NULL, O_CONFIG},
         {"source", required_argument, NULL, O_SOURCE},
@@ -179,6 +206,8 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         {"output", required_argument, NULL, O_OUTPUT},
         {"maps", required_argument, NULL, O_MAPS},
         {"color-range", required_argument, NULL, O_COLOR_RANGE},
+        {"colormap", required_argument, NULL, O_COLORMAP},
+        {"legend", no_argument, NULL, O_LEGEND},
         {NULL, 0, NULL, 0},
     };
     static const struct {
@@ -201,14 +230,20 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         /* the flags stereo-match and the Python module share, under the same names */
         {O_MAPS, "calibration", "maps", NULL},
         {O_COLOR_RANGE, "display", "color_range", NULL},
+        {O_COLORMAP, "display", "colormap", NULL},
+        {O_LEGEND, "display", "legend", "true"},
     };
     /* stereo-match's matching and backend options (gpu/stereo_options.h), each as its [stereo]
      * key: -d, --cost, --paths, ... */
     enum { O_MATCH = 512 };
-    struct option all[sizeof opts / sizeof opts[0] + 40];
-    char shortopts[32] = ":h";
+    enum { N_ELSEWHERE = sizeof elsewhere / sizeof elsewhere[0] };
+    struct option all[sizeof opts / sizeof opts[0] + N_ELSEWHERE + 40];
+    char shortopts[32] = ":hq"; /* -q: stereo-match's --quiet (elsewhere[0]) */
     size_t nall = sizeof opts / sizeof opts[0] - 1;
     memcpy(all, opts, nall * sizeof opts[0]);
+    /* with or without a value, so that --color FILE is answered as --color */
+    for (int i = 0; i < N_ELSEWHERE; i++)
+        all[nall++] = (struct option){elsewhere[i].name, optional_argument, NULL, O_ELSEWHERE + i};
     if (stereo_options_getopt(all, &nall, sizeof all / sizeof all[0], O_MATCH, shortopts,
                               sizeof shortopts) != 0) {
         report("the option table does not fit the parser");
@@ -227,13 +262,14 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
             /* worded as every program of the project words them */
             if (c == ':')
                 report("%s: needs a value (see --help)", argv[optind - 1]);
-            else if (!strcmp(argv[optind - 1], "-q") || !strcmp(argv[optind - 1], "--quiet"))
-                /* stereo-match's flag: here the stats lines are stdout's, errors stderr's */
-                report("%s is stereo-match's; stereo-live writes its stats lines and summary to "
-                       "stdout and only errors and notes to stderr: redirect stdout to quieten "
-                       "it (>/dev/null), --stats-json keeps the summary", argv[optind - 1]);
             else
                 report("unknown option '%s' (see --help)", argv[optind - 1]);
+            return -1;
+        }
+        if (c == 'q' || (c >= O_ELSEWHERE && c < O_ELSEWHERE + N_ELSEWHERE)) {
+            int i = c == 'q' ? 0 : c - O_ELSEWHERE;
+            report("%s%s is %s; %s", c == 'q' ? "-q" : "--", c == 'q' ? "" : elsewhere[i].name,
+                   elsewhere[i].what, elsewhere[i].here);
             return -1;
         }
         if (c == O_LIST_CAMERAS) {

@@ -110,6 +110,8 @@ static const char usage_outputs[] =
     "                         of a sequence (on a terminal: one line, rewritten)\n"
     "      --demo DIR         render the generated scene into DIR, match it, score it\n"
     "  -q, --quiet            print nothing but errors\n"
+    "  stereo-live's --stats-json and Python's min_confidence are not options here: each is\n"
+    "  answered with where its output is in this program\n"
     "  -h, --help             this text\n"
     "      --version          version, git commit and the backends built in\n"
     "\n"
@@ -164,7 +166,21 @@ static int disparity_ext_ok(const char *path) { return !strcasecmp(extension(pat
 
 enum { O_MAPS = 256, O_COLOR, O_CMAP, O_RIGHT, O_CONF, O_REPEAT, O_DEMO, O_VERSION, O_CRANGE,
        O_LEGEND, O_PROGRESS, O_DEPTH, O_PLY, O_FOCAL, O_BASELINE, O_CENTER, O_BASELINES,
-       O_COMBINE, O_STAGE = 512 /* + the row of gpu/stereo_options.c's table */ };
+       O_COMBINE, O_STAGE = 512 /* + the row of gpu/stereo_options.c's table */,
+       O_ELSEWHERE = 768 /* + the row of elsewhere[] */ };
+
+/* The options of stereo-live and the Python module that stereo-match has not: each is answered
+ * with where its output is here (exit status 2); tests/test_options.py holds the list */
+static const struct {
+    const char *name, *what, *here;
+} elsewhere[] = {
+    {"stats-json", "stereo-live's (its summary as JSON)", "stereo-match prints one summary line "
+     "on stdout (-q: none)"},
+    {"min-confidence", "Python's (min_confidence=N)", "stereo-match writes the confidence map "
+     "with --confidence FILE (0..255; 0 where the disparity is invalid): mask the disparity "
+     "by it"},
+};
+enum { N_ELSEWHERE = sizeof elsewhere / sizeof elsewhere[0] };
 
 /* A real number option: the whole string, finite, in [lo, hi]; prints the message. */
 static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
@@ -309,10 +325,14 @@ int parse_options(int argc, char **argv, options *o)
         {"baselines", required_argument, 0, O_BASELINES},
         {"combine", required_argument, 0, O_COMBINE}};
     /* the program's own options, then the matching and backend options of the table */
-    struct option longopts[sizeof own / sizeof own[0] + 40];
+    struct option longopts[sizeof own / sizeof own[0] + N_ELSEWHERE + 40];
     char shortopts[32] = ":qh";
     size_t nlong = sizeof own / sizeof own[0];
     memcpy(longopts, own, sizeof own);
+    /* with or without a value, so that --stats-json FILE is answered as --stats-json */
+    for (int i = 0; i < N_ELSEWHERE; i++)
+        longopts[nlong++] = (struct option){elsewhere[i].name, optional_argument, 0,
+                                            O_ELSEWHERE + i};
     if (stereo_options_getopt(longopts, &nlong, sizeof longopts / sizeof longopts[0], O_STAGE,
                               shortopts, sizeof shortopts) != 0) {
         fprintf(stderr, "stereo-match: the option table does not fit the parser\n");
@@ -334,6 +354,11 @@ int parse_options(int argc, char **argv, options *o)
             if (stage_option(o, row->name, row->metavar ? a : NULL))
                 return EXIT_USAGE;
             continue;
+        }
+        if (c >= O_ELSEWHERE && c < O_ELSEWHERE + N_ELSEWHERE) {
+            fprintf(stderr, "stereo-match: --%s is %s; %s\n", elsewhere[c - O_ELSEWHERE].name,
+                    elsewhere[c - O_ELSEWHERE].what, elsewhere[c - O_ELSEWHERE].here);
+            return EXIT_USAGE;
         }
         switch (c) {
         case O_MAPS: o->maps = a; break;

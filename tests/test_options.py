@@ -14,6 +14,10 @@
   messages   each bad value: the same line from stereo-match, stereo-live (flag, and --set
              with the key) and Python (naming the keyword argument); the same for the checks
              across options
+  parity     the options beside the table (maps, colour, output control; PARITY): each
+             program's --help and Python's options_help() name every one, and each program
+             takes it or refuses it with one line that says where it is (exit status 2;
+             Python: ValueError); the verdict itself fails on planted outcomes
 
 A row the test has no sample values for fails it: add them below (SAMPLES) with the row.
 Env: STEREO_BUILD (build). Needs NumPy and cv2 (Debian's python3).
@@ -86,6 +90,38 @@ CROSS = [
 ]
 LIVE_ARGS = ["--headless", "--frames", "1", "--set", "synth.width=160", "--set",
              "synth.height=120"]
+# The options beside the table, which every program takes or answers with where they are:
+# flag: (its value, None for a flag; then stereo-match, stereo-live, Python (the keyword, the
+# flag with '_' for '-'): True when it takes the option, else words its refusal must hold;
+# then the options stereo-match and stereo-live need beside it when they take it). {tmp} is the scratch folder,
+# {rig} the generated scene's calibration. An option that goes missing from a program (or an
+# answer that loses its pointer) fails the test.
+RIG = os.path.join(ROOT, "config", "generated-rig.yml")
+COLOUR = "colour it yourself"
+PARITY = {
+    "maps": ("{rig}", True, True, True, ([], [])),
+    "colormap": ("jet", True, True, COLOUR, ([], [])),
+    "color-range": ("auto", True, True, COLOUR, ([], [])),
+    "legend": (None, True, True, COLOUR, (["--color", "{tmp}/c.png"], [])),
+    "color": ("{tmp}/c.png", True, "--screenshot FILE.png saves it", COLOUR, ([], [])),
+    "quiet": (None, True, "redirect stdout", "prints nothing", ([], [])),
+    "stats-json": ("{tmp}/s.json", "one summary line on stdout", True, "time the calls",
+                   ([], [])),
+    "confidence": ("{tmp}/conf.png", True, "ros2://NAMESPACE?min_confidence=N",
+                   "Matcher.confidence()", ([], [])),
+    "min-confidence": ("3", "--confidence FILE", "ros2://NAMESPACE?min_confidence=N", True,
+                       ([], [])),
+    "depth": ("{tmp}/depth.png", True, "--record-depth", "depth(disparity, f, B)",
+              (["--maps", "{rig}"], [])),
+    "ply": ("{tmp}/p.ply", True, "file://DIR/%06d.ply", "points(disparity",
+            (["--maps", "{rig}"], [])),
+    "focal": ("700", True, True, "depth() and points() take f",
+              (["--baseline", "0.12", "--depth", "{tmp}/z.pfm"], ["--baseline", "0.12"])),
+    "baseline": ("0.12", True, True, "take B",
+                 (["--focal", "700", "--depth", "{tmp}/z.pfm"], ["--focal", "700"])),
+}
+# the parity runs: the generated scene at the size of the calibration, a fast stage
+PARITY_STAGE = ["-d", "16", "--cost", "rank", "--paths", "4"]
 
 tap = Tap()
 rows = sd._ROWS  # the library's table as it is (options() names options by keyword)
@@ -156,7 +192,7 @@ for title in ("Matching", "Backend"):
            f"the {title} section: stereo-live's (and the headless build's) lines are "
            "stereo-match's (one formatter)", "\n".join(live), "\n".join(m))
 py = {o.kwarg: o for o in sd.options()}
-tap.ok([o.kwarg for o in sd.options()] == [r.kwarg for r in rows] and
+tap.ok([o.kwarg for o in sd.options()][:len(rows)] == [r.kwarg for r in rows] and
        all(py[r.kwarg].help == sd._kwarg_text(r.help) and py[r.kwarg].default == r.default
            and py[r.kwarg].name == r.name for r in rows),
        "stereodepth.options(): the table's rows, by keyword argument, help and default",
@@ -269,6 +305,93 @@ with tempfile.TemporaryDirectory() as tmp:
                (images is None or p == as_kwargs(line)),
                f"{' '.join(args)}: one message across options: '{line}'",
                f"stereo-match: {m}", f"stereo-live: {lv}", f"Python: {p}")
+
+# ---- parity: the options beside the table -----------------------------------------------------
+def named(text, flag, python=False):
+    """Whether a --help text names the option: --flag (-q for quiet, min_confidence for
+    min-confidence), or for Python its keyword."""
+    words = [flag.replace("-", "_")] if python else \
+        {"quiet": ["-q", "--quiet"], "min-confidence": ["--min-confidence", "min_confidence"]}.get(
+            flag, [f"--{flag}"])
+    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) for w in words)
+
+
+def verdict(prog, flag, want, rc, err):
+    """'' when the outcome is what PARITY wants of prog, else why not. want True: it takes the
+    option (no refusal of the option itself); else one line of exit status 2, "PROG: --flag is
+    ...", holding the words want."""
+    lines = err.strip().splitlines()
+    refused = any(re.search(rf"{prog}: (--{flag}|-q|unknown option '--{flag})", l) and
+                  (" is " in l or "unknown option" in l) for l in lines)
+    if want is True:
+        return f"refuses it: {err.strip()}" if refused or rc == 2 and f"--{flag}" in err \
+            else ""
+    start = f"{prog}: --{flag} is "
+    if rc == 2 and len(lines) == 1 and lines[0].startswith(start) and want in lines[0]:
+        return ""
+    return f"exit {rc}, expected 2 and one line '{start}... {want} ...': {err.strip()}"
+
+
+# the verdict fails on planted outcomes: an option a program lost, one it took unasked, a
+# refusal that does not say where, a refusal with the wrong status
+planted = [verdict("stereo-live", "maps", True, 2, "stereo-live: unknown option '--maps' (see "
+                   "--help)"),
+           verdict("stereo-match", "stats-json", "one summary line", 0, ""),
+           verdict("stereo-live", "color", "--screenshot", 2, "stereo-live: --color is "
+                   "stereo-match's"),
+           verdict("stereo-live", "depth", "--record-depth", 1, "stereo-live: --depth is "
+                   "stereo-match's; --record-depth")]
+tap.ok(all(planted), "the parity verdict fails on planted outcomes (a lost option, one taken "
+       "unasked, a refusal without its pointer, a wrong exit status)", *map(repr, planted))
+
+py_help = sd.options_help()
+py_kwargs = {o.kwarg for o in sd.options()}
+for flag in PARITY:
+    tap.ok(named(helps[MATCH], flag) and named(helps[LIVE], flag) and
+           named(py_help, flag, python=True),
+           f"--{flag}: stereo-match --help, stereo-live --help and options_help() name it",
+           f"stereo-match: {named(helps[MATCH], flag)}, stereo-live: {named(helps[LIVE], flag)}"
+           f", Python: {named(py_help, flag, python=True)}")
+with tempfile.TemporaryDirectory() as tmp:
+    r = run([os.path.join(BUILD, "stereo-synth"), "--size", "640x480", "--max-disp", "12", tmp])
+    pair = [os.path.join(tmp, n) for n in ("left.png", "right.png")]
+    images = [cv2.imread(p_, cv2.IMREAD_UNCHANGED) for p_ in pair] \
+        if cv2 is not None and r.returncode == 0 else None
+    for flag, (value, m_want, l_want, p_want, beside) in PARITY.items():
+        args = [a.format(tmp=tmp, rig=RIG) for a in [f"--{flag}"] + ([value] if value else [])]
+        m_beside, l_beside = ([a.format(tmp=tmp, rig=RIG) for a in b] for b in beside)
+        m = run([MATCH, *PARITY_STAGE, *args, *(m_beside if m_want is True else []), *pair,
+                 os.path.join(tmp, "d.pfm")])
+        why = verdict("stereo-match", flag, m_want, m.returncode, m.stderr)
+        if m_want is True and not why and m.returncode != 0:
+            why = f"exit {m.returncode}: {m.stderr.strip()}"
+        tap.ok(not why, f"stereo-match {' '.join(args)}: " +
+               ("taken" if m_want is True else f"answered with '{m_want}'"), why)
+        lv = run([LIVE, "--headless", "--frames", "1", *PARITY_STAGE, *args,
+                  *(l_beside if l_want is True else [])])
+        why = verdict("stereo-live", flag, l_want, lv.returncode, lv.stderr)
+        if l_want is True and not why and lv.returncode != 0:
+            why = f"exit {lv.returncode}: {lv.stderr.strip()}"
+        tap.ok(not why, f"stereo-live {' '.join(args)}: " +
+               ("taken" if l_want is True else f"answered with '{l_want}'"), why)
+        kw = flag.replace("-", "_")
+        if images is None:
+            tap.skip(f"Python {kw}=", "no cv2 or scene")
+            continue
+        kv = True if not value else int(value) if value.isdigit() else \
+            value.format(tmp=tmp, rig=RIG)
+        try:
+            sd.match(*images, disparities=16, cost="rank", paths=4, **{kw: kv})
+            got = None
+        except ValueError as e:
+            got = str(e)
+        if p_want is True:
+            good = got is None and kw in py_kwargs and kw in sd.option_names()
+        else:
+            good = got is not None and got.startswith(f"{kw} is not an option of this module: ")\
+                and p_want in got and kw not in py_kwargs
+        tap.ok(good, f"Python {kw}={kv!r}: " + ("taken (in options())" if p_want is True
+                                                  else f"ValueError with '{p_want}'"), str(got))
 
 print(f"1..{tap.n}")
 sys.exit(0)

@@ -159,13 +159,51 @@ def option_names():
     return [r.kwarg for r in _ROWS] + ["min_confidence", "maps"] + list(_POSITIVE)
 
 
+# the keyword arguments beside the table's (Matcher, match and auto_disparities take them)
+_EXTRA = [
+    Option(kwarg="maps", name="maps", metavar="FILE", range=None, default=None,
+           help="rectify both images first: a map file, a calibration YAML or \"LEFT,RIGHT\" "
+                "camera_info files (stereo-match --maps, stereo-live --maps)",
+           more="the disparity is then of the rectified size", key=None, short=None),
+    Option(kwarg="min_confidence", name=None, metavar="N", range="0..255", default="0",
+           help="NaN where the pair's confidence is below N",
+           more="stereo-match writes the confidence with --confidence FILE, stereo-live masks "
+                "by it in ros2://...?min_confidence=N", key=None, short=None),
+]
+
+# stereo-match's and stereo-live's options that are no keyword arguments here: where each is
+_ELSEWHERE = {
+    "colormap": "the colour image's map (stereo-match, stereo-live): match() returns the "
+                "disparity; colour it yourself (e.g. cv2.applyColorMap)",
+    "color_range": "the colour image's range (stereo-match, stereo-live): match() returns the "
+                   "disparity; colour it yourself (e.g. cv2.applyColorMap)",
+    "legend": "the colour image's bar (stereo-match, stereo-live): match() returns the "
+              "disparity; colour it yourself (e.g. cv2.applyColorMap)",
+    "color": "stereo-match's colour image: match() returns the disparity; colour it yourself "
+             "(e.g. cv2.applyColorMap)",
+    "quiet": "stereo-match's: this module prints nothing",
+    "stats_json": "stereo-live's summary: time the calls yourself",
+    "confidence": "stereo-match's confidence file: Matcher.confidence() returns the map, "
+                  "min_confidence=N masks by it",
+    "right": "stereo-match's right-view file: Matcher.right_disparity() returns it",
+    "depth": "stereo-match's depth file: depth(disparity, f, B) computes it",
+    "ply": "stereo-match's point cloud file: points(disparity, f, B, cx, cy) computes it",
+    "focal": "the camera for depth: depth() and points() take f (or calibration=)",
+    "baseline": "the camera for depth: depth() and points() take B (or calibration=)",
+    "center": "the camera for depth: points() takes cx, cy (or calibration=)",
+}
+
+
 def options():
-    """The stage options as Option tuples (kwarg, name, metavar, range, default, help, more,
-    key, short), in stereo-match --help order, from the table stereo-match and stereo-live read; the
-    texts name other options by their keyword arguments."""
+    """The options as Option tuples (kwarg, name, metavar, range, default, help, more, key,
+    short): the stage options in stereo-match --help order, from the table stereo-match and
+    stereo-live read (the texts name other options by their keyword arguments), then maps and
+    min_confidence (key None: not a [stereo] key). stereo-match's and stereo-live's colour and
+    output options are no keyword arguments: options_help() says where each is, and passing
+    one raises ValueError saying so."""
     text = lambda t: None if t is None else _kwarg_text(t)
     return [r._replace(range=text(r.range), default=text(r.default), help=text(r.help),
-                       more=text(r.more)) for r in _ROWS]
+                       more=text(r.more)) for r in _ROWS] + list(_EXTRA)
 
 
 def options_help():
@@ -178,6 +216,10 @@ def options_help():
             (f" (default {r.default})" if r.default else "") + (f"; {r.more}" if r.more else "")
         out.append(head + "\n" + textwrap.fill(body, 80, initial_indent="    ",
                                               subsequent_indent="    "))
+    out.append(textwrap.fill("Not keyword arguments (stereo-match's and stereo-live's "
+                             "options; passing one raises ValueError saying where it is):", 80))
+    out += [textwrap.fill(f"{k}: {why}", 80, initial_indent="    ", subsequent_indent="      ")
+            for k, why in _ELSEWHERE.items()]
     return "\n".join(out)
 
 
@@ -263,6 +305,8 @@ def _split_options(options):
             if value is not None:
                 maps = _c_string(value, "maps")
             continue
+        if key in _ELSEWHERE:
+            raise ValueError(f"{key} is not an option of this module: {_ELSEWHERE[key]}")
         cli = key.replace("_", "-")
         if cli not in _OPTIONS or "-" in key:
             raise ValueError(f"unknown option '{key}' (the options are "
