@@ -260,8 +260,11 @@ static int parse_options(int argc, char **argv, app_options *o_app, override *ov
         }
         if (c == '?' || c == ':') {
             /* worded as every program of the project words them */
+            char could[256];
             if (c == ':')
                 report("%s: needs a value (see --help)", argv[optind - 1]);
+            else if (long_option_matches(argv[optind - 1], all, could, sizeof could) > 1)
+                report("option '%s' is ambiguous: %s (see --help)", argv[optind - 1], could);
             else
                 report("unknown option '%s' (see --help)", argv[optind - 1]);
             return -1;

@@ -400,7 +400,12 @@ int parse_options(int argc, char **argv, options *o)
         case 'h': print_usage(); exit(0);
         case O_VERSION: version_print("stereo-match"); exit(0);
         case ':': return usage_error("%s: needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: {
+            char could[256];
+            if (long_option_matches(argv[optind - 1], longopts, could, sizeof could) > 1)
+                return usage_error("option '%s' is ambiguous: %s", argv[optind - 1], could);
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
         }
         if (bad)
             return EXIT_USAGE;

@@ -3,8 +3,10 @@
 #include "parse_num.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int parse_long_arg(const char *opt, const char *text, long lo, long hi, long *out, char *err,
                    size_t errlen)
@@ -66,4 +68,27 @@ int parse_int_list(const char *opt, const char *text, int lo, int hi, int *out, 
     }
     *n = count;
     return 0;
+}
+
+int long_option_matches(const char *arg, const struct option *opts, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = '\0';
+    if (!arg || strncmp(arg, "--", 2) != 0)
+        return 0;
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name), used = 0;
+    int found = 0;
+    for (const struct option *o = opts; o->name; o++) {
+        if (n == 0 || strncmp(o->name, name, n) != 0)
+            continue;
+        if (strlen(o->name) == n) /* an exact name is never ambiguous */
+            return 1;
+        if (used < len) {
+            int w = snprintf(buf + used, len - used, "%s--%s", found ? ", " : "", o->name);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        found++;
+    }
+    return found;
 }

@@ -595,6 +595,15 @@ same_words calib-maps --size "$B/calib-maps"
 same_words stereo-live --frames "$B/stereo-live"
 # (the CUDA-and-libc-only build says "stereo-live" too: the same app)
 same_words stereo-live --frames "$B/gpu/stereo-live-headless"
+# an abbreviation of two long options: refused, naming both
+for pa in "stereo-match|--min|--min-confidence, --min-disparity" \
+          "stereo-live|--conf|--config, --confidence"; do
+  IFS='|' read -r prog abbr both <<<"$pa"
+  "$B/$prog" "$abbr" 3 >"$W/amb.out" 2>"$W/amb.err"
+  rc=$?
+  check "$prog $abbr: exit 2, 'option '$abbr' is ambiguous: $both'" \
+    eval '[ "$rc" -eq 2 ] && grep -qxF "$prog: option '"'"'$abbr'"'"' is ambiguous: $both (see --help)" "$W/amb.err"'
+done
 if [ "$(sed -n 's/^backend = //p' "$B/config.ninja")" = cuda ]; then
   same_words stereo-bench --runs "$B/gpu/stereo-bench"
 else
