@@ -522,9 +522,8 @@ static void gst_stats(void *state, char *buf, size_t len)
 static void gst_close(void *state)
 {
     gst_output *g = state;
-    char err[8];
-    gst_finish(g, err, sizeof err); /* when the run ended before its thread did (an open that
-                                       failed): nothing is left to report */
+    gst_finish(g, NULL, 0); /* when the run ended before its thread did (an open that failed):
+                               nothing is left to report */
     if (g->pipeline) {
         gst_element_set_state(g->pipeline, GST_STATE_NULL);
         gst_object_unref(g->pipeline);
