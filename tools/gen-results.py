@@ -44,6 +44,13 @@ def rnd(value, places):
     return str(Decimal(value).quantize(q, rounding=ROUND_HALF_UP))
 
 
+def mode_of(r):
+    """A row's mode: `default` (the default configuration, whatever path it takes inside; today
+    the full search) and `full` (the rows from before that name) count as one."""
+    m = r["mode"] or "full"
+    return "full" if m == "default" else m
+
+
 def load(keep=lambda r: True):
     """All rows, and the last row kept of each configuration."""
     with open(CSV, newline="") as f:
@@ -51,7 +58,7 @@ def load(keep=lambda r: True):
     latest = {}   # configuration -> its last row (the CSV is in run order, dates ascending)
     for r in filter(keep, rows):
         key = (r["device"], int(r["sms"]), r["build"], r["size"], r["disparities"], r["paths"],
-               r["mode"] or "full", r["cost"] or "rank")
+               mode_of(r), r["cost"] or "rank")
         if key not in latest or r["date"] >= latest[key]["date"]:
             latest[key] = r
     return rows, latest
@@ -111,7 +118,7 @@ def loaded_section(w):
     """The memory-loaded proxy's rows (mode `default loaded`) beside the same run's unloaded
     proxy rows and their projection."""
     rows, latest = load(lambda r: r["mode"] == "default loaded")
-    full = load(lambda r: (r["mode"] or "full") == "full" and r["libsgm_ms"])[1]
+    full = load(lambda r: mode_of(r) == "full" and r["libsgm_ms"])[1]
     keys = sorted(latest, key=lambda k: (-k[1], int(k[3].split("x")[0]), k[4], k[5]))
     if not keys:
         return
@@ -157,7 +164,7 @@ def loaded_section(w):
 
 def page():
     # the proxy step's rows (with libSGM beside them), and the band step's (its own full search)
-    rows, latest = load(lambda r: (r["mode"] or "full") == "full" and r["libsgm_ms"])
+    rows, latest = load(lambda r: mode_of(r) == "full" and r["libsgm_ms"])
     all_latest = load(lambda r: not r["libsgm_ms"] and r["mode"] != "default loaded")[1]
     order = sorted(latest, key=lambda k: (-k[1], k[2] != "sm_90", int(k[3].split("x")[0]),
                                           int(k[3].split("x")[1]), k[0]))

@@ -627,7 +627,7 @@ with open(os.path.join(out, "results-jetson-proxy.csv"), "w") as fo:
         bad2 = os.environ.get("PROXY_BAD2", "") if r["size"] == "1280x960" else ""
         fo.write(",".join([r["date"], r["commit"], r["device"], r["sms"], r["build"], r["size"], r["disparities"],
                            r["paths"], r["project_ms"], r["libsgm_ms"], f"{bpv:.2f}" if bpv else "",
-                           f"{lbpv:.2f}" if lbpv else "", "full", bad2,
+                           f"{lbpv:.2f}" if lbpv else "", "default", bad2,
                            os.environ.get("PROXY_COST", "adcensus")]) + "\n")
 PY
 fi
