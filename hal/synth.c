@@ -132,7 +132,8 @@ struct synth {
     surface surf[MAX_SURFACES];
     camera_fx fx;
     double bl;                 /* baseline ratio of the non-left view being rendered */
-    double yh, ds, bg;         /* street: horizon row, sky disparity, ground d per row */
+    double yh, ds, bg;         /* street, facade: horizon row, sky disparity, ground d per row */
+    double grid;               /* facade: window columns per unit of D / d */
     uint32_t key_view;         /* its noise key (key_r when bl = 1) */
     uint8_t *owner; /* SUB rows of width*SUB samples: the surface each sample point sees */
 };
@@ -630,9 +631,10 @@ int synth_params_check(const synth_params *p, char *err, size_t errlen)
                     SYNTH_MIN_DISPARITY, p->width / 2);
     if (p->edge_radius < 0 || p->edge_radius > 64)
         return fail(err, errlen, "edge_radius: %d is outside 0..64", p->edge_radius);
-    if (p->layout != SYNTH_LAYOUT_OBJECTS && p->layout != SYNTH_LAYOUT_STREET)
-        return fail(err, errlen, "layout: %d is neither %d (objects) nor %d (street)", p->layout,
-                    SYNTH_LAYOUT_OBJECTS, SYNTH_LAYOUT_STREET);
+    if (p->layout != SYNTH_LAYOUT_OBJECTS && p->layout != SYNTH_LAYOUT_STREET &&
+        p->layout != SYNTH_LAYOUT_FACADE)
+        return fail(err, errlen, "layout: %d is none of %d (objects), %d (street), %d (facade)",
+                    p->layout, SYNTH_LAYOUT_OBJECTS, SYNTH_LAYOUT_STREET, SYNTH_LAYOUT_FACADE);
     if (!(p->contrast == 0 || (p->contrast >= SYNTH_MIN_CONTRAST && p->contrast <= 1)))
         return fail(err, errlen, "contrast: %g is outside %g..1 (0 = 1)", p->contrast,
                     SYNTH_MIN_CONTRAST);
@@ -656,7 +658,7 @@ int synth_max_disparity(const synth_params *p)
 
 /* ---- the street layout -------------------------------------------------------------------- */
 
-enum { TEX_SKY, TEX_ROAD, TEX_FACADE };
+enum { TEX_SKY, TEX_ROAD, TEX_FACADE, TEX_GRID, TEX_POLE };
 
 /* Value noise of one octave (spacing L) at the centre of texel (X, Y), in -1..1. */
 static double vnoise(int X, int Y, int L, uint32_t key)
@@ -710,6 +712,25 @@ static double street_texel(const synth *s, const surface *sf, int kind, int X, i
         }
         return val;
     }
+    case TEX_GRID: {
+        /* the facade layout's wall: weakly textured render with identical windows on a regular
+         * grid (columns evenly spaced along the wall: affine in 1/d for any vertical wall;
+         * floors evenly spaced in height above the ground), so that a window matches its
+         * neighbours nearly as well as itself */
+        double d = sf->a * u + sf->c;
+        double wall = 158.0 + 5.0 * vnoise(X, Y, 8, key) + 3.0 * white;
+        if (d <= 0)
+            return wall;
+        double h = (sf->b0 + sf->b1 * u - v) / d;
+        double hf = (sf->b0 - sf->t0) / sf->c;
+        double fl = h / (hf / 7.0), col = s->grid * s->D / d;
+        double ff = fl - floor(fl), fc = col - floor(col);
+        if (fl < 0.5 || ff < 0.3 || ff > 0.75 || fc < 0.25 || fc > 0.75)
+            return wall;
+        return 58.0 + 3.0 * white;
+    }
+    case TEX_POLE: /* painted metal: nearly uniform */
+        return 72.0 + 4.0 * vnoise(X, Y, 4, key) + 2.0 * white;
     default: {
         /* facade: wall with rows and columns of windows, spaced evenly on the wall (columns in
          * depth 1/d, floors in height above the ground per unit of d) */
@@ -759,31 +780,54 @@ static void street_surface(surface *sf, shape_kind shape, double a, double b, do
     sf->tint[0] = r, sf->tint[1] = g, sf->tint[2] = bl;
 }
 
+/* Surfaces 0 and 1 of the street and facade layouts: the sky (d = ds) and the ground plane from
+ * the horizon (row horizon * H, d = ds) to the bottom row (d = D). */
+static int sky_and_ground(synth *s, double horizon)
+{
+    int W = s->p.width, H = s->p.height;
+    double D = s->D;
+    s->yh = horizon * H;
+    s->ds = floor(D / 16.0 + 0.5);
+    if (s->ds < 1)
+        s->ds = 1;
+    s->bg = (D - s->ds) / (H - s->yh);
+    uint32_t seed = s->p.seed;
+    double mu = -SYNTH_MAX_BASELINE * D, mU = W + SYNTH_MAX_BASELINE * D;
+    surface *sf = &s->surf[0];
+    street_surface(sf, SHAPE_PLANE, 0, 0, s->ds, 0.80f, 0.90f, 1.00f);
+    if (street_texture(&sf->tex, s, sf, TEX_SKY, hash3(0, 0x736b79, seed), mu, 0, mU, H) != 0)
+        return -1;
+    sf = &s->surf[1];
+    street_surface(sf, SHAPE_RECT, 0, s->bg, s->ds - s->bg * s->yh, 0.92f, 0.92f, 0.96f);
+    sf->x0 = -INFINITY, sf->x1 = INFINITY, sf->y0 = s->yh, sf->y1 = INFINITY;
+    sf->vsplit = 1;
+    return street_texture(&sf->tex, s, sf, TEX_ROAD, hash3(1, 0x726f6164, seed), mu, s->yh, mU, H);
+}
+
+/* A vertical wall standing on the ground: d = a u + c over u in [x0, x1), its bottom edge where
+ * the ground has its disparity, its top hf * d(u) rows above that (a height proportional to d:
+ * level in the world). */
+static void wall_on_ground(synth *s, surface *sf, double a, double c, double x0, double x1,
+                           double hf)
+{
+    sf->x0 = x0, sf->x1 = x1;
+    sf->b1 = a / s->bg;
+    sf->b0 = s->yh + (c - s->ds) / s->bg;
+    sf->t0 = sf->b0 - hf * c;
+    sf->t1 = sf->b1 - hf * a;
+}
+
 /* The street (synth.h), far to near: sky, ground, the two facades, three cars. */
 static int street_create(synth *s)
 {
     int W = s->p.width, H = s->p.height;
     double D = s->D;
-    s->yh = 0.4 * H;
-    s->ds = floor(D / 16.0 + 0.5);
-    if (s->ds < 1)
-        s->ds = 1;
-    s->bg = (D - s->ds) / (H - s->yh);
     s->n = 7;
     uint32_t seed = s->p.seed;
-    double mu = -SYNTH_MAX_BASELINE * D, mU = W + SYNTH_MAX_BASELINE * D;
 
-    surface *sf = &s->surf[0];
-    street_surface(sf, SHAPE_PLANE, 0, 0, s->ds, 0.80f, 0.90f, 1.00f);
-    if (street_texture(&sf->tex, s, sf, TEX_SKY, hash3(0, 0x736b79, seed), mu, 0, mU, H) != 0)
+    if (sky_and_ground(s, 0.4) != 0)
         return -1;
-
-    sf = &s->surf[1];
-    street_surface(sf, SHAPE_RECT, 0, s->bg, s->ds - s->bg * s->yh, 0.92f, 0.92f, 0.96f);
-    sf->x0 = -INFINITY, sf->x1 = INFINITY, sf->y0 = s->yh, sf->y1 = INFINITY;
-    sf->vsplit = 1;
-    if (street_texture(&sf->tex, s, sf, TEX_ROAD, hash3(1, 0x726f6164, seed), mu, s->yh, mU, H) != 0)
-        return -1;
+    surface *sf;
 
     /* Facades: d from D/8 at the inner edge (22 % of the width from the border) to D/2 at the
      * image border (the right one goes on past it by D/2 px for the right view); the bottom
@@ -796,13 +840,8 @@ static int street_create(synth *s)
         double c = side == 0 ? dB : dI - a * (W - xi);
         street_surface(sf, SHAPE_QUAD, a, 0, c, side ? 0.80f : 1.00f, side ? 0.86f : 0.88f,
                        side ? 1.00f : 0.74f);
-        sf->x0 = side == 0 ? 0 : W - xi;
-        sf->x1 = side == 0 ? xi : W + dB;
-        sf->b1 = a / s->bg;
-        sf->b0 = s->yh + (c - s->ds) / s->bg;
-        double hf = (s->yh + (dB - s->ds) / s->bg + 0.1 * H) / dB;
-        sf->t0 = sf->b0 - hf * c;
-        sf->t1 = sf->b1 - hf * a;
+        wall_on_ground(s, sf, a, c, side == 0 ? 0 : W - xi, side == 0 ? xi : W + dB,
+                       (s->yh + (dB - s->ds) / s->bg + 0.1 * H) / dB);
         double vt = fmin(sf->t0 + sf->t1 * sf->x0, sf->t0 + sf->t1 * sf->x1);
         double vb = fmax(sf->b0 + sf->b1 * sf->x0, sf->b0 + sf->b1 * sf->x1);
         if (street_texture(&sf->tex, s, sf, TEX_FACADE, hash3(2 + side, 0x66616364, seed), sf->x0,
@@ -825,6 +864,48 @@ static int street_create(synth *s)
         sf->y0 = vb - h, sf->y1 = vb;
         if (texture_build(&sf->tex, hash3(4 + k, 0x73757266, seed), sf->x0, sf->y0, sf->x1,
                           sf->y1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The facade layout (synth.h), far to near: sky, ground, one long facade receding to the right,
+ * three thin poles standing on the ground. */
+static int facade_create(synth *s)
+{
+    int W = s->p.width, H = s->p.height;
+    double D = s->D;
+    if (sky_and_ground(s, 0.45) != 0)
+        return -1;
+    s->n = 6;
+    uint32_t seed = s->p.seed;
+    /* the facade: d from 0.6 D at the left border to 0.2 D at the right one (and on past it
+     * by D px for the right view), its top 0.06 H below the top row at the left border; the
+     * window columns are a third of the disparity apart at the left border (grid: D / d per
+     * column, d^2 / (grid D |a|) px apart), so that within the search range every window has
+     * neighbours one and two columns away, and nine times closer at the far end */
+    double dL = 0.6 * D, dR = 0.2 * D, a = (dR - dL) / W;
+    s->grid = dL * dL / (dL / 3.0 * D * fabs(a));
+    surface *sf = &s->surf[2];
+    street_surface(sf, SHAPE_QUAD, a, 0, dL, 1.00f, 0.90f, 0.78f);
+    wall_on_ground(s, sf, a, dL, 0, W + D, (s->yh + (dL - s->ds) / s->bg - 0.06 * H) / dL);
+    double vt = fmin(sf->t0, sf->t0 + sf->t1 * sf->x1), vb = fmax(sf->b0, sf->b0 + sf->b1 * sf->x1);
+    if (street_texture(&sf->tex, s, sf, TEX_GRID, hash3(2, 0x67726964, seed), sf->x0,
+                       fmax(vt, -1.0), sf->x1, fmin(vb, H + 1.0)) != 0)
+        return -1;
+    /* poles: fronto-parallel, standing on the ground at rows 0.72, 0.83 and 0.95 H (rounded to
+     * the row of an integer disparity), 0.55 H tall and 0.01 W wide at d = D (at least 2 px) */
+    static const double pole[3][2] = {{0.78, 0.72}, {0.47, 0.83}, {0.16, 0.95}};
+    for (int k = 0; k < 3; k++) {
+        sf = &s->surf[3 + k];
+        double dc = floor(s->ds + s->bg * (pole[k][1] * H - s->yh) + 0.5);
+        double vb = s->yh + (dc - s->ds) / s->bg;
+        double w = fmax(2.0, 0.01 * W * dc / D), h = 0.55 * H * dc / D;
+        street_surface(sf, SHAPE_RECT, 0, 0, dc, 0.86f, 0.90f, 0.92f);
+        sf->x0 = pole[k][0] * W - 0.5 * w, sf->x1 = sf->x0 + w;
+        sf->y0 = vb - h, sf->y1 = vb;
+        if (street_texture(&sf->tex, s, sf, TEX_POLE, hash3(3 + k, 0x706f6c65, seed), sf->x0,
+                           sf->y0, sf->x1, sf->y1) != 0)
             return -1;
     }
     return 0;
@@ -882,9 +963,10 @@ int synth_create(const synth_params *p, synth **out, char *err, size_t errlen)
     if (!s->owner)
         goto nomem;
     s->n = N_OBJECT_SURFACES;
-    if (p->layout == SYNTH_LAYOUT_STREET && street_create(s) != 0)
+    if ((p->layout == SYNTH_LAYOUT_STREET && street_create(s) != 0) ||
+        (p->layout == SYNTH_LAYOUT_FACADE && facade_create(s) != 0))
         goto nomem;
-    for (int L = 0; L < s->n && p->layout != SYNTH_LAYOUT_STREET; L++) {
+    for (int L = 0; L < s->n && p->layout == SYNTH_LAYOUT_OBJECTS; L++) {
         surface *sf = &s->surf[L];
         surface_setup(sf, &scene_spec[L], W, H, s->D);
         /* The texture tile covers the footprint at rest; the background's also covers what a

@@ -8,7 +8,7 @@
  * right pixel (x - d, y); rows are epipolar lines. Pixel (x, y) covers [x, x+1) x [y, y+1), its
  * centre is (x + 0.5, y + 0.5).
  *
- * Two layouts (synth_params.layout), each painted far to near (painter's order; a nearer surface
+ * Three layouts (synth_params.layout), each painted far to near (painter's order; a nearer surface
  * has the larger disparity wherever two overlap). D = max_disparity; positions are fractions of
  * the image size, so every size shows the same scene.
  *
@@ -43,7 +43,22 @@
  * At D = 96, 640x360: sky 6, ground 6..96, facades 12..48, cars 39, 63 and 84. Every
  * ground-truth disparity lies in [ds, D]: D/16 rounded, less than the objects' D/6.
  *
- * Either way a matcher searching 0..D (D + 1 levels, min_disparity 0) covers the scene;
+ * The facade layout (SYNTH_LAYOUT_FACADE; static), repeated structure and thin objects: the
+ * street's sky and ground (the horizon at 0.45 height), then
+ *   facade        one vertical wall standing on the ground along the whole width, receding to
+ *                 the right: d = 0.6 D at the left border to 0.2 D at the right one (on past it
+ *                 by D px for the right view), its top 0.06 height below the top row at the
+ *                 left border and lower to the right in proportion to d; a weakly textured
+ *                 render (about 5 grey levels) with identical dark windows on a regular grid,
+ *                 7 floors, the columns D/5 px apart at the left border (within the search
+ *                 range every window has neighbours one and two columns away) and nine times
+ *                 closer at the far end
+ *   poles         three fronto-parallel rectangles standing on the ground (rows 0.72, 0.83 and
+ *                 0.95 height, rounded to an integer disparity), 0.55 height tall at d = D and
+ *                 0.01 width wide (at least 2 px), nearly uniform grey
+ * At D = 96, 640x360: sky 6, ground 6..96, facade 19..58, poles about 61, 77 and 93.
+ *
+ * In every layout a matcher searching 0..D (D + 1 levels, min_disparity 0) covers the scene;
  * synth_max_disparity() gives D.
  *
  * Texture: each surface carries its own non-periodic procedural texture (value noise over five
@@ -100,7 +115,7 @@ extern "C" {
 #define SYNTH_MAX_BASELINE 4  /* synth_render_view: baseline ratios in -4..4 */
 #define SYNTH_MIN_CONTRAST 0.02
 
-enum { SYNTH_LAYOUT_OBJECTS = 0, SYNTH_LAYOUT_STREET = 1 };
+enum { SYNTH_LAYOUT_OBJECTS = 0, SYNTH_LAYOUT_STREET = 1, SYNTH_LAYOUT_FACADE = 2 };
 
 typedef struct {
     int width, height;  /* SYNTH_MIN_SIZE..SYNTH_MAX_SIZE */
@@ -111,7 +126,7 @@ typedef struct {
     int edge_radius;    /* near_edge marks pixels within this many pixels (Chebyshev) of a
                            depth edge; 0..64 (0 = only the edge pixels themselves) */
     /* Every field below is off when zero (a zeroed struct renders the objects scene above). */
-    int layout;          /* SYNTH_LAYOUT_OBJECTS (0) or SYNTH_LAYOUT_STREET */
+    int layout;          /* SYNTH_LAYOUT_OBJECTS (0), SYNTH_LAYOUT_STREET or SYNTH_LAYOUT_FACADE */
     double contrast;     /* texture contrast about each texture's mean: 0 = 1 (full), else
                             SYNTH_MIN_CONTRAST..1 */
     double right_gain;   /* right camera's response (see above): 0 = 1, else 0.25..4 */

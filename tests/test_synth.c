@@ -486,7 +486,7 @@ static void test_bad_params(void **state)
     p = ok, p.edge_radius = 65, expect_error(p, "edge_radius");
     p = ok, p.t = NAN, expect_error(p, "t:");
     p = ok, p.t = INFINITY, expect_error(p, "t:");
-    p = ok, p.layout = 2, expect_error(p, "synth: layout: 2");
+    p = ok, p.layout = 3, expect_error(p, "synth: layout: 3");
     p = ok, p.layout = -1, expect_error(p, "layout");
     p = ok, p.contrast = 0.01, expect_error(p, "synth: contrast: 0.01");
     p = ok, p.contrast = 1.5, expect_error(p, "contrast");
@@ -568,7 +568,7 @@ static void test_defaults_explicit(void **state)
 static void test_camera_effects(void **state)
 {
     (void)state;
-    for (int layout = 0; layout < 2; layout++) {
+    for (int layout = 0; layout < 3; layout++) {
         const int w = 240, h = 160;
         synth_params p0 = {.width = w, .height = h, .seed = 4, .edge_radius = 1, .layout = layout};
         synth_scene base = render_p(&p0);
@@ -818,10 +818,104 @@ static void test_street(void **state)
     synth_destroy(s);
 }
 
+/* ---- (12) the facade layout ------------------------------------------------------------------ */
+
+static void check_facade(int w, int h, int D)
+{
+    synth_params p = {.width = w, .height = h, .seed = 7, .edge_radius = 1, .max_disparity = D,
+                      .layout = SYNTH_LAYOUT_FACADE};
+    D = synth_max_disparity(&p);
+    synth_scene sc = render_p(&p);
+    double yh = 0.45 * h, ds = floor(D / 16.0 + 0.5) < 1 ? 1 : floor(D / 16.0 + 0.5);
+    double bg = (D - ds) / (h - yh);
+    assert_true(sc.gt_min == (float)ds && sc.gt_max <= D);
+    /* the top right corner is sky; the facade at the left border's middle row is 0.6 D,
+     * falling linearly to the right (0.2 D at the border) wherever no pole stands */
+    assert_true(gt(&sc.gt_left, w - 1, 0) == (float)ds);
+    int y = (int)(0.2 * h);
+    assert_true(fabs(gt(&sc.gt_left, 0, y) - 0.6 * D * (1 - 0.5 / w * (2.0 / 3.0))) < 1e-3 * D);
+    /* every column: d never falls going down, and the bottom row is the ground near D */
+    for (int x = 0; x < w; x++) {
+        for (int yy = 1; yy < h; yy++)
+            if (gt(&sc.gt_left, x, yy) < gt(&sc.gt_left, x, yy - 1) - 1e-4f)
+                fail_msg("%dx%d facade: column %d falls from %.3f to %.3f at row %d", w, h, x,
+                         gt(&sc.gt_left, x, yy - 1), gt(&sc.gt_left, x, yy), yy);
+        assert_true(fabs(gt(&sc.gt_left, x, h - 1) - (ds + bg * (h - 0.5 - yh))) < 1e-3 ||
+                    gt(&sc.gt_left, x, h - 1) == floorf(gt(&sc.gt_left, x, h - 1)));
+    }
+    /* three poles: on the row 0.6 h, exactly three runs of integer disparity above the
+     * facade's, each at least 2 px wide */
+    int runs = 0;
+    for (int x = 0, in = 0; x < w; x++) {
+        float d = gt(&sc.gt_left, x, (int)(0.6 * h)), f = 0.6f * D + (0.2f - 0.6f) * D * (x + 0.5f) / w;
+        int pole = d == floorf(d) && d > f + 0.5f;
+        runs += pole && !in;
+        in = pole;
+    }
+    assert_int_equal(runs, 3);
+    /* left/right consistency */
+    for (int yy = 0; yy < h; yy++)
+        for (int x = 0; x < w; x++) {
+            float d = gt(&sc.gt_left, x, yy);
+            if (at(&sc.nonocc, x, yy, 0) != 255)
+                continue;
+            int xm = x - (int)floorf(d + 0.5f);
+            assert_true(xm >= 0);
+            assert_true(fabsf(gt(&sc.gt_right, xm, yy) - d) < 0.5f);
+        }
+    synth_free(&sc);
+    /* the slanted ground and facade: the warp by the GT is the photometric optimum */
+    p.seed = 4;
+    check_slanted_p(&p);
+}
+
+static void test_facade(void **state)
+{
+    (void)state;
+    check_facade(640, 360, 96);
+    check_facade(331, 219, 0);
+    check_facade(160, 96, 8);
+    /* windows repeat: along the facade's middle floor band at the left, the left view's
+     * autocorrelation has a second peak one window column away (within the search range) */
+    synth_params p = {.width = 640, .height = 360, .max_disparity = 96, .layout = SYNTH_LAYOUT_FACADE};
+    synth_scene sc = render_p(&p);
+    /* the columns are d^2 / (3 * 0.6 D) px apart where the facade has disparity d (D/5 at
+     * the left border); here d is taken at x = 68, the middle of the compared pixels */
+    double dl = 0.6 * 96, dm = dl - 0.4 * 96 * 68.5 / 640;
+    int period = (int)(dm * dm / (3 * dl) + 0.5), y0 = (int)(0.15 * 360), best = 0;
+    double best_sad = 1e30, zero_sad = 1e30;
+    for (int s = 0; s <= period + period / 2; s++) {
+        double sad = 0;
+        for (int y = y0; y < y0 + 40; y++)
+            for (int x = 20; x < 100; x++)
+                sad += abs((int)at(&sc.left_grey, x, y, 0) - (int)at(&sc.left_grey, x + s, y, 0));
+        if (s == 0)
+            zero_sad = sad;
+        else if (s >= period / 2 && sad < best_sad)
+            best_sad = sad, best = s;
+    }
+    print_message("# facade: window period near the left border %d px, %d expected (SAD %.0f "
+                  "against %.0f at 0)\n", best, period, best_sad, zero_sad);
+    assert_true(abs(best - period) <= 2);
+    synth_free(&sc);
+    /* camera effects leave its ground truth alone; a bad layout number is refused */
+    p = (synth_params){.width = 200, .height = 120, .layout = SYNTH_LAYOUT_FACADE};
+    synth_scene a = render_p(&p);
+    p.noise = 4, p.vignette = 0.4, p.right_gain = 1.5;
+    synth_scene b = render_p(&p);
+    assert_true(same_truth(&a, &b));
+    synth_free(&a), synth_free(&b);
+    char err[256];
+    p.layout = 3;
+    assert_int_equal(synth_params_check(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "facade"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integer_shift_exact),
+        cmocka_unit_test(test_facade),
         cmocka_unit_test(test_slanted_photometric),
         cmocka_unit_test(test_ground_truth_consistent),
         cmocka_unit_test(test_near_edge_radius),

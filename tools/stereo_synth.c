@@ -2,7 +2,7 @@
 /* stereo_synth.c — writes the generated stereo scene (hal/synth.h) with its ground truth.
  *
  *   stereo-synth [--size WxH] [--t SECONDS] [--seed N] [--max-disp N] [--edge-radius N]
- *                [--layout objects|street] [--contrast C] [--right-gain G] [--right-offset O]
+ *                [--layout objects|street|facade] [--contrast C] [--right-gain G] [--right-offset O]
  *                [--right-gamma Y] [--vignette V] [--noise SIGMA]
  *                [--views B2,...] [--grey|--rgb] OUTDIR
  *
@@ -38,11 +38,14 @@ static const char usage_text[] =
     "  --size WxH        image size (default 640x480; each side 32..4096)\n"
     "  --layout NAME     objects (default): slanted background, panels and moving occluders;\n"
     "                    street: sky, a road plane from the horizon (40 % of the height) to\n"
-    "                    the bottom, two slanted facades and three cars (static: --t is ignored)\n"
+    "                    the bottom, two slanted facades and three cars (static: --t is ignored);\n"
+    "                    facade: the street's sky and road (horizon at 45 %), one long facade\n"
+    "                    receding to the right with a regular grid of identical windows, and\n"
+    "                    three thin poles (static)\n"
     "  --t SECONDS       scene time: the occluders move with it (default 0, the test scene)\n"
     "  --seed N          texture and noise seed (default 1; the geometry does not depend on it)\n"
     "  --max-disp N      disparity of the nearest object: all disparities lie in [N/6, N]\n"
-    "                    (street: in [round(N/16), N]; the bottom row is near N)\n"
+    "                    (street, facade: in [round(N/16), N]; the bottom row is near N)\n"
     "                    (default: a multiple of 12 near width/12, 48 at 640 wide)\n"
     "  --edge-radius N   near_edge radius in px, 0..64 (default 2)\n"
     "  --contrast C      texture contrast about each texture's mean, 0.02..1 (default 1;\n"
@@ -274,8 +277,10 @@ int main(int argc, char **argv)
                     p.layout = SYNTH_LAYOUT_OBJECTS;
                 } else if (!strcmp(val, "street")) {
                     p.layout = SYNTH_LAYOUT_STREET;
+                } else if (!strcmp(val, "facade")) {
+                    p.layout = SYNTH_LAYOUT_FACADE;
                 } else {
-                    usage_error(opt, "needs objects or street", val);
+                    usage_error(opt, "needs objects, street or facade", val);
                     return EXIT_USAGE;
                 }
             } else if (!strcmp(opt, "--contrast")) {
@@ -413,7 +418,7 @@ int main(int argc, char **argv)
     }
     if (status == 0)
         printf("%s: %dx%d%s t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir, p.width,
-               p.height, p.layout == SYNTH_LAYOUT_STREET ? " street" : "", p.t, synth_max_disparity(&p), sc.gt_min, sc.gt_max,
+               p.height, p.layout == SYNTH_LAYOUT_STREET ? " street" : p.layout == SYNTH_LAYOUT_FACADE ? " facade" : "", p.t, synth_max_disparity(&p), sc.gt_min, sc.gt_max,
                synth_max_disparity(&p));
     free(path);
     synth_free(&sc);
