@@ -16,6 +16,8 @@ void postfilter_default(stereo_postfilter *f)
     /* off: with the holes filled as the evaluator fills them bad-2 is the same, and over the
      * pixels the matcher keeps it is lower without (docs/tuning.md) */
     f->fill = 0;
+    /* off: see docs/tuning.md */
+    f->vote = 0;
     /* off (sequences only); on, the settings chosen leaving one sequence out */
     f->temporal = 0;
     f->temporal_alpha = 2;
@@ -33,6 +35,8 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)
         what = "speckle diff", v = f->speckle_diff, hi = POSTFILTER_DIFF_MAX;
     else if (f->fill & ~1)
         what = "fill", v = f->fill, hi = 1;
+    else if (f->vote & ~1)
+        what = "vote", v = f->vote, hi = 1;
     else if (f->temporal & ~1)
         what = "temporal", v = f->temporal, hi = 1;
     else if (f->temporal_alpha < 1 || f->temporal_alpha > 16) {
@@ -50,7 +54,10 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)
 
 uint64_t postfilter_cpu_bytes(int w, int h)
 {
-    return (uint64_t)w * (uint64_t)h * (sizeof(int32_t) + 1 + sizeof(int16_t) + 1);
+    return (uint64_t)w * (uint64_t)h *
+               (sizeof(int32_t) + 1 + sizeof(int16_t) + 1 + sizeof(uint32_t) + sizeof(int16_t)) +
+           (uint64_t)(w + 1) * (uint64_t)(h + 1) * sizeof(int32_t) +
+           POSTFILTER_VOTE_LEVELS * sizeof(int32_t);
 }
 
 int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
@@ -63,7 +70,12 @@ int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
     pc->seen = malloc(n);
     pc->prev = malloc(n * sizeof *pc->prev);
     pc->age = malloc(n);
-    if (!pc->stack || !pc->seen || !pc->prev || !pc->age) {
+    pc->arms = malloc(n * sizeof *pc->arms);
+    pc->round = malloc(n * sizeof *pc->round);
+    pc->near = malloc((size_t)(w + 1) * (size_t)(h + 1) * sizeof *pc->near);
+    pc->votes = malloc(POSTFILTER_VOTE_LEVELS * sizeof *pc->votes);
+    if (!pc->stack || !pc->seen || !pc->prev || !pc->age || !pc->arms || !pc->round ||
+        !pc->near || !pc->votes) {
         postfilter_cpu_free(pc);
         return -1;
     }
@@ -77,6 +89,10 @@ void postfilter_cpu_free(postfilter_cpu *pc)
     free(pc->seen);
     free(pc->prev);
     free(pc->age);
+    free(pc->arms);
+    free(pc->round);
+    free(pc->near);
+    free(pc->votes);
     memset(pc, 0, sizeof *pc);
 }
 
@@ -129,6 +145,87 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
     }
 }
 
+/* 9b. A pixel whose box of radius L1 saw no fill in the last round would count the same votes
+ * again and fail again, so rounds after the first look only at invalid pixels with a fill of
+ * the last round within that box (pc->near, a summed-area table of pc->seen): the result is the
+ * rule's (every invalid pixel, every round), at a fraction of the work. */
+static int vote_pixel(const postfilter_cpu *pc, const int16_t *disp, int x, int y, int dmin,
+                      int ndisp)
+{
+    const int w = pc->w;
+    const uint32_t a = pc->arms[(size_t)y * w + x];
+    int32_t *votes = pc->votes;
+    memset(votes, 0, (size_t)(ndisp + 1) * sizeof *votes);
+    int S = 0;
+    const int st = POSTFILTER_VOTE_STRIDE;
+    for (int yy = y - (int)(a >> 16 & 0xff) / st * st; yy <= y + (int)(a >> 24); yy += st) {
+        const uint32_t b = pc->arms[(size_t)yy * w + x];
+        const int16_t *row = disp + (size_t)yy * w;
+        for (int xx = x - (int)(b & 0xff) / st * st; xx <= x + (int)(b >> 8 & 0xff); xx += st)
+            if (row[xx] != STEREO_INVALID) {
+                votes[postfilter_vote_level(row[xx], dmin, ndisp)]++;
+                S++;
+            }
+    }
+    int best = 0;
+    for (int k = 1; k <= ndisp; k++)
+        if (votes[k] > votes[best])
+            best = k;
+    return postfilter_vote_result(S, votes[best], best, dmin);
+}
+
+long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int dmin, int ndisp)
+{
+    const int w = pc->w, h = pc->h, r = POSTFILTER_VOTE_L1;
+    const size_t n = (size_t)w * h;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            pc->arms[(size_t)y * w + x] = postfilter_vote_arms(grey, w, h, x, y);
+    long total = 0;
+    for (int round = 0; round < POSTFILTER_VOTE_ROUNDS; round++) {
+        if (round > 0) { /* the summed-area table of the last round's fills */
+            int32_t *t = pc->near;
+            memset(t, 0, (size_t)(w + 1) * sizeof *t);
+            for (int y = 0; y < h; y++) {
+                int32_t acc = 0;
+                t[(size_t)(y + 1) * (w + 1)] = 0;
+                for (int x = 0; x < w; x++) {
+                    acc += pc->seen[(size_t)y * w + x];
+                    t[(size_t)(y + 1) * (w + 1) + x + 1] = t[(size_t)y * (w + 1) + x + 1] + acc;
+                }
+            }
+        }
+        memcpy(pc->round, disp, n * sizeof *disp);
+        memset(pc->seen, 0, n);
+        long filled = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const size_t p = (size_t)y * w + x;
+                if (disp[p] != STEREO_INVALID)
+                    continue;
+                if (round > 0) {
+                    const int x0 = x - r < 0 ? 0 : x - r, x1 = x + r + 1 > w ? w : x + r + 1;
+                    const int y0 = y - r < 0 ? 0 : y - r, y1 = y + r + 1 > h ? h : y + r + 1;
+                    const int32_t *t = pc->near;
+                    const size_t W = (size_t)w + 1;
+                    if (t[y1 * W + x1] - t[y0 * W + x1] - t[y1 * W + x0] + t[y0 * W + x0] == 0)
+                        continue;
+                }
+                const int v = vote_pixel(pc, disp, x, y, dmin, ndisp);
+                if (v != STEREO_INVALID) {
+                    pc->round[p] = (int16_t)v;
+                    pc->seen[p] = 1;
+                    filled++;
+                }
+            }
+        memcpy(disp, pc->round, n * sizeof *disp);
+        total += filled;
+        if (!filled)
+            break;
+    }
+    return total;
+}
+
 int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, int alpha,
                         int delta, int persist)
 {
@@ -159,11 +256,13 @@ void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1)
 }
 
 void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
-                      uint8_t *conf)
+                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp)
 {
     if (f->speckle_size > 0)
         postfilter_speckle(disp, conf, pc->w, pc->h, f->speckle_size, f->speckle_diff,
                            pc->stack, pc->seen);
+    if (f->vote)
+        postfilter_vote(pc, disp, grey, dmin, ndisp);
     if (f->temporal)
         postfilter_temporal(disp, pc->prev, pc->age, (size_t)pc->w * pc->h, f->temporal_alpha,
                             f->temporal_delta, f->temporal_persist);

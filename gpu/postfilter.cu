@@ -8,15 +8,27 @@
  * Termination: parent[x] <= x always (atomicMin only lowers it), so every find walks down
  * strictly smaller indices, and every failed link attempt continues from a strictly smaller
  * root: each loop ends after at most w * h steps, on any image (a spiral region included).
- * 9b temporal: the frame's four counts (block counts, one atomicAdd per block), then the per-pixel
+ * 9b region voting: each pixel's arms (one thread a pixel), then POSTFILTER_VOTE_ROUNDS rounds,
+ * each reading one map and writing the next whole (disp -> a -> b -> a -> b -> disp: the rounds
+ * of postfilter.c, which read the map the last round left). In a round each thread takes a pixel
+ * and copies it when valid; the warp then votes for its invalid pixels one after another, all
+ * lanes on one: lane i walks the region's sampled rows i, i + 32, ..., adding each valid
+ * sample's level into the warp's histogram in shared memory (exact counts: the order of the
+ * atomics does not matter); the winner (the most votes, ties to the smaller level) from a warp
+ * reduction over the lanes' bins. They are launched only while the filter is on (the stage
+ * captures its graph again when it is turned on or off: six kernels that return at once still
+ * cost 0.015 ms a frame).
+ * 9c temporal: the frame's four counts (block counts, one atomicAdd per block), then the per-pixel
  * rule or the reset, decided by every thread from the same counts.
- * 9c fill: one block per row; the row in shared memory, each thread a chunk of it, the nearest
+ * 9d fill: one block per row; the row in shared memory, each thread a chunk of it, the nearest
  * valid pixels outside its chunk from the other chunks' first and last valid pixels.
  */
 #include "postfilter.h"
 
 #define PIX_BLOCK 256
 #define FILL_THREADS 256
+#define VOTE_BLOCK 256
+#define VOTE_GRID 256 /* blocks of the vote kernels (they stride over the map) */
 
 /* The root of x: parents only point to smaller indices. Volatile: other threads relink roots
  * while this one walks. */
@@ -147,7 +159,82 @@ static __global__ void k_temporal_apply(int16_t *disp, int16_t *prev, uint8_t *a
     age[p] = a;
 }
 
-/* 9c: one block of FILL_THREADS per row. */
+/* 9b: every pixel's arms (postfilter_vote_arms) */
+static __global__ void k_vote_arms(const uint8_t *grey, uint32_t *arms, int w, int h,
+                                   const postfilter_dev *pd)
+{
+    if (!pd->f.vote)
+        return;
+    const int n = w * h;
+    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x)
+        arms[p] = postfilter_vote_arms(grey, w, h, p % w, p / w);
+}
+
+/* 9b: one round, cur -> nxt (every pixel written). */
+static __global__ void __launch_bounds__(VOTE_BLOCK)
+    k_vote_round(const int16_t *cur, int16_t *nxt, const uint32_t *arms, int w, int h, int dmin,
+                 int ndisp, const postfilter_dev *pd)
+{
+    __shared__ int32_t hist_all[VOTE_BLOCK / 32][POSTFILTER_VOTE_LEVELS];
+    if (!pd->f.vote)
+        return;
+    const int lane = threadIdx.x & 31, n = w * h, st = POSTFILTER_VOTE_STRIDE;
+    int32_t *hist = hist_all[threadIdx.x >> 5];
+    for (int k = lane; k <= ndisp; k += 32)
+        hist[k] = 0;
+    __syncwarp();
+    const int stride = gridDim.x * blockDim.x;
+    /* the loop bound is the same for the whole warp (it runs while any lane has a pixel) */
+    for (int base = blockIdx.x * blockDim.x + (threadIdx.x & ~31); base < n; base += stride) {
+        const int p = base + lane;
+        const int v = p < n ? cur[p] : 0;
+        const bool hole = p < n && v == STEREO_INVALID;
+        if (p < n && !hole)
+            nxt[p] = (int16_t)v;
+        unsigned todo = __ballot_sync(0xffffffffu, hole);
+        while (todo) {
+            const int src = __ffs(todo) - 1;
+            todo &= todo - 1;
+            const int q = base + src, x = q % w, y = q / w;
+            const uint32_t a = arms[q];
+            const int y0 = y - (int)(a >> 16 & 0xff) / st * st, y1 = y + (int)(a >> 24);
+            int S = 0;
+            for (int yy = y0 + lane * st; yy <= y1; yy += 32 * st) {
+                const uint32_t b = arms[(size_t)yy * w + x];
+                const int16_t *row = cur + (size_t)yy * w;
+                for (int xx = x - (int)(b & 0xff) / st * st; xx <= x + (int)(b >> 8 & 0xff);
+                     xx += st) {
+                    const int u = row[xx];
+                    if (u != STEREO_INVALID) {
+                        atomicAdd(&hist[postfilter_vote_level(u, dmin, ndisp)], 1);
+                        S++;
+                    }
+                }
+            }
+            __syncwarp();
+            /* the winner: the most votes, the smaller level on a tie; the bins cleared after */
+            int best_n = -1, best_k = 0;
+            for (int k = lane; k <= ndisp; k += 32) {
+                const int c = hist[k];
+                if (c > best_n)
+                    best_n = c, best_k = k;
+                hist[k] = 0;
+            }
+            for (int o = 16; o > 0; o >>= 1) {
+                const int on = __shfl_xor_sync(0xffffffffu, best_n, o);
+                const int ok = __shfl_xor_sync(0xffffffffu, best_k, o);
+                if (on > best_n || (on == best_n && ok < best_k))
+                    best_n = on, best_k = ok;
+                S += __shfl_xor_sync(0xffffffffu, S, o);
+            }
+            __syncwarp();
+            if (lane == src)
+                nxt[q] = (int16_t)postfilter_vote_result(S, best_n, best_k, dmin);
+        }
+    }
+}
+
+/* 9d: one block of FILL_THREADS per row. */
 static __global__ void k_fill(int16_t *disp, int w, const postfilter_dev *pd)
 {
     extern __shared__ int16_t row[]; /* the row before filling */
@@ -187,11 +274,13 @@ static __global__ void k_invalid_fill(int16_t *map, int n)
 
 size_t postfilter_cuda_bytes(int w, int h)
 {
-    return sizeof(postfilter_dev) + (size_t)w * h * (2 * sizeof(int32_t) + sizeof(int16_t) + 1);
+    return sizeof(postfilter_dev) +
+           (size_t)w * h * (2 * sizeof(int32_t) + 3 * sizeof(int16_t) + 1 + sizeof(uint32_t));
 }
 
-cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf, int w,
-                              int h, cudaStream_t stream)
+cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf,
+                              const uint8_t *grey, int dmin, int ndisp, int vote, int w, int h,
+                              cudaStream_t stream)
 {
     const int n = w * h;
     const unsigned g = (unsigned)((n + PIX_BLOCK - 1) / PIX_BLOCK);
@@ -200,10 +289,20 @@ cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t 
     k_speckle_union<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->dev, w, h);
     k_speckle_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->count, pf->dev, n);
     k_speckle_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, conf, pf->parent, pf->count, pf->dev, n);
-    /* 9b */
+    /* 9b: disp -> a -> b -> ... -> disp (an odd number of rounds ends in disp) */
+    static_assert(POSTFILTER_VOTE_ROUNDS % 2 == 1, "9b's rounds end in disp");
+    if (vote)
+        k_vote_arms<<<VOTE_GRID, VOTE_BLOCK, 0, stream>>>(grey, pf->arms, w, h, pf->dev);
+    for (int r = 0; r < POSTFILTER_VOTE_ROUNDS && vote; r++) {
+        const int16_t *src = r == 0 ? disp : r % 2 ? pf->vote_a : pf->vote_b;
+        int16_t *dst = r == POSTFILTER_VOTE_ROUNDS - 1 ? disp : r % 2 ? pf->vote_b : pf->vote_a;
+        k_vote_round<<<VOTE_GRID, VOTE_BLOCK, 0, stream>>>(src, dst, pf->arms, w, h, dmin, ndisp,
+                                                           pf->dev);
+    }
+    /* 9c */
     k_temporal_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->prev, pf->dev, n);
     k_temporal_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->prev, pf->age, pf->dev, n);
-    /* 9c */
+    /* 9d */
     k_fill<<<(unsigned)h, FILL_THREADS, (size_t)w * sizeof(int16_t), stream>>>(disp, w, pf->dev);
     return cudaGetLastError();
 }

@@ -284,8 +284,12 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                "unshift");
         mark(s, "unshift");
     }
-    /* 9. the post-filters: speckle, temporal, fill (postfilter.h; settings in device memory) */
-    LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, w, h, st), "postfilter");
+    /* 9. the post-filters: speckle, region voting, temporal, fill (postfilter.h; settings in
+     * device memory) */
+    LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, s->grey[0],
+                             p->min_disparity - s->shift, /* the maps are shifted back */
+                             p->num_disparities, p->post.vote, w, h, st),
+           "postfilter");
     mark(s, "postfilter");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
     if (s->nested)
@@ -514,9 +518,11 @@ stereo_status stage_cuda_set_postfilter(stage_cuda *s, const stereo_postfilter *
         snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
         return STEREO_ERR_PARAM;
     }
+    /* region voting's kernels are in the graph only while it is on: capture it again */
+    const int regraph = f->vote != s->p.post.vote && s->graph_exec;
     CUDA_TRY(postfilter_cuda_set(&s->post, f, clear, s->p.width, s->p.height, s->stream));
     s->p.post = *f;
-    return STEREO_OK;
+    return regraph ? build_graph(s, err, errlen) : STEREO_OK;
 }
 
 void stage_cuda_set_profiling(stage_cuda *s, int on) { s->profile = on; }

@@ -478,6 +478,9 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             DEV_ALLOC(s->post.count, n * sizeof(int32_t));
             DEV_ALLOC(s->post.prev, n * sizeof(int16_t));
             DEV_ALLOC(s->post.age, n);
+            DEV_ALLOC(s->post.arms, n * sizeof(uint32_t));
+            DEV_ALLOC(s->post.vote_a, n * sizeof(int16_t));
+            DEV_ALLOC(s->post.vote_b, n * sizeof(int16_t));
             CUDA_TRY(postfilter_cuda_set(&s->post, &p->post, 1, p->width, p->height, s->stream));
             DEV_ALLOC(s->d_desc, sizeof(frame_desc));
             STAGE_ALLOC(s->h_desc, 3 * sizeof(frame_desc), ALLOC_HOST);
@@ -597,6 +600,9 @@ static void release(stage_cuda *s)
     cudaFree(s->post.count);
     cudaFree(s->post.prev);
     cudaFree(s->post.age);
+    cudaFree(s->post.arms);
+    cudaFree(s->post.vote_a);
+    cudaFree(s->post.vote_b);
     cudaFree(s->lut);
     cudaFree(s->rgba);
     cudaFree(s->d_desc);

@@ -89,7 +89,7 @@ void stereo_params_default(stereo_params *p, int width, int height)
     p->paths = 8;
     stereo_default_penalties(p->cost, p->rank_window, &p->p1, &p->p2);
     p->p2_adapt = 16;
-    p->uniqueness = 0;
+    p->uniqueness = 5; /* chosen leaving one kind of scene out (docs/tuning.md) */
     p->subpixel = 1;
     p->lr_check = 1;
     p->lr_tolerance = 1;
@@ -308,7 +308,7 @@ static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_p
     q->median = q->lr_check = 1, q->lr_tolerance = 1;
     q->subpixel = q->uniqueness = q->confidence = 0;
     q->views = 2, q->mi_warm = 0;
-    q->post.speckle_size = q->post.fill = q->post.temporal = 0;
+    q->post.speckle_size = q->post.fill = q->post.temporal = q->post.vote = 0;
 }
 
 /* Cost mi on the CUDA backend: the host side of every frame (the CPU stage's, cuda_mi_prepare)

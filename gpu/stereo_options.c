@@ -100,7 +100,7 @@ const stereo_option_info stereo_option_table[] = {
      .more = "one for every path or one per path in path order; the sum of W*(max cost + P2) "
              "over the paths must stay below 65536"},
     {ROW("uniqueness", 0, "uniqueness", "uniqueness", MATCHING, INT, uniqueness),
-     .metavar = "U", .range = "0..99, 0 = off", .def = "0",
+     .metavar = "U", .range = "0..99, 0 = off", .def = "5",
      .help = "reject when another disparity is within U%"},
     {ROW("no-subpixel", 0, "subpixel", "no_subpixel", MATCHING, FLAG, subpixel),
      .help = "integer disparities"},
@@ -126,6 +126,10 @@ const stereo_option_info stereo_option_table[] = {
     {ROW("fill", 0, "fill", "fill", MATCHING, SWITCH, post.fill),
      .help = "post-filter: fill each row's holes with the smaller (background) value beside "
              "them", .more = "a hole at a border with the one beside it (the KITTI devkit's rule)"},
+    {ROW("vote", 0, "vote", "vote", MATCHING, SWITCH, post.vote),
+     .help = "post-filter: each invalid pixel takes the disparity most of its support region "
+             "(pixels of like grey level around it) agrees on",
+     .more = "Mei et al.'s iterative region voting; before the temporal filter and the fill"},
     {ROW("temporal", 0, "temporal", "temporal", MATCHING, SWITCH, post.temporal),
      .help = "post-filter for sequences: smooth each pixel over the frames",
      .more = "reset when more than half the pixels jump or the valid ones halve"},

@@ -93,6 +93,7 @@ typedef struct {
     int temporal_alpha;       /* weight of the new value in 16ths, 1..16 */
     int temporal_delta;       /* smooth only changes of at most this many 16ths of a pixel */
     int temporal_persist;     /* an invalid pixel keeps the last value this many frames */
+    int vote;                 /* 1: invalid pixels take their support region's majority */
 } stereo_postfilter;
 
 typedef struct {

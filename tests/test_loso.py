@@ -72,8 +72,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 2 and "--generated: 9 is outside" in r.stderr,
           "--generated beyond the scenes it has is refused (exit 2)", r.stderr[-200:])
 
-# the SGM-Forest experiment's dump: its sum, finished as the default pipeline finishes it, is
-# stereo-match's output bit for bit (tools/sgm_paths_dump.c)
+# the SGM-Forest experiment's dump: its sum, finished as the default pipeline finishes it (but
+# with no uniqueness test), is stereo-match's output bit for bit (tools/sgm_paths_dump.c)
 with tempfile.TemporaryDirectory() as tmp:
     name, left, right, _, _, d = loso.synth_scenes(tmp, 1)[0]
     build = os.environ.get("STEREO_BUILD", "build")
@@ -81,7 +81,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r1 = subprocess.run([os.path.join(build, "sgm-paths-dump"), "-d", str(d), left, right, dump],
                         capture_output=True, text=True)
     r2 = subprocess.run([os.path.join(build, "stereo-match"), "--backend", "cpu", "-d", str(d),
-                         left, right, ref], capture_output=True, text=True)
+                         "--uniqueness", "0", left, right, ref], capture_output=True, text=True)
     ok = r1.returncode == 0 and r2.returncode == 0
     diag = r1.stderr[-300:] + r2.stderr[-300:]
     if ok:

@@ -71,6 +71,7 @@ SAMPLES = {
     "band": ("32", "65"),
     "speckle-size": ("200", "-1"),
     "speckle-diff": ("8", "4096"),
+    "vote": (None, None),
     "fill": (None, None),
     "temporal": (None, None),
     "temporal-alpha": ("4", "17"),

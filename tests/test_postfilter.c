@@ -2,7 +2,9 @@
 /* test_postfilter.c — stage 9, the post-filters (gpu/postfilter.h), on hand-made maps with known
  * answers (a speckle of exactly N - 1 and N pixels, steps of exactly M and M + 1, holes at the
  * borders, the temporal filter's smoothing, persistence and resets), the speckle filter against a
- * naive restatement of its definition on random maps, and the stage: stereo_process with the
+ * naive restatement of its definition on random maps, region voting's arms and votes on
+ * hand-made images and against a naive restatement (every invalid pixel, every round) on random
+ * ones, and the stage: stereo_process with the
  * filters equal to the filters applied to its unfiltered output, stereo_set_postfilter's
  * toggles and refusals. */
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #include "postfilter.h"
@@ -188,7 +191,7 @@ static void test_speckle_random_against_naive(void **state)
     }
 }
 
-/* ---- 9c ----------------------------------------------------------------------------------- */
+/* ---- 9d ----------------------------------------------------------------------------------- */
 
 static void test_fill_rows(void **state)
 {
@@ -212,7 +215,7 @@ static void test_fill_rows(void **state)
     assert_int_equal(two[2], V(4));
 }
 
-/* ---- 9b ----------------------------------------------------------------------------------- */
+/* ---- 9c ----------------------------------------------------------------------------------- */
 
 static void test_temporal_pixel_rules(void **state)
 {
@@ -383,7 +386,7 @@ static void stage_applies_the_filters(int band)
     p.threads = 2;
     p.confidence = 1;
     stereo_params q = p;
-    q.post = (stereo_postfilter){40, 16, 1, 1, 6, 24, 2};
+    q.post = (stereo_postfilter){40, 16, 1, 1, 6, 24, 2, 1};
     stereo_stage *plain = NULL, *filt = NULL;
     char err[256];
     assert_int_equal(stereo_create(&p, NULL, &plain, err, sizeof err), STEREO_OK);
@@ -408,7 +411,7 @@ static void stage_applies_the_filters(int band)
         assert_int_equal(stereo_process(filt, &il, &ir), STEREO_OK);
         memcpy(want, stereo_disparity(plain), (size_t)n * sizeof *want);
         memcpy(wconf, stereo_confidence(plain), n);
-        postfilter_apply(&q.post, &pc, want, wconf);
+        postfilter_apply(&q.post, &pc, want, wconf, l, p.min_disparity, p.num_disparities);
         assert_memory_equal(stereo_disparity(filt), want, (size_t)n * sizeof *want);
         assert_memory_equal(stereo_confidence(filt), wconf, n);
         assert_int_equal(count_valid(want, n), n); /* filled: dense */
@@ -467,7 +470,7 @@ static void test_cost_640x480(void **state)
         for (int k = 0; k < reps; k++) {
             memcpy(m, src, (size_t)n * sizeof *m);
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            postfilter_apply(&s, &pc, m, NULL);
+            postfilter_apply(&s, &pc, m, NULL, NULL, 0, 0);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
             best = ms < best ? ms : best;
@@ -479,6 +482,214 @@ static void test_cost_640x480(void **state)
     postfilter_cpu_free(&pc);
 }
 
+/* ---- 9b ----------------------------------------------------------------------------------- */
+
+static uint32_t arms_at(const uint8_t *g, int w, int h, int x, int y)
+{
+    return postfilter_vote_arms(g, w, h, x, y);
+}
+#define ARM_L(a) ((int)((a) & 0xff))
+#define ARM_R(a) ((int)((a) >> 8 & 0xff))
+#define ARM_U(a) ((int)((a) >> 16 & 0xff))
+#define ARM_D(a) ((int)((a) >> 24))
+
+/* Arms: a flat image reaches L1 or the border; a step of T1 grey levels stops an arm, one of
+ * T1 - 1 does not; beyond L2 a difference of T2 from the centre stops it, T2 - 1 does not. */
+static void test_vote_arms(void **state)
+{
+    (void)state;
+    const int w = 100, h = 80;
+    uint8_t *g = malloc((size_t)w * h);
+    memset(g, 100, (size_t)w * h);
+    uint32_t a = arms_at(g, w, h, 50, 40);
+    assert_int_equal(ARM_L(a), POSTFILTER_VOTE_L1);
+    assert_int_equal(ARM_R(a), POSTFILTER_VOTE_L1);
+    assert_int_equal(ARM_U(a), POSTFILTER_VOTE_L1);
+    assert_int_equal(ARM_D(a), POSTFILTER_VOTE_L1);
+    a = arms_at(g, w, h, 3, 1);
+    assert_int_equal(ARM_L(a), 3);
+    assert_int_equal(ARM_U(a), 1);
+    a = arms_at(g, w, h, w - 1, h - 1);
+    assert_int_equal(ARM_R(a), 0);
+    assert_int_equal(ARM_D(a), 0);
+    /* a step 5 px right of the centre: T1 stops the arm there; T1 - 1 does not, and the arm
+     * goes on to L2, where that difference from the centre (above T2) stops it */
+    for (int x = 55; x < w; x++)
+        g[40 * w + x] = 100 + POSTFILTER_VOTE_T1;
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), 4);
+    for (int x = 55; x < w; x++)
+        g[40 * w + x] = 100 + POSTFILTER_VOTE_T1 - 1;
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), POSTFILTER_VOTE_L2);
+    /* ... from the centre beyond L2: T2 stops it at L2, T2 - 1 does not */
+    for (int x = 51; x < w; x++)
+        g[40 * w + x] = 100 + POSTFILTER_VOTE_T2;
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), POSTFILTER_VOTE_L2);
+    for (int x = 51; x < w; x++)
+        g[40 * w + x] = 100 + POSTFILTER_VOTE_T2 - 1;
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), POSTFILTER_VOTE_L1);
+    /* ramps: steps of 2 a pixel stay below T1 between neighbours but reach T1 from the centre
+     * at (T1 + 1) / 2 pixels; steps of 1 reach T2 beyond L2 first */
+    for (int x = 51; x < w; x++)
+        g[40 * w + x] = (uint8_t)(100 - 2 * (x - 50));
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), (POSTFILTER_VOTE_T1 + 1) / 2 - 1);
+    for (int x = 51; x < w; x++)
+        g[40 * w + x] = (uint8_t)(100 - (x - 50));
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), POSTFILTER_VOTE_L2);
+    /* a jump of T1 between neighbours stops the arm where both stay within T1 of the centre */
+    for (int x = 51; x < w; x++)
+        g[40 * w + x] = 100;
+    g[40 * w + 51] = 100 - POSTFILTER_VOTE_T1 / 2;
+    g[40 * w + 52] = 100 + POSTFILTER_VOTE_T1 / 2;
+    assert_int_equal(ARM_R(arms_at(g, w, h, 50, 40)), 1);
+    free(g);
+}
+
+/* The vote on a hand-made region: a flat 9 x 9 block of grey (its arms end at the block's
+ * edge: the surround differs by T1), a hole in its middle (7, 7); the sampled pixels (both
+ * coordinates odd: 24 besides the hole) take vals in row-major order, the pixels between them
+ * (not sampled) the value `between`. */
+static int16_t vote_block(int16_t *outside, int nvalid, const int16_t *vals, int16_t between,
+                          int dmin, int ndisp)
+{
+    const int w = 15, h = 15;
+    uint8_t *g = malloc((size_t)w * h);
+    int16_t *m = map_new(w, h);
+    memset(g, 10, (size_t)w * h);
+    for (int y = 3; y < 12; y++)
+        for (int x = 3; x < 12; x++)
+            g[y * w + x] = 10 + 2 * POSTFILTER_VOTE_T1;
+    int i = 0;
+    for (int y = 3; y < 12; y++)
+        for (int x = 3; x < 12; x++) {
+            if (x == 7 && y == 7)
+                continue;
+            if (x % 2 && y % 2)
+                m[y * w + x] = i < nvalid ? vals[i++] : INV;
+            else
+                m[y * w + x] = between;
+        }
+    postfilter_cpu pc;
+    assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
+    postfilter_vote(&pc, m, g, dmin, ndisp);
+    int16_t out = m[7 * w + 7];
+    if (outside)
+        *outside = m[0];
+    postfilter_cpu_free(&pc);
+    free(m);
+    free(g);
+    return out;
+}
+
+static void test_vote_rule(void **state)
+{
+    (void)state;
+    int16_t vals[24], outside;
+    /* 20 sampled: 9 say 5, 6 say 7, 5 say 6 (9/20 > 0.4): 5, whatever the 56 pixels between
+     * the samples say (they are not sampled) */
+    for (int i = 0; i < 20; i++)
+        vals[i] = i < 9 ? V(5) : i < 15 ? V(7) : V(6);
+    assert_int_equal(vote_block(&outside, 20, vals, V(12), 0, 32), V(5));
+    assert_int_equal(outside, INV); /* outside the block, no valid pixel: stays invalid */
+    /* 8 of 20 (= 0.4, not above): stays invalid */
+    for (int i = 0; i < 20; i++)
+        vals[i] = i < 8 ? V(5) : i < 15 ? V(7) : V(6);
+    assert_int_equal(vote_block(NULL, 20, vals, INV, 0, 32), INV);
+    /* POSTFILTER_VOTE_MIN valid samples, all agreeing: not more than the least, stays invalid;
+     * one more: filled */
+    for (int i = 0; i < 24; i++)
+        vals[i] = V(9);
+    assert_int_equal(vote_block(NULL, POSTFILTER_VOTE_MIN, vals, INV, 0, 32), INV);
+    assert_int_equal(vote_block(NULL, POSTFILTER_VOTE_MIN + 1, vals, INV, 0, 32), V(9));
+    /* the level rounds half up (16ths: 5.5 -> 6, 5.4375 -> 5); a tie goes to the smaller */
+    for (int i = 0; i < 20; i++)
+        vals[i] = i < 10 ? (int16_t)(V(5) + 8) : (int16_t)(V(5) + 7);
+    assert_int_equal(vote_block(NULL, 20, vals, INV, 0, 32), V(5));
+    for (int i = 0; i < 20; i++)
+        vals[i] = i < 13 ? (int16_t)(V(5) + 8) : V(3);
+    assert_int_equal(vote_block(NULL, 20, vals, INV, 0, 32), V(6));
+    /* a negative range: levels from dmin, values below it clamp to level 0 */
+    for (int i = 0; i < 20; i++)
+        vals[i] = i < 13 ? V(-12) : V(-3);
+    assert_int_equal(vote_block(NULL, 20, vals, INV, -10, 32), V(-10));
+    for (int i = 0; i < 20; i++)
+        vals[i] = V(-4);
+    assert_int_equal(vote_block(NULL, 20, vals, INV, -10, 32), V(-4));
+}
+
+/* The rule restated naively: every invalid pixel in every round, its region walked as
+ * postfilter.h says, arms recomputed per pixel. */
+static void vote_naive(int16_t *m, const uint8_t *g, int w, int h, int dmin, int ndisp)
+{
+    int16_t *next = malloc((size_t)w * h * sizeof *next);
+    int *votes = calloc((size_t)ndisp + 1, sizeof *votes);
+    for (int round = 0; round < POSTFILTER_VOTE_ROUNDS; round++) {
+        memcpy(next, m, (size_t)w * h * sizeof *m);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                if (m[y * w + x] != INV)
+                    continue;
+                memset(votes, 0, ((size_t)ndisp + 1) * sizeof *votes);
+                int S = 0;
+                uint32_t a = postfilter_vote_arms(g, w, h, x, y);
+                for (int yy = y - ARM_U(a); yy <= y + ARM_D(a); yy++) {
+                    uint32_t b = postfilter_vote_arms(g, w, h, x, yy);
+                    for (int xx = x - ARM_L(b); xx <= x + ARM_R(b); xx++) {
+                        int v = m[yy * w + xx];
+                        if (v == INV || abs(xx - x) % POSTFILTER_VOTE_STRIDE ||
+                            abs(yy - y) % POSTFILTER_VOTE_STRIDE)
+                            continue;
+                        int k = (int)floor((v + 8) / 16.0) - dmin;
+                        votes[k < 0 ? 0 : k > ndisp ? ndisp : k]++;
+                        S++;
+                    }
+                }
+                int best = 0;
+                for (int k = 1; k <= ndisp; k++)
+                    if (votes[k] > votes[best])
+                        best = k;
+                if (S > POSTFILTER_VOTE_MIN && votes[best] > 0.4 * S)
+                    next[y * w + x] = (int16_t)(16 * (dmin + best));
+            }
+        memcpy(m, next, (size_t)w * h * sizeof *m);
+    }
+    free(next);
+    free(votes);
+}
+
+/* Random piecewise-flat images (blocks of a few grey levels, noise of +-2) and maps (a level per
+ * block plus noise, 30 % holes, some blocks mostly holes): postfilter_vote, with its skipping of
+ * pixels no fill came near, against the naive rule. */
+static void test_vote_random_against_naive(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 12; trial++) {
+        const int w = rnd_range(40, 120), h = rnd_range(30, 90), dmin = rnd_range(-20, 10);
+        const int ndisp = 16 * rnd_range(1, 4), bs = rnd_range(4, 24);
+        uint8_t *g = malloc((size_t)w * h);
+        int16_t *a = map_new(w, h), *b = map_new(w, h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                uint32_t blk = (uint32_t)((x / bs) * 7919 + (y / bs) * 104729 + trial * 31);
+                int grey = 40 + (int)(blk % 5) * 30 + rnd_range(-2, 2);
+                g[y * w + x] = (uint8_t)grey;
+                int hole = rnd_range(0, 99) < ((blk % 7) == 0 ? 85 : 30);
+                int lvl = dmin + (int)(blk % (uint32_t)ndisp);
+                a[y * w + x] = hole ? INV : (int16_t)(16 * lvl + rnd_range(-10, 10));
+            }
+        memcpy(b, a, (size_t)w * h * sizeof *a);
+        postfilter_cpu pc;
+        assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
+        long filled = postfilter_vote(&pc, a, g, dmin, ndisp);
+        vote_naive(b, g, w, h, dmin, ndisp);
+        assert_memory_equal(a, b, (size_t)w * h * sizeof *a);
+        assert_true(filled > 0);
+        postfilter_cpu_free(&pc);
+        free(g);
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     rng_seed(0x5eed0f17e2ull);
@@ -488,6 +699,9 @@ int main(void)
         cmocka_unit_test(test_speckle_spiral),
         cmocka_unit_test(test_speckle_random_against_naive),
         cmocka_unit_test(test_fill_rows),
+        cmocka_unit_test(test_vote_arms),
+        cmocka_unit_test(test_vote_rule),
+        cmocka_unit_test(test_vote_random_against_naive),
         cmocka_unit_test(test_temporal_pixel_rules),
         cmocka_unit_test(test_temporal_frames_and_reset),
         cmocka_unit_test(test_filters_take_negative_disparities),

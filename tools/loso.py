@@ -57,10 +57,10 @@ FAMILIES = {
                   for w in (1, 2, 3, 4, 6, 8)],
     "adcensus-penalties": [(f"adcensus P1 {p1} P2 {p2}",
                             ["--cost", "adcensus", "--p1", str(p1), "--p2", str(p2)])
-                           for p1 in (16, 24, 32, 40) for p2 in (96, 128, 160)],
+                           for p1 in (16, 24, 32, 40, 48, 56) for p2 in (96, 128, 160, 192)],
     # the default cost's adaptive P2 (T, 0 = off), uniqueness ratio and LR-check tolerance
     "p2-adapt": [(f"adaptive P2 T {t}", ["--p2-adapt", str(t)]) for t in (0, 8, 16, 32, 64)],
-    "uniqueness": [(f"uniqueness {u}", ["--uniqueness", str(u)]) for u in (0, 5, 10, 15)],
+    "uniqueness": [(f"uniqueness {u}", ["--uniqueness", str(u)]) for u in (0, 5, 10, 15, 20, 25, 30)],
     "lr-tolerance": [(f"LR tolerance {t}", ["--lr-tolerance", str(t)]) for t in (0, 1, 2, 3)],
     "rank-penalties": [(f"rank P1 {p1} P2 {p2}",
                         ["--cost", "rank", "--p1", str(p1), "--p2", str(p2)])
@@ -78,6 +78,19 @@ FAMILIES = {
         (f"speckle {n} diff {m}", ["--speckle-size", str(n), "--speckle-diff", str(m)])
         for n in (25, 50, 100, 200, 400, 800, 1600) for m in (8, 16, 32, 64)],
     "fill": [("keep holes", []), ("fill", ["--fill"])],
+    # region voting (postfilter.h 9b), alone and with the uniqueness ratios it could make worth
+    # more (more invalid pixels to vote on)
+    "vote": [("vote off", []), ("vote", ["--vote"])] + [
+        (f"vote, uniqueness {u}", ["--vote", "--uniqueness", str(u)]) for u in (0, 10, 15)],
+    "paths": [("8 paths", ["--paths", "8"]), ("4 paths", ["--paths", "4"])],
+    # a remedy for slanted surfaces (a road plane: its disparity grows by a fraction of a pixel
+    # per row, so the vertical paths pay P1 every few rows): a lower P1 along the vertical
+    # paths (+y, -y), or along every path with a vertical step (+y, -y and the diagonals);
+    # the default cost's P1 (32) elsewhere
+    "slant": [("P1 32 everywhere", [])] + [
+        (f"P1 {v} on +-y", ["--p1", f"32,32,{v},{v},32,32,32,32"]) for v in (24, 16, 8)] + [
+        (f"P1 {v} on +-y and diagonals", ["--p1", f"32,32,{v},{v},{v},{v},{v},{v}"])
+        for v in (24, 16)],
     # cost mi's tables per tile (gpu/mi.h): one table for the frame, then G x G tiles
     "mi": [(f"mi tiles {g}", ["--cost", "mi", "--mi-tiles", str(g)]) for g in (1, 2, 3, 4, 5, 6, 8)],
 }
@@ -110,6 +123,94 @@ HARD = [
     ("weak-gamma", ["--size", "640x480", "--seed", "16", "--right-gain", "0.6", "--right-gamma",
                     "2.0", "--right-offset", "20", "--noise", "3.5", "--contrast", "0.1"], 64),
 ]
+# The wider pool's kinds (--by-kind adds these scenes), generated with exact ground truth:
+#  - driving: the street layout at a camera's wide aspect (KITTI's 1242x375 scaled) with a
+#    steep road plane, strong perspective and the sensor noise of a car camera;
+#  - outdoor low texture: the street at half and a third of its texture contrast (haze, dusk,
+#    a wet road: the road's few grey levels of texture then lie within the noise);
+#  - facade: the facade layout (a regular grid of identical windows, a weakly textured render,
+#    thin poles), plain and with camera effects;
+#  - strong exposure: every layout with strong vignetting and a right camera far from the left
+#    one (gain, offset, gamma).
+WIDE = [
+    ("drive-wide-a", ["--layout", "street", "--size", "828x250", "--max-disp", "80", "--seed", "21",
+                      "--right-gain", "1.1", "--noise", "2"], 96, "driving"),
+    ("drive-wide-b", ["--layout", "street", "--size", "1024x320", "--max-disp", "112", "--seed",
+                      "22", "--vignette", "0.2", "--noise", "2.5"], 128, "driving"),
+    ("lowtex-a", ["--layout", "street", "--size", "640x360", "--max-disp", "96", "--seed", "31",
+                  "--contrast", "0.5", "--noise", "2"], 112, "outdoor low texture"),
+    ("lowtex-b", ["--layout", "street", "--size", "480x270", "--max-disp", "64", "--seed", "32",
+                  "--contrast", "0.35", "--right-gamma", "1.3", "--noise", "1.5"], 80,
+     "outdoor low texture"),
+    ("facade-a", ["--layout", "facade", "--size", "640x360", "--max-disp", "96", "--seed", "41",
+                  "--noise", "2"], 112, "facade"),
+    ("facade-b", ["--layout", "facade", "--size", "512x288", "--max-disp", "80", "--seed", "42",
+                  "--right-gain", "1.2", "--vignette", "0.2", "--noise", "2"], 96, "facade"),
+    ("facade-c", ["--layout", "facade", "--size", "800x450", "--max-disp", "120", "--seed", "43",
+                  "--contrast", "0.8", "--noise", "1.5"], 128, "facade"),
+    ("exposure-a", ["--size", "480x360", "--seed", "51", "--vignette", "0.6", "--right-gain", "0.6",
+                    "--right-offset", "25", "--noise", "3"], 48, "strong exposure"),
+    ("exposure-b", ["--layout", "street", "--size", "640x360", "--max-disp", "96", "--seed", "52",
+                    "--vignette", "0.55", "--right-gamma", "1.8", "--right-gain", "1.4",
+                    "--right-offset", "-30", "--noise", "3"], 112, "strong exposure"),
+    ("exposure-c", ["--layout", "facade", "--size", "512x288", "--max-disp", "80", "--seed", "53",
+                    "--vignette", "0.5", "--right-gain", "1.7", "--right-gamma", "0.7", "--noise",
+                    "2.5"], 96, "strong exposure"),
+]
+
+
+def kind_of(name):
+    """The kind of scene a name is (--by-kind leaves one kind out at a time)."""
+    for w in WIDE:
+        if w[0] == name:
+            return w[3]
+    if name.startswith("x-"):
+        return "re-exposed real"
+    if name.startswith("generated-"):
+        return "generated objects"
+    if name.startswith("street-"):
+        return "driving"
+    if name.startswith("weak-"):
+        return "weak texture"
+    return "real indoor"
+
+
+def leave_one_kind_out(names, scores, guard=None):
+    """scores[c][s]: as leave_one_out. Each kind in turn is left out: the candidate with the
+    lowest mean over the other kinds (each kind's mean counted once, so that no kind weighs by
+    its number of scenes) is chosen and scored by its mean over the left-out kind. With guard
+    (points), a candidate whose mean on any of the choosing kinds is more than guard above the
+    first candidate's (the family's baseline, today's default) is not chosen: a new default
+    must not give back more than that on any kind it was chosen on. Returns (rows, in_sample,
+    left_out): rows (kind, scenes, chosen, its mean there, the best mean any candidate reaches
+    there); in_sample (the candidate best over all kinds, its mean of kind means); left_out,
+    the mean over the kinds of their left-out figures."""
+    cands = list(scores)
+    kinds = []
+    for n in names:
+        if kind_of(n) not in kinds:
+            kinds.append(kind_of(n))
+    members = {k: [n for n in names if kind_of(n) == k] for k in kinds}
+
+    def kmean(c, k):
+        return sum(scores[c][n] for n in members[k]) / len(members[k])
+
+    def mean(c, skip=None):
+        kept = [kmean(c, k) for k in kinds if k != skip]
+        return sum(kept) / len(kept)
+
+    def allowed(c, skip=None):
+        return guard is None or all(kmean(c, k) <= kmean(cands[0], k) + guard
+                                    for k in kinds if k != skip)
+    rows = []
+    for k in kinds:
+        chosen = min((c for c in cands if allowed(c, k)),
+                     key=lambda c: (mean(c, skip=k), cands.index(c)))
+        rows.append((k, len(members[k]), chosen, kmean(chosen, k), min(kmean(c, k) for c in cands)))
+    best = min((c for c in cands if allowed(c)), key=lambda c: (mean(c), cands.index(c)))
+    return rows, (best, mean(best)), sum(r[3] for r in rows) / len(rows)
+
+
 # the least number of disparities a family searches (the scene's own when larger)
 FAMILY_D_FLOOR = {"band": 128}
 
@@ -133,7 +234,7 @@ GENERATED = [
 def synth_scenes(tmp, count, table=GENERATED):
     """The generated scenes as (name, left, right, gt, eval options, D)."""
     scenes = []
-    for name, opts, d in table[:count]:
+    for name, opts, d, *_ in table[:count]:
         out = os.path.join(tmp, name)
         subprocess.run([os.path.join(mb.BUILD, "stereo-synth"), *opts, out], check=True,
                        capture_output=True)
@@ -396,8 +497,16 @@ def main():
                     help="leave out the re-exposed copies of the shared scenes")
     ap.add_argument("--no-hard", action="store_true",
                     help="leave out the harder generated scenes (street layout, weak texture)")
+    ap.add_argument("--by-kind", action="store_true",
+                    help="add the wider pool's scenes (driving, outdoor low texture, facade, "
+                    "strong exposure) and leave one kind out as well as one scene")
+    ap.add_argument("--guard", type=float, metavar="POINTS",
+                    help="--by-kind: never choose a candidate more than POINTS above the "
+                    "family's first candidate (the default) on a kind it is chosen on")
     ap.add_argument("--json", help="write the scores and the table to this file")
     args = ap.parse_args()
+    if args.guard is not None and (not args.by_kind or not args.guard >= 0):
+        ap.error("--guard: a number of points, 0 or more, with --by-kind")
     if args.family == "temporal":
         if not 2 <= args.sequences <= len(GENERATED) or args.frames < 2:
             ap.error("temporal: --sequences 2..%d, --frames 2 or more" % len(GENERATED))
@@ -415,6 +524,8 @@ def main():
         scenes += synth_scenes(tmp, args.generated)
         if not args.no_hard:
             scenes += synth_scenes(tmp, len(HARD), HARD)
+        if args.by_kind:
+            scenes += synth_scenes(tmp, len(WIDE), WIDE)
         if len(scenes) < 2:
             sys.exit("loso: leaving one scene out needs at least two scenes")
         scores, density = {}, {}
@@ -436,12 +547,23 @@ def main():
     print(f"\nin-sample: {best} is best on all {len(names)} scenes, mean bad-2 {best_mean:.2f} %")
     print(f"left-out:  mean bad-2 {left_out:.2f} % (each scene scored by the choice made "
           f"without it)")
+    result = {"family": args.family, "metric": args.metric, "density": density,
+              "scenes": names, "scores": scores,
+              "rows": rows, "in_sample": [best, best_mean], "left_out": left_out}
+    if args.by_kind:
+        krows, (kbest, kbest_mean), kleft = leave_one_kind_out(names, scores, args.guard)
+        guard = f", guard {args.guard:g} points" if args.guard is not None else ""
+        print(f"\nleft-out kind{guard}\n{'kind':20} scenes  chosen without it              "
+              f"{args.metric} there  best any there")
+        for k, n, chosen, got, top in krows:
+            print(f"{k:20} {n:6}  {chosen:30} {got:9.2f} %  {top:9.2f} %")
+        print(f"\nin-sample (kinds weighed alike): {kbest}, mean of kind means {kbest_mean:.2f} %")
+        print(f"left-out kind: mean {kleft:.2f} % (each kind scored by the choice made without it)")
+        result["kinds"] = {"rows": krows, "in_sample": [kbest, kbest_mean], "left_out": kleft,
+                           "guard": args.guard}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"family": args.family, "metric": args.metric, "density": density,
-                       "scenes": names, "scores": scores,
-                       "rows": rows, "in_sample": [best, best_mean], "left_out": left_out},
-                      f, indent=1)
+            json.dump(result, f, indent=1)
 
 
 if __name__ == "__main__":

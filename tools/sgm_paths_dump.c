@@ -29,9 +29,10 @@
  * others 0 (per_dir), one direction at a time into one volume, so memory stays at the cost
  * volume plus two uint16 volumes whatever the number of paths.
  *
- * The second form finishes a left map as the default pipeline does: the 3x3 median of the left
- * and of the right map (int16 files of W * H values, 16ths), then the LR check (tolerance 1),
- * written as stereo-match writes a .pfm (+inf = invalid).
+ * The second form finishes a left map as the default pipeline does, but with no uniqueness
+ * test (stereo-match --uniqueness 0): the 3x3 median of the left and of the right map (int16
+ * files of W * H values, 16ths), then the LR check (tolerance 1), written as stereo-match
+ * writes a .pfm (+inf = invalid).
  */
 #include <stdint.h>
 #include <stdio.h>

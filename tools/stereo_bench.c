@@ -82,17 +82,21 @@ typedef struct {
     int baseline[STEREO_MAX_VIEWS];  /* 16ths, [0] = 0, [1] = 16 (stereo_params.baseline) */
     stereo_combine combine;
     int band;               /* --band W: the coarse-to-fine mode (band.h), 0 = off */
-    int post;               /* --post: POST_SPECKLE | POST_FILL | POST_TEMPORAL (postfilter.h) */
+    int post;               /* --post: POST_SPECKLE | POST_FILL | POST_TEMPORAL | POST_VOTE
+                               (postfilter.h) */
     int dmin;               /* --min-disparity (stereo_params.min_disparity), 0 unless given */
+    int layout;             /* --layout: the generated scene's (synth.h), objects by default */
+    double contrast;        /* --contrast: its texture contrast, 0 = 1 */
 } config;
-enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4 };
-static const char *const post_names[] = {"speckle", "fill", "temporal"};
+enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4, POST_VOTE = 8 };
+#define N_POST 4
+static const char *const post_names[N_POST] = {"speckle", "fill", "temporal", "vote"};
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -206,6 +210,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->post.speckle_size = c->post & POST_SPECKLE ? POSTFILTER_SPECKLE_ON : 0;
     p->post.fill = !!(c->post & POST_FILL);
     p->post.temporal = !!(c->post & POST_TEMPORAL);
+    p->post.vote = !!(c->post & POST_VOTE);
 }
 
 /* The SMs a stage asked for `sms` really gets (the hardware may round up), from a small stage
@@ -213,7 +218,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
 static int stage_sms(int sms)
 {
     config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                    STEREO_COMBINE_SIDES, 0, 0, 0};
+                    STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -239,7 +244,7 @@ static void method_label(const config *c, char *buf, size_t len)
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " band %d", c->band);
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < N_POST; k++)
         if (c->post & 1 << k) {
             size_t l = strlen(buf);
             snprintf(buf + l, len - l, " +%s", post_names[k]);
@@ -270,7 +275,8 @@ static int run_config(const config *c, int sms, int runs, int frames, double cop
     config_params(c, STEREO_BACKEND_CUDA, sms, &p);
 
     /* generated camera frames (YUYV: Y = the scene's grey, chroma flat) */
-    synth_params sp = {.width = c->w, .height = c->h, .seed = 3};
+    synth_params sp = {.width = c->w, .height = c->h, .seed = 3, .layout = c->layout,
+                       .contrast = c->contrast};
     if (synth_max_disparity(&sp) >= c->D)
         sp.max_disparity = c->D - 16 - (c->D - 16) % 12;
     synth *syn;
@@ -561,7 +567,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                     STEREO_COMBINE_SIDES, 0, 0, 0};
+                     STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0};
     { /* the cost the stage takes by default, as the live app and stereo-match do */
         stereo_params def;
         stereo_params_default(&def, 640, 480);
@@ -598,7 +604,9 @@ int main(int argc, char **argv)
                    "  --band W  the coarse-to-fine mode: half size first, then W (32 or 64) "
                    "disparities per pixel around it (default 0: the full range)\n"
                    "  --post F,...  post-filters after the LR check (postfilter.h): speckle "
-                   "(at the live toggle's size), fill, temporal, or all\n"
+                   "(at the live toggle's size), vote, fill, temporal, or all\n"
+                   "  --layout objects|street|facade, --contrast C  the generated scene "
+                   "(stereo-synth's; default objects at full contrast)\n"
                    "  --min-disparity N  the smallest disparity searched (default 0; negative: the "
                    "right view shifted inside the stage, stereo.h)\n"
                    "  --sms N   run the stage on N SMs (a CUDA green context, CUDA 12.4+; the "
@@ -619,7 +627,8 @@ int main(int argc, char **argv)
                                                  "--sms", "--runs", "--frames", "--csv",
                                                  "--json", "--backend", "--method", "--block",
                                                  "--baselines", "--combine", "--band",
-                                                 "--post", "--min-disparity"};
+                                                 "--post", "--min-disparity", "--layout",
+                                                 "--contrast"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -687,6 +696,25 @@ int main(int argc, char **argv)
                 fprintf(stderr, "stereo-bench: --band: %s\n", why);
                 bad = 1;
             }
+        } else if (!strcmp(a, "--layout")) {
+            static const char *const layouts[] = {"objects", "street", "facade"};
+            int k = 0;
+            while (k < 3 && strcmp(v, layouts[k]))
+                k++;
+            if (k == 3) {
+                fprintf(stderr, "stereo-bench: --layout: '%s' is not objects, street or facade\n",
+                        v);
+                return 2;
+            }
+            custom.layout = k; /* SYNTH_LAYOUT_OBJECTS, _STREET, _FACADE */
+        } else if (!strcmp(a, "--contrast")) {
+            char *end;
+            custom.contrast = strtod(v, &end);
+            if (*end || end == v || !(custom.contrast >= SYNTH_MIN_CONTRAST && custom.contrast <= 1)) {
+                fprintf(stderr, "stereo-bench: --contrast: '%s' is not a number in %g..1\n", v,
+                        SYNTH_MIN_CONTRAST);
+                return 2;
+            }
         } else if (!strcmp(a, "--post")) {
             custom.post = 0;
             char list[64];
@@ -694,14 +722,14 @@ int main(int argc, char **argv)
             for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
                  t = strtok_r(NULL, ",", &save)) {
                 int k = 0;
-                while (k < 3 && strcmp(t, post_names[k]))
+                while (k < N_POST && strcmp(t, post_names[k]))
                     k++;
-                if (k == 3 && strcmp(t, "all")) {
-                    fprintf(stderr, "stereo-bench: --post: '%s' is not speckle, fill, temporal "
-                            "or all\n", t);
+                if (k == N_POST && strcmp(t, "all")) {
+                    fprintf(stderr, "stereo-bench: --post: '%s' is not speckle, fill, temporal, "
+                            "vote or all\n", t);
                     return 2;
                 }
-                custom.post |= k == 3 ? POST_SPECKLE | POST_FILL | POST_TEMPORAL : 1 << k;
+                custom.post |= k == N_POST ? (1 << N_POST) - 1 : 1 << k;
             }
         } else if (!strcmp(a, "--runs")) {
             bad = parse_int(a, v, 1, 100000, &runs);
@@ -826,7 +854,8 @@ int main(int argc, char **argv)
     else
         for (size_t i = 0; i < sizeof issue_configs / sizeof *issue_configs; i++) {
             config c = issue_configs[i];
-            c.post = custom.post; /* --post applies to the default configurations too */
+            c.post = custom.post; /* --post and the scene apply to the default configurations too */
+            c.layout = custom.layout, c.contrast = custom.contrast;
             rc |= run_config(&c, sms, runs, frames, copy, csv);
         }
     if (csv) {

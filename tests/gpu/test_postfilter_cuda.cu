@@ -13,7 +13,11 @@
  * and 8192 (the largest side: a thread's chunk of 32 pixels), rows without a valid pixel, runs
  * at both borders. Temporal: a sequence of random frames with drifting values, holes and a
  * scene change, every frame compared and the state carried on both sides; settings changed
- * mid-sequence (postfilter_cuda_set with clear). Every combination of the three filters on.
+ * mid-sequence (postfilter_cuda_set with clear). Region voting: piecewise-flat grey images
+ * (blocks of a few levels with noise: arms of every length up to L1) under maps of a level per
+ * block with 30-85 % holes, ranges from negative minima, D 16..512, sizes from 1 x 1 up (each
+ * of the five rounds compared through the result; the warp's histogram at every D), a flat
+ * image (every arm L1) and a random one (arms of 0 or 1). Every combination of the filters on.
  *
  * Needs only libc and CUDA: one line per failure and a closing "N passed, N failed" line;
  * exits non-zero on any failure.
@@ -34,6 +38,8 @@ typedef struct {
     postfilter_cuda gpu;
     int16_t *d_disp;
     uint8_t *d_conf;
+    uint8_t *grey, *d_grey; /* 9b's image (host and device); zeros unless a case sets it */
+    int dmin, ndisp;        /* 9b's range */
     cudaStream_t st;
 } bench;
 
@@ -53,8 +59,18 @@ static int bench_init(bench *b, int w, int h)
     TRY(cudaMalloc(&b->gpu.count, n * 4));
     TRY(cudaMalloc(&b->gpu.prev, n * 2));
     TRY(cudaMalloc(&b->gpu.age, n));
+    TRY(cudaMalloc(&b->gpu.arms, n * 4));
+    TRY(cudaMalloc(&b->gpu.vote_a, n * 2));
+    TRY(cudaMalloc(&b->gpu.vote_b, n * 2));
     TRY(cudaMalloc(&b->d_disp, n * 2));
     TRY(cudaMalloc(&b->d_conf, n));
+    TRY(cudaMalloc(&b->d_grey, n));
+    b->grey = (uint8_t *)calloc(n, 1);
+    if (!b->grey) {
+        check(0, "out of memory");
+        return -1;
+    }
+    b->dmin = 0, b->ndisp = 64;
     return 0;
 done:
     return -1;
@@ -68,8 +84,13 @@ static void bench_free(bench *b)
     cudaFree(b->gpu.count);
     cudaFree(b->gpu.prev);
     cudaFree(b->gpu.age);
+    cudaFree(b->gpu.arms);
+    cudaFree(b->gpu.vote_a);
+    cudaFree(b->gpu.vote_b);
     cudaFree(b->d_disp);
     cudaFree(b->d_conf);
+    cudaFree(b->d_grey);
+    free(b->grey);
     if (b->st)
         cudaStreamDestroy(b->st);
 }
@@ -97,10 +118,12 @@ static void bench_frame(bench *b, const stereo_postfilter *f, const int16_t *map
     uint8_t *gage = (uint8_t *)malloc(n);
     memcpy(want, map, n * 2);
     memset(wconf, 200, n);
-    postfilter_apply(f, &b->cpu, want, wconf);
+    postfilter_apply(f, &b->cpu, want, wconf, b->grey, b->dmin, b->ndisp);
     TRY(cudaMemcpyAsync(b->d_disp, map, n * 2, cudaMemcpyHostToDevice, b->st));
+    TRY(cudaMemcpyAsync(b->d_grey, b->grey, n, cudaMemcpyHostToDevice, b->st));
     TRY(cudaMemsetAsync(b->d_conf, 200, n, b->st));
-    TRY(launch_postfilter(&b->gpu, b->d_disp, b->d_conf, b->w, b->h, b->st));
+    TRY(launch_postfilter(&b->gpu, b->d_disp, b->d_conf, b->d_grey, b->dmin, b->ndisp, f->vote,
+                          b->w, b->h, b->st));
     TRY(cudaMemcpyAsync(got, b->d_disp, n * 2, cudaMemcpyDeviceToHost, b->st));
     TRY(cudaMemcpyAsync(gconf, b->d_conf, n, cudaMemcpyDeviceToHost, b->st));
     TRY(cudaMemcpyAsync(gprev, b->gpu.prev, n * 2, cudaMemcpyDeviceToHost, b->st));
@@ -264,11 +287,65 @@ static void temporal_cases(void)
     bench_free(&b);
 }
 
+/* 9b on piecewise-flat images: blocks of bs px, each a grey level (+-2 noise) and a disparity
+ * level (+-10 16ths), holes hole_pct % (85 % in every seventh block) */
+static void vote_scene(bench *b, int16_t *m, int bs, int hole_pct, int salt)
+{
+    const int w = b->w, h = b->h;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            unsigned blk = (unsigned)((x / bs) * 7919 + (y / bs) * 104729 + salt * 31);
+            b->grey[y * w + x] = (uint8_t)(40 + (int)(blk % 5) * 30 + (int)(rnd() % 5) - 2);
+            int hole = (int)(rnd() % 100) < (blk % 7 == 0 ? 85 : hole_pct);
+            int lvl = b->dmin + (int)(blk % (unsigned)b->ndisp);
+            m[y * w + x] = hole ? STEREO_INVALID
+                                : (int16_t)(16 * lvl + (int)(rnd() % 21) - 10);
+        }
+}
+
+static void vote_cases(void)
+{
+    static const int sizes[][2] = {{1, 1}, {5, 3}, {97, 61}, {333, 217}, {640, 480}, {1001, 9}};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const int w = sizes[s][0], h = sizes[s][1], n = w * h;
+        bench b;
+        if (bench_init(&b, w, h) != 0)
+            continue;
+        int16_t *m = (int16_t *)malloc((size_t)n * 2);
+        for (int it = 0; it < 6; it++) {
+            static const int nd[] = {16, 32, 64, 128, 256, 512};
+            b.ndisp = nd[it];
+            b.dmin = it % 2 ? -(int)(rnd() % 40) : (int)(rnd() % 20);
+            vote_scene(&b, m, 3 + (int)(rnd() % 30), 30 + 10 * it, it);
+            stereo_postfilter f = settings(it == 4 ? 20 : 0, 16, it == 5, it == 3);
+            f.vote = 1;
+            char what[80];
+            snprintf(what, sizeof what, "vote D%d dmin %d", b.ndisp, b.dmin);
+            bench_set(&b, &f, 1, what);
+            bench_frame(&b, &f, m, what);
+        }
+        /* a flat image (every arm as long as it may be) and a noisy one (arms of 0 or 1) */
+        b.ndisp = 64, b.dmin = 0;
+        stereo_postfilter f = settings(0, 16, 0, 0);
+        f.vote = 1;
+        bench_set(&b, &f, 1, "vote flat");
+        vote_scene(&b, m, 1 << 20, 60, 9);
+        memset(b.grey, 77, (size_t)n);
+        bench_frame(&b, &f, m, "vote flat");
+        for (int i = 0; i < n; i++)
+            b.grey[i] = (uint8_t)(rnd() % 256);
+        bench_frame(&b, &f, m, "vote noise");
+        free(m);
+        bench_free(&b);
+    }
+}
+
 int main(void)
 {
     speckle_cases();
     fill_cases();
     temporal_cases();
+    vote_cases();
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }
