@@ -357,13 +357,14 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
              a->params.height, a->params.num_disparities, method, band);
     colors[n++] = white;
-    const stereo_postfilter *pf = &a->params.post; /* as the keys k / i / t left them */
-    if (pf->speckle_size || pf->fill || pf->temporal) {
+    const stereo_postfilter *pf = &a->params.post; /* as the keys k / o / i / t left them */
+    if (pf->speckle_size || pf->vote || pf->fill || pf->temporal) {
         char speckle[32] = "";
         if (pf->speckle_size)
             snprintf(speckle, sizeof speckle, "   speckle < %d px", pf->speckle_size);
-        snprintf(lines[n], OVERLAY_LINE, "post-filters%s%s%s", speckle,
-                 pf->fill ? "   fill" : "", pf->temporal ? "   temporal" : "");
+        snprintf(lines[n], OVERLAY_LINE, "post-filters%s%s%s%s", speckle,
+                 pf->vote ? "   vote" : "", pf->fill ? "   fill" : "",
+                 pf->temporal ? "   temporal" : "");
         colors[n++] = white;
     }
     snprintf(lines[n], OVERLAY_LINE, "view %s   %s %s range%s", live_view_to_str(d->view),
@@ -449,7 +450,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "f         full screen",
             "+ / -     P2 up / down, every path's (recreates the stage)",
             "m         method: SGM <-> block matching (recreates the stage)",
-            "k / i / t speckle removal / hole filling / temporal filter on / off",
+            "k / o     speckle removal / region voting on / off",
+            "i / t     hole filling / temporal filter on / off",
             "h         this help",
         };
         enum { NK = sizeof keys / sizeof *keys };
@@ -710,10 +712,13 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
         break;
     }
     case SDLK_k:
+    case SDLK_o:
     case SDLK_i:
     case SDLK_t: {
-        live_post which = k == SDLK_k ? LIVE_POST_SPECKLE : k == SDLK_i ? LIVE_POST_FILL
-                                                                      : LIVE_POST_TEMPORAL;
+        live_post which = k == SDLK_k   ? LIVE_POST_SPECKLE
+                          : k == SDLK_o ? LIVE_POST_VOTE
+                          : k == SDLK_i ? LIVE_POST_FILL
+                                        : LIVE_POST_TEMPORAL;
         stereo_postfilter f = live_pipeline_toggle_post(a->pipe, which);
         a->params.post = f; /* for the overlay */
         if (which == LIVE_POST_SPECKLE && f.speckle_size)
@@ -723,6 +728,8 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
             report("speckle removal off");
         else if (which == LIVE_POST_FILL)
             report("hole filling %s", f.fill ? "on" : "off");
+        else if (which == LIVE_POST_VOTE)
+            report("region voting %s", f.vote ? "on" : "off");
         else
             report("temporal filter %s", f.temporal ? "on (starts afresh)" : "off");
         break;

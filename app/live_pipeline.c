@@ -839,6 +839,8 @@ stereo_postfilter live_pipeline_toggle_post(live_pipeline *p, live_post which)
         f->speckle_size = f->speckle_size ? 0 : p->speckle_on;
     else if (which == LIVE_POST_FILL)
         f->fill = !f->fill;
+    else if (which == LIVE_POST_VOTE)
+        f->vote = !f->vote;
     else
         f->temporal = !f->temporal;
     p->post_request = 1;

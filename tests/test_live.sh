@@ -968,19 +968,21 @@ done
 check "--record-depth: 4 pairs, each depth_NNNNNN.png = stereo-match --depth of the pair" rd.err \
   [ $rc -eq 0 ] && [ $same -eq 4 ] && [ ! -e recd/depth_000004.png ] && \
   grep -q '^focal = 500$' recd/replay.ini && grep -q '^baseline = 0.1$' recd/replay.ini
-# keys k, i, t: the post-filters toggled while running (one key per new frame); the last
+# keys k, o, i, t: the post-filters toggled while running (one key per new frame); the last
 # recorded pair's depth is then stereo-match's with the same filters on (speckle removal at
-# POSTFILTER_SPECKLE_ON = 400 px, hole filling), and the log says what each key did
+# POSTFILTER_SPECKLE_ON = 400 px, region voting, hole filling), and the log says what each key
+# did
 rm -rf reck
-STEREO_LIVE_KEYS=ki timeout 60 "${WINDOW[@]}" "$LIVE" --frames 12 --backend cpu \
+STEREO_LIVE_KEYS=koi timeout 60 "${WINDOW[@]}" "$LIVE" --frames 12 --backend cpu \
   --set synth.width=160 --set synth.height=120 --set stereo.disparities=32 --record reck \
   --record-depth --focal 500 --baseline 0.1 >k.out 2>k.err
 rc=$?
-"$ROOT/$B/stereo-match" -q -d 32 --backend cpu --speckle-size 400 --fill reck/left_000011.png \
-  reck/right_000011.png m.pfm --depth mk.png --focal 500 --baseline 0.1 2>>k.err
-check "keys k, i: speckle removal and hole filling on while running; the last pair's depth is stereo-match --speckle-size 400 --fill's" k.err \
+"$ROOT/$B/stereo-match" -q -d 32 --backend cpu --speckle-size 400 --vote --fill \
+  reck/left_000011.png reck/right_000011.png m.pfm --depth mk.png --focal 500 --baseline 0.1 \
+  2>>k.err
+check "keys k, o, i: speckle removal, region voting and hole filling on while running; the last pair's depth is stereo-match --speckle-size 400 --vote --fill's" k.err \
   [ $rc -eq 0 ] && grep -q 'speckle removal on (regions under 400 px, steps up to 64/16 px)' k.err && \
-  grep -q 'hole filling on' k.err && "$PY" -c 'import sys, cv2, numpy as np; a, b = (cv2.imread(p, -1) for p in sys.argv[1:]); sys.exit(not (a is not None and b is not None and np.array_equal(a, b)))' \
+  grep -q 'region voting on' k.err && grep -q 'hole filling on' k.err && "$PY" -c 'import sys, cv2, numpy as np; a, b = (cv2.imread(p, -1) for p in sys.argv[1:]); sys.exit(not (a is not None and b is not None and np.array_equal(a, b)))' \
     mk.png reck/depth_000011.png
 STEREO_LIVE_KEYS=ttk timeout 60 "${WINDOW[@]}" "$LIVE" --frames 6 --backend cpu \
   --set synth.width=160 --set synth.height=120 --set stereo.disparities=32 \
