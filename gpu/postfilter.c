@@ -56,8 +56,7 @@ uint64_t postfilter_cpu_bytes(int w, int h)
 {
     return (uint64_t)w * (uint64_t)h *
                (sizeof(int32_t) + 1 + sizeof(int16_t) + 1 + sizeof(uint32_t) + sizeof(int16_t)) +
-           (uint64_t)(w + 1) * (uint64_t)(h + 1) * sizeof(int32_t) +
-           POSTFILTER_VOTE_LEVELS * sizeof(int32_t);
+           (uint64_t)(w + 1) * (uint64_t)(h + 1) * sizeof(int32_t);
 }
 
 int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
@@ -73,9 +72,8 @@ int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
     pc->arms = malloc(n * sizeof *pc->arms);
     pc->round = malloc(n * sizeof *pc->round);
     pc->near = malloc((size_t)(w + 1) * (size_t)(h + 1) * sizeof *pc->near);
-    pc->votes = malloc(POSTFILTER_VOTE_LEVELS * sizeof *pc->votes);
     if (!pc->stack || !pc->seen || !pc->prev || !pc->age || !pc->arms || !pc->round ||
-        !pc->near || !pc->votes) {
+        !pc->near) {
         postfilter_cpu_free(pc);
         return -1;
     }
@@ -92,7 +90,6 @@ void postfilter_cpu_free(postfilter_cpu *pc)
     free(pc->arms);
     free(pc->round);
     free(pc->near);
-    free(pc->votes);
     memset(pc, 0, sizeof *pc);
 }
 
@@ -148,13 +145,22 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
 /* 9b. A pixel whose box of radius L1 saw no fill in the last round would count the same votes
  * again and fail again, so rounds after the first look only at invalid pixels with a fill of
  * the last round within that box (pc->near, a summed-area table of pc->seen): the result is the
- * rule's (every invalid pixel, every round), at a fraction of the work. */
+ * rule's (every invalid pixel, every round), at a fraction of the work. Rows run in parallel on
+ * the pool when there is one (a round reads disp and writes pc->round and pc->seen, each pixel
+ * its own). */
+typedef struct {
+    postfilter_cpu *pc;
+    const int16_t *disp;
+    const uint8_t *grey;
+    int dmin, ndisp, round;
+    long filled; /* added to atomically by the row jobs */
+} vote_job;
+
 static int vote_pixel(const postfilter_cpu *pc, const int16_t *disp, int x, int y, int dmin,
-                      int ndisp)
+                      int ndisp, int32_t *votes)
 {
     const int w = pc->w;
     const uint32_t a = pc->arms[(size_t)y * w + x];
-    int32_t *votes = pc->votes;
     memset(votes, 0, (size_t)(ndisp + 1) * sizeof *votes);
     int S = 0;
     const int st = POSTFILTER_VOTE_STRIDE;
@@ -174,13 +180,60 @@ static int vote_pixel(const postfilter_cpu *pc, const int16_t *disp, int x, int 
     return postfilter_vote_result(S, votes[best], best, dmin);
 }
 
-long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int dmin, int ndisp)
+static void vote_arms_rows(void *ctx, int y0, int y1)
 {
-    const int w = pc->w, h = pc->h, r = POSTFILTER_VOTE_L1;
-    const size_t n = (size_t)w * h;
-    for (int y = 0; y < h; y++)
+    const vote_job *j = ctx;
+    const int w = j->pc->w, h = j->pc->h;
+    for (int y = y0; y < y1; y++)
         for (int x = 0; x < w; x++)
-            pc->arms[(size_t)y * w + x] = postfilter_vote_arms(grey, w, h, x, y);
+            j->pc->arms[(size_t)y * w + x] = postfilter_vote_arms(j->grey, w, h, x, y);
+}
+
+static void vote_round_rows(void *ctx, int y0, int y1)
+{
+    vote_job *j = ctx;
+    postfilter_cpu *pc = j->pc;
+    const int w = pc->w, h = pc->h, r = POSTFILTER_VOTE_L1;
+    const size_t W = (size_t)w + 1;
+    int32_t votes[POSTFILTER_VOTE_LEVELS];
+    long filled = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < w; x++) {
+            const size_t p = (size_t)y * w + x;
+            if (j->disp[p] != STEREO_INVALID)
+                continue;
+            if (j->round > 0) {
+                const int bx0 = x - r < 0 ? 0 : x - r, bx1 = x + r + 1 > w ? w : x + r + 1;
+                const int by0 = y - r < 0 ? 0 : y - r, by1 = y + r + 1 > h ? h : y + r + 1;
+                const int32_t *t = pc->near;
+                if (t[by1 * W + bx1] - t[by0 * W + bx1] - t[by1 * W + bx0] + t[by0 * W + bx0] == 0)
+                    continue;
+            }
+            const int v = vote_pixel(pc, j->disp, x, y, j->dmin, j->ndisp, votes);
+            if (v != STEREO_INVALID) {
+                pc->round[p] = (int16_t)v;
+                pc->seen[p] = 1;
+                filled++;
+            }
+        }
+    __atomic_add_fetch(&j->filled, filled, __ATOMIC_RELAXED);
+}
+
+static void vote_run(parallel_pool *pool, int h, parallel_fn fn, vote_job *j)
+{
+    if (pool)
+        parallel_for(pool, h, 0, fn, j);
+    else
+        fn(j, 0, h);
+}
+
+long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int dmin, int ndisp,
+                     parallel_pool *pool)
+{
+    const int w = pc->w, h = pc->h;
+    const size_t n = (size_t)w * h;
+    vote_job j = {pc, disp, grey, dmin, ndisp, 0, 0};
+    vote_run(pool, h, vote_arms_rows, &j);
     long total = 0;
     for (int round = 0; round < POSTFILTER_VOTE_ROUNDS; round++) {
         if (round > 0) { /* the summed-area table of the last round's fills */
@@ -197,30 +250,11 @@ long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int
         }
         memcpy(pc->round, disp, n * sizeof *disp);
         memset(pc->seen, 0, n);
-        long filled = 0;
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                const size_t p = (size_t)y * w + x;
-                if (disp[p] != STEREO_INVALID)
-                    continue;
-                if (round > 0) {
-                    const int x0 = x - r < 0 ? 0 : x - r, x1 = x + r + 1 > w ? w : x + r + 1;
-                    const int y0 = y - r < 0 ? 0 : y - r, y1 = y + r + 1 > h ? h : y + r + 1;
-                    const int32_t *t = pc->near;
-                    const size_t W = (size_t)w + 1;
-                    if (t[y1 * W + x1] - t[y0 * W + x1] - t[y1 * W + x0] + t[y0 * W + x0] == 0)
-                        continue;
-                }
-                const int v = vote_pixel(pc, disp, x, y, dmin, ndisp);
-                if (v != STEREO_INVALID) {
-                    pc->round[p] = (int16_t)v;
-                    pc->seen[p] = 1;
-                    filled++;
-                }
-            }
+        j.round = round, j.filled = 0;
+        vote_run(pool, h, vote_round_rows, &j);
         memcpy(disp, pc->round, n * sizeof *disp);
-        total += filled;
-        if (!filled)
+        total += j.filled;
+        if (!j.filled)
             break;
     }
     return total;
@@ -256,13 +290,14 @@ void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1)
 }
 
 void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
-                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp)
+                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp,
+                      parallel_pool *pool)
 {
     if (f->speckle_size > 0)
         postfilter_speckle(disp, conf, pc->w, pc->h, f->speckle_size, f->speckle_diff,
                            pc->stack, pc->seen);
     if (f->vote)
-        postfilter_vote(pc, disp, grey, dmin, ndisp);
+        postfilter_vote(pc, disp, grey, dmin, ndisp, pool);
     if (f->temporal)
         postfilter_temporal(disp, pc->prev, pc->age, (size_t)pc->w * pc->h, f->temporal_alpha,
                             f->temporal_delta, f->temporal_persist);

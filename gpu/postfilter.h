@@ -75,6 +75,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parallel.h"
 #include "stereo_types.h"
 #include "stereo_math.h"
 
@@ -227,7 +228,6 @@ typedef struct {
     uint32_t *arms;    /* 9b: each pixel's arms (postfilter_vote_arms), w * h */
     int16_t *round;    /* 9b: the map a round writes, w * h */
     int32_t *near;     /* 9b: summed-area table of the last round's fills, (w + 1) * (h + 1) */
-    int32_t *votes;    /* 9b: one pixel's votes per level, POSTFILTER_VOTE_LEVELS */
 } postfilter_cpu;
 
 /* Bytes postfilter_cpu_init allocates (stereo_cpu_bytes adds them). */
@@ -241,8 +241,10 @@ void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n);
 void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, int diff,
                         int32_t *stack, uint8_t *seen);
 /* 9b in place on disp (w x h), with grey the rectified left view (pitch w); the search range
- * dmin .. dmin + ndisp - 1. Returns the pixels it filled. */
-long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int dmin, int ndisp);
+ * dmin .. dmin + ndisp - 1; rows on the pool's threads (NULL: this thread alone; the same
+ * result). Returns the pixels it filled. */
+long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int dmin, int ndisp,
+                     parallel_pool *pool);
 /* 9c in place on disp, with the state prev / age; returns 1 when the frame reset the state. */
 int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, int alpha,
                         int delta, int persist);
@@ -250,9 +252,11 @@ int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, in
 void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1);
 
 /* 9a, 9b, 9c, 9d as f says, in order (pc from postfilter_cpu_init); grey (the rectified left
- * view, pitch w), dmin and ndisp are 9b's (grey may be NULL when f->vote is 0). */
+ * view, pitch w), dmin, ndisp and pool are 9b's (grey may be NULL when f->vote is 0, pool
+ * NULL for this thread alone). */
 void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
-                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp);
+                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp,
+                      parallel_pool *pool);
 
 #ifdef __cplusplus
 }

@@ -1045,7 +1045,7 @@ void stage_cpu_process(stage_cpu *s, stage_cpu_views images)
     /* 9. post-filters: speckle removal, region voting, temporal filter, hole filling
      * (postfilter.h) */
     postfilter_apply(&p->post, &s->post, s->disp, s->conf, s->grey[0], p->min_disparity,
-                     p->num_disparities);
+                     p->num_disparities, s->pool);
 
     if (p->cost == STEREO_COST_MI)
         mi_finish(s, s->disp, t0);

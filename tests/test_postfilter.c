@@ -4,7 +4,7 @@
  * borders, the temporal filter's smoothing, persistence and resets), the speckle filter against a
  * naive restatement of its definition on random maps, region voting's arms and votes on
  * hand-made images and against a naive restatement (every invalid pixel, every round) on random
- * ones, and the stage: stereo_process with the
+ * ones (on one thread and on three), and the stage: stereo_process with the
  * filters equal to the filters applied to its unfiltered output, stereo_set_postfilter's
  * toggles and refusals. */
 #include <setjmp.h>
@@ -411,7 +411,7 @@ static void stage_applies_the_filters(int band)
         assert_int_equal(stereo_process(filt, &il, &ir), STEREO_OK);
         memcpy(want, stereo_disparity(plain), (size_t)n * sizeof *want);
         memcpy(wconf, stereo_confidence(plain), n);
-        postfilter_apply(&q.post, &pc, want, wconf, l, p.min_disparity, p.num_disparities);
+        postfilter_apply(&q.post, &pc, want, wconf, l, p.min_disparity, p.num_disparities, NULL);
         assert_memory_equal(stereo_disparity(filt), want, (size_t)n * sizeof *want);
         assert_memory_equal(stereo_confidence(filt), wconf, n);
         assert_int_equal(count_valid(want, n), n); /* filled: dense */
@@ -470,7 +470,7 @@ static void test_cost_640x480(void **state)
         for (int k = 0; k < reps; k++) {
             memcpy(m, src, (size_t)n * sizeof *m);
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            postfilter_apply(&s, &pc, m, NULL, NULL, 0, 0);
+            postfilter_apply(&s, &pc, m, NULL, NULL, 0, 0, NULL);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
             best = ms < best ? ms : best;
@@ -570,7 +570,7 @@ static int16_t vote_block(int16_t *outside, int nvalid, const int16_t *vals, int
         }
     postfilter_cpu pc;
     assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
-    postfilter_vote(&pc, m, g, dmin, ndisp);
+    postfilter_vote(&pc, m, g, dmin, ndisp, NULL);
     int16_t out = m[7 * w + 7];
     if (outside)
         *outside = m[0];
@@ -677,16 +677,25 @@ static void test_vote_random_against_naive(void **state)
                 a[y * w + x] = hole ? INV : (int16_t)(16 * lvl + rnd_range(-10, 10));
             }
         memcpy(b, a, (size_t)w * h * sizeof *a);
+        int16_t *c = map_new(w, h);
+        memcpy(c, a, (size_t)w * h * sizeof *a);
         postfilter_cpu pc;
         assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
-        long filled = postfilter_vote(&pc, a, g, dmin, ndisp);
+        long filled = postfilter_vote(&pc, a, g, dmin, ndisp, NULL);
         vote_naive(b, g, w, h, dmin, ndisp);
         assert_memory_equal(a, b, (size_t)w * h * sizeof *a);
         assert_true(filled > 0);
+        /* rows on 3 threads: the same map, the same count */
+        parallel_pool *pool = NULL;
+        assert_int_equal(parallel_create(3, &pool), 0);
+        assert_int_equal(postfilter_vote(&pc, c, g, dmin, ndisp, pool), filled);
+        assert_memory_equal(c, b, (size_t)w * h * sizeof *a);
+        parallel_destroy(pool);
         postfilter_cpu_free(&pc);
         free(g);
         free(a);
         free(b);
+        free(c);
     }
 }
 

@@ -118,7 +118,7 @@ static void bench_frame(bench *b, const stereo_postfilter *f, const int16_t *map
     uint8_t *gage = (uint8_t *)malloc(n);
     memcpy(want, map, n * 2);
     memset(wconf, 200, n);
-    postfilter_apply(f, &b->cpu, want, wconf, b->grey, b->dmin, b->ndisp);
+    postfilter_apply(f, &b->cpu, want, wconf, b->grey, b->dmin, b->ndisp, NULL);
     TRY(cudaMemcpyAsync(b->d_disp, map, n * 2, cudaMemcpyHostToDevice, b->st));
     TRY(cudaMemcpyAsync(b->d_grey, b->grey, n, cudaMemcpyHostToDevice, b->st));
     TRY(cudaMemsetAsync(b->d_conf, 200, n, b->st));
