@@ -272,12 +272,6 @@ static __global__ void k_invalid_fill(int16_t *map, int n)
         map[p] = STEREO_INVALID;
 }
 
-size_t postfilter_cuda_bytes(int w, int h)
-{
-    return sizeof(postfilter_dev) +
-           (size_t)w * h * (2 * sizeof(int32_t) + 3 * sizeof(int16_t) + 1 + sizeof(uint32_t));
-}
-
 cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf,
                               const uint8_t *grey, int dmin, int ndisp, int vote, int w, int h,
                               cudaStream_t stream)

@@ -281,8 +281,6 @@ typedef struct {
     int16_t *vote_a, *vote_b;  /* 9b: the maps of the rounds between (w * h each) */
 } postfilter_cuda;
 
-/* Bytes of device memory the buffers above take for w x h. */
-size_t postfilter_cuda_bytes(int w, int h);
 /* 9a, 9b, 9c, 9d on disp (device), conf (device or NULL) as pf->dev's settings say; grey (the
  * rectified left view, device), dmin and ndisp are 9b's, and 9b's kernels are launched only
  * when vote (the host's copy of the setting) is 1. */

@@ -651,6 +651,23 @@ int synth_params_check(const synth_params *p, char *err, size_t errlen)
     return 0;
 }
 
+static const char *const layout_names[] = {"objects", "street", "facade"};
+
+int synth_layout_from_name(const char *name)
+{
+    for (int k = 0; k < (int)(sizeof layout_names / sizeof *layout_names); k++)
+        if (name && !strcmp(name, layout_names[k]))
+            return k; /* SYNTH_LAYOUT_OBJECTS, _STREET, _FACADE in order */
+    return -1;
+}
+
+const char *synth_layout_name(int layout)
+{
+    return layout >= 0 && layout < (int)(sizeof layout_names / sizeof *layout_names)
+               ? layout_names[layout]
+               : "?";
+}
+
 int synth_max_disparity(const synth_params *p)
 {
     return synth_params_check(p, NULL, 0) == 0 ? resolve_disparity(p) : -1;
@@ -817,6 +834,15 @@ static void wall_on_ground(synth *s, surface *sf, double a, double c, double x0,
     sf->t1 = sf->b1 - hf * a;
 }
 
+/* The integer disparity of the ground nearest row `row` (its bottom row moved to match, into
+ * *bottom): a fronto-parallel object standing there has it. */
+static double ground_d(const synth *s, double row, double *bottom)
+{
+    const double d = floor(s->ds + s->bg * (row - s->yh) + 0.5);
+    *bottom = s->yh + (d - s->ds) / s->bg;
+    return d;
+}
+
 /* The street (synth.h), far to near: sky, ground, the two facades, three cars. */
 static int street_create(synth *s)
 {
@@ -856,8 +882,7 @@ static int street_create(synth *s)
                                          {0.95f, 0.95f, 0.58f}};
     for (int k = 0; k < 3; k++) {
         sf = &s->surf[4 + k];
-        double dc = floor(s->ds + s->bg * (car[k][1] * H - s->yh) + 0.5);
-        double vb = s->yh + (dc - s->ds) / s->bg;
+        double vb, dc = ground_d(s, car[k][1] * H, &vb);
         double w = 0.36 * W * dc / D, h = 0.36 * H * dc / D;
         street_surface(sf, SHAPE_RECT, 0, 0, dc, car_tint[k][0], car_tint[k][1], car_tint[k][2]);
         sf->x0 = car[k][0] * W - 0.5 * w, sf->x1 = sf->x0 + w;
@@ -898,12 +923,11 @@ static int facade_create(synth *s)
     static const double pole[3][2] = {{0.78, 0.72}, {0.47, 0.83}, {0.16, 0.95}};
     for (int k = 0; k < 3; k++) {
         sf = &s->surf[3 + k];
-        double dc = floor(s->ds + s->bg * (pole[k][1] * H - s->yh) + 0.5);
-        double vb = s->yh + (dc - s->ds) / s->bg;
+        double bottom, dc = ground_d(s, pole[k][1] * H, &bottom);
         double w = fmax(2.0, 0.01 * W * dc / D), h = 0.55 * H * dc / D;
         street_surface(sf, SHAPE_RECT, 0, 0, dc, 0.86f, 0.90f, 0.92f);
         sf->x0 = pole[k][0] * W - 0.5 * w, sf->x1 = sf->x0 + w;
-        sf->y0 = vb - h, sf->y1 = vb;
+        sf->y0 = bottom - h, sf->y1 = bottom;
         if (street_texture(&sf->tex, s, sf, TEX_POLE, hash3(3 + k, 0x706f6c65, seed), sf->x0,
                            sf->y0, sf->x1, sf->y1) != 0)
             return -1;

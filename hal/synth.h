@@ -153,6 +153,11 @@ typedef struct {
     float gt_min, gt_max; /* range of gt_left and gt_right together */
 } synth_scene;
 
+/* The layouts' names ("objects", "street", "facade"): the layout a name gives, or -1; and the
+ * name of a layout ("?" for none). The programs' --layout options take them. */
+int synth_layout_from_name(const char *name);
+const char *synth_layout_name(int layout);
+
 /* The D that p resolves to (the default applied), or -1 when p is invalid. */
 int synth_max_disparity(const synth_params *p);
 

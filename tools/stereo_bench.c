@@ -697,16 +697,11 @@ int main(int argc, char **argv)
                 bad = 1;
             }
         } else if (!strcmp(a, "--layout")) {
-            static const char *const layouts[] = {"objects", "street", "facade"};
-            int k = 0;
-            while (k < 3 && strcmp(v, layouts[k]))
-                k++;
-            if (k == 3) {
+            if ((custom.layout = synth_layout_from_name(v)) < 0) {
                 fprintf(stderr, "stereo-bench: --layout: '%s' is not objects, street or facade\n",
                         v);
                 return 2;
             }
-            custom.layout = k; /* SYNTH_LAYOUT_OBJECTS, _STREET, _FACADE */
         } else if (!strcmp(a, "--contrast")) {
             char *end;
             custom.contrast = strtod(v, &end);

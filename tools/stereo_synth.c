@@ -273,13 +273,7 @@ int main(int argc, char **argv)
                 if (parse_views(opt, val, views, &nviews) != 0)
                     return EXIT_USAGE;
             } else if (!strcmp(opt, "--layout")) {
-                if (!strcmp(val, "objects")) {
-                    p.layout = SYNTH_LAYOUT_OBJECTS;
-                } else if (!strcmp(val, "street")) {
-                    p.layout = SYNTH_LAYOUT_STREET;
-                } else if (!strcmp(val, "facade")) {
-                    p.layout = SYNTH_LAYOUT_FACADE;
-                } else {
+                if ((p.layout = synth_layout_from_name(val)) < 0) {
                     usage_error(opt, "needs objects, street or facade", val);
                     return EXIT_USAGE;
                 }
@@ -417,9 +411,10 @@ int main(int argc, char **argv)
         synth_destroy(h);
     }
     if (status == 0)
-        printf("%s: %dx%d%s t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir, p.width,
-               p.height, p.layout == SYNTH_LAYOUT_STREET ? " street" : p.layout == SYNTH_LAYOUT_FACADE ? " facade" : "", p.t, synth_max_disparity(&p), sc.gt_min, sc.gt_max,
-               synth_max_disparity(&p));
+        printf("%s: %dx%d%s%s t=%g D=%d, disparities %.3f..%.3f (search 0..%d)\n", outdir,
+               p.width, p.height, p.layout == SYNTH_LAYOUT_OBJECTS ? "" : " ",
+               p.layout == SYNTH_LAYOUT_OBJECTS ? "" : synth_layout_name(p.layout), p.t,
+               synth_max_disparity(&p), sc.gt_min, sc.gt_max, synth_max_disparity(&p));
     free(path);
     synth_free(&sc);
     return status;
