@@ -35,7 +35,8 @@ void band_coarse_params(const stereo_params *p, stereo_params *q)
     q->uniqueness = q->confidence = 0;
     q->views = 2, q->band = 0, q->mi_warm = 0;
     /* the band reads the raw match */
-    q->post.speckle_size = q->post.fill = q->post.temporal = q->post.vote = 0;
+    q->post.speckle_size = q->post.fill = q->post.temporal = q->post.vote =
+        q->post.interp = 0;
 }
 
 void band_from_coarse_rows(const int16_t *coarse, int w1, int h1, int w, int dmin, int D, int W,

@@ -18,6 +18,7 @@ void postfilter_default(stereo_postfilter *f)
     f->fill = 0;
     /* off: see docs/tuning.md */
     f->vote = 0;
+    f->interp = 0;
     /* off (sequences only); on, the settings chosen leaving one sequence out */
     f->temporal = 0;
     f->temporal_alpha = 2;
@@ -37,6 +38,8 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)
         what = "fill", v = f->fill, hi = 1;
     else if (f->vote & ~1)
         what = "vote", v = f->vote, hi = 1;
+    else if (f->interp & ~1)
+        what = "interp", v = f->interp, hi = 1;
     else if (f->temporal & ~1)
         what = "temporal", v = f->temporal, hi = 1;
     else if (f->temporal_alpha < 1 || f->temporal_alpha > 16) {
@@ -260,6 +263,51 @@ long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int
     return total;
 }
 
+/* 9c: per row, the marks from the right map (pc->seen), then the holes, reading pc->round (the
+ * map before 9c, whole) and writing disp; each row job its own rows of pc->seen and disp. */
+typedef struct {
+    postfilter_cpu *pc;
+    int16_t *disp;
+    const int16_t *right;
+    long filled;
+} interp_job;
+
+static void interp_rows(void *ctx, int y0, int y1)
+{
+    interp_job *j = ctx;
+    const postfilter_cpu *pc = j->pc;
+    const int w = pc->w, h = pc->h;
+    long filled = 0;
+    for (int y = y0; y < y1; y++) {
+        const size_t row = (size_t)y * w;
+        if (j->right)
+            postfilter_interp_marks(j->right + row, pc->seen + row, w);
+        for (int x = 0; x < w; x++) {
+            if (pc->round[row + x] != STEREO_INVALID)
+                continue;
+            const int v = postfilter_interp_pixel(pc->round, w, h, x, y,
+                                                  j->right && !pc->seen[row + x]);
+            if (v != STEREO_INVALID) {
+                j->disp[row + x] = (int16_t)v;
+                filled++;
+            }
+        }
+    }
+    __atomic_add_fetch(&j->filled, filled, __ATOMIC_RELAXED);
+}
+
+long postfilter_interp(postfilter_cpu *pc, int16_t *disp, const int16_t *right,
+                       parallel_pool *pool)
+{
+    interp_job j = {pc, disp, right, 0};
+    memcpy(pc->round, disp, (size_t)pc->w * pc->h * sizeof *disp);
+    if (pool)
+        parallel_for(pool, pc->h, 0, interp_rows, &j);
+    else
+        interp_rows(&j, 0, pc->h);
+    return j.filled;
+}
+
 int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, int alpha,
                         int delta, int persist)
 {
@@ -290,14 +338,16 @@ void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1)
 }
 
 void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
-                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp,
-                      parallel_pool *pool)
+                      uint8_t *conf, const int16_t *right, const uint8_t *grey, int dmin,
+                      int ndisp, parallel_pool *pool)
 {
     if (f->speckle_size > 0)
         postfilter_speckle(disp, conf, pc->w, pc->h, f->speckle_size, f->speckle_diff,
                            pc->stack, pc->seen);
     if (f->vote)
         postfilter_vote(pc, disp, grey, dmin, ndisp, pool);
+    if (f->interp)
+        postfilter_interp(pc, disp, right, pool);
     if (f->temporal)
         postfilter_temporal(disp, pc->prev, pc->age, (size_t)pc->w * pc->h, f->temporal_alpha,
                             f->temporal_delta, f->temporal_persist);

@@ -18,15 +18,19 @@
  * reduction over the lanes' bins. They are launched only while the filter is on (the stage
  * captures its graph again when it is turned on or off: six kernels that return at once still
  * cost 0.015 ms a frame).
- * 9c temporal: the frame's four counts (block counts, one atomicAdd per block), then the per-pixel
+ * 9c interpolation: one block per row; the row's marks from the right map in shared memory,
+ * then a thread per hole of the row (postfilter_interp_pixel) reading the map 9b left and
+ * writing a second one (every pixel), which is copied back. Launched only while it is on.
+ * 9d temporal: the frame's four counts (block counts, one atomicAdd per block), then the per-pixel
  * rule or the reset, decided by every thread from the same counts.
- * 9d fill: one block per row; the row in shared memory, each thread a chunk of it, the nearest
+ * 9e fill: one block per row; the row in shared memory, each thread a chunk of it, the nearest
  * valid pixels outside its chunk from the other chunks' first and last valid pixels.
  */
 #include "postfilter.h"
 
 #define PIX_BLOCK 256
 #define FILL_THREADS 256
+#define INTERP_THREADS 128
 #define VOTE_BLOCK 256
 #define VOTE_GRID 256 /* blocks of the vote kernels (they stride over the map) */
 
@@ -234,7 +238,41 @@ static __global__ void __launch_bounds__(VOTE_BLOCK)
     }
 }
 
-/* 9d: one block of FILL_THREADS per row. */
+/* 9c: one block of INTERP_THREADS per row: the row's marks from the right map in shared
+ * memory, then each thread a pixel of the row at a time, reading cur (the map 9b left, whole)
+ * and writing nxt (every pixel). */
+static __global__ void __launch_bounds__(INTERP_THREADS)
+    k_interp(const int16_t *cur, int16_t *nxt, const int16_t *right, int w, int h,
+             const postfilter_dev *pd)
+{
+    extern __shared__ uint8_t seen[]; /* w bytes */
+    if (!pd->f.interp)
+        return;
+    const size_t row = (size_t)blockIdx.x * w;
+    if (right) { /* postfilter_interp_marks, its writes spread over the threads */
+        for (int x = threadIdx.x; x < w; x += INTERP_THREADS)
+            seen[x] = 0;
+        __syncthreads();
+        for (int xr = threadIdx.x; xr < w; xr += INTERP_THREADS) {
+            const int v = right[row + xr];
+            if (v == STEREO_INVALID)
+                continue;
+            const int x = xr + ((v + 8) >> 4);
+            if (x >= 0 && x < w)
+                seen[x] = 1;
+        }
+        __syncthreads();
+    }
+    for (int x = threadIdx.x; x < w; x += INTERP_THREADS) {
+        const int v = cur[row + x];
+        nxt[row + x] = (int16_t)(v != STEREO_INVALID
+                                     ? v
+                                     : postfilter_interp_pixel(cur, w, h, x, (int)blockIdx.x,
+                                                               right && !seen[x]));
+    }
+}
+
+/* 9e: one block of FILL_THREADS per row. */
 static __global__ void k_fill(int16_t *disp, int w, const postfilter_dev *pd)
 {
     extern __shared__ int16_t row[]; /* the row before filling */
@@ -273,9 +311,10 @@ static __global__ void k_invalid_fill(int16_t *map, int n)
 }
 
 cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf,
-                              const uint8_t *grey, int dmin, int ndisp, int vote, int w, int h,
-                              cudaStream_t stream)
+                              const int16_t *right, const uint8_t *grey, int dmin, int ndisp,
+                              const stereo_postfilter *on, int w, int h, cudaStream_t stream)
 {
+    const int vote = on->vote;
     const int n = w * h;
     const unsigned g = (unsigned)((n + PIX_BLOCK - 1) / PIX_BLOCK);
     /* 9a */
@@ -293,10 +332,19 @@ cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t 
         k_vote_round<<<VOTE_GRID, VOTE_BLOCK, 0, stream>>>(src, dst, pf->arms, w, h, dmin, ndisp,
                                                            pf->dev);
     }
-    /* 9c */
+    /* 9c: disp -> a, copied back */
+    if (on->interp) {
+        k_interp<<<(unsigned)h, INTERP_THREADS, (size_t)w, stream>>>(disp, pf->vote_a, right, w,
+                                                                      h, pf->dev);
+        cudaError_t e = cudaMemcpyAsync(disp, pf->vote_a, (size_t)n * sizeof *disp,
+                                        cudaMemcpyDeviceToDevice, stream);
+        if (e != cudaSuccess)
+            return e;
+    }
+    /* 9d */
     k_temporal_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->prev, pf->dev, n);
     k_temporal_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->prev, pf->age, pf->dev, n);
-    /* 9d */
+    /* 9e */
     k_fill<<<(unsigned)h, FILL_THREADS, (size_t)w * sizeof(int16_t), stream>>>(disp, w, pf->dev);
     return cudaGetLastError();
 }

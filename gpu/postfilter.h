@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* postfilter.h — stage 9, the post-filters on the final left disparity (after the median and
- * the LR check), in this order: speckle removal, region voting, the temporal filter, hole
- * filling. Each works
+ * the LR check), in this order: speckle removal, region voting, occlusion and mismatch
+ * interpolation, the temporal filter, hole filling. Each works
  * in integers on the int16 map (value = 16 * d, negative too with a negative minimum disparity;
  * STEREO_INVALID marks the invalid pixels),
  * so the CPU reference (postfilter.c) and the CUDA kernels (postfilter.cu) give the same bits.
  * The settings are stereo_params.post (stereo_types.h); a stage changes them between frames with
  * stereo_set_postfilter. The right disparity is not filtered. The confidence map (when on) is
- * zeroed where the speckle filter invalidates a pixel; pixels that the voting, the fill or the
- * temporal persistence make valid were invalid, so their confidence is already 0.
+ * zeroed where the speckle filter invalidates a pixel; pixels that the voting, the
+ * interpolation, the fill or the temporal persistence make valid were invalid, so their
+ * confidence is already 0.
  *
  * 9a. Speckle removal (OpenCV's filterSpeckles rule): two 4-neighbours are connected when both
  *     are valid and their values differ by at most speckle_diff (16ths of a pixel, the map's own
@@ -40,7 +41,30 @@
  *     the share and the rounds are the paper's; its 20 votes at the least are 5 here (a quarter,
  *     as the samples); none was tuned here. The confidence stays 0 (the pixel was invalid).
  *
- * 9c. Temporal filter (temporal = 1; sequences: the live app, stereo-match on a sequence). Per
+ * 9c. Occlusion and mismatch interpolation (interp = 1; Hirschmueller 2008, "Stereo processing
+ *     by semiglobal matching and mutual information", as Mei et al. 2011 take it up): each
+ *     pixel p = (x, y) still invalid after 9b is told apart as a mismatch or an occlusion, and
+ *     takes a value from the valid pixels around it. The map read is the one 9b left, whole (a
+ *     pixel this step fills does not feed another: the order does not matter).
+ *     - Class: p is a mismatch when a valid pixel xr of the same row of the right view's
+ *       disparity R (the stage's right map, after its median; not post-filtered) names p as its
+ *       match, x = xr + ((R(xr) + 8) >> 4): the right camera sees p, and the match failed. p is
+ *       an occlusion when none does: the right camera does not see p (a hidden background, the
+ *       left border). Without a right map (no LR check) every pixel is a mismatch.
+ *     - An occlusion takes the background beside it in its row: the smaller of the first valid
+ *       pixels p + k (dx, dy), k = 1 .. POSTFILTER_INTERP_REACH, inside the image, left and
+ *       right of p, or the one of them found (an occluded region lies along the row, between a
+ *       nearer surface and the background it hides).
+ *     - A mismatch takes the lower median (element (n - 1) / 2 of the n sorted values) of the
+ *       first valid pixels within the same reach in each of 16 directions
+ *       (postfilter_interp_dir).
+ *     - No pixel found: p stays invalid; 9e, when on, fills it afterwards (from its row, the
+ *       values 9c gave included).
+ *     Mei et al.'s own rule (the lowest of the 16 for an occlusion, the likest grey for a
+ *     mismatch), the background of the whole row for an occlusion, and other reaches were
+ *     measured worse; the reach, 16, was chosen leaving one kind of scene out (docs/tuning.md).
+ *
+ * 9d. Temporal filter (temporal = 1; sequences: the live app, stereo-match on a sequence). Per
  *     pixel p the stage keeps prev[p] (16ths, or STEREO_INVALID) and age[p] (frames since the
  *     value was last observed). On a frame with input d (after 9a):
  *     - Scene change: over the pixels with d and prev both valid (n_both), n_change counts those
@@ -62,7 +86,7 @@
  *     temporal_alpha 1..16 (16: no smoothing), temporal_delta 0..4095 (16ths), temporal_persist
  *     0..255 frames (0: an invalid pixel stays invalid).
  *
- * 9d. Hole filling (fill = 1; 0 keeps the holes): in each row, every run of invalid pixels
+ * 9e. Hole filling (fill = 1; 0 keeps the holes): in each row, every run of invalid pixels
  *     between two valid pixels gets the smaller value of the two (the background: a hole beside
  *     an object is mostly occluded background), a run that touches the row's first or last
  *     pixel gets the one valid value beside it, and a row without a valid pixel stays invalid.
@@ -139,7 +163,82 @@ STEREO_HD int postfilter_vote_result(int S, int n, int k, int dmin)
                                                                            : STEREO_INVALID;
 }
 
-/* 9c's scene-change limits, in percent */
+/* 9c's reach: steps searched in each direction */
+#define POSTFILTER_INTERP_REACH 16
+#define POSTFILTER_INTERP_DIRS 16
+
+/* 9c's direction i (0..15), counter-clockwise from (1, 0): (1, 0), (2, 1), (1, 1), (1, 2),
+ * (0, 1), (-1, 2), ..., (2, -1); each coordinate + 2 is a nibble of a constant. */
+STEREO_HD void postfilter_interp_dir(int i, int *dx, int *dy)
+{
+    *dx = (int)(0x4332110101123343ull >> (4 * i) & 15) - 2;
+    *dy = (int)(0x1101011233434332ull >> (4 * i) & 15) - 2;
+}
+
+/* 9c's and 9e's background from the nearest valid values left and right (STEREO_INVALID:
+ * none): the smaller of two, the one of one. */
+STEREO_HD int postfilter_background(int left, int right)
+{
+    if (left == STEREO_INVALID)
+        return right;
+    if (right == STEREO_INVALID)
+        return left;
+    return left < right ? left : right;
+}
+
+/* 9c: the first valid value of the map m (w x h, as 9b left it) from (x, y) along direction i
+ * within the reach, or STEREO_INVALID. */
+STEREO_HD int postfilter_interp_first(const int16_t *m, int w, int h, int x, int y, int i)
+{
+    int dx, dy;
+    postfilter_interp_dir(i, &dx, &dy);
+    for (int k = 0; k < POSTFILTER_INTERP_REACH; k++) {
+        x += dx, y += dy;
+        if (x < 0 || x >= w || y < 0 || y >= h)
+            break;
+        const int u = m[(size_t)y * w + x];
+        if (u != STEREO_INVALID)
+            return u;
+    }
+    return STEREO_INVALID;
+}
+
+/* 9c: hole (x, y)'s value, by its class; STEREO_INVALID when none is found. */
+STEREO_HD int postfilter_interp_pixel(const int16_t *m, int w, int h, int x, int y, int occluded)
+{
+    if (occluded) /* directions 8 (-1, 0) and 0 (1, 0) */
+        return postfilter_background(postfilter_interp_first(m, w, h, x, y, 8),
+                                     postfilter_interp_first(m, w, h, x, y, 0));
+    int v[POSTFILTER_INTERP_DIRS], n = 0;
+    for (int i = 0; i < POSTFILTER_INTERP_DIRS; i++) {
+        const int u = postfilter_interp_first(m, w, h, x, y, i);
+        if (u == STEREO_INVALID)
+            continue;
+        int j = n++; /* insertion: v[0 .. n) stays sorted */
+        for (; j > 0 && v[j - 1] > u; j--)
+            v[j] = v[j - 1];
+        v[j] = u;
+    }
+    return n ? v[(n - 1) / 2] : STEREO_INVALID;
+}
+
+/* 9c: the row's marks from the right map's row r (w values): seen[x] = 1 where a valid right
+ * pixel names x as its match, 0 elsewhere (seen has w bytes). */
+STEREO_HD void postfilter_interp_marks(const int16_t *r, uint8_t *seen, int w)
+{
+    for (int x = 0; x < w; x++)
+        seen[x] = 0;
+    for (int xr = 0; xr < w; xr++) {
+        const int v = r[xr];
+        if (v == STEREO_INVALID)
+            continue;
+        const int x = xr + ((v + 8) >> 4);
+        if (x >= 0 && x < w)
+            seen[x] = 1;
+    }
+}
+
+/* 9d's scene-change limits, in percent */
 #define POSTFILTER_RESET_CHANGE 50  /* more than half of the pixels seen twice jumped */
 #define POSTFILTER_RESET_VALID 50   /* the valid pixels fell below half */
 #define POSTFILTER_SPECKLE_MAX (1 << 20)  /* speckle_size: 0..this */
@@ -149,14 +248,14 @@ STEREO_HD int postfilter_vote_result(int S, int n, int k, int dmin)
  * choice of 9 of the 10 left-out folds over sizes up to 400 (docs/tuning.md) */
 #define POSTFILTER_SPECKLE_ON 400
 
-/* 9c's step toward the new value: round(diff * alpha / 16), halves away from zero. */
+/* 9d's step toward the new value: round(diff * alpha / 16), halves away from zero. */
 STEREO_HD int postfilter_blend(int diff, int alpha)
 {
     int t = diff * alpha;
     return t >= 0 ? (t + 8) >> 4 : -((-t + 8) >> 4);
 }
 
-/* 9c's per-pixel rule (out, and the state updated in place) for a frame without reset. */
+/* 9d's per-pixel rule (out, and the state updated in place) for a frame without reset. */
 STEREO_HD int16_t postfilter_temporal_pixel(int d, int16_t *prev, uint8_t *age, int alpha,
                                             int delta, int persist)
 {
@@ -177,7 +276,7 @@ STEREO_HD int16_t postfilter_temporal_pixel(int d, int16_t *prev, uint8_t *age, 
     return (int16_t)out;
 }
 
-/* 9c's reset rule from the frame's counts. */
+/* 9d's reset rule from the frame's counts. */
 STEREO_HD int postfilter_temporal_reset(uint32_t n_both, uint32_t n_change, uint32_t n_now,
                                         uint32_t n_prev)
 {
@@ -185,7 +284,7 @@ STEREO_HD int postfilter_temporal_reset(uint32_t n_both, uint32_t n_change, uint
            100ull * n_now < (unsigned long long)POSTFILTER_RESET_VALID * n_prev;
 }
 
-/* 9d on pixels [x0, x1) of a row of w values: in the row as it was before filling, left is the
+/* 9e on pixels [x0, x1) of a row of w values: in the row as it was before filling, left is the
  * last valid x before x0 (-1: none) and right the first valid x at or after x1 (w: none); the
  * filled values go to out (out = row: in place, as only invalid pixels are written). The CPU
  * fills a row as one span (postfilter_fill_rows), each thread of the GPU's block its chunk. */
@@ -203,8 +302,8 @@ STEREO_HD void postfilter_fill_span(const int16_t *row, int16_t *out, int w, int
         const int rv = r < x1 ? r : right;
         if (left < 0 && rv == w)
             return; /* no valid pixel in the row */
-        int v = left < 0 ? row[rv] : rv == w ? row[left]
-                                   : row[left] < row[rv] ? row[left] : row[rv];
+        const int v = postfilter_background(left < 0 ? STEREO_INVALID : row[left],
+                                            rv == w ? STEREO_INVALID : row[rv]);
         for (; x < r; x++)
             out[x] = (int16_t)v;
         x = r - 1;
@@ -222,11 +321,12 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen);
 typedef struct {
     int w, h;
     int32_t *stack;    /* 9a: the flood's stack, w * h */
-    uint8_t *seen;     /* 9a: visited marks, w * h; 9b: the pixels a round filled */
-    int16_t *prev;     /* 9c: the state, w * h */
+    uint8_t *seen;     /* 9a: visited marks, w * h; 9b: the pixels a round filled; 9c: the
+                          marks (postfilter_interp_marks), a row each */
+    int16_t *prev;     /* 9d: the state, w * h */
     uint8_t *age;
     uint32_t *arms;    /* 9b: each pixel's arms (postfilter_vote_arms), w * h */
-    int16_t *round;    /* 9b: the map a round writes, w * h */
+    int16_t *round;    /* 9b: the map a round writes, w * h; 9c: the map it reads */
     int32_t *near;     /* 9b: summed-area table of the last round's fills, (w + 1) * (h + 1) */
 } postfilter_cpu;
 
@@ -234,7 +334,7 @@ typedef struct {
 uint64_t postfilter_cpu_bytes(int w, int h);
 int postfilter_cpu_init(postfilter_cpu *pc, int w, int h);   /* 0, or -1: no memory */
 void postfilter_cpu_free(postfilter_cpu *pc);
-/* Empties 9c's state (every prev invalid). */
+/* Empties 9d's state (every prev invalid). */
 void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n);
 
 /* 9a in place; conf (may be NULL) zeroed where a pixel is invalidated. */
@@ -245,18 +345,23 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
  * result). Returns the pixels it filled. */
 long postfilter_vote(postfilter_cpu *pc, int16_t *disp, const uint8_t *grey, int dmin, int ndisp,
                      parallel_pool *pool);
-/* 9c in place on disp, with the state prev / age; returns 1 when the frame reset the state. */
+/* 9c in place on disp (w x h), with right the right view's map (NULL: none, every hole a
+ * mismatch); rows on the pool's threads (NULL: this thread alone; the same result). Returns the
+ * pixels it filled. */
+long postfilter_interp(postfilter_cpu *pc, int16_t *disp, const int16_t *right,
+                       parallel_pool *pool);
+/* 9d in place on disp, with the state prev / age; returns 1 when the frame reset the state. */
 int postfilter_temporal(int16_t *disp, int16_t *prev, uint8_t *age, size_t n, int alpha,
                         int delta, int persist);
-/* 9d in place on rows [y0, y1). */
+/* 9e in place on rows [y0, y1). */
 void postfilter_fill_rows(int16_t *disp, int w, int y0, int y1);
 
-/* 9a, 9b, 9c, 9d as f says, in order (pc from postfilter_cpu_init); grey (the rectified left
- * view, pitch w), dmin, ndisp and pool are 9b's (grey may be NULL when f->vote is 0, pool
- * NULL for this thread alone). */
+/* 9a, 9b, 9c, 9d, 9e as f says, in order (pc from postfilter_cpu_init); grey (the rectified
+ * left view, pitch w), dmin and ndisp are 9b's, right (the right view's map, or NULL) 9c's,
+ * pool 9b's and 9c's (grey may be NULL when f->vote is 0, pool NULL for this thread alone). */
 void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *disp,
-                      uint8_t *conf, const uint8_t *grey, int dmin, int ndisp,
-                      parallel_pool *pool);
+                      uint8_t *conf, const int16_t *right, const uint8_t *grey, int dmin,
+                      int ndisp, parallel_pool *pool);
 
 #ifdef __cplusplus
 }
@@ -269,25 +374,27 @@ void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *d
  * there between frames. */
 typedef struct {
     stereo_postfilter f;
-    uint32_t n_both, n_change, n_now, n_prev; /* 9c's counts of the frame */
+    uint32_t n_both, n_change, n_now, n_prev; /* 9d's counts of the frame */
 } postfilter_dev;
 
 typedef struct {
     postfilter_dev *dev;       /* the settings and counts */
     int32_t *parent, *count;   /* 9a: the union-find forest, each root's pixel count (w * h) */
-    int16_t *prev;             /* 9c: the state (w * h) */
+    int16_t *prev;             /* 9d: the state (w * h) */
     uint8_t *age;
     uint32_t *arms;            /* 9b: each pixel's arms (w * h) */
-    int16_t *vote_a, *vote_b;  /* 9b: the maps of the rounds between (w * h each) */
+    int16_t *vote_a, *vote_b;  /* 9b: the maps of the rounds between (w * h each); 9c: a the
+                                  map it writes */
 } postfilter_cuda;
 
-/* 9a, 9b, 9c, 9d on disp (device), conf (device or NULL) as pf->dev's settings say; grey (the
- * rectified left view, device), dmin and ndisp are 9b's, and 9b's kernels are launched only
- * when vote (the host's copy of the setting) is 1. */
+/* 9a, 9b, 9c, 9d, 9e on disp (device), conf (device or NULL) as pf->dev's settings say; right
+ * (the right view's map, device, or NULL), grey (the rectified left view, device), dmin and
+ * ndisp as postfilter_apply's. 9b's and 9c's kernels are launched only when the host's copy of
+ * the settings, on, turns them on (on->vote, on->interp). */
 cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t *conf,
-                              const uint8_t *grey, int dmin, int ndisp, int vote, int w, int h,
-                              cudaStream_t stream);
-/* New settings, ordered before the next frame on stream; clear: empty 9c's state too. */
+                              const int16_t *right, const uint8_t *grey, int dmin, int ndisp,
+                              const stereo_postfilter *on, int w, int h, cudaStream_t stream);
+/* New settings, ordered before the next frame on stream; clear: empty 9d's state too. */
 cudaError_t postfilter_cuda_set(const postfilter_cuda *pf, const stereo_postfilter *f, int clear,
                                 int w, int h, cudaStream_t stream);
 #endif

@@ -1042,10 +1042,10 @@ void stage_cpu_process(stage_cpu *s, stage_cpu_views images)
     /* 8a. a negative minimum disparity: both maps shifted back (disparity.h) */
     if (s->shift)
         run_rows(s, &j, h, job_unshift, 0);
-    /* 9. post-filters: speckle removal, region voting, temporal filter, hole filling
-     * (postfilter.h) */
-    postfilter_apply(&p->post, &s->post, s->disp, s->conf, s->grey[0], p->min_disparity,
-                     p->num_disparities, s->pool);
+    /* 9. post-filters: speckle removal, region voting, interpolation, temporal filter, hole
+     * filling (postfilter.h) */
+    postfilter_apply(&p->post, &s->post, s->disp, s->conf, p->lr_check ? s->disp_right : NULL,
+                     s->grey[0], p->min_disparity, p->num_disparities, s->pool);
 
     if (p->cost == STEREO_COST_MI)
         mi_finish(s, s->disp, t0);

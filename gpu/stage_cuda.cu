@@ -284,11 +284,11 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                "unshift");
         mark(s, "unshift");
     }
-    /* 9. the post-filters: speckle, region voting, temporal, fill (postfilter.h; settings in
-     * device memory) */
-    LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, s->grey[0],
-                             p->min_disparity - s->shift, /* the maps are shifted back */
-                             p->num_disparities, p->post.vote, w, h, st),
+    /* 9. the post-filters: speckle, region voting, interpolation, temporal, fill
+     * (postfilter.h; settings in device memory) */
+    LAUNCH(launch_postfilter(&s->post, s->disp, s->conf, p->lr_check ? s->disp_right : NULL,
+                             s->grey[0], p->min_disparity - s->shift, /* shifted back */
+                             p->num_disparities, &p->post, w, h, st),
            "postfilter");
     mark(s, "postfilter");
     /* the results to wherever this frame's descriptor says (result slot, colour image) */
@@ -518,8 +518,10 @@ stereo_status stage_cuda_set_postfilter(stage_cuda *s, const stereo_postfilter *
         snprintf(err, errlen, "a submitted frame is still in flight: call stereo_wait first");
         return STEREO_ERR_PARAM;
     }
-    /* region voting's kernels are in the graph only while it is on: capture it again */
-    const int regraph = f->vote != s->p.post.vote && s->graph_exec;
+    /* region voting's and the interpolation's kernels are in the graph only while they are on:
+     * capture it again */
+    const int regraph =
+        (f->vote != s->p.post.vote || f->interp != s->p.post.interp) && s->graph_exec;
     CUDA_TRY(postfilter_cuda_set(&s->post, f, clear, s->p.width, s->p.height, s->stream));
     s->p.post = *f;
     return regraph ? build_graph(s, err, errlen) : STEREO_OK;

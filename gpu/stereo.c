@@ -308,7 +308,8 @@ static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_p
     q->median = q->lr_check = 1, q->lr_tolerance = 1;
     q->subpixel = q->uniqueness = q->confidence = 0;
     q->views = 2, q->mi_warm = 0;
-    q->post.speckle_size = q->post.fill = q->post.temporal = q->post.vote = 0;
+    q->post.speckle_size = q->post.fill = q->post.temporal = q->post.vote =
+        q->post.interp = 0;
 }
 
 /* Cost mi on the CUDA backend: the host side of every frame (the CPU stage's, cuda_mi_prepare)

@@ -130,6 +130,13 @@ const stereo_option_info stereo_option_table[] = {
      .help = "post-filter: each invalid pixel takes the disparity most of its support region "
              "(pixels of like grey level around it) agrees on",
      .more = "Mei et al.'s iterative region voting; before the temporal filter and the fill"},
+    {ROW("interp", 0, "interp", "interp", MATCHING, SWITCH, post.interp),
+     .help = "post-filter: each hole takes a value from the valid pixels within 16 steps, an "
+             "occluded one the background beside it in its row, a mismatched one the median "
+             "of 16 directions",
+     .more = "Hirschmueller's interpolation as Mei et al. use it; occlusions told apart by the "
+             "right view's map (with --no-lr every hole is a mismatch); after --vote, before "
+             "the temporal filter and --fill"},
     {ROW("temporal", 0, "temporal", "temporal", MATCHING, SWITCH, post.temporal),
      .help = "post-filter for sequences: smooth each pixel over the frames",
      .more = "reset when more than half the pixels jump or the valid ones halve"},

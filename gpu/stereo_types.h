@@ -94,6 +94,8 @@ typedef struct {
     int temporal_delta;       /* smooth only changes of at most this many 16ths of a pixel */
     int temporal_persist;     /* an invalid pixel keeps the last value this many frames */
     int vote;                 /* 1: invalid pixels take their support region's majority */
+    int interp;               /* 1: the holes left filled by class: occlusions with the
+                                 background, mismatches with the likest pixel's value */
 } stereo_postfilter;
 
 typedef struct {

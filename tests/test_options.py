@@ -72,6 +72,7 @@ SAMPLES = {
     "speckle-size": ("200", "-1"),
     "speckle-diff": ("8", "4096"),
     "vote": (None, None),
+    "interp": (None, None),
     "fill": (None, None),
     "temporal": (None, None),
     "temporal-alpha": ("4", "17"),

@@ -191,7 +191,7 @@ static void test_speckle_random_against_naive(void **state)
     }
 }
 
-/* ---- 9d ----------------------------------------------------------------------------------- */
+/* ---- 9e ----------------------------------------------------------------------------------- */
 
 static void test_fill_rows(void **state)
 {
@@ -215,7 +215,7 @@ static void test_fill_rows(void **state)
     assert_int_equal(two[2], V(4));
 }
 
-/* ---- 9c ----------------------------------------------------------------------------------- */
+/* ---- 9d ----------------------------------------------------------------------------------- */
 
 static void test_temporal_pixel_rules(void **state)
 {
@@ -386,7 +386,7 @@ static void stage_applies_the_filters(int band)
     p.threads = 2;
     p.confidence = 1;
     stereo_params q = p;
-    q.post = (stereo_postfilter){40, 16, 1, 1, 6, 24, 2, 1};
+    q.post = (stereo_postfilter){40, 16, 1, 1, 6, 24, 2, 1, 1};
     stereo_stage *plain = NULL, *filt = NULL;
     char err[256];
     assert_int_equal(stereo_create(&p, NULL, &plain, err, sizeof err), STEREO_OK);
@@ -411,7 +411,8 @@ static void stage_applies_the_filters(int band)
         assert_int_equal(stereo_process(filt, &il, &ir), STEREO_OK);
         memcpy(want, stereo_disparity(plain), (size_t)n * sizeof *want);
         memcpy(wconf, stereo_confidence(plain), n);
-        postfilter_apply(&q.post, &pc, want, wconf, l, p.min_disparity, p.num_disparities, NULL);
+        postfilter_apply(&q.post, &pc, want, wconf, stereo_disparity_right(plain), l,
+                         p.min_disparity, p.num_disparities, NULL);
         assert_memory_equal(stereo_disparity(filt), want, (size_t)n * sizeof *want);
         assert_memory_equal(stereo_confidence(filt), wconf, n);
         assert_int_equal(count_valid(want, n), n); /* filled: dense */
@@ -457,20 +458,23 @@ static void test_cost_640x480(void **state)
         int x = i % w, y = i / w, k = rnd_range(0, 99);
         src[i] = k < 10 ? INV : k < 15 ? (int16_t)rnd_range(0, 1023) : (int16_t)(x / 2 + y / 4);
     }
-    const char *names[3] = {"speckle", "temporal", "fill"}; /* at the defaults' settings */
-    for (int f = 0; f < 3; f++) {
+    /* at the defaults' settings; interp with no right map (every hole a mismatch: the costlier
+     * class) */
+    const char *names[4] = {"speckle", "temporal", "fill", "interp"};
+    for (int f = 0; f < 4; f++) {
         stereo_postfilter s;
         postfilter_default(&s);
         s.speckle_size = f == 0 ? POSTFILTER_SPECKLE_ON : 0;
         s.temporal = f == 1;
         s.fill = f == 2;
+        s.interp = f == 3;
         const int reps = 20;
         struct timespec t0, t1;
         double best = 1e9;
         for (int k = 0; k < reps; k++) {
             memcpy(m, src, (size_t)n * sizeof *m);
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            postfilter_apply(&s, &pc, m, NULL, NULL, 0, 0, NULL);
+            postfilter_apply(&s, &pc, m, NULL, NULL, NULL, 0, 0, NULL);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
             best = ms < best ? ms : best;
@@ -699,6 +703,179 @@ static void test_vote_random_against_naive(void **state)
     }
 }
 
+/* ---- 9c ----------------------------------------------------------------------------------- */
+
+/* The 16 directions: distinct, counter-clockwise from (1, 0), opposite pairs 8 apart, steps of
+ * at most 2. */
+static void test_interp_directions(void **state)
+{
+    (void)state;
+    double last = -1.0;
+    for (int i = 0; i < POSTFILTER_INTERP_DIRS; i++) {
+        int dx, dy, ox, oy;
+        postfilter_interp_dir(i, &dx, &dy);
+        postfilter_interp_dir((i + 8) % 16, &ox, &oy);
+        assert_int_equal(ox, -dx);
+        assert_int_equal(oy, -dy);
+        assert_true(abs(dx) <= 2 && abs(dy) <= 2 && (dx || dy));
+        double a = atan2(dy, dx);
+        if (a < 0)
+            a += 2 * M_PI;
+        assert_true(a > last); /* strictly growing angle: distinct, in order */
+        last = a;
+    }
+    int dx, dy;
+    postfilter_interp_dir(0, &dx, &dy);
+    assert_true(dx == 1 && dy == 0);
+    postfilter_interp_dir(4, &dx, &dy);
+    assert_true(dx == 0 && dy == 1);
+}
+
+/* One hole at (x, y) of a w x h map, the right map r (NULL: none): its value after 9c. */
+static int16_t interp_one(int16_t *m, const int16_t *r, int w, int h, int x, int y)
+{
+    postfilter_cpu pc;
+    assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
+    postfilter_interp(&pc, m, r, NULL);
+    postfilter_cpu_free(&pc);
+    return m[y * w + x];
+}
+
+static void test_interp_rule(void **state)
+{
+    (void)state;
+    const int w = 40, h = 21, n = w * h, y = 10;
+    int16_t *m = map_new(w, h), *r = map_new(w, h);
+    /* a mismatch (no right map): row y is a hole left of x = 20 (valid 8 from x = 14: reached)
+     * and valid 5 right of it; every other row invalid */
+    for (int x = 0; x < w; x++)
+        m[y * w + x] = x >= 21 ? V(5) : x <= 14 ? V(8) : INV;
+    /* found: direction 0 (5) and 8 (8, at k = 6): the lower median of {5, 8} is 5 */
+    int16_t *c = map_new(w, h);
+    memcpy(c, m, (size_t)n * sizeof *m);
+    assert_int_equal(interp_one(c, NULL, w, h, 20, y), V(5));
+    /* add values above and below in reach: column 20 rows y - 3 (9) and y + 5 (7), and the
+     * diagonal (2, 1) at k = 2 (6): sorted {5, 6, 7, 8, 9}, median 7 */
+    m[(y - 3) * w + 20] = V(9);
+    m[(y + 5) * w + 20] = V(7);
+    m[(y + 2) * w + 24] = V(6);
+    memcpy(c, m, (size_t)n * sizeof *m);
+    assert_int_equal(interp_one(c, NULL, w, h, 20, y), V(7));
+    /* the same pixel as an occlusion (a right map in which no pixel names it): the smaller of
+     * left (8) and right (5) along the row, whatever the other directions say */
+    for (int x = 0; x < w; x++)
+        r[y * w + x] = V(3); /* xr names xr + 3: x = 20 from xr = 17 */
+    r[y * w + 17] = V(1);    /* now names 18: nobody names 20 */
+    memcpy(c, m, (size_t)n * sizeof *m);
+    assert_int_equal(interp_one(c, r, w, h, 20, y), V(5));
+    /* ... and a mismatch again once a right pixel names it (xr = 16, 16 + 4 = 20; 4.4 rounds
+     * to 4) */
+    r[y * w + 16] = (int16_t)(V(4) + 7);
+    memcpy(c, m, (size_t)n * sizeof *m);
+    assert_int_equal(interp_one(c, r, w, h, 20, y), V(7));
+    /* reach: a hole with its nearest valid pixels POSTFILTER_INTERP_REACH + 1 away in every
+     * direction stays invalid; at the reach it is found */
+    int16_t *e = map_new(w, h);
+    const int R = POSTFILTER_INTERP_REACH;
+    e[y * w + 3] = V(2);               /* k = R + 1 to the left of x = 3 + R + 1 */
+    assert_int_equal(interp_one(e, NULL, w, h, 3 + R + 1, y), INV);
+    e[y * w + 3] = INV;
+    e[y * w + 4] = V(2);               /* k = R */
+    assert_int_equal(interp_one(e, NULL, w, h, 4 + R, y), V(2));
+    /* an occlusion at the left border: only the right side found */
+    int16_t *b = map_new(w, h);
+    b[y * w + 5] = V(11);
+    assert_int_equal(interp_one(b, r, w, h, 0, y), V(11));
+    /* negative values: the background is the smaller */
+    int16_t *g = map_new(w, h);
+    g[y * w + 9] = V(-4), g[y * w + 11] = V(-9);
+    for (int x = 0; x < w; x++)
+        r[y * w + x] = INV; /* no right pixel: an occlusion */
+    assert_int_equal(interp_one(g, r, w, h, 10, y), V(-9));
+    free(m), free(r), free(c), free(e), free(b), free(g);
+}
+
+/* The rule restated naively: each hole's class by searching the right row for a pixel naming
+ * it, its values walked pixel by pixel along each direction. */
+static int16_t interp_naive_pixel(const int16_t *m, const int16_t *r, int w, int h, int x, int y)
+{
+    int occluded = 0;
+    if (r) {
+        occluded = 1;
+        for (int xr = 0; xr < w; xr++) {
+            int v = r[y * w + xr];
+            if (v != INV && xr + (int)floor((v + 8) / 16.0) == x)
+                occluded = 0;
+        }
+    }
+    static const int dirs[16][2] = {{1, 0},  {2, 1},   {1, 1},   {1, 2},   {0, 1},  {-1, 2},
+                                    {-1, 1}, {-2, 1},  {-1, 0},  {-2, -1}, {-1, -1}, {-1, -2},
+                                    {0, -1}, {1, -2},  {1, -1},  {2, -1}};
+    int found[16], n = 0;
+    for (int i = 0; i < 16; i++) {
+        if (occluded && i != 0 && i != 8)
+            continue;
+        for (int k = 1; k <= POSTFILTER_INTERP_REACH; k++) {
+            int qx = x + k * dirs[i][0], qy = y + k * dirs[i][1];
+            if (qx < 0 || qx >= w || qy < 0 || qy >= h)
+                break;
+            if (m[qy * w + qx] != INV) {
+                found[n++] = m[qy * w + qx];
+                break;
+            }
+        }
+    }
+    if (!n)
+        return INV;
+    for (int i = 0; i < n; i++) /* sort */
+        for (int j = i + 1; j < n; j++)
+            if (found[j] < found[i]) {
+                int t = found[i];
+                found[i] = found[j];
+                found[j] = t;
+            }
+    return (int16_t)(occluded ? found[0] : found[(n - 1) / 2]);
+}
+
+static void test_interp_random_against_naive(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 12; trial++) {
+        const int w = rnd_range(20, 110), h = rnd_range(10, 70);
+        const size_t n = (size_t)w * h;
+        int16_t *a = map_new(w, h), *r = map_new(w, h), *want = map_new(w, h);
+        const int holes = rnd_range(10, 90);
+        for (size_t i = 0; i < n; i++) {
+            a[i] = rnd_range(0, 99) < holes ? INV : (int16_t)rnd_range(-200, 700);
+            r[i] = rnd_range(0, 99) < 30 ? INV : (int16_t)rnd_range(-200, 700);
+        }
+        const int16_t *right = trial % 4 == 3 ? NULL : r;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                want[y * w + x] = a[y * w + x] != INV
+                                      ? a[y * w + x]
+                                      : interp_naive_pixel(a, right, w, h, x, y);
+        int16_t *b = map_new(w, h);
+        memcpy(b, a, n * sizeof *a);
+        postfilter_cpu pc;
+        assert_int_equal(postfilter_cpu_init(&pc, w, h), 0);
+        long filled = postfilter_interp(&pc, a, right, NULL);
+        assert_memory_equal(a, want, n * sizeof *a);
+        long expect = 0;
+        for (size_t i = 0; i < n; i++)
+            expect += b[i] == INV && want[i] != INV;
+        assert_int_equal(filled, expect);
+        /* rows on 3 threads: the same map, the same count */
+        parallel_pool *pool = NULL;
+        assert_int_equal(parallel_create(3, &pool), 0);
+        assert_int_equal(postfilter_interp(&pc, b, right, pool), filled);
+        assert_memory_equal(b, want, n * sizeof *a);
+        parallel_destroy(pool);
+        postfilter_cpu_free(&pc);
+        free(a), free(b), free(r), free(want);
+    }
+}
+
 int main(void)
 {
     rng_seed(0x5eed0f17e2ull);
@@ -711,6 +888,9 @@ int main(void)
         cmocka_unit_test(test_vote_arms),
         cmocka_unit_test(test_vote_rule),
         cmocka_unit_test(test_vote_random_against_naive),
+        cmocka_unit_test(test_interp_directions),
+        cmocka_unit_test(test_interp_rule),
+        cmocka_unit_test(test_interp_random_against_naive),
         cmocka_unit_test(test_temporal_pixel_rules),
         cmocka_unit_test(test_temporal_frames_and_reset),
         cmocka_unit_test(test_filters_take_negative_disparities),

@@ -82,6 +82,9 @@ FAMILIES = {
     # more (more invalid pixels to vote on)
     "vote": [("vote off", []), ("vote", ["--vote"])] + [
         (f"vote, uniqueness {u}", ["--vote", "--uniqueness", str(u)]) for u in (0, 10, 15)],
+    # Mei et al.'s refinements of the holes (postfilter.h 9b, 9c), alone and together
+    "refine": [("refine off", []), ("vote", ["--vote"]), ("interp", ["--interp"]),
+               ("vote + interp", ["--vote", "--interp"])],
     "paths": [("8 paths", ["--paths", "8"]), ("4 paths", ["--paths", "4"])],
     # a remedy for slanted surfaces (a road plane: its disparity grows by a fraction of a pixel
     # per row, so the vertical paths pay P1 every few rows): a lower P1 along the vertical

@@ -82,15 +82,15 @@ typedef struct {
     int baseline[STEREO_MAX_VIEWS];  /* 16ths, [0] = 0, [1] = 16 (stereo_params.baseline) */
     stereo_combine combine;
     int band;               /* --band W: the coarse-to-fine mode (band.h), 0 = off */
-    int post;               /* --post: POST_SPECKLE | POST_FILL | POST_TEMPORAL | POST_VOTE
-                               (postfilter.h) */
+    int post;               /* --post: POST_SPECKLE | POST_FILL | POST_TEMPORAL | POST_VOTE |
+                               POST_INTERP (postfilter.h) */
     int dmin;               /* --min-disparity (stereo_params.min_disparity), 0 unless given */
     int layout;             /* --layout: the generated scene's (synth.h), objects by default */
     double contrast;        /* --contrast: its texture contrast, 0 = 1 */
 } config;
-enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4, POST_VOTE = 8 };
-#define N_POST 4
-static const char *const post_names[N_POST] = {"speckle", "fill", "temporal", "vote"};
+enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4, POST_VOTE = 8, POST_INTERP = 16 };
+#define N_POST 5
+static const char *const post_names[N_POST] = {"speckle", "fill", "temporal", "vote", "interp"};
 
 static const config issue_configs[] = {
     {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
@@ -211,6 +211,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->post.fill = !!(c->post & POST_FILL);
     p->post.temporal = !!(c->post & POST_TEMPORAL);
     p->post.vote = !!(c->post & POST_VOTE);
+    p->post.interp = !!(c->post & POST_INTERP);
 }
 
 /* The SMs a stage asked for `sms` really gets (the hardware may round up), from a small stage
@@ -604,7 +605,7 @@ int main(int argc, char **argv)
                    "  --band W  the coarse-to-fine mode: half size first, then W (32 or 64) "
                    "disparities per pixel around it (default 0: the full range)\n"
                    "  --post F,...  post-filters after the LR check (postfilter.h): speckle "
-                   "(at the live toggle's size), vote, fill, temporal, or all\n"
+                   "(at the live toggle's size), vote, interp, fill, temporal, or all\n"
                    "  --layout objects|street|facade, --contrast C  the generated scene "
                    "(stereo-synth's; default objects at full contrast)\n"
                    "  --min-disparity N  the smallest disparity searched (default 0; negative: the "
@@ -721,7 +722,7 @@ int main(int argc, char **argv)
                     k++;
                 if (k == N_POST && strcmp(t, "all")) {
                     fprintf(stderr, "stereo-bench: --post: '%s' is not speckle, fill, temporal, "
-                            "vote or all\n", t);
+                            "vote, interp or all\n", t);
                     return 2;
                 }
                 custom.post |= k == N_POST ? (1 << N_POST) - 1 : 1 << k;

@@ -163,9 +163,11 @@ static const char *describe(const stereo_params *p)
              stereo_cost_to_str(p->cost), p->paths, p->p1, p->p2, p->p2_adapt, p->uniqueness,
              p->subpixel, p->lr_check, p->lr_tolerance, p->median, p->confidence);
     const stereo_postfilter *f = &p->post;
-    if ((f->speckle_size || f->fill || f->temporal || f->vote) && n > 0 && (size_t)n < sizeof buf)
-        n += snprintf(buf + n, sizeof buf - n, " speckle%d/%d vote%d fill%d temporal%d/%d/%d/%d",
-                      f->speckle_size, f->speckle_diff, f->vote, f->fill, f->temporal,
+    if ((f->speckle_size || f->fill || f->temporal || f->vote || f->interp) && n > 0 &&
+        (size_t)n < sizeof buf)
+        n += snprintf(buf + n, sizeof buf - n,
+                      " speckle%d/%d vote%d interp%d fill%d temporal%d/%d/%d/%d",
+                      f->speckle_size, f->speckle_diff, f->vote, f->interp, f->fill, f->temporal,
                       f->temporal_alpha, f->temporal_delta, f->temporal_persist);
     if (p->band && n > 0 && (size_t)n < sizeof buf)
         n += snprintf(buf + n, sizeof buf - n, " band%d", p->band);
@@ -1166,11 +1168,13 @@ static void post_filter_frames(int w, int h, const stereo_params *base, int fram
             check(0, "%s: synth", what);
             goto done;
         }
-        if (k == 3 || k == 6) { /* toggles: fill, region voting (the CUDA stage captures its
-                                   graph again) and the temporal filter's alpha, then back */
+        if (k == 3 || k == 6) { /* toggles: fill, region voting and the interpolation (the CUDA
+                                   stage captures its graph again) and the temporal filter's
+                                   alpha, then back */
             stereo_postfilter f = base->post;
             if (k == 3)
-                f.fill = !f.fill, f.vote = !f.vote, f.temporal_alpha = f.temporal_alpha % 16 + 1;
+                f.fill = !f.fill, f.vote = !f.vote, f.interp = !f.interp,
+                f.temporal_alpha = f.temporal_alpha % 16 + 1;
             check(stereo_set_postfilter(c, &f) == STEREO_OK &&
                       stereo_set_postfilter(g, &f) == STEREO_OK,
                   "%s: stereo_set_postfilter: %s / %s", what, stereo_error(c), stereo_error(g));
@@ -1222,6 +1226,7 @@ static void post_filters(int quick)
                 p.post.speckle_size = sizes[si], p.post.speckle_diff = diffs[di];
                 p.post.fill = fill, p.post.temporal = (int)(si + di) % 2;
                 p.post.vote = (int)(si + fill) % 2;
+                p.post.interp = (int)(si + di + fill) % 2;
                 compare(&p, NULL, &pr, "post-filters");
             }
     for (int i = 0; i < (quick ? 4 : 30); i++) {
@@ -1230,7 +1235,7 @@ static void post_filters(int quick)
         random_options(&p, 6, 20);
         p.post.speckle_size = (int)(rnd() % 500), p.post.speckle_diff = (int)(rnd() % 80);
         p.post.fill = (int)(rnd() % 2), p.post.temporal = (int)(rnd() % 2);
-        p.post.vote = (int)(rnd() % 2);
+        p.post.vote = (int)(rnd() % 2), p.post.interp = (int)(rnd() % 2);
         if (i % 4 == 3) { /* with the coarse-to-fine mode, whose coarse level is unfiltered */
             char why[256];
             p.band = 32;
@@ -1282,6 +1287,7 @@ static void negative_min(int quick)
             if (ci % 2)
                 p.post.speckle_size = 40, p.post.speckle_diff = 16, p.post.fill = 1;
             p.post.vote = (ci + mode) % 2;
+            p.post.interp = (ci + mode / 2) % 2; /* mode 2 without the LR check: no right map */
             compare(&p, mapped ? m : NULL, &pr, "negative min");
         }
     free_maps(m);

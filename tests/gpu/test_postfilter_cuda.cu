@@ -17,7 +17,9 @@
  * (blocks of a few levels with noise: arms of every length up to L1) under maps of a level per
  * block with 30-85 % holes, ranges from negative minima, D 16..512, sizes from 1 x 1 up (each
  * of the five rounds compared through the result; the warp's histogram at every D), a flat
- * image (every arm L1) and a random one (arms of 0 or 1). Every combination of the filters on.
+ * image (every arm L1) and a random one (arms of 0 or 1). Interpolation: random maps with 10-90 %
+ * holes under random right maps (every class of hole) or none, widths 1 to 8192, alone and after
+ * the vote, before the fill. Every combination of the filters on.
  *
  * Needs only libc and CUDA: one line per failure and a closing "N passed, N failed" line;
  * exits non-zero on any failure.
@@ -40,6 +42,8 @@ typedef struct {
     uint8_t *d_conf;
     uint8_t *grey, *d_grey; /* 9b's image (host and device); zeros unless a case sets it */
     int dmin, ndisp;        /* 9b's range */
+    int16_t *right, *d_right; /* 9c's right map (host and device) */
+    int use_right;          /* 9c: pass the right map (else NULL: every hole a mismatch) */
     cudaStream_t st;
 } bench;
 
@@ -65,8 +69,10 @@ static int bench_init(bench *b, int w, int h)
     TRY(cudaMalloc(&b->d_disp, n * 2));
     TRY(cudaMalloc(&b->d_conf, n));
     TRY(cudaMalloc(&b->d_grey, n));
+    TRY(cudaMalloc(&b->d_right, n * 2));
     b->grey = (uint8_t *)calloc(n, 1);
-    if (!b->grey) {
+    b->right = (int16_t *)malloc(n * 2);
+    if (!b->grey || !b->right) {
         check(0, "out of memory");
         return -1;
     }
@@ -90,7 +96,9 @@ static void bench_free(bench *b)
     cudaFree(b->d_disp);
     cudaFree(b->d_conf);
     cudaFree(b->d_grey);
+    cudaFree(b->d_right);
     free(b->grey);
+    free(b->right);
     if (b->st)
         cudaStreamDestroy(b->st);
 }
@@ -118,12 +126,14 @@ static void bench_frame(bench *b, const stereo_postfilter *f, const int16_t *map
     uint8_t *gage = (uint8_t *)malloc(n);
     memcpy(want, map, n * 2);
     memset(wconf, 200, n);
-    postfilter_apply(f, &b->cpu, want, wconf, b->grey, b->dmin, b->ndisp, NULL);
+    postfilter_apply(f, &b->cpu, want, wconf, b->use_right ? b->right : NULL, b->grey, b->dmin,
+                     b->ndisp, NULL);
     TRY(cudaMemcpyAsync(b->d_disp, map, n * 2, cudaMemcpyHostToDevice, b->st));
     TRY(cudaMemcpyAsync(b->d_grey, b->grey, n, cudaMemcpyHostToDevice, b->st));
+    TRY(cudaMemcpyAsync(b->d_right, b->right, n * 2, cudaMemcpyHostToDevice, b->st));
     TRY(cudaMemsetAsync(b->d_conf, 200, n, b->st));
-    TRY(launch_postfilter(&b->gpu, b->d_disp, b->d_conf, b->d_grey, b->dmin, b->ndisp, f->vote,
-                          b->w, b->h, b->st));
+    TRY(launch_postfilter(&b->gpu, b->d_disp, b->d_conf, b->use_right ? b->d_right : NULL,
+                          b->d_grey, b->dmin, b->ndisp, f, b->w, b->h, b->st));
     TRY(cudaMemcpyAsync(got, b->d_disp, n * 2, cudaMemcpyDeviceToHost, b->st));
     TRY(cudaMemcpyAsync(gconf, b->d_conf, n, cudaMemcpyDeviceToHost, b->st));
     TRY(cudaMemcpyAsync(gprev, b->gpu.prev, n * 2, cudaMemcpyDeviceToHost, b->st));
@@ -340,12 +350,54 @@ static void vote_cases(void)
     }
 }
 
+/* 9c: random maps with 10-90 % holes (values from negative to large), right maps whose values
+ * name pixels left, right and outside the row (30 % invalid), or none; alone and with the
+ * other filters (vote before it, fill after it). */
+static void interp_cases(void)
+{
+    static const int sizes[][2] = {{1, 1}, {5, 3}, {97, 61}, {333, 217}, {640, 480},
+                                   {1001, 9}, {2, 900}, {8192, 3}};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const int w = sizes[s][0], h = sizes[s][1], n = w * h;
+        bench b;
+        if (bench_init(&b, w, h) != 0)
+            continue;
+        int16_t *m = (int16_t *)malloc((size_t)n * 2);
+        for (int it = 0; it < 8; it++) {
+            const int holes = 10 + 10 * it, spread = it % 2 ? 40 : 400;
+            b.dmin = it % 3 ? 0 : -(int)(rnd() % 30), b.ndisp = 64;
+            for (int i = 0; i < n; i++) {
+                m[i] = (int)(rnd() % 100) < holes
+                           ? STEREO_INVALID
+                           : (int16_t)(16 * b.dmin + (int)(rnd() % (unsigned)(16 * spread)));
+                b.right[i] = (int)(rnd() % 100) < 30
+                                 ? STEREO_INVALID
+                                 : (int16_t)(16 * b.dmin + (int)(rnd() % 1200) - 100);
+                b.grey[i] = (uint8_t)(rnd() % 256);
+            }
+            b.use_right = it != 5;
+            stereo_postfilter f = settings(it == 6 ? 8 : 0, 16, it >= 6, 0);
+            f.interp = 1;
+            f.vote = it == 7;
+            char what[80];
+            snprintf(what, sizeof what, "interp %d%% holes%s%s%s", holes,
+                     b.use_right ? "" : ", no right map", f.vote ? ", vote" : "",
+                     f.fill ? ", fill" : "");
+            bench_set(&b, &f, 1, what);
+            bench_frame(&b, &f, m, what);
+        }
+        free(m);
+        bench_free(&b);
+    }
+}
+
 int main(void)
 {
     speckle_cases();
     fill_cases();
     temporal_cases();
     vote_cases();
+    interp_cases();
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;
 }
