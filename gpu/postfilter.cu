@@ -18,9 +18,11 @@
  * reduction over the lanes' bins. They are launched only while the filter is on (the stage
  * captures its graph again when it is turned on or off: six kernels that return at once still
  * cost 0.015 ms a frame).
- * 9c interpolation: one block per row; the row's marks from the right map in shared memory,
- * then a thread per hole of the row (postfilter_interp_pixel) reading the map 9b left and
- * writing a second one (every pixel), which is copied back. Launched only while it is on.
+ * 9c interpolation: the marks (a block per row, built in shared memory); then a block per
+ * 32 x 32 tile: a tile with holes loads itself and the reach around it (96 x 96 values) into
+ * shared memory, where each thread walks its holes' directions and sorts what it found in
+ * registers (interp_tile_pixel). It reads the map 9b left and writes a second one
+ * (every pixel), which is copied back. Launched only while it is on.
  * 9d temporal: the frame's four counts (block counts, one atomicAdd per block), then the per-pixel
  * rule or the reset, decided by every thread from the same counts.
  * 9e fill: one block per row; the row in shared memory, each thread a chunk of it, the nearest
@@ -30,7 +32,8 @@
 
 #define PIX_BLOCK 256
 #define FILL_THREADS 256
-#define INTERP_THREADS 128
+#define INTERP_THREADS 256
+#define INTERP_TILE 32
 #define VOTE_BLOCK 256
 #define VOTE_GRID 256 /* blocks of the vote kernels (they stride over the map) */
 
@@ -238,37 +241,121 @@ static __global__ void __launch_bounds__(VOTE_BLOCK)
     }
 }
 
-/* 9c: one block of INTERP_THREADS per row: the row's marks from the right map in shared
- * memory, then each thread a pixel of the row at a time, reading cur (the map 9b left, whole)
- * and writing nxt (every pixel). */
+/* 9c's marks (postfilter_interp_marks): one block of INTERP_THREADS per row, the row's marks
+ * built in shared memory and written to marks. */
 static __global__ void __launch_bounds__(INTERP_THREADS)
-    k_interp(const int16_t *cur, int16_t *nxt, const int16_t *right, int w, int h,
-             const postfilter_dev *pd)
+    k_interp_marks(const int16_t *right, uint8_t *marks, int w, const postfilter_dev *pd)
 {
     extern __shared__ uint8_t seen[]; /* w bytes */
     if (!pd->f.interp)
         return;
     const size_t row = (size_t)blockIdx.x * w;
-    if (right) { /* postfilter_interp_marks, its writes spread over the threads */
-        for (int x = threadIdx.x; x < w; x += INTERP_THREADS)
-            seen[x] = 0;
-        __syncthreads();
-        for (int xr = threadIdx.x; xr < w; xr += INTERP_THREADS) {
-            const int v = right[row + xr];
-            if (v == STEREO_INVALID)
-                continue;
-            const int x = xr + ((v + 8) >> 4);
-            if (x >= 0 && x < w)
-                seen[x] = 1;
-        }
-        __syncthreads();
+    for (int x = threadIdx.x; x < w; x += INTERP_THREADS)
+        seen[x] = 0;
+    __syncthreads();
+    for (int xr = threadIdx.x; xr < w; xr += INTERP_THREADS) {
+        const int v = right[row + xr];
+        if (v == STEREO_INVALID)
+            continue;
+        const int x = xr + ((v + 8) >> 4);
+        if (x >= 0 && x < w)
+            seen[x] = 1;
     }
-    for (int x = threadIdx.x; x < w; x += INTERP_THREADS) {
-        const int v = cur[row + x];
-        nxt[row + x] = (int16_t)(v != STEREO_INVALID
-                                     ? v
-                                     : postfilter_interp_pixel(cur, w, h, x, (int)blockIdx.x,
-                                                               right && !seen[x]));
+    __syncthreads();
+    for (int x = threadIdx.x; x < w; x += INTERP_THREADS)
+        marks[row + x] = seen[x];
+}
+
+/* 9c: one block per INTERP_TILE x INTERP_TILE tile, INTERP_THREADS threads, each a column of it
+ * every INTERP_THREADS / INTERP_TILE rows. A tile without holes copies cur (the map 9b left) to
+ * nxt; else the block loads the tile with the reach around it (every ray stays inside: a step
+ * moves at most 2 pixels each way) into shared memory, and each thread fills its holes from
+ * there (interp_tile_pixel). */
+#define INTERP_HALO (2 * POSTFILTER_INTERP_REACH)
+#define INTERP_SPAN (INTERP_TILE + 2 * INTERP_HALO)
+/* 9c's value of the hole at tile[c] (postfilter_interp_pixel's, from the tile): the tile holds
+ * STEREO_INVALID outside the image, and a ray that leaves the image never comes back, so the
+ * walks need no bounds test; the 16 values (a missing one as INTERP_NONE, above every value)
+ * sorted by a bitonic network in registers, the lower median (or, for an occlusion, whose two
+ * directions are the only ones walked, the smaller) picked from the sorted list. Every loop
+ * unrolls to constant indices: no local memory. */
+#define INTERP_NONE 32767 /* above 16 * (2047 + 1): every valid value is smaller */
+static __device__ __forceinline__ int interp_tile_pixel(const int16_t *tile, int c, bool occluded)
+{
+    int v[POSTFILTER_INTERP_DIRS], n = 0;
+#pragma unroll
+    for (int i = 0; i < POSTFILTER_INTERP_DIRS; i++) {
+        int dx, dy;
+        postfilter_interp_dir(i, &dx, &dy);
+        const int step = dy * INTERP_SPAN + dx;
+        v[i] = INTERP_NONE;
+        if (occluded && i != 0 && i != 8)
+            continue;
+        int q = c;
+#pragma unroll
+        for (int k = 0; k < POSTFILTER_INTERP_REACH; k++) {
+            q += step;
+            const int u = tile[q];
+            if (u != STEREO_INVALID) {
+                v[i] = u;
+                break;
+            }
+        }
+        n += v[i] != INTERP_NONE;
+    }
+#pragma unroll
+    for (int k = 2; k <= POSTFILTER_INTERP_DIRS; k <<= 1)
+#pragma unroll
+        for (int j = k >> 1; j > 0; j >>= 1)
+#pragma unroll
+            for (int i = 0; i < POSTFILTER_INTERP_DIRS; i++) {
+                const int l = i ^ j;
+                if (l > i) {
+                    const int a = v[i], b = v[l];
+                    const bool up = (i & k) == 0;
+                    v[i] = up ? min(a, b) : max(a, b);
+                    v[l] = up ? max(a, b) : min(a, b);
+                }
+            }
+    const int target = occluded ? 0 : (n - 1) / 2;
+    int r = v[0];
+#pragma unroll
+    for (int i = 1; i < POSTFILTER_INTERP_DIRS; i++)
+        if (i == target)
+            r = v[i];
+    return n ? r : STEREO_INVALID;
+}
+
+static __global__ void __launch_bounds__(INTERP_THREADS)
+    k_interp(const int16_t *cur, int16_t *nxt, const uint8_t *marks, int w, int h,
+             const postfilter_dev *pd)
+{
+    __shared__ int16_t tile[INTERP_SPAN * INTERP_SPAN];
+    if (!pd->f.interp)
+        return;
+    const int x0 = (int)blockIdx.x * INTERP_TILE, y0 = (int)blockIdx.y * INTERP_TILE;
+    const int tx = threadIdx.x % INTERP_TILE, ty = threadIdx.x / INTERP_TILE;
+    const int rows = INTERP_THREADS / INTERP_TILE, x = x0 + tx;
+    int any = 0;
+    for (int y = y0 + ty; y < y0 + INTERP_TILE && y < h && x < w; y += rows) {
+        const int v = cur[(size_t)y * w + x];
+        nxt[(size_t)y * w + x] = (int16_t)v; /* holes written again below */
+        any |= v == STEREO_INVALID;
+    }
+    if (!__syncthreads_or(any))
+        return;
+    const int ox = x0 - INTERP_HALO, oy = y0 - INTERP_HALO;
+    for (int i = threadIdx.x; i < INTERP_SPAN * INTERP_SPAN; i += INTERP_THREADS) {
+        const int qx = ox + i % INTERP_SPAN, qy = oy + i / INTERP_SPAN;
+        tile[i] = qx >= 0 && qx < w && qy >= 0 && qy < h ? cur[(size_t)qy * w + qx]
+                                                        : STEREO_INVALID;
+    }
+    __syncthreads();
+    for (int y = y0 + ty; y < y0 + INTERP_TILE && y < h && x < w; y += rows) {
+        const int c = (y - oy) * INTERP_SPAN + x - ox;
+        if (tile[c] == STEREO_INVALID)
+            nxt[(size_t)y * w + x] =
+                (int16_t)interp_tile_pixel(tile, c, marks && !marks[(size_t)y * w + x]);
     }
 }
 
@@ -332,10 +419,15 @@ cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t 
         k_vote_round<<<VOTE_GRID, VOTE_BLOCK, 0, stream>>>(src, dst, pf->arms, w, h, dmin, ndisp,
                                                            pf->dev);
     }
-    /* 9c: disp -> a, copied back */
+    /* 9c: the marks into arms (free after 9b), then disp -> a, copied back */
     if (on->interp) {
-        k_interp<<<(unsigned)h, INTERP_THREADS, (size_t)w, stream>>>(disp, pf->vote_a, right, w,
-                                                                      h, pf->dev);
+        uint8_t *marks = right ? (uint8_t *)pf->arms : NULL;
+        if (right)
+            k_interp_marks<<<(unsigned)h, INTERP_THREADS, (size_t)w, stream>>>(right, marks, w,
+                                                                            pf->dev);
+        const dim3 tiles((unsigned)((w + INTERP_TILE - 1) / INTERP_TILE),
+                         (unsigned)((h + INTERP_TILE - 1) / INTERP_TILE));
+        k_interp<<<tiles, INTERP_THREADS, 0, stream>>>(disp, pf->vote_a, marks, w, h, pf->dev);
         cudaError_t e = cudaMemcpyAsync(disp, pf->vote_a, (size_t)n * sizeof *disp,
                                         cudaMemcpyDeviceToDevice, stream);
         if (e != cudaSuccess)

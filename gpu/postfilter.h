@@ -186,17 +186,26 @@ STEREO_HD int postfilter_background(int left, int right)
     return left < right ? left : right;
 }
 
-/* 9c: the first valid value of the map m (w x h, as 9b left it) from (x, y) along direction i
- * within the reach, or STEREO_INVALID. */
-STEREO_HD int postfilter_interp_first(const int16_t *m, int w, int h, int x, int y, int i)
+/* 9c's map reads: pixel (x, y) of the w x h image is m[(y - oy) * pitch + x - ox] (the CPU: the
+ * whole map, oy = ox = 0, pitch w; the GPU: a tile around the pixels a block fills). */
+typedef struct {
+    const int16_t *m;
+    int pitch, ox, oy, w, h;
+} postfilter_interp_map;
+
+/* 9c: the first valid value from (x, y) along direction i at steps k0 + 1 .. k1, or
+ * STEREO_INVALID (a ray that has left the image stays out). */
+STEREO_HD int postfilter_interp_walk(const postfilter_interp_map *a, int x, int y, int i, int k0,
+                                     int k1)
 {
     int dx, dy;
     postfilter_interp_dir(i, &dx, &dy);
-    for (int k = 0; k < POSTFILTER_INTERP_REACH; k++) {
+    x += k0 * dx, y += k0 * dy;
+    for (int k = k0; k < k1; k++) {
         x += dx, y += dy;
-        if (x < 0 || x >= w || y < 0 || y >= h)
+        if (x < 0 || x >= a->w || y < 0 || y >= a->h)
             break;
-        const int u = m[(size_t)y * w + x];
+        const int u = a->m[(size_t)(y - a->oy) * a->pitch + (x - a->ox)];
         if (u != STEREO_INVALID)
             return u;
     }
@@ -204,14 +213,15 @@ STEREO_HD int postfilter_interp_first(const int16_t *m, int w, int h, int x, int
 }
 
 /* 9c: hole (x, y)'s value, by its class; STEREO_INVALID when none is found. */
-STEREO_HD int postfilter_interp_pixel(const int16_t *m, int w, int h, int x, int y, int occluded)
+STEREO_HD int postfilter_interp_pixel(const postfilter_interp_map *a, int x, int y, int occluded)
 {
+    const int R = POSTFILTER_INTERP_REACH;
     if (occluded) /* directions 8 (-1, 0) and 0 (1, 0) */
-        return postfilter_background(postfilter_interp_first(m, w, h, x, y, 8),
-                                     postfilter_interp_first(m, w, h, x, y, 0));
+        return postfilter_background(postfilter_interp_walk(a, x, y, 8, 0, R),
+                                     postfilter_interp_walk(a, x, y, 0, 0, R));
     int v[POSTFILTER_INTERP_DIRS], n = 0;
     for (int i = 0; i < POSTFILTER_INTERP_DIRS; i++) {
-        const int u = postfilter_interp_first(m, w, h, x, y, i);
+        const int u = postfilter_interp_walk(a, x, y, i, 0, R);
         if (u == STEREO_INVALID)
             continue;
         int j = n++; /* insertion: v[0 .. n) stays sorted */
@@ -385,6 +395,7 @@ typedef struct {
     uint32_t *arms;            /* 9b: each pixel's arms (w * h) */
     int16_t *vote_a, *vote_b;  /* 9b: the maps of the rounds between (w * h each); 9c: a the
                                   map it writes */
+    /* 9c's marks (w * h bytes) live in arms, which 9b no longer needs by then */
 } postfilter_cuda;
 
 /* 9a, 9b, 9c, 9d, 9e on disp (device), conf (device or NULL) as pf->dev's settings say; right
