@@ -357,14 +357,14 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
              live_pipeline_backend_note(a->pipe)[0] ? " (fallback)" : "", a->params.width,
              a->params.height, a->params.num_disparities, method, band);
     colors[n++] = white;
-    const stereo_postfilter *pf = &a->params.post; /* as the keys k / o / i / t left them */
-    if (pf->speckle_size || pf->vote || pf->fill || pf->temporal) {
+    const stereo_postfilter *pf = &a->params.post; /* as the keys k / o / n / i / t left them */
+    if (pf->speckle_size || pf->vote || pf->interp || pf->fill || pf->temporal) {
         char speckle[32] = "";
         if (pf->speckle_size)
             snprintf(speckle, sizeof speckle, "   speckle < %d px", pf->speckle_size);
-        snprintf(lines[n], OVERLAY_LINE, "post-filters%s%s%s%s", speckle,
-                 pf->vote ? "   vote" : "", pf->fill ? "   fill" : "",
-                 pf->temporal ? "   temporal" : "");
+        snprintf(lines[n], OVERLAY_LINE, "post-filters%s%s%s%s%s", speckle,
+                 pf->vote ? "   vote" : "", pf->interp ? "   interp" : "",
+                 pf->fill ? "   fill" : "", pf->temporal ? "   temporal" : "");
         colors[n++] = white;
     }
     snprintf(lines[n], OVERLAY_LINE, "view %s   %s %s range%s", live_view_to_str(d->view),
@@ -450,7 +450,7 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "f         full screen",
             "+ / -     P2 up / down, every path's (recreates the stage)",
             "m         method: SGM <-> block matching (recreates the stage)",
-            "k / o     speckle removal / region voting on / off",
+            "k / o / n speckle removal / region voting / interpolation on / off",
             "i / t     hole filling / temporal filter on / off",
             "h         this help",
         };
@@ -713,10 +713,12 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
     }
     case SDLK_k:
     case SDLK_o:
+    case SDLK_n:
     case SDLK_i:
     case SDLK_t: {
         live_post which = k == SDLK_k   ? LIVE_POST_SPECKLE
                           : k == SDLK_o ? LIVE_POST_VOTE
+                          : k == SDLK_n ? LIVE_POST_INTERP
                           : k == SDLK_i ? LIVE_POST_FILL
                                         : LIVE_POST_TEMPORAL;
         stereo_postfilter f = live_pipeline_toggle_post(a->pipe, which);
@@ -730,6 +732,8 @@ static void handle_key(display *d, app *a, SDL_Keycode k, int *quit, int *want_s
             report("hole filling %s", f.fill ? "on" : "off");
         else if (which == LIVE_POST_VOTE)
             report("region voting %s", f.vote ? "on" : "off");
+        else if (which == LIVE_POST_INTERP)
+            report("occlusion and mismatch interpolation %s", f.interp ? "on" : "off");
         else
             report("temporal filter %s", f.temporal ? "on (starts afresh)" : "off");
         break;

@@ -841,6 +841,8 @@ stereo_postfilter live_pipeline_toggle_post(live_pipeline *p, live_post which)
         f->fill = !f->fill;
     else if (which == LIVE_POST_VOTE)
         f->vote = !f->vote;
+    else if (which == LIVE_POST_INTERP)
+        f->interp = !f->interp;
     else
         f->temporal = !f->temporal;
     p->post_request = 1;

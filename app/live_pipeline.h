@@ -145,7 +145,13 @@ stereo_method live_pipeline_toggle_method(live_pipeline *p);
  * stage thread sets them before its next submit (stereo_set_postfilter: the temporal filter
  * starts afresh). Speckle removal turns on with [stereo] speckle_size, or POSTFILTER_SPECKLE_ON
  * when that is 0. Returns the settings that will be used. */
-typedef enum { LIVE_POST_SPECKLE, LIVE_POST_FILL, LIVE_POST_TEMPORAL, LIVE_POST_VOTE } live_post;
+typedef enum {
+    LIVE_POST_SPECKLE,
+    LIVE_POST_FILL,
+    LIVE_POST_TEMPORAL,
+    LIVE_POST_VOTE,
+    LIVE_POST_INTERP
+} live_post;
 stereo_postfilter live_pipeline_toggle_post(live_pipeline *p, live_post which);
 
 void live_pipeline_stop(live_pipeline *p);

@@ -488,7 +488,7 @@ check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [
     grep -qx "backend = cpu" rec3/replay.ini && grep -qx "fps = $want_fps" rec3/replay.ini &&
     grep -q "^# written by stereo-live --record: 6 pairs of 64x48 grey images" rec3/replay.ini &&
     grep -qx "baselines = 1" rec3/replay.ini && grep -qx "combine = sides" rec3/replay.ini &&
-    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 34 ]'
+    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 35 ]'
 # block matching with the ad cost, and per-path penalties with weights, from --set (issue #11)
 timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
   --set synth.height=48 --set stereo.disparities=16 --set stereo.method=bm --set stereo.cost=ad \
@@ -968,21 +968,22 @@ done
 check "--record-depth: 4 pairs, each depth_NNNNNN.png = stereo-match --depth of the pair" rd.err \
   [ $rc -eq 0 ] && [ $same -eq 4 ] && [ ! -e recd/depth_000004.png ] && \
   grep -q '^focal = 500$' recd/replay.ini && grep -q '^baseline = 0.1$' recd/replay.ini
-# keys k, o, i, t: the post-filters toggled while running (one key per new frame); the last
+# keys k, o, n, i, t: the post-filters toggled while running (one key per new frame); the last
 # recorded pair's depth is then stereo-match's with the same filters on (speckle removal at
-# POSTFILTER_SPECKLE_ON = 400 px, region voting, hole filling), and the log says what each key
-# did
+# POSTFILTER_SPECKLE_ON = 400 px, region voting, interpolation, hole filling), and the log says
+# what each key did
 rm -rf reck
-STEREO_LIVE_KEYS=koi timeout 60 "${WINDOW[@]}" "$LIVE" --frames 12 --backend cpu \
+STEREO_LIVE_KEYS=koni timeout 60 "${WINDOW[@]}" "$LIVE" --frames 12 --backend cpu \
   --set synth.width=160 --set synth.height=120 --set stereo.disparities=32 --record reck \
   --record-depth --focal 500 --baseline 0.1 >k.out 2>k.err
 rc=$?
-"$ROOT/$B/stereo-match" -q -d 32 --backend cpu --speckle-size 400 --vote --fill \
+"$ROOT/$B/stereo-match" -q -d 32 --backend cpu --speckle-size 400 --vote --interp --fill \
   reck/left_000011.png reck/right_000011.png m.pfm --depth mk.png --focal 500 --baseline 0.1 \
   2>>k.err
-check "keys k, o, i: speckle removal, region voting and hole filling on while running; the last pair's depth is stereo-match --speckle-size 400 --vote --fill's" k.err \
+check "keys k, o, n, i: speckle removal, region voting, interpolation and hole filling on while running; the last pair's depth is stereo-match --speckle-size 400 --vote --interp --fill's" k.err \
   [ $rc -eq 0 ] && grep -q 'speckle removal on (regions under 400 px, steps up to 64/16 px)' k.err && \
-  grep -q 'region voting on' k.err && grep -q 'hole filling on' k.err && "$PY" -c 'import sys, cv2, numpy as np; a, b = (cv2.imread(p, -1) for p in sys.argv[1:]); sys.exit(not (a is not None and b is not None and np.array_equal(a, b)))' \
+  grep -q 'region voting on' k.err && grep -q 'occlusion and mismatch interpolation on' k.err && \
+  grep -q 'hole filling on' k.err && "$PY" -c 'import sys, cv2, numpy as np; a, b = (cv2.imread(p, -1) for p in sys.argv[1:]); sys.exit(not (a is not None and b is not None and np.array_equal(a, b)))' \
     mk.png reck/depth_000011.png
 STEREO_LIVE_KEYS=ttk timeout 60 "${WINDOW[@]}" "$LIVE" --frames 6 --backend cpu \
   --set synth.width=160 --set synth.height=120 --set stereo.disparities=32 \
