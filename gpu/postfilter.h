@@ -255,8 +255,8 @@ STEREO_HD void postfilter_interp_marks(const int16_t *r, uint8_t *seen, int w)
 #define POSTFILTER_DIFF_MAX 4095          /* speckle_diff, temporal_delta: 0..this (16ths) */
 #define POSTFILTER_PERSIST_MAX 255
 /* The speckle size the live app's toggle (key k) turns on when [stereo] speckle_size is 0: the
- * choice of 9 of the 10 left-out folds over sizes up to 400 (docs/tuning.md) */
-#define POSTFILTER_SPECKLE_ON 400
+ * choice of five of the eight kinds of scene left out, with steps of 16 (docs/tuning.md) */
+#define POSTFILTER_SPECKLE_ON 200
 
 /* 9d's step toward the new value: round(diff * alpha / 16), halves away from zero. */
 STEREO_HD int postfilter_blend(int diff, int alpha)

@@ -121,7 +121,7 @@ const stereo_option_info stereo_option_table[] = {
      .more = "neighbours within --speckle-diff are connected (OpenCV's filterSpeckles rule); "
              "400 was chosen leaving one scene out"},
     {ROW("speckle-diff", 0, "speckle_diff", "speckle_diff", MATCHING, INT, post.speckle_diff),
-     .metavar = "M", .range = "0..4095", .def = "64",
+     .metavar = "M", .range = "0..4095", .def = "16",
      .help = "speckle removal's largest step between neighbours, in 16ths of a pixel"},
     {ROW("fill", 0, "fill", "fill", MATCHING, SWITCH, post.fill),
      .help = "post-filter: fill each row's holes with the smaller (background) value beside "
