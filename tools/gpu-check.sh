@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sweep band post faults sanitizer bench views proxy ncu live proxylive loaded buildtime" (any subset; default all) runs only
+# GC_STEPS="tests sweep band post candidate faults sanitizer bench views proxy ncu live proxylive loaded buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 # A shorter proxy step: PROXY_CONFIGS (lines "w h D paths"), PROXY_BUILDS (default "sm_90
@@ -350,6 +350,22 @@ for cfg in "640x480 128 8" "1280x960 128 8"; do
       --runs ${POST_RUNS:-50} "${opt[@]}" 2>&1 | grep -E "$1|stereo-bench")"
     echo "16 SMs $post: $("$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
       --runs ${POST_RUNS:-50} --sms 16 "${opt[@]}" 2>&1 | grep -E "$1|stereo-bench")"
+  done
+done
+fi
+
+if want candidate; then
+step "a default candidate: 4 paths with speckle removal (200 px, step 16) against the default, per frame (stereo-bench)"
+# docs/tuning.md: more accurate than the default on every kind of scene left out; its time on
+# the proxy and on all SMs decides whether it can be the default
+for cfg in "640x480 128" "1280x960 128"; do
+  set -- $cfg
+  for opts in "--paths 8" "--paths 4" "--paths 4 --post speckle" "--paths 8 --post speckle"; do
+    for where in all 16; do
+      b=build; sms=(); [ $where = 16 ] && b="$B87/build" && sms=(--sms 16)
+      echo "$where SMs $1 D$2 $opts: $("$b"/gpu/stereo-bench --size $1 --disparities $2 $opts \
+        --runs ${POST_RUNS:-50} "${sms[@]}" 2>&1 | grep -E "$1|stereo-bench" | tail -1)"
+    done
   done
 done
 fi
