@@ -283,11 +283,11 @@ static void interp_rows(void *ctx, int y0, int y1)
         const size_t row = (size_t)y * w;
         if (j->right)
             postfilter_interp_marks(j->right + row, pc->seen + row, w);
-        const postfilter_interp_map a = {pc->round, w, 0, 0, w, h};
         for (int x = 0; x < w; x++) {
             if (pc->round[row + x] != STEREO_INVALID)
                 continue;
-            const int v = postfilter_interp_pixel(&a, x, y, j->right && !pc->seen[row + x]);
+            const int v = postfilter_interp_pixel(pc->round, w, h, x, y,
+                                                  j->right && !pc->seen[row + x]);
             if (v != STEREO_INVALID) {
                 j->disp[row + x] = (int16_t)v;
                 filled++;

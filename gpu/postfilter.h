@@ -167,8 +167,9 @@ STEREO_HD int postfilter_vote_result(int S, int n, int k, int dmin)
 #define POSTFILTER_INTERP_REACH 16
 #define POSTFILTER_INTERP_DIRS 16
 
-/* 9c's direction i (0..15), counter-clockwise from (1, 0): (1, 0), (2, 1), (1, 1), (1, 2),
- * (0, 1), (-1, 2), ..., (2, -1); each coordinate + 2 is a nibble of a constant. */
+/* 9c's direction i (0..15), by growing angle atan2(dy, dx) from (1, 0): (1, 0), (2, 1),
+ * (1, 1), (1, 2), (0, 1), (-1, 2), ..., (2, -1); each coordinate + 2 is a nibble of a
+ * constant. */
 STEREO_HD void postfilter_interp_dir(int i, int *dx, int *dy)
 {
     *dx = (int)(0x4332110101123343ull >> (4 * i) & 15) - 2;
@@ -186,42 +187,33 @@ STEREO_HD int postfilter_background(int left, int right)
     return left < right ? left : right;
 }
 
-/* 9c's map reads: pixel (x, y) of the w x h image is m[(y - oy) * pitch + x - ox] (the CPU: the
- * whole map, oy = ox = 0, pitch w; the GPU: a tile around the pixels a block fills). */
-typedef struct {
-    const int16_t *m;
-    int pitch, ox, oy, w, h;
-} postfilter_interp_map;
-
-/* 9c: the first valid value from (x, y) along direction i at steps k0 + 1 .. k1, or
- * STEREO_INVALID (a ray that has left the image stays out). */
-STEREO_HD int postfilter_interp_walk(const postfilter_interp_map *a, int x, int y, int i, int k0,
-                                     int k1)
+/* 9c: the first valid value of the map m (w x h, as 9b left it) from (x, y) along direction i
+ * within the reach, or STEREO_INVALID (a ray that has left the image stays out). */
+STEREO_HD int postfilter_interp_walk(const int16_t *m, int w, int h, int x, int y, int i)
 {
     int dx, dy;
     postfilter_interp_dir(i, &dx, &dy);
-    x += k0 * dx, y += k0 * dy;
-    for (int k = k0; k < k1; k++) {
+    for (int k = 0; k < POSTFILTER_INTERP_REACH; k++) {
         x += dx, y += dy;
-        if (x < 0 || x >= a->w || y < 0 || y >= a->h)
+        if (x < 0 || x >= w || y < 0 || y >= h)
             break;
-        const int u = a->m[(size_t)(y - a->oy) * a->pitch + (x - a->ox)];
+        const int u = m[(size_t)y * w + x];
         if (u != STEREO_INVALID)
             return u;
     }
     return STEREO_INVALID;
 }
 
-/* 9c: hole (x, y)'s value, by its class; STEREO_INVALID when none is found. */
-STEREO_HD int postfilter_interp_pixel(const postfilter_interp_map *a, int x, int y, int occluded)
+/* 9c: hole (x, y)'s value, by its class; STEREO_INVALID when none is found. The CPU's rule;
+ * the GPU walks a tile in shared memory instead (postfilter.cu), to the same values. */
+STEREO_HD int postfilter_interp_pixel(const int16_t *m, int w, int h, int x, int y, int occluded)
 {
-    const int R = POSTFILTER_INTERP_REACH;
     if (occluded) /* directions 8 (-1, 0) and 0 (1, 0) */
-        return postfilter_background(postfilter_interp_walk(a, x, y, 8, 0, R),
-                                     postfilter_interp_walk(a, x, y, 0, 0, R));
+        return postfilter_background(postfilter_interp_walk(m, w, h, x, y, 8),
+                                     postfilter_interp_walk(m, w, h, x, y, 0));
     int v[POSTFILTER_INTERP_DIRS], n = 0;
     for (int i = 0; i < POSTFILTER_INTERP_DIRS; i++) {
-        const int u = postfilter_interp_walk(a, x, y, i, 0, R);
+        const int u = postfilter_interp_walk(m, w, h, x, y, i);
         if (u == STEREO_INVALID)
             continue;
         int j = n++; /* insertion: v[0 .. n) stays sorted */
