@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* postfilter.cu — stage 9 on the GPU (postfilter.h), bit for bit postfilter.c's result.
  *
- * 9a speckle removal: a lock-free union-find over the map (init; union of every connected
- * right and lower neighbour, the larger root linked under the smaller with atomicMin; each
- * pixel's root and its region's count with atomicAdd; then the small regions invalidated). The
+ * 9a speckle removal: a lock-free union-find over the map: first within each 32 x 8 tile in
+ * shared memory, then across the tiles' borders in global memory (every connected right and
+ * lower neighbour either way, the larger root linked under the smaller with atomicMin); each
+ * pixel's root, and its region's count with an atomicAdd per distinct root in a warp; then the
+ * small regions invalidated. The
  * regions are those of postfilter.c's flood fill, whatever order the unions ran in.
  * Termination: parent[x] <= x always (atomicMin only lowers it), so every find walks down
  * strictly smaller indices, and every failed link attempt continues from a strictly smaller
@@ -78,39 +80,76 @@ static __device__ int pf_connected(int u, int v, int diff)
     return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
 }
 
-static __global__ void k_speckle_init(int32_t *parent, int32_t *count, postfilter_dev *pd, int n)
+/* 9a, first pass: a block per SPECKLE_TW x SPECKLE_TH tile joins the tile's connected pairs by
+ * the same union-find in shared memory (local indices, row-major in the tile, so a local root's
+ * global index is also the smallest of its local component), then writes each pixel's parent as
+ * its local root's global index (parent[p] <= p, as the global pass needs) and zeroes its count.
+ * Block (0, 0) also zeroes 9d's counts of the frame. */
+#define SPECKLE_TW 32
+#define SPECKLE_TH 8
+static __global__ void __launch_bounds__(SPECKLE_TW * SPECKLE_TH)
+    k_speckle_local(const int16_t *disp, int32_t *parent, int32_t *count, postfilter_dev *pd,
+                    int w, int h)
 {
-    int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p == 0)
+    __shared__ int32_t lp[SPECKLE_TW * SPECKLE_TH];
+    const int t = threadIdx.x, tx = t % SPECKLE_TW, ty = t / SPECKLE_TW;
+    if (blockIdx.x == 0 && blockIdx.y == 0 && t == 0)
         pd->n_both = pd->n_change = pd->n_now = pd->n_prev = 0;
-    if (p >= n || pd->f.speckle_size <= 0)
+    if (pd->f.speckle_size <= 0) /* the same for the whole block */
         return;
-    parent[p] = p;
+    const int x0 = (int)blockIdx.x * SPECKLE_TW, y0 = (int)blockIdx.y * SPECKLE_TH;
+    const int x = x0 + tx, y = y0 + ty, diff = pd->f.speckle_diff;
+    const bool in = x < w && y < h;
+    const int p = y * w + x;
+    lp[t] = t;
+    __syncthreads();
+    if (in && stereo_disparity_valid(disp[p])) {
+        const int v = disp[p];
+        if (tx + 1 < SPECKLE_TW && x + 1 < w && pf_connected(v, disp[p + 1], diff))
+            pf_union(lp, t, t + 1);
+        if (ty + 1 < SPECKLE_TH && y + 1 < h && pf_connected(v, disp[p + w], diff))
+            pf_union(lp, t, t + SPECKLE_TW);
+    }
+    __syncthreads();
+    if (!in)
+        return;
+    const int r = pf_find(lp, t);
+    parent[p] = (y0 + r / SPECKLE_TW) * w + x0 + r % SPECKLE_TW;
     count[p] = 0;
 }
 
-static __global__ void k_speckle_union(const int16_t *disp, int32_t *parent,
-                                       const postfilter_dev *pd, int w, int h)
+/* 9a, second pass: the connected pairs across tile borders (a pixel in a tile's last column with
+ * its right neighbour, in its last row with the one below), joined in global memory. */
+static __global__ void k_speckle_border(const int16_t *disp, int32_t *parent,
+                                        const postfilter_dev *pd, int w, int h)
 {
     int p = blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= w * h || pd->f.speckle_size <= 0 || !stereo_disparity_valid(disp[p]))
         return;
     int x = p % w, y = p / w, diff = pd->f.speckle_diff, v = disp[p];
-    if (x + 1 < w && pf_connected(v, disp[p + 1], diff))
+    if (x % SPECKLE_TW == SPECKLE_TW - 1 && x + 1 < w && pf_connected(v, disp[p + 1], diff))
         pf_union(parent, p, p + 1);
-    if (y + 1 < h && pf_connected(v, disp[p + w], diff))
+    if (y % SPECKLE_TH == SPECKLE_TH - 1 && y + 1 < h && pf_connected(v, disp[p + w], diff))
         pf_union(parent, p, p + w);
 }
 
+/* 9a, third pass: each valid pixel's root (and its parent pointed there), counted per root with
+ * one atomic per distinct root in the warp (the sums are exact: the same counts). */
 static __global__ void k_speckle_count(const int16_t *disp, int32_t *parent, int32_t *count,
                                        const postfilter_dev *pd, int n)
 {
-    int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= n || pd->f.speckle_size <= 0 || !stereo_disparity_valid(disp[p]))
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pd->f.speckle_size <= 0) /* the same for the whole grid */
         return;
-    int root = pf_find(parent, p);
+    const bool valid = p < n && stereo_disparity_valid(disp[p]);
+    const unsigned act = __ballot_sync(0xffffffffu, valid);
+    if (!valid)
+        return;
+    const int root = pf_find(parent, p);
     parent[p] = root; /* still a pointer into the same tree for other threads' finds */
-    atomicAdd(&count[root], 1);
+    const unsigned same = __match_any_sync(act, root);
+    if ((int)(threadIdx.x & 31) == __ffs(same) - 1)
+        atomicAdd(&count[root], __popc(same));
 }
 
 static __global__ void k_speckle_apply(int16_t *disp, uint8_t *conf, const int32_t *parent,
@@ -405,8 +444,11 @@ cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t 
     const int n = w * h;
     const unsigned g = (unsigned)((n + PIX_BLOCK - 1) / PIX_BLOCK);
     /* 9a */
-    k_speckle_init<<<g, PIX_BLOCK, 0, stream>>>(pf->parent, pf->count, pf->dev, n);
-    k_speckle_union<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->dev, w, h);
+    const dim3 tiles((unsigned)((w + SPECKLE_TW - 1) / SPECKLE_TW),
+                     (unsigned)((h + SPECKLE_TH - 1) / SPECKLE_TH));
+    k_speckle_local<<<tiles, SPECKLE_TW * SPECKLE_TH, 0, stream>>>(disp, pf->parent, pf->count,
+                                                                 pf->dev, w, h);
+    k_speckle_border<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->dev, w, h);
     k_speckle_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->count, pf->dev, n);
     k_speckle_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, conf, pf->parent, pf->count, pf->dev, n);
     /* 9b: disp -> a -> b -> ... -> disp (an odd number of rounds ends in disp) */
