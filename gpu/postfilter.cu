@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* postfilter.cu — stage 9 on the GPU (postfilter.h), bit for bit postfilter.c's result.
  *
- * 9a speckle removal: a lock-free union-find over the map: first within each 32 x 8 tile in
- * shared memory, then across the tiles' borders in global memory (every connected right and
- * lower neighbour either way, the larger root linked under the smaller with atomicMin); each
- * pixel's root, and its region's count with an atomicAdd per distinct root in a warp; then the
- * small regions invalidated. The
- * regions are those of postfilter.c's flood fill, whatever order the unions ran in.
- * Termination: parent[x] <= x always (atomicMin only lowers it), so every find walks down
- * strictly smaller indices, and every failed link attempt continues from a strictly smaller
- * root: each loop ends after at most w * h steps, on any image (a spiral region included).
+ * 9a speckle removal: a lock-free union-find over the map: first within each 32 x 8 tile (each
+ * row's runs from a warp ballot, the rows' runs joined in shared memory), then across the tiles'
+ * borders in global memory (the larger root linked under the smaller with atomicMin); each
+ * pixel's root (the paths walked then pointed at it), and its region's count with an atomicAdd
+ * per distinct root in a warp; then the small regions invalidated. The regions are those of
+ * postfilter.c's flood fill, whatever order the unions ran in.
+ * Termination: parent[x] <= x always (atomicMin only lowers it; the third pass points nodes at
+ * their settled roots), so every find walks down strictly smaller indices, and every failed link
+ * attempt continues from a strictly smaller root: each loop ends after at most w * h steps, on
+ * any image (a spiral region included).
  * 9b region voting: each pixel's arms (one thread a pixel), then POSTFILTER_VOTE_ROUNDS rounds,
  * each reading one map and writing the next whole (disp -> a -> b -> a -> b -> disp: the rounds
  * of postfilter.c, which read the map the last round left). In a round each thread takes a pixel
@@ -52,6 +53,21 @@ static __device__ int pf_find(const int32_t *parent, int x)
     return x;
 }
 
+/* The same, once no thread links any more (9a's third pass): the walked path is then pointed at
+ * the root, for the finds of the other threads. Only there: while links are being made, pointing
+ * a node elsewhere could undo a link another thread has just made on it. */
+static __device__ int pf_find_settled(int32_t *parent, int x)
+{
+    volatile int32_t *p = parent;
+    const int r = pf_find(parent, x);
+    while (x != r) {
+        const int up = p[x];
+        p[x] = r;
+        x = up;
+    }
+    return r;
+}
+
 /* Joins the regions of a and b: the larger root goes under the smaller. When another thread
  * linked that root meanwhile (atomicMin returns its new parent), the link is retried from
  * there: the larger index of the pair strictly falls on every retry. */
@@ -80,18 +96,22 @@ static __device__ int pf_connected(int u, int v, int diff)
     return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
 }
 
-/* 9a, first pass: a block per SPECKLE_TW x SPECKLE_TH tile joins the tile's connected pairs by
- * the same union-find in shared memory (local indices, row-major in the tile, so a local root's
- * global index is also the smallest of its local component), then writes each pixel's parent as
- * its local root's global index (parent[p] <= p, as the global pass needs) and zeroes its count.
- * Block (0, 0) also zeroes 9d's counts of the frame. */
-#define SPECKLE_TW 32
+/* 9a, first pass: a block per SPECKLE_TW x SPECKLE_TH tile, a warp per row of the tile. Each
+ * row's runs of connected pixels come from one ballot: a pixel's local parent is its run's first
+ * pixel. The runs of two rows are then joined by the union-find in shared memory, once per
+ * stretch of vertically connected pixels (a pixel whose left neighbour is connected to its own
+ * and to the one below both the same way adds nothing). Local indices are row-major in the tile,
+ * so a local root's global index is also the smallest of its local component. Each pixel's
+ * parent is then its local root's global index (parent[p] <= p, as the global pass needs), and
+ * its count zero. Block (0, 0) also zeroes 9d's counts of the frame. */
+#define SPECKLE_TW 32 /* a warp */
 #define SPECKLE_TH 8
 static __global__ void __launch_bounds__(SPECKLE_TW * SPECKLE_TH)
     k_speckle_local(const int16_t *disp, int32_t *parent, int32_t *count, postfilter_dev *pd,
                     int w, int h)
 {
     __shared__ int32_t lp[SPECKLE_TW * SPECKLE_TH];
+    __shared__ unsigned runs[SPECKLE_TH]; /* bit x: pixel x of the row joins pixel x - 1 */
     const int t = threadIdx.x, tx = t % SPECKLE_TW, ty = t / SPECKLE_TW;
     if (blockIdx.x == 0 && blockIdx.y == 0 && t == 0)
         pd->n_both = pd->n_change = pd->n_now = pd->n_prev = 0;
@@ -101,15 +121,22 @@ static __global__ void __launch_bounds__(SPECKLE_TW * SPECKLE_TH)
     const int x = x0 + tx, y = y0 + ty, diff = pd->f.speckle_diff;
     const bool in = x < w && y < h;
     const int p = y * w + x;
-    lp[t] = t;
+    const int v = in ? disp[p] : STEREO_INVALID;
+    /* pf_connected is false for an invalid pixel: outside the image too */
+    const bool left = tx > 0 && pf_connected(v, in ? disp[p - 1] : STEREO_INVALID, diff);
+    const bool down = ty + 1 < SPECKLE_TH && y + 1 < h &&
+                      pf_connected(v, in ? disp[p + w] : STEREO_INVALID, diff);
+    const unsigned run = __ballot_sync(0xffffffffu, left);
+    const unsigned downs = __ballot_sync(0xffffffffu, down);
+    const unsigned upto = tx == SPECKLE_TW - 1 ? 0xffffffffu : (2u << tx) - 1;
+    lp[t] = ty * SPECKLE_TW + 31 - __clz(~run & upto); /* bit 0 of ~run is always set */
+    if (tx == 0)
+        runs[ty] = run;
     __syncthreads();
-    if (in && stereo_disparity_valid(disp[p])) {
-        const int v = disp[p];
-        if (tx + 1 < SPECKLE_TW && x + 1 < w && pf_connected(v, disp[p + 1], diff))
-            pf_union(lp, t, t + 1);
-        if (ty + 1 < SPECKLE_TH && y + 1 < h && pf_connected(v, disp[p + w], diff))
-            pf_union(lp, t, t + SPECKLE_TW);
-    }
+    /* a stretch's first pixel: not (joined to the left, the one below joined to its left, and
+     * the left neighbour joined downwards) */
+    if (down && !(tx > 0 && (run >> tx & 1) && (runs[ty + 1] >> tx & 1) && (downs >> (tx - 1) & 1)))
+        pf_union(lp, t, t + SPECKLE_TW);
     __syncthreads();
     if (!in)
         return;
@@ -118,19 +145,36 @@ static __global__ void __launch_bounds__(SPECKLE_TW * SPECKLE_TH)
     count[p] = 0;
 }
 
-/* 9a, second pass: the connected pairs across tile borders (a pixel in a tile's last column with
- * its right neighbour, in its last row with the one below), joined in global memory. */
+/* 9a, second pass: the connected pairs across tile borders, joined in global memory; a thread per
+ * border pixel: first those in a tile's last column (with the right neighbour), then those in a
+ * tile's last row (with the one below). As in the first pass, a pair whose neighbours along the
+ * border are joined the same way (and to it, within their tiles) is left out. */
 static __global__ void k_speckle_border(const int16_t *disp, int32_t *parent,
                                         const postfilter_dev *pd, int w, int h)
 {
-    int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= w * h || pd->f.speckle_size <= 0 || !stereo_disparity_valid(disp[p]))
+    const int nc = (w - 1) / SPECKLE_TW, nr = (h - 1) / SPECKLE_TH; /* the borders inside */
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (pd->f.speckle_size <= 0 || i >= nc * h + nr * w)
         return;
-    int x = p % w, y = p / w, diff = pd->f.speckle_diff, v = disp[p];
-    if (x % SPECKLE_TW == SPECKLE_TW - 1 && x + 1 < w && pf_connected(v, disp[p + 1], diff))
+    const int diff = pd->f.speckle_diff;
+    if (i < nc * h) { /* column x = 32 k + 31 and x + 1, row y */
+        const int y = i / nc, x = (i % nc) * SPECKLE_TW + SPECKLE_TW - 1, p = y * w + x;
+        if (!pf_connected(disp[p], disp[p + 1], diff))
+            return;
+        if (y % SPECKLE_TH && pf_connected(disp[p - w], disp[p - w + 1], diff) &&
+            pf_connected(disp[p - w], disp[p], diff) && pf_connected(disp[p - w + 1], disp[p + 1], diff))
+            return;
         pf_union(parent, p, p + 1);
-    if (y % SPECKLE_TH == SPECKLE_TH - 1 && y + 1 < h && pf_connected(v, disp[p + w], diff))
+    } else { /* row y = 8 k + 7 and y + 1, column x */
+        const int j = i - nc * h, y = (j / w) * SPECKLE_TH + SPECKLE_TH - 1, x = j % w;
+        const int p = y * w + x;
+        if (!pf_connected(disp[p], disp[p + w], diff))
+            return;
+        if (x % SPECKLE_TW && pf_connected(disp[p - 1], disp[p - 1 + w], diff) &&
+            pf_connected(disp[p - 1], disp[p], diff) && pf_connected(disp[p - 1 + w], disp[p + w], diff))
+            return;
         pf_union(parent, p, p + w);
+    }
 }
 
 /* 9a, third pass: each valid pixel's root (and its parent pointed there), counted per root with
@@ -145,8 +189,7 @@ static __global__ void k_speckle_count(const int16_t *disp, int32_t *parent, int
     const unsigned act = __ballot_sync(0xffffffffu, valid);
     if (!valid)
         return;
-    const int root = pf_find(parent, p);
-    parent[p] = root; /* still a pointer into the same tree for other threads' finds */
+    const int root = pf_find_settled(parent, p);
     const unsigned same = __match_any_sync(act, root);
     if ((int)(threadIdx.x & 31) == __ffs(same) - 1)
         atomicAdd(&count[root], __popc(same));
@@ -448,7 +491,10 @@ cudaError_t launch_postfilter(const postfilter_cuda *pf, int16_t *disp, uint8_t 
                      (unsigned)((h + SPECKLE_TH - 1) / SPECKLE_TH));
     k_speckle_local<<<tiles, SPECKLE_TW * SPECKLE_TH, 0, stream>>>(disp, pf->parent, pf->count,
                                                                  pf->dev, w, h);
-    k_speckle_border<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->dev, w, h);
+    const int borders = (w - 1) / SPECKLE_TW * h + (h - 1) / SPECKLE_TH * w;
+    if (borders > 0)
+        k_speckle_border<<<(unsigned)((borders + PIX_BLOCK - 1) / PIX_BLOCK), PIX_BLOCK, 0,
+                           stream>>>(disp, pf->parent, pf->dev, w, h);
     k_speckle_count<<<g, PIX_BLOCK, 0, stream>>>(disp, pf->parent, pf->count, pf->dev, n);
     k_speckle_apply<<<g, PIX_BLOCK, 0, stream>>>(disp, conf, pf->parent, pf->count, pf->dev, n);
     /* 9b: disp -> a -> b -> ... -> disp (an odd number of rounds ends in disp) */
