@@ -9,10 +9,9 @@
 void postfilter_default(stereo_postfilter *f)
 {
     memset(f, 0, sizeof *f);
-    /* off: the largest accuracy gain left out by kind, but a quarter of the frame on the 16-SM
-     * proxy (docs/tuning.md); on, it takes POSTFILTER_SPECKLE_ON and this step (both chosen
-     * leaving one kind of scene out, with the default uniqueness) */
-    f->speckle_size = 0;
+    /* on: the largest accuracy gain left out by kind; the size and the step chosen leaving one
+     * kind of scene out, with the default paths and uniqueness (docs/tuning.md) */
+    f->speckle_size = POSTFILTER_SPECKLE_ON;
     f->speckle_diff = 16;
     /* off: with the holes filled as the evaluator fills them bad-2 is the same, and over the
      * pixels the matcher keeps it is lower without (docs/tuning.md) */

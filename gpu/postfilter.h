@@ -246,9 +246,10 @@ STEREO_HD void postfilter_interp_marks(const int16_t *r, uint8_t *seen, int w)
 #define POSTFILTER_SPECKLE_MAX (1 << 20)  /* speckle_size: 0..this */
 #define POSTFILTER_DIFF_MAX 4095          /* speckle_diff, temporal_delta: 0..this (16ths) */
 #define POSTFILTER_PERSIST_MAX 255
-/* The speckle size the live app's toggle (key k) turns on when [stereo] speckle_size is 0: the
- * choice of five of the eight kinds of scene left out, with steps of 16 (docs/tuning.md) */
-#define POSTFILTER_SPECKLE_ON 200
+/* The default speckle size, and the one the live app's toggle (key k) turns on when [stereo]
+ * speckle_size is 0: the choice of seven of the eight kinds of scene left out, with 4 paths and
+ * steps of 16 (docs/tuning.md) */
+#define POSTFILTER_SPECKLE_ON 100
 
 /* 9d's step toward the new value: round(diff * alpha / 16), halves away from zero. */
 STEREO_HD int postfilter_blend(int diff, int alpha)

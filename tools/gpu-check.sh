@@ -16,7 +16,7 @@
 #                                  (headless) against the bare stage, on all SMs and on the
 #                                  proxy; prints the tables last.
 # Logs and results go to $OUT (default /tmp/gpu-check). Exit status: non-zero if a test failed.
-# GC_STEPS="tests sweep band post candidate faults sanitizer bench views proxy ncu live proxylive loaded buildtime" (any subset; default all) runs only
+# GC_STEPS="tests sweep band post pairs faults sanitizer bench views proxy ncu live proxylive loaded buildtime" (any subset; default all) runs only
 # those steps, for a quick measurement within the device time. GC_BASE=REV also builds and times
 # that revision in the proxy table; PROXY_RUNS (default 100) and PROXY_SMS (default "16 8").
 # A shorter proxy step: PROXY_CONFIGS (lines "w h D paths"), PROXY_BUILDS (default "sm_90
@@ -345,7 +345,7 @@ step "post-filters: their cost per frame (stereo-bench --post) on all SMs and th
 for cfg in "640x480 128 8" "1280x960 128 8"; do
   set -- $cfg
   for post in none speckle fill temporal all; do
-    opt=(); [ $post = none ] || opt=(--post $post)
+    opt=(--post $post)
     echo "all SMs $post: $(build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
       --runs ${POST_RUNS:-50} "${opt[@]}" 2>&1 | grep -E "$1|stereo-bench")"
     echo "16 SMs $post: $("$B87"/build/gpu/stereo-bench --size $1 --disparities $2 --paths $3 \
@@ -354,13 +354,13 @@ for cfg in "640x480 128 8" "1280x960 128 8"; do
 done
 fi
 
-if want candidate; then
-step "a default candidate: 4 paths with speckle removal (200 px, step 16) against the default, per frame (stereo-bench)"
-# docs/tuning.md: more accurate than the default on every kind of scene left out; its time on
-# the proxy and on all SMs decides whether it can be the default
+if want pairs; then
+step "the default (4 paths, speckle removal) against the former default (8 paths, none) and the other two pairs, per frame (stereo-bench)"
+# docs/tuning.md: the default is more accurate than the former one on every kind of scene left
+# out; this times the four pairs on the proxy and on all SMs
 for cfg in "640x480 128" "1280x960 128"; do
   set -- $cfg
-  for opts in "--paths 8" "--paths 4" "--paths 4 --post speckle" "--paths 8 --post speckle"; do
+  for opts in "--paths 8 --post none" "--paths 4 --post none" "--paths 4" "--paths 8"; do
     for where in all 16; do
       b=build; sms=(); [ $where = 16 ] && b="$B87/build" && sms=(--sms 16)
       echo "$where SMs $1 D$2 $opts: $("$b"/gpu/stereo-bench --size $1 --disparities $2 $opts \
@@ -495,7 +495,7 @@ step "Jetson proxy: the stage on green contexts of all / 16 / 8 SMs, sm_90 and c
 # ../shared/anchors (SM_LIMIT=N). Both: median of PROXY_RUNS (default 100) after 20 warm-ups.
 PROXY_RUNS=${PROXY_RUNS:-100}
 export PROXY_COST=${PROXY_COST:-adcensus} # the stage's cost (libSGM has its own census)
-PROXY_CONFIGS=${PROXY_CONFIGS:-$'640 480 128 8\n1024 440 128 4\n1280 960 128 8\n1920 1080 256 8'} # w h D paths
+PROXY_CONFIGS=${PROXY_CONFIGS:-$'640 480 128 4\n1280 960 128 4\n1920 1080 256 4\n640 480 128 8'} # w h D paths
 all_sms=$(python3 -c "import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)" 2>/dev/null)
 [ -n "$all_sms" ] || all_sms=132
 echo "date,commit,device,sms,build,size,disparities,paths,project_ms,libsgm_ms,base_ms,stages" >"$OUT/proxy-raw.csv"
@@ -536,12 +536,12 @@ ncu_args=(); build/gpu/stereo-bench --help 2>&1 | grep -q -- --sms && ncu_args=(
 while read -r w h d paths; do
   ncu --clock-control none --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --csv "$B87"/build/gpu/stereo-bench --size "${w}x$h" --disparities "$d" --paths "$paths" --frames 1 \
-      --cost "$PROXY_COST" "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h.csv" 2>/dev/null
+      --cost "$PROXY_COST" "${ncu_args[@]}" >"$OUT/ncu87-${w}x$h-${paths}p.csv" 2>/dev/null
   # libSGM's first frame (its 7 + paths kernels: census x2, the paths, WTA, 2 medians, LR check,
   # range), for the bytes per voxel of the peer (the same on any SM count), at every size
   if [ -x "$ANC/sgmbench-compute_87" ]; then
     ncu --clock-control none --launch-count $((7 + paths)) --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-        --csv "$ANC/sgmbench-compute_87" "$w" "$h" "$d" "$paths" 1 >"$OUT/ncu-libsgm-${w}x$h.csv" 2>/dev/null
+        --csv "$ANC/sgmbench-compute_87" "$w" "$h" "$d" "$paths" 1 >"$OUT/ncu-libsgm-${w}x$h-${paths}p.csv" 2>/dev/null
   fi
 done <<<"$PROXY_CONFIGS"
 python3 - "$OUT" "${ncu_args[*]:-all SMs}" <<'PY' | tee "$OUT/proxy-table.txt"
@@ -552,8 +552,9 @@ scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "inst": 1, "": 1}
 ncu = {}
 for r in rows:
     size = r["size"]
-    path = os.path.join(out, f"ncu87-{size}.csv")
-    if size in ncu or not os.path.exists(path):
+    nk = f"{size}-{r['paths']}p"  # ncu's figures per size and path count
+    path = os.path.join(out, f"ncu87-{nk}.csv")
+    if nk in ncu or not os.path.exists(path):
         continue
     data = [x for x in csv.reader(open(path)) if len(x) > 10]
     if not data:
@@ -567,24 +568,24 @@ for r in rows:
         else:
             byts += v
     w, h = map(int, size.split("x"))
-    ncu[size] = (inst, byts, byts / (w * h * int(r["disparities"])), per)
+    ncu[nk] = (inst, byts, byts / (w * h * int(r["disparities"])), per)
 print(f"Jetson proxy (median of runs; ms; 'x' = libSGM time / project time, above 1 = project faster)")
 print(f"{'SMs':>4} {'size':>10} {'D':>4} {'p':>2} | {'sm_90':>8} {'libSGM':>8} {'x':>5} {'base':>8} | {'c_87':>8} {'libSGM':>8} {'x':>5} {'base':>8} | stages (compute_87)")
-key = lambda r: (r["sms"], r["size"])
+key = lambda r: (r["sms"], r["size"], r["paths"])
 by = {}
 for r in rows:
     by.setdefault(key(r), {})[r["build"]] = r
 def f(v): return f"{float(v):8.3f}" if v else "       -"
 def x(a, b): return f"{float(b)/float(a):5.2f}" if a and b else "    -"
-for (sms, size), d in by.items():
+for (sms, size, _), d in by.items():
     a, c = d.get("sm_90", {}), d.get("compute_87", {})
     r = a or c
     print(f"{sms:>4} {size:>10} {r['disparities']:>4} {r['paths']:>2} | {f(a.get('project_ms'))} {f(a.get('libsgm_ms'))} {x(a.get('project_ms'), a.get('libsgm_ms'))} {f(a.get('base_ms'))} | "
           f"{f(c.get('project_ms'))} {f(c.get('libsgm_ms'))} {x(c.get('project_ms'), c.get('libsgm_ms'))} {f(c.get('base_ms'))} | {c.get('stages', '')}")
 print(f"ncu, compute_87 build ({ncu_sms}), one frame:")
-for size, (inst, byts, bpv, per) in ncu.items():
+for nk, (inst, byts, bpv, per) in ncu.items():
     top = ", ".join(f"{k} {v/1e6:.1f} M" for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:3])
-    print(f"  {size}: {inst/1e6:.1f} M warp-instructions ({top}), DRAM {byts/1e6:.1f} MB = {bpv:.2f} B/voxel")
+    print(f"  {nk}: {inst/1e6:.1f} M warp-instructions ({top}), DRAM {byts/1e6:.1f} MB = {bpv:.2f} B/voxel")
 def ncu_sum(path):
     data = [x for x in csv.reader(open(path))] if os.path.exists(path) else []
     data = [x for x in data if len(x) > 10]
@@ -616,20 +617,21 @@ for r in rows:
     if (r["size"], r["disparities"], r["paths"]) not in sizes:
         sizes.append((r["size"], r["disparities"], r["paths"]))
 for size, dd, pp in sizes:
-    lib = ncu_sum(os.path.join(out, f"ncu-libsgm-{size}.csv"))
+    nk = f"{size}-{pp}p"
+    lib = ncu_sum(os.path.join(out, f"ncu-libsgm-{nk}.csv"))
     w, h = map(int, size.split("x"))
     if lib:
-        lib_bpv[size] = lib[1] / (w * h * int(dd))
+        lib_bpv[nk] = lib[1] / (w * h * int(dd))
     for name, sms, clock, bw in orins:
-        d = by.get((sms, size), {}).get("compute_87")
-        if not d or size not in ncu or not d.get("project_ms"):
+        d = by.get((sms, size, pp), {}).get("compute_87")
+        if not d or nk not in ncu or not d.get("project_ms"):
             continue
-        ti = float(d["project_ms"]) * 1.98e9 / clock; tm = ncu[size][1] / bw * 1e3
+        ti = float(d["project_ms"]) * 1.98e9 / clock; tm = ncu[nk][1] / bw * 1e3
         t = max(ti, tm)
         line = f"  {name:9} {size:>9} D{dd} {pp}p: project {t:6.2f} ms ({1e3 / t:5.0f} fps; instructions {ti:.2f}, memory {tm:.2f})"
         if lib and d.get("libsgm_ms"):
             li = float(d["libsgm_ms"]) * 1.98e9 / clock; lm = lib[1] / bw * 1e3
-            line += f"; libSGM {max(li, lm):6.2f} ms (instructions {li:.2f}, memory {lm:.2f}, {lib_bpv[size]:.2f} B/voxel); x {max(li, lm) / t:4.2f}"
+            line += f"; libSGM {max(li, lm):6.2f} ms (instructions {li:.2f}, memory {lm:.2f}, {lib_bpv[nk]:.2f} B/voxel); x {max(li, lm) / t:4.2f}"
         print(line)
 # rows in the committed format (docs/results-jetson-proxy.csv): bytes per voxel (ncu, 16 SMs) on
 # the compute_87 rows of the proxies, libSGM's beside them; mode full (the coarse-to-fine mode
@@ -638,8 +640,9 @@ for size, dd, pp in sizes:
 with open(os.path.join(out, "results-jetson-proxy.csv"), "w") as fo:
     for r in rows:
         proxy = r["build"] == "compute_87" and r["sms"] in ("16", "8")
-        bpv = ncu.get(r["size"], (0, 0, None))[2] if proxy else None
-        lbpv = lib_bpv.get(r["size"]) if proxy else None
+        nk = f"{r['size']}-{r['paths']}p"
+        bpv = ncu.get(nk, (0, 0, None))[2] if proxy else None
+        lbpv = lib_bpv.get(nk) if proxy else None
         bad2 = os.environ.get("PROXY_BAD2", "") if r["size"] == "1280x960" else ""
         fo.write(",".join([r["date"], r["commit"], r["device"], r["sms"], r["build"], r["size"], r["disparities"],
                            r["paths"], r["project_ms"], r["libsgm_ms"], f"{bpv:.2f}" if bpv else "",
@@ -684,7 +687,7 @@ CFG
 
 fi
 
-step "live app against the bare stage (generated scene, CUDA, D128, 8 paths)"
+step "live app against the bare stage (generated scene, CUDA, D128, the default ${LIVE_PATHS:-4} paths)"
 # bare: stereo-bench --async, the stage alone through stereo.h's asynchronous API as the app
 #   calls it (submit, wait; one frame in flight, results double-buffered), on frames rendered
 #   beforehand (--rewrite: each pair copied into its frame before submitting it, as the app's
@@ -706,7 +709,7 @@ live_vs_stage() {
   for size in 640x480 1280x960; do
     w=${size%x*} h=${size#*x}
     common=(--backend cuda --set synth.width="$w" --set synth.height="$h"
-            --set stereo.disparities=128 --set stereo.paths=8 --synth-prerender 32
+            --set stereo.disparities=128 --set stereo.paths="${LIVE_PATHS:-4}" --synth-prerender 32
             ${LIVE_SMS:+--set stereo.sms=$LIVE_SMS})
     for rep in $(seq "${LIVE_REPEAT:-3}"); do
       for run in $LIVE_RUNS; do
@@ -715,9 +718,9 @@ live_vs_stage() {
         case $run in managed*) frames=(env STEREO_CUDA_FRAMES=managed) ;; esac
         case $run in
           bare) timeout 120 build/gpu/stereo-bench --async --size "$size" --disparities 128 \
-                  --paths 8 --runs 300 --json "$json" ${LIVE_SMS:+--sms $LIVE_SMS} >"$log" 2>&1 ;;
+                  --paths "${LIVE_PATHS:-4}" --runs 300 --json "$json" ${LIVE_SMS:+--sms $LIVE_SMS} >"$log" 2>&1 ;;
           bare-rewrite) timeout 120 build/gpu/stereo-bench --async --rewrite --size "$size" \
-                  --disparities 128 --paths 8 --runs 300 --json "$json" >"$log" 2>&1 ;;
+                  --disparities 128 --paths "${LIVE_PATHS:-4}" --runs 300 --json "$json" >"$log" 2>&1 ;;
           app|managed) timeout 120 "${frames[@]}" build/gpu/stereo-live-headless "${common[@]}" \
                   --set synth.fps=0 --frames 300 --stats-json "$json" >"$log" 2>&1 ;;
           *-30fps) timeout 120 "${frames[@]}" build/gpu/stereo-live-headless "${common[@]}" \
@@ -733,9 +736,9 @@ live_vs_stage() {
     grep -h '^async\|^stereo-live: [0-9.]* fps' "$OUT/live${LIVE_TAG:-}-bare-$size-1.log" \
       "$OUT/live${LIVE_TAG:-}-app-$size-1.log" 2>/dev/null | sed 's/^/  /'
   done
-  python3 - "$OUT" "${LIVE_REPEAT:-3}" "${LIVE_TAG:-}" "$LIVE_RUNS" "${LIVE_SMS:-all}" "$PWD" <<'PY' | tee "$OUT/live-table${LIVE_TAG:-}.txt"
+  python3 - "$OUT" "${LIVE_REPEAT:-3}" "${LIVE_TAG:-}" "$LIVE_RUNS" "${LIVE_SMS:-all}" "$PWD" "${LIVE_PATHS:-4}" <<'PY' | tee "$OUT/live-table${LIVE_TAG:-}.txt"
 import json, os, statistics, sys
-out, reps, tag, wanted, sms, tree = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5], sys.argv[6]
+out, reps, tag, wanted, sms, tree, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5], sys.argv[6], sys.argv[7]
 def runs(run, size):  # {repeat: result}
     got = {}
     for r in range(1, reps + 1):
@@ -756,7 +759,7 @@ def lat(js):
     return (f"{statistics.median(j['latency_ms']['median'] for j in js):.2f} / "
             f"{statistics.median(j['latency_ms']['p95'] for j in js):.2f}")
 print(f"live app (stereo-live-headless, unpaced, pre-rendered) against the bare stage "
-      f"(stereo-bench --async), CUDA, D128, 8 paths, {sms} SMs, built in {tree}; "
+      f"(stereo-bench --async), CUDA, D128, {paths} paths, {sms} SMs, built in {tree}; "
       f"median (range) of {reps} interleaved runs:")
 for size in ("640x480", "1280x960"):
     r = {k: runs(k, size) for k in ("bare", "bare-rewrite", "app", "app-30fps", "managed",
@@ -799,7 +802,7 @@ ML=/tmp/gc-memload.so
 { nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -o "$ML" tools/memload.cu -lcuda &&
   nvcc -O3 -arch=sm_90 -DMEMLOAD_PROBE_MAIN -o /tmp/gc-memload-probe tools/memload.cu -lcuda; } \
   >"$OUT/memload-build.log" 2>&1 || { echo "memload: build failed"; cat "$OUT/memload-build.log"; }
-LOADED_CONFIGS=${LOADED_CONFIGS:-$'640 480 128 8\n1024 440 128 4\n1280 960 128 8'}
+LOADED_CONFIGS=${LOADED_CONFIGS:-$'640 480 128 4\n1280 960 128 4\n640 480 128 8'}
 : >"$OUT/loaded-raw.csv"
 for sms in ${PROXY_SMS:-16 8}; do
   target=$([ "$sms" = 16 ] && echo "${MEMLOAD_TARGET_16:-204.8}" || echo "${MEMLOAD_TARGET_8:-68}")

@@ -74,7 +74,7 @@ FAMILIES = {
     # the coarse-to-fine mode against the full search (band.h), at 128 disparities or more
     "band": [("full range", []), ("band 32", ["--band", "32"]), ("band 64", ["--band", "64"])],
     # the post-filters (gpu/postfilter.h): speckle size N and step M (16ths of a pixel)
-    "speckle": [("speckle off", [])] + [
+    "speckle": [("speckle off", ["--speckle-size", "0"])] + [
         (f"speckle {n} diff {m}", ["--speckle-size", str(n), "--speckle-diff", str(m)])
         for n in (25, 50, 100, 200, 400, 800, 1600) for m in (8, 16, 32, 64)],
     "fill": [("keep holes", []), ("fill", ["--fill"])],
@@ -86,14 +86,28 @@ FAMILIES = {
     "refine": [("refine off", []), ("vote", ["--vote"]), ("interp", ["--interp"]),
                ("vote + interp", ["--vote", "--interp"])],
     "paths": [("8 paths", ["--paths", "8"]), ("4 paths", ["--paths", "4"])],
+    # how the default came to be 4 paths with speckle removal: the former default (8 paths, no
+    # speckle removal, P1 32 P2 128) first, then speckle removal with 8 paths, then 4 paths at
+    # three speckle sizes and two uniqueness ratios (steps of 16 throughout)
+    "paths-speckle": [("8 paths, speckle off, P1 32 P2 128",
+                       ["--paths", "8", "--speckle-size", "0", "--p1", "32", "--p2", "128"]),
+                      ("8 paths, speckle 200, P1 32 P2 128",
+                       ["--paths", "8", "--speckle-size", "200", "--p1", "32", "--p2", "128"])] + [
+        (f"4 paths, speckle {n}, uniqueness {u}, P1 32 P2 128",
+         ["--paths", "4", "--speckle-size", str(n), "--uniqueness", str(u), "--p1", "32", "--p2", "128"])
+        for n in (100, 200, 400) for u in (5, 10)],
+    # the default cost's penalties under the default's 4 paths and speckle removal
+    "default-penalties": [(f"P1 {p1} P2 {p2}", ["--p1", str(p1), "--p2", str(p2)])
+                          for p1 in (24, 32, 40) for p2 in (96, 128, 160)],
     # a remedy for slanted surfaces (a road plane: its disparity grows by a fraction of a pixel
     # per row, so the vertical paths pay P1 every few rows): a lower P1 along the vertical
     # paths (+y, -y), or along every path with a vertical step (+y, -y and the diagonals);
-    # the default cost's P1 (32) elsewhere
-    "slant": [("P1 32 everywhere", [])] + [
-        (f"P1 {v} on +-y", ["--p1", f"32,32,{v},{v},32,32,32,32"]) for v in (24, 16, 8)] + [
-        (f"P1 {v} on +-y and diagonals", ["--p1", f"32,32,{v},{v},{v},{v},{v},{v}"])
-        for v in (24, 16)],
+    # P1 32 elsewhere; measured with 8 paths and without speckle removal
+    "slant": [(label, ["--paths", "8", "--speckle-size", "0", "--p2", "128", "--p1", p1])
+              for label, p1 in [("P1 32 everywhere", "32")] + [
+                  (f"P1 {v} on +-y", f"32,32,{v},{v},32,32,32,32") for v in (24, 16, 8)] + [
+                  (f"P1 {v} on +-y and diagonals", f"32,32,{v},{v},{v},{v},{v},{v}")
+                  for v in (24, 16)]],
     # cost mi's tables per tile (gpu/mi.h): one table for the frame, then G x G tiles
     "mi": [(f"mi tiles {g}", ["--cost", "mi", "--mi-tiles", str(g)]) for g in (1, 2, 3, 4, 5, 6, 8)],
 }

@@ -4,8 +4,9 @@
  *   stereo-bench [--size WxH --disparities D --paths P [--cost C]] [--runs N]
  *                [--frames N] [--csv FILE] [--sms N]
  *
- * The cost is the stage's default (stereo_params_default: adcensus) unless --cost says another,
- * in both modes, so that the bare stage and the live app (tools/gpu-check.sh) time the same work.
+ * The cost, the paths and the post-filters are the stage's defaults (stereo_params_default:
+ * adcensus, 4 paths, speckle removal) unless --cost, --paths or --post say others, in both
+ * modes, so that the bare stage and the live app (tools/gpu-check.sh) time the same work.
  *   stereo-bench --async [--backend cpu|cuda] [--cost NAME|all] [--method sgm|bm] [--block N] ...
  *
  * --baselines 1,B2,... [--combine sides|sum] (both modes) matches more views of the generated
@@ -207,7 +208,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->mi_warm = c->mi_warm;
     p->band = c->band;
     p->min_disparity = c->dmin;
-    p->post.speckle_size = c->post & POST_SPECKLE ? POSTFILTER_SPECKLE_ON : 0;
+    p->post.speckle_size = c->post & POST_SPECKLE ? POSTFILTER_SPECKLE_ON : 0; /* the default's */
     p->post.fill = !!(c->post & POST_FILL);
     p->post.temporal = !!(c->post & POST_TEMPORAL);
     p->post.vote = !!(c->post & POST_VOTE);
@@ -569,10 +570,13 @@ int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
                      STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0};
-    { /* the cost the stage takes by default, as the live app and stereo-match do */
+    { /* the cost, paths and post-filters the stage takes by default, as the live app and
+       * stereo-match do */
         stereo_params def;
         stereo_params_default(&def, 640, 480);
         custom.cost = def.cost;
+        custom.paths = def.paths;
+        custom.post = def.post.speckle_size ? POST_SPECKLE : 0;
     }
     int runs = 200, frames = 0, async = 0, rewrite = 0, d_given = 0, sms = 0, all_costs = 0;
     int combine_given = 0;
@@ -605,7 +609,8 @@ int main(int argc, char **argv)
                    "  --band W  the coarse-to-fine mode: half size first, then W (32 or 64) "
                    "disparities per pixel around it (default 0: the full range)\n"
                    "  --post F,...  post-filters after the LR check (postfilter.h): speckle "
-                   "(at the live toggle's size), vote, interp, fill, temporal, or all\n"
+                   "(at the default's size), vote, interp, fill, temporal, all, or none "
+                   "(default: the defaults', speckle)\n"
                    "  --layout objects|street|facade, --contrast C  the generated scene "
                    "(stereo-synth's; default objects at full contrast)\n"
                    "  --min-disparity N  the smallest disparity searched (default 0; negative: the "
@@ -720,12 +725,15 @@ int main(int argc, char **argv)
                 int k = 0;
                 while (k < N_POST && strcmp(t, post_names[k]))
                     k++;
-                if (k == N_POST && strcmp(t, "all")) {
+                if (k == N_POST && strcmp(t, "all") && strcmp(t, "none")) {
                     fprintf(stderr, "stereo-bench: --post: '%s' is not speckle, fill, temporal, "
-                            "vote, interp or all\n", t);
+                            "vote, interp, all or none\n", t);
                     return 2;
                 }
-                custom.post |= k == N_POST ? (1 << N_POST) - 1 : 1 << k;
+                if (k < N_POST)
+                    custom.post |= 1 << k;
+                else if (!strcmp(t, "all"))
+                    custom.post |= (1 << N_POST) - 1;
             }
         } else if (!strcmp(a, "--runs")) {
             bad = parse_int(a, v, 1, 100000, &runs);
