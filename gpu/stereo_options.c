@@ -76,7 +76,7 @@ const stereo_option_info stereo_option_table[] = {
      .metavar = "N", .range = "odd, " STR(STEREO_BLOCK_MIN) ".." STR(STEREO_BLOCK_MAX),
      .def = "9", .help = "bm box side"},
     {ROW("paths", 0, "paths", "paths", MATCHING, INT, paths),
-     .metavar = "N", .range = "4 or 8", .def = "8", .help = "SGM paths"},
+     .metavar = "N", .range = "4 or 8", .def = "4", .help = "SGM paths"},
     {ROW("p1", 0, "p1", "p1", MATCHING, PENALTY, p1),
      .metavar = "N[,N...]", .range = "1..1022, below --p2", .def = "tuned per cost",
      .help = "SGM penalty of a disparity step of 1 along a path",
@@ -116,10 +116,10 @@ const stereo_option_info stereo_option_table[] = {
      .more = "SGM with any cost but mi; as accurate as the full search on the shared scenes, "
              "faster with wide ranges (on CUDA also above 256 disparities with any option)"},
     {ROW("speckle-size", 0, "speckle_size", "speckle_size", MATCHING, INT, post.speckle_size),
-     .metavar = "N", .range = "0..1048576, 0 = off", .def = "0",
+     .metavar = "N", .range = "0..1048576, 0 = off", .def = "100",
      .help = "post-filter: invalidate 4-connected regions of fewer than N pixels",
      .more = "neighbours within --speckle-diff are connected (OpenCV's filterSpeckles rule); "
-             "400 was chosen leaving one scene out"},
+             "100 was chosen leaving one kind of scene out, with 4 paths"},
     {ROW("speckle-diff", 0, "speckle_diff", "speckle_diff", MATCHING, INT, post.speckle_diff),
      .metavar = "M", .range = "0..4095", .def = "16",
      .help = "speckle removal's largest step between neighbours, in 16ths of a pixel"},

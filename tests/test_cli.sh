@@ -325,7 +325,7 @@ expect_fail 2 "--block|3..31" "--block 33" --method bm --block 33 "$L" "$R" "$O"
 expect_fail 2 "--block|3..31" "--block 1" --method bm --block 1 "$L" "$R" "$O"
 expect_fail 2 "--block: 8 is not odd in 3..31" "--block 8 (even)" --method bm --block 8 "$L" "$R" "$O"
 expect_fail 2 "--p1: 3 values for 8 paths|+x, -x, +y, -y, +x+y" "--p1 with 3 values for 8 paths" \
-  --p1 8,8,8 "$L" "$R" "$O"
+  --paths 8 --p1 8,8,8 "$L" "$R" "$O"
 expect_fail 2 "--p2: 8 values for 4 paths" "--p2 with 8 values for 4 paths" \
   --paths 4 --p2 90,90,90,90,90,90,90,90 "$L" "$R" "$O"
 expect_fail 2 "--p1: 'x' (in '8,x,8,8') is not an integer in 1..1022" "--p1 8,x,8,8" \
@@ -336,36 +336,36 @@ expect_fail 2 "--p1: '8,8,8,8,8,8,8,8,8' has more than 8 values" "--p1 with 9 va
   --p1 8,8,8,8,8,8,8,8,8 "$L" "$R" "$O"
 expect_fail 2 "--p2: 20 must be greater than --p1 30 (on each path)" "a path whose P2 is not above its P1" \
   --paths 4 --p1 8,8,30,8 --p2 90,90,20,90 "$L" "$R" "$O"
-expect_fail 2 "--path-weights|all 0" "--path-weights all 0" --path-weights 0,0,0,0,0,0,0,0 "$L" "$R" "$O"
+expect_fail 2 "--path-weights|all 0" "--path-weights all 0" --paths 8 --path-weights 0,0,0,0,0,0,0,0 "$L" "$R" "$O"
 expect_fail 2 "--path-weights: '-1' (in '1,-1,1,1') is not an integer in 0..255" \
   "--path-weights with a negative weight" --paths 4 --path-weights 1,-1,1,1 "$L" "$R" "$O"
 expect_fail 2 "--path-weights: 3 values for 4 paths" "--path-weights of the wrong length" \
   --paths 4 --path-weights 1,2,1 "$L" "$R" "$O"
 expect_fail 2 "path weights|66880|65535" "--path-weights past the 16-bit sum (figure named)" \
-  --path-weights 44,44,44,44,44,44,44,44 "$L" "$R" "$O"
+  --paths 8 --p2 128 --path-weights 44,44,44,44,44,44,44,44 "$L" "$R" "$O"
 for c in ad bt rank census mi adcensus; do
   for m in sgm bm; do
     check "--cost $c --method $m: exit 0, the summary names both, a valid .pfm" \
       eval 'ok_run --backend cpu --cost $c --method $m "$L" "$R" "$OD/$c-$m.pfm" &&
             pfm_ok "$OD/$c-$m.pfm" 96 64 &&
-            grep -q " $c $( [ $m = bm ] && echo "bm 9x9" || echo "8 paths")," "$W/so"'
+            grep -q " $c $( [ $m = bm ] && echo "bm 9x9" || echo "4 paths")," "$W/so"'
   done
 done
 check "--backend auto --cost bt, --path-weights, --method bm: not refused by the CUDA stage (in it)" \
-  eval 'ok_run --cost bt --path-weights 3,3,3,3,1,1,1,1 "$L" "$R" "$OD/auto.pfm" &&
+  eval 'ok_run --cost bt --paths 8 --path-weights 3,3,3,3,1,1,1,1 "$L" "$R" "$OD/auto.pfm" &&
         ! grep -q "not in the CUDA stage" "$W/se" &&
         ok_run --cost census --method bm "$L" "$R" "$OD/auto-bm.pfm" &&
         ! grep -q "not in the CUDA stage" "$W/se"'
 check "--backend auto --cost mi: not refused by the CUDA stage (in it since session 8)" \
   eval 'ok_run --cost mi "$L" "$R" "$OD/auto-mi.pfm" && ! grep -q "not in the CUDA stage" "$W/se"'
 check "per-path --p1/--p2 and --path-weights change the result; all-equal lists do not" \
-  eval 'ok_run --backend cpu "$L" "$R" "$OD/base.pfm" &&
-        ok_run --backend cpu --p1 32,32,32,32,32,32,32,32 --p2 128,128,128,128,128,128,128,128 \
+  eval 'ok_run --backend cpu --paths 8 "$L" "$R" "$OD/base.pfm" &&
+        ok_run --backend cpu --paths 8 --p1 40,40,40,40,40,40,40,40 --p2 160,160,160,160,160,160,160,160 \
           --path-weights 1,1,1,1,1,1,1,1 "$L" "$R" "$OD/same.pfm" && cmp -s "$OD/base.pfm" "$OD/same.pfm" &&
-        ok_run --backend cpu --p1 32,32,4,4,32,32,32,32 --p2 128,128,20,20,128,128,128,128 \
+        ok_run --backend cpu --paths 8 --p1 40,40,4,4,40,40,40,40 --p2 160,160,20,20,160,160,160,160 \
           "$L" "$R" "$OD/pp.pfm" && ! cmp -s "$OD/base.pfm" "$OD/pp.pfm" &&
-        ok_run --backend cpu --path-weights 1,1,1,1,0,0,0,0 "$L" "$R" "$OD/w.pfm" &&
-        ok_run --backend cpu --paths 4 "$L" "$R" "$OD/p4.pfm" && cmp -s "$OD/w.pfm" "$OD/p4.pfm"'
+        ok_run --backend cpu --paths 8 --path-weights 1,1,1,1,0,0,0,0 "$L" "$R" "$OD/w.pfm" &&
+        ok_run --backend cpu "$L" "$R" "$OD/p4.pfm" && cmp -s "$OD/w.pfm" "$OD/p4.pfm"'
 expect_fail 2 "--sms" "--sms -1" --sms -1 "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms x (not a number)" --sms x "$L" "$R" "$O"
 expect_fail 2 "--sms" "--sms 1025 (more than any GPU)" --sms 1025 "$L" "$R" "$O"

@@ -322,7 +322,7 @@ static void test_good_values(void **state)
             "[files]\nleft = rec/l_%06d.png\nright = rec/100%%_%-3u.pgm\nfps = 1000\nloop = off\n"
             "[synth]\nwidth = 32\nheight = 4096\nfps = 0\n"
             "[stereo]\ndisparities = 256\nmin_disparity = 16\ncost = census\nwindow = 15\n"
-            "paths = 4\np2_adapt = 0\nuniqueness = 99\nsubpixel = no\nlr_check = 0\n"
+            "paths = 8\np2_adapt = 0\nuniqueness = 99\nsubpixel = no\nlr_check = 0\n"
             "lr_tolerance = 255\nmedian = false\nbackend = cpu\nthreads = 256\nsms = 1024\n"
             "[calibration]\nmaps = rig.yml\n"
             "[display]\nheadless = yes\nfullscreen = on\nwidth = 1920\nheight = 1080\n"
@@ -359,7 +359,7 @@ static void test_good_values(void **state)
     assert_int_equal(c.stereo.min_disparity, 16);
     assert_int_equal(c.stereo.cost, STEREO_COST_CENSUS);
     assert_int_equal(c.stereo.rank_window, 15);
-    assert_int_equal(c.stereo.paths, 4);
+    assert_int_equal(c.stereo.paths, 8);
     assert_int_equal(c.stereo.p2_adapt, 0);
     assert_int_equal(c.stereo.uniqueness, 99);
     assert_int_equal(c.stereo.subpixel, 0);
@@ -512,8 +512,8 @@ static void test_repeated_key(void **state)
     assert_int_equal(c.synth_width, 320);
     assert_int_equal(c.window_width, 100);
     /* a section header twice is fine */
-    load_ok("[stereo]\npaths = 4\n[run]\nframes = 3\n[stereo]\nmedian = off\n", &c);
-    assert_int_equal(c.stereo.paths, 4);
+    load_ok("[stereo]\npaths = 8\n[run]\nframes = 3\n[stereo]\nmedian = off\n", &c);
+    assert_int_equal(c.stereo.paths, 8);
     assert_int_equal(c.stereo.median, 0);
 }
 
@@ -528,9 +528,9 @@ static void test_cannot_parse(void **state)
     expect_load_error("[run]\nframes = x\nxyz\n", 2, "frames");
     /* an indented line is an ordinary line, never the continuation of the previous value */
     live_config c;
-    load_ok("[stereo]\n    disparities = 96\n\tpaths = 4\n", &c);
+    load_ok("[stereo]\n    disparities = 96\n\tpaths = 8\n", &c);
     assert_int_equal(c.stereo.num_disparities, 96);
-    assert_int_equal(c.stereo.paths, 4);
+    assert_int_equal(c.stereo.paths, 8);
     expect_load_error("[files]\nleft = a_%d.png\n   b_%d.png\n", 3, NULL);
     expect_in(err, "cannot parse this line", "continuation");
 }
@@ -539,10 +539,10 @@ static void test_line_handling(void **state)
 {
     live_config c;
     /* CR LF, a byte order mark, `key: value`, inline ';' comments, no newline at the end */
-    load_ok("\xEF\xBB\xBF[stereo]\r\ndisparities: 32\r\npaths = 4 ; faster\r\n"
+    load_ok("\xEF\xBB\xBF[stereo]\r\ndisparities: 32\r\npaths = 8 ; slower\r\n"
             "; comment\r\n# comment\r\n[display]\r\nview = left", &c);
     assert_int_equal(c.stereo.num_disparities, 32);
-    assert_int_equal(c.stereo.paths, 4);
+    assert_int_equal(c.stereo.paths, 8);
     assert_int_equal(c.view, VIEW_LEFT);
     /* an over-long line is refused at its own line, and the lines after it are not misnumbered */
     char text[4096];
@@ -838,7 +838,7 @@ static void test_penalties_in_file(void **state)
 {
     live_config c;
     expect_load_error("[stereo]\np2 = 20\n", 2, "p2");
-    expect_in(err, "p2: 20 must be greater than p1 32", "p2 below the default p1");
+    expect_in(err, "p2: 20 must be greater than p1 40", "p2 below the default p1");
     expect_load_error("[stereo]\np1 = 50\n\np2 = 50\n", 4, "p2");
     /* at the later line of the two, worded as stereo-match words it with the keys' names */
     expect_load_error("[stereo]\np2 = 50\n\np1 = 60\n", 4, "p2");
@@ -870,15 +870,15 @@ static void test_costs_methods_and_path_lists(void **state)
     expect_load_error("[stereo]\nblock = 10\n", 2, "block");
     expect_in(err, "10 is not odd", "block");
     /* p1 / p2: one value, or one per path; the scalar takes the first */
-    load_ok("[stereo]\np1 = 8, 8,12,12,10,10,10,10\np2 = 90\n", &c);
+    load_ok("[stereo]\npaths = 8\np1 = 8, 8,12,12,10,10,10,10\np2 = 90\n", &c);
     assert_int_equal(c.stereo.p1, 8);
     assert_int_equal(c.stereo.p1_path[2], 12);
     assert_int_equal(c.stereo.p1_path[7], 10);
     assert_int_equal(c.stereo.p2, 90);
     assert_int_equal(c.stereo.p2_path[0], 0);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
-    expect_load_error("[stereo]\np1 = 8,8,8\n", 2, "p1"); /* 3 values for 8 paths */
-    expect_in(err, "p1: 3 values for 8 paths", "penalty list of the wrong length");
+    expect_load_error("[stereo]\np1 = 8,8,8\n", 2, "p1"); /* 3 values for 4 paths */
+    expect_in(err, "p1: 3 values for 4 paths", "penalty list of the wrong length");
     load_ok("[stereo]\npaths = 4\np2 = 90,90,90,90\n", &c);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
     assert_int_equal(live_config_set(&c, "stereo", "paths", "8", err, sizeof err), 0);
@@ -903,18 +903,19 @@ static void test_costs_methods_and_path_lists(void **state)
     load_ok("[stereo]\npath_weights = 2\n", &c);
     for (int r = 0; r < 8; r++)
         assert_int_equal(c.stereo.path_weight[r], 2);
-    expect_load_error("[stereo]\npath_weights = 0,0,0,0,0,0,0,0\n", 2, "path_weights");
+    expect_load_error("[stereo]\npaths = 8\npath_weights = 0,0,0,0,0,0,0,0\n", 3, "path_weights");
     expect_in(err, "'0,0,0,0,0,0,0,0' are all 0", "path_weights");
     expect_load_error("[stereo]\npath_weights = 1,-1,1,1\n", 2, "path_weights");
     expect_in(err, "'-1' (in '1,-1,1,1') is not an integer in 0..255", "path_weights");
     expect_load_error("[stereo]\npath_weights = 1,1,1\n", 2, "path_weights");
-    expect_in(err, "path_weights: 3 values for 8 paths", "weights of the wrong length");
-    load_ok("[stereo]\npath_weights = 44\n", &c); /* 8 x 44 x (62 + 128) */
+    expect_in(err, "path_weights: 3 values for 4 paths", "weights of the wrong length");
+    load_ok("[stereo]\npaths = 8\np2 = 128\npath_weights = 44\n", &c); /* 8 x 44 x (62 + 128) */
     assert_int_equal(live_config_check(&c, err, sizeof err), -1);
     expect_in(err, "66880", "the weighted sum past 16 bits, with the figure");
     /* --set takes the same values */
     live_config_defaults(&c);
     assert_int_equal(live_config_set(&c, "stereo", "method", "bm", err, sizeof err), 0);
+    assert_int_equal(live_config_set(&c, "stereo", "paths", "8", err, sizeof err), 0);
     assert_int_equal(live_config_set(&c, "stereo", "p2", "100,100,100,100,60,60,60,60", err, sizeof err), 0);
     assert_int_equal(c.stereo.p2_path[5], 60);
     assert_int_equal(live_config_check(&c, err, sizeof err), 0);
@@ -1301,8 +1302,8 @@ static const key_value round_trip_base[] = {
     {"stereo", "combine", "sum"},
     {"stereo", "min_disparity", "3"},    {"stereo", "cost", "census"},
     {"stereo", "window", "7"},           {"stereo", "ad_weight", "5"},
-    {"stereo", "paths", "4"},
-    {"stereo", "p1", "11"},              {"stereo", "p2", "77,77,60,60"},
+    {"stereo", "paths", "8"},
+    {"stereo", "p1", "11"},              {"stereo", "p2", "77,77,60,60,70,70,70,70"},
     {"stereo", "p2_adapt", "0"},         {"stereo", "mi_tiles", "3"},
     {"stereo", "uniqueness", "15"},
     {"stereo", "subpixel", "off"},       {"stereo", "lr_check", "false"},
@@ -1316,7 +1317,7 @@ static const key_value round_trip_base[] = {
     {"stereo", "sms", "8"},              {"calibration", "maps", "a.yaml,b.yaml"},
     {"stereo", "mi_warm", "off"},        {"stereo", "mi_restart", "35"},
     {"stereo", "method", "bm"},          {"stereo", "block", "21"},
-    {"stereo", "path_weights", "1,2,0,3"},
+    {"stereo", "path_weights", "1,2,0,3,1,1,1,1"},
     {"display", "headless", "yes"},      {"display", "fullscreen", "on"},
     {"display", "width", "800"},         {"display", "height", "600"},
     {"display", "colormap", "gray"},     {"display", "view", "depth"},

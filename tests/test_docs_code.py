@@ -13,8 +13,8 @@
                (flags: true, switches: false);
              - config/generated-scene.ini, "the built-in defaults written out": every [stereo]
                key of the table it sets;
-             - the tuned penalties per cost ("tuned: 32 for adcensus and census, ...",
-               "(adcensus and census: 32 and 128; ...)", "#   p1 = 32") against the P1 and P2
+             - the tuned penalties per cost ("tuned: 40 for adcensus, 32 for census, ...",
+               "(adcensus: 40 and 160; census: 32 and 128; ...)", "#   p1 = 40") against the P1 and P2
                stereo-live settles on for that cost (the [stereo] keys --record writes);
              - Python's match(disparities=...) default
   quotes     every error message the docs quote (QUOTES: the page, the start of the quote, the
@@ -167,12 +167,11 @@ def stated_penalties():
                 c = c.split()[0]
                 out.append((line, c, m.group(1), n))
     text = read("config/generated-scene.ini")
-    for m in re.finditer(r"\(adcensus and census: (\d+)\s*#?\s*and (\d+); rank 9x9: (\d+) and "
-                         r"(\d+)\)", text):
+    for m in re.finditer(r"\(adcensus: (\d+)\s*#?\s*and (\d+);\s*#?\s*census: (\d+)\s*#?\s*and "
+                         r"(\d+); rank 9x9: (\d+) and (\d+)\)", text):
         line = f"config/generated-scene.ini:{text.count(chr(10), 0, m.start()) + 1}"
-        for c in ("adcensus", "census"):
-            out += [(line, c, "p1", m.group(1)), (line, c, "p2", m.group(2))]
-        out += [(line, "rank", "p1", m.group(3)), (line, "rank", "p2", m.group(4))]
+        for k, c in enumerate(("adcensus", "census", "rank")):
+            out += [(line, c, "p1", m.group(2 * k + 1)), (line, c, "p2", m.group(2 * k + 2))]
     for m in re.finditer(r"^#\s+(p[12]) = (\d+)", text, flags=re.M):
         out.append((f"config/generated-scene.ini:{text.count(chr(10), 0, m.start()) + 1}",
                     ini_cost(text), m.group(1), m.group(2)))
@@ -237,7 +236,7 @@ QUOTES = [
     ("config/README.md", "config/mine.ini:14: p2:",
      lambda d: write(d, "config/mine.ini", comments(10) + "[stereo]\np1 = 60\n#\np2 = 50\n"),
      LIVE1 + ["--config", "config/mine.ini"], 2),
-    ("config/README.md", "--p1: 3 values for 8 paths", None, LIVE1 + ["--p1", "8,8,8"], 2),
+    ("config/README.md", "--p1: 3 values for 4 paths", None, LIVE1 + ["--p1", "8,8,8"], 2),
     ("docs/usage.md", "config/mine.ini:4: p2:",
      lambda d: write(d, "config/mine.ini", "[stereo]\np1 = 60\n#\np2 = 50\n"),
      LIVE1 + ["--config", "config/mine.ini"], 2),
@@ -360,11 +359,10 @@ def plant(tap, tmp):
         ("docs/usage.md", "`adcensus` (the default)", "`census` (the default)",
          "--cost default census"),
         ("README.md", "default range is 64", "default range is 128", "--disparities default 128"),
-        ("config/README.md", "| SGM paths: 4 or 8 | 8 |", "| SGM paths: 4 or 8 | 4 |",
-         "--paths default 4"),
+        ("config/README.md", "| SGM paths: 4 or 8 | 4 |", "| SGM paths: 4 or 8 | 8 |",
+         "--paths default 8"),
         ("config/generated-scene.ini", "\nwindow = 9\n", "\nwindow = 7\n", "--window default 7"),
-        ("config/README.md", "128 for adcensus and census", "96 for adcensus and census",
-         "adcensus p2 96"),
+        ("config/README.md", "160 for adcensus", "96 for adcensus", "adcensus p2 96"),
         ("config/README.md", "config/mine.ini:12: disparities", "config/mine.ini:24: disparities",
          "config/mine.ini:24"),
         ("docs/usage.md", "in.png: is a FIFO, not a", "in.png: is a pipe, not a", "is a pipe"),

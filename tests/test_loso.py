@@ -81,7 +81,8 @@ with tempfile.TemporaryDirectory() as tmp:
     r1 = subprocess.run([os.path.join(build, "sgm-paths-dump"), "-d", str(d), left, right, dump],
                         capture_output=True, text=True)
     r2 = subprocess.run([os.path.join(build, "stereo-match"), "--backend", "cpu", "-d", str(d),
-                         "--uniqueness", "0", left, right, ref], capture_output=True, text=True)
+                         "--uniqueness", "0", "--paths", "8", "--speckle-size", "0", left, right, ref],
+                        capture_output=True, text=True)
     ok = r1.returncode == 0 and r2.returncode == 0
     diag = r1.stderr[-300:] + r2.stderr[-300:]
     if ok:

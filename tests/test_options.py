@@ -56,13 +56,13 @@ SAMPLES = {
     "window": ("7", "4"),
     "method": ("bm", "sgbm"),
     "block": ("5", "10"),
-    "paths": ("4", "6"),
+    "paths": ("8", "6"),
     "p1": ("10", "0"),
     "p2": ("200", "1024"),
     "p2-adapt": ("0", "256"),
     "ad-weight": ("5", "17"),
     "mi-tiles": ("1", "9"),
-    "path-weights": ("1,2,1,2,1,2,1,2", "0,0"),
+    "path-weights": ("1,2,1,2", "0,0"),
     "uniqueness": ("10", "100"),
     "no-subpixel": (None, None),
     "no-lr": (None, None),
@@ -84,7 +84,7 @@ SAMPLES = {
 }
 # checks across options: the arguments, and the start of stereo-match's message
 CROSS = [
-    (["--p1", "8,8,8"], "--p1: 3 values for 8 paths"),
+    (["--p1", "8,8,8"], "--p1: 3 values for 4 paths"),
     (["--p1", "200", "--p2", "100"], "--p2: 100 must be greater than --p1 200"),
     (["--min-disparity", "2000", "-d", "64"], "--min-disparity: 2000 plus 64 disparities"),
     (["--band", "48"], "--band: 48 is neither 32 nor 64"),

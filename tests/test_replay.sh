@@ -4,7 +4,7 @@
 # as TAP.
 #
 #   1. a recording of the generated scene with [stereo] settings from a --config file and
-#      command-line options over it (-d 32, --cost rank over the file's census, --paths 4,
+#      command-line options over it (-d 32, --cost rank over the file's census, --paths 8,
 #      --min-disparity, penalties, post-filters ...), its disparities written per frame
 #      (--output file://DIR/d_%06d.pfm): replay.ini's [stereo] holds every key of the option
 #      table once (the rows of config/README.md's table), with the run's values, the command
@@ -77,7 +77,7 @@ uniqueness = 5
 EOF
 mkdir out1
 timeout 60 "$LIVE" --config mine.ini --headless --frames 6 --input "$SYNTH" --record rec \
-  --output 'file://out1/d_%06d.pfm' -d 32 --cost rank --window 7 --paths 4 --min-disparity 4 \
+  --output 'file://out1/d_%06d.pfm' -d 32 --cost rank --window 7 --paths 8 --min-disparity 4 \
   --p2 100 --p2-adapt 8 --lr-tolerance 2 --no-median --fill --temporal --temporal-persist 2 \
   >r1.out 2>r1.err
 rc=$?
@@ -89,7 +89,7 @@ check "record with a --config file and options over it: exit 0, 6 pairs recorded
 missing=$(every_key rec/replay.ini)
 check "replay.ini's [stereo] holds every key of the option table once${missing:+ (wrong:$missing)}" \
   rec/replay.ini [ -z "$missing" ]
-want="disparities = 32|min_disparity = 4|cost = rank|window = 7|paths = 4|p2 = 100|p2_adapt = 8"
+want="disparities = 32|min_disparity = 4|cost = rank|window = 7|paths = 8|p2 = 100|p2_adapt = 8"
 want+="|lr_tolerance = 2|median = false|fill = true|temporal = true|temporal_persist = 2"
 want+="|speckle_size = 20|speckle_diff = 32|temporal_alpha = 4|uniqueness = 5"
 absent=""
@@ -106,10 +106,10 @@ timeout 60 "$LIVE" --config rec/replay.ini --headless --output 'file://out2/d_%0
   --stats-json p1.json >p1.out 2>p1.err
 rc=$?
 cat p1.err p1.out >p1.all
-check "the replay: exit 0, files source at 128x96 with D 32, cost rank and 4 paths, 6 frames" \
+check "the replay: exit 0, files source at 128x96 with D 32, cost rank and 8 paths, 6 frames" \
   p1.all eval '[ $rc -eq 0 ] && grep -q "^stereo-live: files source, 128x96, D 32, " p1.err &&
     grep -q "\"disparities\": 32," p1.json && grep -q "\"cost\": \"rank\"," p1.json &&
-    grep -q "\"paths\": 4," p1.json && grep -q "^stereo-live: 6 frames, 6 captured, 0 dropped" p1.out'
+    grep -q "\"paths\": 8," p1.json && grep -q "^stereo-live: 6 frames, 6 captured, 0 dropped" p1.out'
 same_files out1 out2 >cmp1.txt 2>&1
 check "the replay's disparities equal the recording run's, every frame byte for byte" cmp1.txt \
   [ "${PIPESTATUS[0]}" -eq 0 ]

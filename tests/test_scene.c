@@ -327,7 +327,8 @@ static void check_occlusion(int w, int h)
     scene s = scene_render(w, h, 0.0);
     stereo_params p;
     params_for(&s, &p);
-    p.uniqueness = 0; /* the LR check alone: uniqueness invalidates pixels of its own */
+    p.uniqueness = 0; /* the LR check alone: uniqueness and speckle removal invalidate pixels */
+    p.post.speckle_size = 0; /* of their own */
     int16_t *with_lr = run_stage(&s, &p);
     p.lr_check = 0;
     int16_t *without_lr = run_stage(&s, &p);

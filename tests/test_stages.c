@@ -1008,6 +1008,7 @@ static void test_stage_matches_brute_force_chain(void **state)
         p.paths = cases[i].paths, p.uniqueness = cases[i].uniq, p.subpixel = cases[i].sub;
         p.lr_check = cases[i].lr, p.median = cases[i].med, p.p2_adapt = cases[i].t;
         p.threads = cases[i].threads, p.backend = STEREO_BACKEND_CPU;
+        p.post.speckle_size = 0; /* the chain up to the LR check (test_postfilter has the rest) */
         stage_matches_brute_force(&s, &p);
         scene_free(&s);
     }
@@ -1032,6 +1033,7 @@ static void test_stage_bm_and_per_path_match_brute_force(void **state)
         stereo_params_default(&p, s.w, s.h);
         p.min_disparity = s.dmin, p.num_disparities = s.D, p.cost = s.cost_kind;
         p.threads = cases[i].threads, p.backend = STEREO_BACKEND_CPU, p.uniqueness = 5;
+        p.paths = 8, p.post.speckle_size = 0; /* every path's own penalties; up to the LR check */
         if (cases[i].bm) {
             p.method = STEREO_METHOD_BM, p.block = cases[i].block;
         } else {
@@ -1156,6 +1158,7 @@ static void test_create_refuses_bad_params(void **state)
     stereo_params p;
     stereo_params_default(&p, 100, 50);
     p.backend = STEREO_BACKEND_CPU;
+    p.paths = 8, p.p1 = 32, p.p2 = 128; /* the paths and penalties the figures below assume */
     stereo_params q;
     q = p, q.num_disparities = 0, expect_refused(q, "disparities");
     q = p, q.num_disparities = 24, expect_refused(q, "disparities");

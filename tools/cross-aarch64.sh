@@ -116,7 +116,7 @@ done
   "$B/stereo-synth" --size 320x240 --seed 5 "$W/pair" >/dev/null 2>&1 ||
   { echo "Bail out! stereo-synth failed"; exit 1; }
 # CONF: --confidence into a PNG of each side's own, compared too
-configs=("-d 32" "-d 48 --paths 4 --cost census" "-d 64 --cost bt --min-disparity 3 CONF")
+configs=("-d 32" "-d 48 --paths 8 --cost census" "-d 64 --cost bt --min-disparity 3 CONF")
 if [ $all = 1 ]; then
   configs+=("-d 32 --cost ad --paths 4 --uniqueness 10 CONF" "-d 16 --cost mi" "-d 48 --method bm"
             "-d 64 --p1 10 --p2 300 --no-subpixel --no-median" "-d 48 --no-lr --window 5")
