@@ -58,7 +58,7 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)
 uint64_t postfilter_cpu_bytes(int w, int h)
 {
     return (uint64_t)w * (uint64_t)h *
-               (sizeof(int32_t) + 1 + sizeof(int16_t) + 1 + sizeof(uint32_t) + sizeof(int16_t)) +
+               (2 * sizeof(int32_t) + 1 + sizeof(int16_t) + 1 + sizeof(uint32_t) + sizeof(int16_t)) +
            (uint64_t)(w + 1) * (uint64_t)(h + 1) * sizeof(int32_t);
 }
 
@@ -68,14 +68,15 @@ int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
     memset(pc, 0, sizeof *pc);
     pc->w = w;
     pc->h = h;
-    pc->stack = malloc(n * sizeof *pc->stack);
+    pc->label = malloc(n * sizeof *pc->label);
+    pc->count = malloc(n * sizeof *pc->count);
     pc->seen = malloc(n);
     pc->prev = malloc(n * sizeof *pc->prev);
     pc->age = malloc(n);
     pc->arms = malloc(n * sizeof *pc->arms);
     pc->round = malloc(n * sizeof *pc->round);
     pc->near = malloc((size_t)(w + 1) * (size_t)(h + 1) * sizeof *pc->near);
-    if (!pc->stack || !pc->seen || !pc->prev || !pc->age || !pc->arms || !pc->round ||
+    if (!pc->label || !pc->count || !pc->seen || !pc->prev || !pc->age || !pc->arms || !pc->round ||
         !pc->near) {
         postfilter_cpu_free(pc);
         return -1;
@@ -86,7 +87,8 @@ int postfilter_cpu_init(postfilter_cpu *pc, int w, int h)
 
 void postfilter_cpu_free(postfilter_cpu *pc)
 {
-    free(pc->stack);
+    free(pc->label);
+    free(pc->count);
     free(pc->seen);
     free(pc->prev);
     free(pc->age);
@@ -105,44 +107,88 @@ void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n)
 
 /* 9a: each region flooded breadth-first from its first pixel in row-major order; the queue
  * (stack[]) keeps every pixel it took, so a small region's pixels are at hand to invalidate. */
-void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, int diff,
-                        int32_t *stack, uint8_t *seen)
+/* 9a's forest: label[x] is x's parent (a smaller index), a root its own; path halving. */
+static int32_t speckle_find(int32_t *label, int32_t x)
 {
-    size_t n = (size_t)w * h;
+    while (label[x] != x) {
+        label[x] = label[label[x]];
+        x = label[x];
+    }
+    return x;
+}
+
+/* Joins the regions of a and b: the larger root goes under the smaller, with its count. */
+static void speckle_union(int32_t *label, int32_t *count, int32_t a, int32_t b)
+{
+    a = speckle_find(label, a);
+    b = speckle_find(label, b);
+    if (a == b)
+        return;
+    if (a < b) {
+        int32_t t = a;
+        a = b;
+        b = t;
+    }
+    label[a] = b;
+    count[b] += count[a];
+}
+
+static int speckle_joined(int u, int v, int diff)
+{
+    int dv = u - v;
+    return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
+}
+
+/* 9a in one pass over the rows, then one over the pixels. Each row's runs of joined pixels take
+ * their first pixel as parent; a run's pixels are counted at its root when it ends; a pixel
+ * joined to the one above unions the two regions, except where the pixel before it in the run
+ * was joined upwards to a pixel of the same run above (the union is made already). The regions
+ * are the flood fill's, whatever order they are found in. */
+void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, int diff,
+                        int32_t *label, int32_t *count)
+{
     if (size <= 0)
         return;
-    memset(seen, 0, n);
-    for (size_t start = 0; start < n; start++) {
-        if (seen[start] || !stereo_disparity_valid(disp[start]))
-            continue;
-        /* breadth-first: stack[0 .. top) are the region's pixels found so far, stack[next] the
-         * one whose neighbours are looked at next */
-        size_t top = 0, next = 0;
-        stack[top++] = (int32_t)start;
-        seen[start] = 1;
-        while (next < top) {
-            int32_t p = stack[next++];
-            int x = (int)(p % w), y = (int)(p / w), v = disp[p];
-            int32_t nb[4] = {x > 0 ? p - 1 : -1, x + 1 < w ? p + 1 : -1, y > 0 ? p - w : -1,
-                             y + 1 < h ? p + w : -1};
-            for (int k = 0; k < 4; k++) {
-                int32_t q = nb[k];
-                if (q < 0 || seen[q] || !stereo_disparity_valid(disp[q]))
-                    continue;
-                int dv = disp[q] - v;
-                if (dv > diff || -dv > diff)
-                    continue;
-                seen[q] = 1;
-                stack[top++] = q;
+    for (int y = 0; y < h; y++) {
+        const int16_t *row = disp + (size_t)y * w, *up = y > 0 ? row - w : NULL;
+        const int32_t base = (int32_t)((size_t)y * w);
+        int32_t start = -1, run = 0;
+        int up_joined = 0; /* the pixel before was joined to the one above it */
+        for (int x = 0; x < w; x++) {
+            const int v = row[x];
+            if (!stereo_disparity_valid(v)) {
+                if (start >= 0)
+                    count[speckle_find(label, start)] += run;
+                start = -1, up_joined = 0;
+                continue;
             }
+            const int32_t p = base + x;
+            const int same_run = start >= 0 && speckle_joined(v, row[x - 1], diff);
+            if (same_run) {
+                label[p] = start;
+                run++;
+            } else {
+                if (start >= 0)
+                    count[speckle_find(label, start)] += run;
+                start = p, run = 1;
+                label[p] = p;
+                count[p] = 0;
+            }
+            const int joined = up && speckle_joined(v, up[x], diff);
+            if (joined && !(same_run && up_joined && speckle_joined(up[x - 1], up[x], diff)))
+                speckle_union(label, count, p, p - w);
+            up_joined = joined;
         }
-        if (top < (size_t)size)
-            for (size_t i = 0; i < top; i++) {
-                disp[stack[i]] = STEREO_INVALID;
-                if (conf)
-                    conf[stack[i]] = 0;
-            }
+        if (start >= 0)
+            count[speckle_find(label, start)] += run;
     }
+    const size_t n = (size_t)w * h;
+    for (size_t p = 0; p < n; p++)
+        if (stereo_disparity_valid(disp[p]) && count[speckle_find(label, (int32_t)p)] < size) {
+            disp[p] = STEREO_INVALID;
+            if (conf)
+                conf[p] = 0;
+        }
 }
 
 /* 9b. A pixel whose box of radius L1 saw no fill in the last round would count the same votes
@@ -343,7 +389,7 @@ void postfilter_apply(const stereo_postfilter *f, postfilter_cpu *pc, int16_t *d
 {
     if (f->speckle_size > 0)
         postfilter_speckle(disp, conf, pc->w, pc->h, f->speckle_size, f->speckle_diff,
-                           pc->stack, pc->seen);
+                           pc->label, pc->count);
     if (f->vote)
         postfilter_vote(pc, disp, grey, dmin, ndisp, pool);
     if (f->interp)

@@ -323,8 +323,9 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen);
 /* The CPU's scratch and temporal state for a w x h map (allocated once, at create). */
 typedef struct {
     int w, h;
-    int32_t *stack;    /* 9a: the flood's stack, w * h */
-    uint8_t *seen;     /* 9a: visited marks, w * h; 9b: the pixels a round filled; 9c: the
+    int32_t *label;    /* 9a: each pixel's parent in the regions' forest, w * h */
+    int32_t *count;    /* 9a: each root's pixel count, w * h */
+    uint8_t *seen;     /* 9b: the pixels a round filled, w * h; 9c: the
                           marks (postfilter_interp_marks), a row each */
     int16_t *prev;     /* 9d: the state, w * h */
     uint8_t *age;
@@ -340,9 +341,10 @@ void postfilter_cpu_free(postfilter_cpu *pc);
 /* Empties 9d's state (every prev invalid). */
 void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n);
 
-/* 9a in place; conf (may be NULL) zeroed where a pixel is invalidated. */
+/* 9a in place; conf (may be NULL) zeroed where a pixel is invalidated; label and count are
+ * scratch of w * h each. */
 void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, int diff,
-                        int32_t *stack, uint8_t *seen);
+                        int32_t *label, int32_t *count);
 /* 9b in place on disp (w x h), with grey the rectified left view (pitch w); the search range
  * dmin .. dmin + ndisp - 1; rows on the pool's threads (NULL: this thread alone; the same
  * result). Returns the pixels it filled. */

@@ -7,7 +7,8 @@
 
 speed: at 640x480 (a generated pair) and 900x750 (TeddyH, conesH) with D = 128, ours through
 the Python module (build/libstereodepth.so, the library stereo-match uses) with 8 and 4 paths
-(the default cost, adcensus, and the default options otherwise: LR check, median, subpixel), the
+(the default cost, adcensus, and the default options otherwise: LR check, median, subpixel,
+speckle removal), the
 8 paths once more with the plain-C reference kernels (STEREO_CPU_KERNELS=reference), and rank
 with 8 and 4 paths, beside OpenCV's MODE_SGBM, MODE_HH and
 MODE_SGBM_3WAY, all in this one process on the same arrays: each round runs every method
@@ -137,7 +138,7 @@ def scenes(repeat, threads):
             rows.append((scene, f"{im.shape[1]}x{im.shape[0]}", ours_ms, cv_ms,
                          mb.evaluate(scene, ours_path)["bad2"], mb.evaluate(scene, cv_path)["bad2"]))
             print(f"{scene[0]:8s} ours {ours_ms:8.1f} ms  opencv {cv_ms:8.1f} ms", flush=True)
-    lines = ["| scene | size | D | ours (default: adcensus, 8 paths, LR, median, subpixel) ms | OpenCV SGBM "
+    lines = ["| scene | size | D | ours (default: adcensus, 4 paths, LR, median, subpixel, speckle removal) ms | OpenCV SGBM "
              "MODE_HH ms | ours bad-2 % | OpenCV bad-2 % |", "|---|---|---|---|---|---|---|"]
     for scene, size, ours, cv, b_ours, b_cv in rows:
         lines.append(f"| {scene[0]} | {size} | {scene[7]} | {ours:.1f} | {cv:.1f} | {b_ours:.2f} "
