@@ -258,7 +258,7 @@ else
 fi
 
 # A size the readers take but whose CPU buffers exceed the machine: 8192x8192 at D 256 needs
-# 87.8 GB (5 bytes per pixel and disparity, and the per-pixel buffers), refused by stereo_create
+# 88.1 GB (5 bytes per pixel and disparity, and the per-pixel buffers), refused by stereo_create
 # with both figures before any buffer is allocated (a PNG of zeros, read twice)
 "$PY" - "$IN" <<'PYEOF' || setup_fail "writing the 8192x8192 pair"
 import struct, sys, zlib
@@ -272,9 +272,9 @@ open(sys.argv[1] + "/big.png", "wb").write(png)
 PYEOF
 mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 if [ -z "$mem_kb" ] || [ "$mem_kb" -ge 105000000 ]; then
-  skip "8192x8192 -d 256 on the CPU backend: refused up front" "this machine has ${mem_kb:-?} KB, enough for 87.8 GB"
+  skip "8192x8192 -d 256 on the CPU backend: refused up front" "this machine has ${mem_kb:-?} KB, enough for 88.1 GB"
 else
-  expect_fail 1 "stereo-match: the CPU backend needs 87.8 GB for 8192x8192 with 256 disparities|more than 80 % of this machine's" \
+  expect_fail 1 "stereo-match: the CPU backend needs 88.1 GB for 8192x8192 with 256 disparities|more than 80 % of this machine's" \
     "8192x8192 -d 256 on the CPU backend: refused up front with the figure" \
     --backend cpu --cost rank -d 256 "$IN/big.png" "$IN/big.png" "$O"
   if [ -n "${STEREO_SANITIZER:-}" ]; then
@@ -282,7 +282,7 @@ else
   else
     (ulimit -v 1048576 && exec "$M" --backend cpu --cost rank -d 256 "$IN/big.png" "$IN/big.png" "$O") >/dev/null 2>"$W/se"
     check "... also under a 1 GB address-space limit (nothing of that size allocated)" \
-      grep -qF "the CPU backend needs 87.8 GB" "$W/se"
+      grep -qF "the CPU backend needs 88.1 GB" "$W/se"
   fi
 fi
 
