@@ -348,8 +348,8 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
         snprintf(method, sizeof method, "BM %dx%d %s", a->params.block, a->params.block,
                  stereo_cost_to_str(a->params.cost));
     else
-        snprintf(method, sizeof method, "SGM %s   P2 %d", stereo_cost_to_str(a->params.cost),
-                 a->p2);
+        snprintf(method, sizeof method, "SGM %s %dp   P2 %d", stereo_cost_to_str(a->params.cost),
+                 a->params.paths, a->p2);
     char band[16] = "";
     if (a->params.band)
         snprintf(band, sizeof band, "   band %d", a->params.band);
@@ -446,7 +446,7 @@ static void draw_overlay(display *d, app *a, const live_stats *s)
             "a         colour range: fixed (search range) / auto",
             "l         legend (colour bar) on / off",
             "s         screenshot (PNG in the current folder)",
-            "p         point cloud (PLY) and depth PNG (mm) of the frame shown, beside the screenshots",
+            "p         point cloud (PLY) and depth PNG (mm) of the frame",
             "f         full screen",
             "+ / -     P2 up / down, every path's (recreates the stage)",
             "m         method: SGM <-> block matching (recreates the stage)",
