@@ -560,15 +560,16 @@ for r in rows:
     if not data:
         continue
     head = data[0]; mi, vi, ui, ki = (head.index(k) for k in ("Metric Name", "Metric Value", "Metric Unit", "Kernel Name"))
-    inst = byts = 0.0; per = {}
+    inst = byts = 0.0; per = {}; perb = {}
     for x in data[1:]:
         v = float(x[vi].replace(",", "")) * scale.get(x[ui], 1)
+        k = x[ki].split("(")[0].split("<")[0]
         if x[mi] == "smsp__inst_executed.sum":
-            inst += v; k = x[ki].split("(")[0].split("<")[0]; per[k] = per.get(k, 0) + v
+            inst += v; per[k] = per.get(k, 0) + v
         else:
-            byts += v
+            byts += v; perb[k] = perb.get(k, 0) + v
     w, h = map(int, size.split("x"))
-    ncu[nk] = (inst, byts, byts / (w * h * int(r["disparities"])), per)
+    ncu[nk] = (inst, byts, byts / (w * h * int(r["disparities"])), per, perb)
 print(f"Jetson proxy (median of runs; ms; 'x' = libSGM time / project time, above 1 = project faster)")
 print(f"{'SMs':>4} {'size':>10} {'D':>4} {'p':>2} | {'sm_90':>8} {'libSGM':>8} {'x':>5} {'base':>8} | {'c_87':>8} {'libSGM':>8} {'x':>5} {'base':>8} | stages (compute_87)")
 key = lambda r: (r["sms"], r["size"], r["paths"])
@@ -583,9 +584,10 @@ for (sms, size, _), d in by.items():
     print(f"{sms:>4} {size:>10} {r['disparities']:>4} {r['paths']:>2} | {f(a.get('project_ms'))} {f(a.get('libsgm_ms'))} {x(a.get('project_ms'), a.get('libsgm_ms'))} {f(a.get('base_ms'))} | "
           f"{f(c.get('project_ms'))} {f(c.get('libsgm_ms'))} {x(c.get('project_ms'), c.get('libsgm_ms'))} {f(c.get('base_ms'))} | {c.get('stages', '')}")
 print(f"ncu, compute_87 build ({ncu_sms}), one frame:")
-for nk, (inst, byts, bpv, per) in ncu.items():
+for nk, (inst, byts, bpv, per, perb) in ncu.items():
     top = ", ".join(f"{k} {v/1e6:.1f} M" for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:3])
-    print(f"  {nk}: {inst/1e6:.1f} M warp-instructions ({top}), DRAM {byts/1e6:.1f} MB = {bpv:.2f} B/voxel")
+    topb = ", ".join(f"{k} {v/1e6:.1f} MB" for k, v in sorted(perb.items(), key=lambda kv: -kv[1])[:4])
+    print(f"  {nk}: {inst/1e6:.1f} M warp-instructions ({top}), DRAM {byts/1e6:.1f} MB = {bpv:.2f} B/voxel ({topb})")
 def ncu_sum(path):
     data = [x for x in csv.reader(open(path))] if os.path.exists(path) else []
     data = [x for x in data if len(x) > 10]
