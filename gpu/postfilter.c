@@ -57,8 +57,10 @@ int postfilter_check(const stereo_postfilter *f, char *err, size_t errlen)
 
 uint64_t postfilter_cpu_bytes(int w, int h)
 {
-    return (uint64_t)w * (uint64_t)h *
-               (2 * sizeof(int32_t) + 1 + sizeof(int16_t) + 1 + sizeof(uint32_t) + sizeof(int16_t)) +
+    /* label, count; seen; prev, age; arms; round; then near */
+    const uint64_t per_pixel = 2 * sizeof(int32_t) + 1 + sizeof(int16_t) + 1 + sizeof(uint32_t) +
+                               sizeof(int16_t);
+    return (uint64_t)w * (uint64_t)h * per_pixel +
            (uint64_t)(w + 1) * (uint64_t)(h + 1) * sizeof(int32_t);
 }
 
@@ -105,8 +107,6 @@ void postfilter_temporal_clear(int16_t *prev, uint8_t *age, size_t n)
     memset(age, 0, n);
 }
 
-/* 9a: each region flooded breadth-first from its first pixel in row-major order; the queue
- * (stack[]) keeps every pixel it took, so a small region's pixels are at hand to invalidate. */
 /* 9a's forest: label[x] is x's parent (a smaller index), a root its own; path halving. */
 static int32_t speckle_find(int32_t *label, int32_t x)
 {
@@ -133,12 +133,6 @@ static void speckle_union(int32_t *label, int32_t *count, int32_t a, int32_t b)
     count[b] += count[a];
 }
 
-static int speckle_joined(int u, int v, int diff)
-{
-    int dv = u - v;
-    return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
-}
-
 /* 9a in one pass over the rows, then one over the pixels. Each row's runs of joined pixels take
  * their first pixel as parent; a run's pixels are counted at its root when it ends; a pixel
  * joined to the one above unions the two regions, except where the pixel before it in the run
@@ -163,7 +157,7 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
                 continue;
             }
             const int32_t p = base + x;
-            const int same_run = start >= 0 && speckle_joined(v, row[x - 1], diff);
+            const int same_run = start >= 0 && postfilter_speckle_joined(v, row[x - 1], diff);
             if (same_run) {
                 label[p] = start;
                 run++;
@@ -174,8 +168,9 @@ void postfilter_speckle(int16_t *disp, uint8_t *conf, int w, int h, int size, in
                 label[p] = p;
                 count[p] = 0;
             }
-            const int joined = up && speckle_joined(v, up[x], diff);
-            if (joined && !(same_run && up_joined && speckle_joined(up[x - 1], up[x], diff)))
+            const int joined = up && postfilter_speckle_joined(v, up[x], diff);
+            if (joined &&
+                !(same_run && up_joined && postfilter_speckle_joined(up[x - 1], up[x], diff)))
                 speckle_union(label, count, p, p - w);
             up_joined = joined;
         }

@@ -90,12 +90,6 @@ static __device__ void pf_union(int32_t *parent, int a, int b)
     }
 }
 
-static __device__ int pf_connected(int u, int v, int diff)
-{
-    int dv = u - v;
-    return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
-}
-
 /* 9a, first pass: a block per SPECKLE_TW x SPECKLE_TH tile, a warp per row of the tile. Each
  * row's runs of connected pixels come from one ballot: a pixel's local parent is its run's first
  * pixel. The runs of two rows are then joined by the union-find in shared memory, once per
@@ -122,10 +116,11 @@ static __global__ void __launch_bounds__(SPECKLE_TW * SPECKLE_TH)
     const bool in = x < w && y < h;
     const int p = y * w + x;
     const int v = in ? disp[p] : STEREO_INVALID;
-    /* pf_connected is false for an invalid pixel: outside the image too */
-    const bool left = tx > 0 && pf_connected(v, in ? disp[p - 1] : STEREO_INVALID, diff);
+    /* never joined with an invalid pixel: outside the image too */
+    const bool left =
+        tx > 0 && postfilter_speckle_joined(v, in ? disp[p - 1] : STEREO_INVALID, diff);
     const bool down = ty + 1 < SPECKLE_TH && y + 1 < h &&
-                      pf_connected(v, in ? disp[p + w] : STEREO_INVALID, diff);
+                      postfilter_speckle_joined(v, in ? disp[p + w] : STEREO_INVALID, diff);
     const unsigned run = __ballot_sync(0xffffffffu, left);
     const unsigned downs = __ballot_sync(0xffffffffu, down);
     const unsigned upto = tx == SPECKLE_TW - 1 ? 0xffffffffu : (2u << tx) - 1;
@@ -159,19 +154,21 @@ static __global__ void k_speckle_border(const int16_t *disp, int32_t *parent,
     const int diff = pd->f.speckle_diff;
     if (i < nc * h) { /* column x = 32 k + 31 and x + 1, row y */
         const int y = i / nc, x = (i % nc) * SPECKLE_TW + SPECKLE_TW - 1, p = y * w + x;
-        if (!pf_connected(disp[p], disp[p + 1], diff))
+        if (!postfilter_speckle_joined(disp[p], disp[p + 1], diff))
             return;
-        if (y % SPECKLE_TH && pf_connected(disp[p - w], disp[p - w + 1], diff) &&
-            pf_connected(disp[p - w], disp[p], diff) && pf_connected(disp[p - w + 1], disp[p + 1], diff))
+        if (y % SPECKLE_TH && postfilter_speckle_joined(disp[p - w], disp[p - w + 1], diff) &&
+            postfilter_speckle_joined(disp[p - w], disp[p], diff) &&
+            postfilter_speckle_joined(disp[p - w + 1], disp[p + 1], diff))
             return;
         pf_union(parent, p, p + 1);
     } else { /* row y = 8 k + 7 and y + 1, column x */
         const int j = i - nc * h, y = (j / w) * SPECKLE_TH + SPECKLE_TH - 1, x = j % w;
         const int p = y * w + x;
-        if (!pf_connected(disp[p], disp[p + w], diff))
+        if (!postfilter_speckle_joined(disp[p], disp[p + w], diff))
             return;
-        if (x % SPECKLE_TW && pf_connected(disp[p - 1], disp[p - 1 + w], diff) &&
-            pf_connected(disp[p - 1], disp[p], diff) && pf_connected(disp[p - 1 + w], disp[p + w], diff))
+        if (x % SPECKLE_TW && postfilter_speckle_joined(disp[p - 1], disp[p - 1 + w], diff) &&
+            postfilter_speckle_joined(disp[p - 1], disp[p], diff) &&
+            postfilter_speckle_joined(disp[p - 1 + w], disp[p + w], diff))
             return;
         pf_union(parent, p, p + w);
     }

@@ -251,6 +251,13 @@ STEREO_HD void postfilter_interp_marks(const int16_t *r, uint8_t *seen, int w)
  * steps of 16 (docs/tuning.md) */
 #define POSTFILTER_SPECKLE_ON 100
 
+/* 9a: whether two 4-neighbours are joined (both valid, values at most diff 16ths apart). */
+STEREO_HD int postfilter_speckle_joined(int u, int v, int diff)
+{
+    const int dv = u - v;
+    return stereo_disparity_valid(u) && stereo_disparity_valid(v) && dv <= diff && -dv <= diff;
+}
+
 /* 9d's step toward the new value: round(diff * alpha / 16), halves away from zero. */
 STEREO_HD int postfilter_blend(int diff, int alpha)
 {
