@@ -99,6 +99,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cross.h"
 #include "parallel.h"
 #include "stereo_types.h"
 #include "stereo_math.h"
@@ -108,44 +109,21 @@ extern "C" {
 #endif
 
 /* 9b's constants (Mei et al. 2011): arm lengths, grey-level limits, votes */
-#define POSTFILTER_VOTE_L1 34
-#define POSTFILTER_VOTE_L2 17
-#define POSTFILTER_VOTE_T1 20
-#define POSTFILTER_VOTE_T2 6
+#define POSTFILTER_VOTE_L1 CROSS_ARM_MAX
+#define POSTFILTER_VOTE_L2 CROSS_ARM_L2
+#define POSTFILTER_VOTE_T1 CROSS_T1
+#define POSTFILTER_VOTE_T2 CROSS_T2
 #define POSTFILTER_VOTE_STRIDE 2   /* votes sampled every 2 pixels both ways */
 #define POSTFILTER_VOTE_MIN 5      /* more valid samples than this in the region */
 #define POSTFILTER_VOTE_SHARE10 4  /* the winner's share above 4/10 */
 #define POSTFILTER_VOTE_ROUNDS 5
 #define POSTFILTER_VOTE_LEVELS 513 /* levels 0..D, D <= 512 */
 
-/* 9b: the length of pixel (x, y)'s arm along (dx, dy) (one of them 0, the other +-1) in the
- * w x h grey image g (pitch w). */
-STEREO_HD int postfilter_vote_arm(const uint8_t *g, int w, int h, int x, int y, int dx, int dy)
-{
-    const int c = g[(size_t)y * w + x];
-    int prev = c, k = 0;
-    while (k < POSTFILTER_VOTE_L1) {
-        const int qx = x + (k + 1) * dx, qy = y + (k + 1) * dy;
-        if (qx < 0 || qx >= w || qy < 0 || qy >= h)
-            break;
-        const int q = g[(size_t)qy * w + qx];
-        const int dc = q > c ? q - c : c - q, dp = q > prev ? q - prev : prev - q;
-        if (dc >= POSTFILTER_VOTE_T1 || dp >= POSTFILTER_VOTE_T1 ||
-            (k + 1 > POSTFILTER_VOTE_L2 && dc >= POSTFILTER_VOTE_T2))
-            break;
-        prev = q;
-        k++;
-    }
-    return k;
-}
-
-/* 9b: the four arms of (x, y) packed as left | right << 8 | up << 16 | down << 24. */
+/* 9b: the four arms of (x, y) packed as cross_arms does (cross.h: left | right << 8 | up << 16 |
+ * down << 24), the paper's length */
 STEREO_HD uint32_t postfilter_vote_arms(const uint8_t *g, int w, int h, int x, int y)
 {
-    return (uint32_t)postfilter_vote_arm(g, w, h, x, y, -1, 0) |
-           (uint32_t)postfilter_vote_arm(g, w, h, x, y, 1, 0) << 8 |
-           (uint32_t)postfilter_vote_arm(g, w, h, x, y, 0, -1) << 16 |
-           (uint32_t)postfilter_vote_arm(g, w, h, x, y, 0, 1) << 24;
+    return cross_arms(g, w, h, x, y, POSTFILTER_VOTE_L1);
 }
 
 /* 9b: a valid value's level, 0..D */

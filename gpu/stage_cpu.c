@@ -18,6 +18,7 @@
 #include "band.h"
 #include "block.h"
 #include "colormap.h"
+#include "cross.h"
 #include "disparity.h"
 #include "grey.h"
 #include "mi.h"
@@ -53,7 +54,9 @@ struct stage_cpu {
     uint8_t ad_lut[STEREO_MAX_VIEWS][256]; /* cost adcensus: view i's grey mapping onto the
                                               reference's, per frame (stereo_grey_match_lut;
                                               [1] the pair's) */
-    uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums */
+    uint16_t *S[2];         /* w * h * D each: the forward and backward sweeps' partial sums
+                               (cross-based aggregation's row sums H in S[1] before them) */
+    uint32_t *cross_arms;   /* cross > 0: each pixel's arms (cross.h), w * h */
     void *sweep_scratch[2];
     const sgm_simd_isa *simd; /* the fused SGM path (sgm_simd.h), or NULL: the reference */
     int16_t *disp, *disp_right, *tmp;
@@ -151,7 +154,8 @@ uint64_t stage_cpu_bytes(const stereo_params *p, const stereo_map *maps)
     }
     return (uint64_t)stereo_view_count(p) * per_view + mapped + vol /* cost */ +
            2 * 2 * vol /* S, one per sweep */ + 2 * sweep + 3 * 2 * n /* disp, disp_right, tmp */ +
-           (p->confidence ? n : 0) + mi + band + postfilter_cpu_bytes(p->width, p->height);
+           (p->confidence ? n : 0) + mi + band + (p->cross ? 4 * n : 0) +
+           postfilter_cpu_bytes(p->width, p->height);
 }
 
 /* Cost mi's scratch slots: one per worker thread of the pool (at most MI_SCRATCH_SLOTS and no
@@ -244,6 +248,8 @@ static stereo_status cpu_alloc(stage_cpu *s, char *err, size_t errlen)
     ok &= !!(s->tmp = malloc(n * sizeof(int16_t)));
     if (p->confidence)
         ok &= !!(s->conf = malloc(n));
+    if (p->cross)
+        ok &= !!(s->cross_arms = malloc(n * sizeof(uint32_t)));
     if (!ok)
         return stereo_fail(err, errlen, STEREO_ERR_NOMEM,
                            "cannot allocate the CPU buffers for %dx%d with %d disparities "
@@ -363,6 +369,7 @@ void stage_cpu_destroy(stage_cpu *s)
     free(s->disp_right);
     free(s->tmp);
     free(s->conf);
+    free(s->cross_arms);
     postfilter_cpu_free(&s->post);
     for (int k = 0; k < 2; k++) {
         free(s->slot[k].disp);
@@ -540,6 +547,36 @@ static void job_cost(void *ctx, int y0, int y1)
     }
 }
 
+/* 4b. cross-based cost aggregation (cross.h): the arms, then H into S[1], then the means back
+ * into the cost volume */
+static void job_cross_arms(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    cross_arms_rows(j->grey[0], j->sgm.width, j->sgm.height, j->s->p.cross, j->s->cross_arms, y0,
+                    y1);
+}
+
+static void job_cross_hsum(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    cross_hsum_rows(j->s->cost, j->s->cross_arms, j->sgm.width, j->sgm.ndisp, j->s->S[1], y0, y1);
+}
+
+static void job_cross_vsum(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    cross_vsum_rows(j->s->S[1], j->s->cross_arms, j->sgm.width, j->sgm.height, j->sgm.ndisp,
+                    j->s->cost, y0, y1);
+}
+
+/* 8b. depth-discontinuity adjustment (cross.h): the map into tmp, which becomes the live one */
+static void job_adjust(void *ctx, int y0, int y1)
+{
+    job *j = ctx;
+    cross_adjust_rows(j->s->disp, j->s->cost, j->sgm.width, j->sgm.dmin, j->sgm.ndisp, j->s->tmp,
+                      y0, y1);
+}
+
 /* stereo_grey_match_lut of two w * h grey images */
 static void grey_match(const uint8_t *left, const uint8_t *right, size_t n, uint8_t *lut)
 {
@@ -698,7 +735,9 @@ static void cpu_match(stage_cpu *s, job *j)
     /* 4. matching cost volume (the fused SGM path computes the costs of rank, ad, bt, census
      * and adcensus itself) */
     const int fused = s->simd && !j->bm && !p->band;
-    const int on_the_fly = fused && stereo_view_count(p) == 2 &&
+    /* the full size's refinements around SGM (cross.h) need the whole volume */
+    const int cross = j->count && p->cross, refine = j->count && (p->cross || p->discontinuity);
+    const int on_the_fly = fused && !refine && stereo_view_count(p) == 2 &&
                            (p->cost == STEREO_COST_RANK || p->cost == STEREO_COST_AD ||
                             p->cost == STEREO_COST_BT || stereo_cost_has_census(p->cost));
     if (!on_the_fly)
@@ -707,6 +746,11 @@ static void cpu_match(stage_cpu *s, job *j)
         __atomic_add_fetch(&s->units_done, c * (uint64_t)h * units_cost(p), __ATOMIC_RELAXED);
     if (stereo_view_count(p) > 2 && p->combine == STEREO_COMBINE_SIDES) /* its second pass */
         run_rows(s, j, h, job_side_select, c * units_select(p));
+    if (cross) { /* 4b. cross-based cost aggregation */
+        run_rows(s, j, h, job_cross_arms, 0);
+        run_rows(s, j, h, job_cross_hsum, 0);
+        run_rows(s, j, h, job_cross_vsum, 0);
+    }
     if (j->bm) {
         /* 5. BM: the N x N box sum, vertical then horizontal running sums (block.h) */
         run_rows(s, j, h, job_block_vertical, c * units_block(p));
@@ -1039,6 +1083,13 @@ void stage_cpu_process(stage_cpu *s, stage_cpu_views images)
         cpu_band(s, &j);
     /* 4.-8. matching at full size (4. with more views: the combined cost, multiview.h) */
     cpu_match(s, &j);
+    /* 8b. depth-discontinuity adjustment (cross.h), on the range the volume holds */
+    if (p->discontinuity) {
+        run_rows(s, &j, h, job_adjust, 0);
+        int16_t *t = s->disp;
+        s->disp = s->tmp;
+        s->tmp = t;
+    }
     /* 8a. a negative minimum disparity: both maps shifted back (disparity.h) */
     if (s->shift)
         run_rows(s, &j, h, job_unshift, 0);

@@ -29,6 +29,7 @@
 #include "band.h"
 #include "block.h"
 #include "colormap.h"
+#include "cross.h"
 #include "cuda_check.cuh"
 #include "launch.cuh"
 #include "multiview.h"
@@ -206,6 +207,12 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.cost_vol = s->cost_vol;
         mark(s, "cost volume");
     }
+    if (p->cross) { /* 4b. cross-based cost aggregation (cross.h), in place */
+        LAUNCH(launch_cross_aggregate(s->grey[0], w, h, D, p->cross, s->cost_vol, s->cross_arms,
+                                      s->cross_H, st),
+               "cross aggregate");
+        mark(s, "cross aggregation");
+    }
     if (p->band) {
         /* the coarse-to-fine mode (band.h): 1. the half-size level on its own stage, 2. the
          * bands, 3. their costs and walks, 4. the sum and the disparities */
@@ -277,6 +284,15 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         LAUNCH(launch_lr_finish(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                                 p->lr_tolerance, st),
                "lr_finish");
+    if (p->discontinuity) { /* 8b. depth-discontinuity adjustment (cross.h), shifted range */
+        LAUNCH(launch_cross_adjust(s->disp, s->cost_vol, w, h, p->min_disparity, D, s->adjusted,
+                                   st),
+               "cross adjust");
+        LAUNCH(cudaMemcpyAsync(s->disp, s->adjusted, (size_t)w * h * sizeof(int16_t),
+                               cudaMemcpyDeviceToDevice, st),
+               "cross adjust copy");
+        mark(s, "lr+discontinuity");
+    }
     if (s->shift && !s->nested) { /* both maps shifted back (disparity.h) */
         mark(s, "lr");
         LAUNCH(launch_unshift(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,

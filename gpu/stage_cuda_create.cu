@@ -441,12 +441,19 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
             if ((s->agg_sweep || s->agg_strips) && p->cost != STEREO_COST_RANK)
                 want_vol = 1; /* their only way to other costs */
             /* the multi-baseline cost exists only as a volume (bm too); adcensus has no walk */
-            if (s->nv > 2 || (cost_needs_volume(p->cost) && !s->bm))
+            if (s->nv > 2 || (cost_needs_volume(p->cost) && !s->bm) || p->cross ||
+                p->discontinuity) /* cross.h's refinements read and write the volume */
                 want_vol = 1;
             else if (s->bm) /* bm's box sums compute the pair's costs on the fly */
                 want_vol = 0;
             if (want_vol)
                 DEV_ALLOC(s->cost_vol, vol);
+            if (p->cross) { /* 4b's arms and row sums (cross.h) */
+                DEV_ALLOC(s->cross_arms, n * sizeof(uint32_t));
+                DEV_ALLOC(s->cross_H, vol * sizeof(uint16_t));
+            }
+            if (p->discontinuity) /* 8b's output, copied back onto disp */
+                DEV_ALLOC(s->adjusted, n * sizeof(int16_t));
             }
         common:
             s->branch_stream[0] = s->stream;
@@ -581,6 +588,9 @@ static void release(stage_cuda *s)
     cudaFree(s->sweep_ring);
     cudaFree(s->sweep_sync);
     cudaFree(s->cost_vol);
+    cudaFree(s->cross_arms);
+    cudaFree(s->cross_H);
+    cudaFree(s->adjusted);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);
         if (s->join[b])

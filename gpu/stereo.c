@@ -13,6 +13,7 @@
 
 #include "band.h"
 #include "colormap.h"
+#include "cross.h"
 #include "mi.h"
 #include "postfilter.h"
 #include "rectify.h"
@@ -269,6 +270,17 @@ stereo_status stereo_params_check(const stereo_params *p, char *err, size_t errl
     if (p->mi_tiles < 1 || p->mi_tiles > MI_TILES_MAX)
         return stereo_fail(err, errlen, E, "mi tiles: %d is outside 1..%d", p->mi_tiles,
                            MI_TILES_MAX);
+    if (p->cross < 0 || p->cross > CROSS_ARM_MAX)
+        return stereo_fail(err, errlen, E, "cross: %d is outside 0..%d (0 = off)", p->cross,
+                           CROSS_ARM_MAX);
+    if (p->discontinuity & ~1)
+        return stereo_fail(err, errlen, E, "discontinuity: %d is neither 0 nor 1",
+                           p->discontinuity);
+    if ((p->cross || p->discontinuity) && (p->method != STEREO_METHOD_SGM || p->band))
+        return stereo_fail(err, errlen, E,
+                           "%s: refines SGM over the full cost volume, not %s",
+                           p->cross ? "cross" : "discontinuity",
+                           p->band ? "the coarse-to-fine mode (band)" : "method bm");
     if (postfilter_check(&p->post, err, errlen) != 0)
         return E;
     stereo_status st = views_check(p, err, errlen);
@@ -316,6 +328,7 @@ static void mi_level_params(const stereo_params *p, const mi_level *lv, stereo_p
     q->views = 2, q->mi_warm = 0;
     q->post.speckle_size = q->post.fill = q->post.temporal = q->post.vote =
         q->post.interp = 0;
+    q->cross = q->discontinuity = 0; /* the full size's refinements (cross.h) */
 }
 
 /* Cost mi on the CUDA backend: the host side of every frame (the CPU stage's, cuda_mi_prepare)

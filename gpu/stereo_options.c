@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "band.h"
+#include "cross.h"
 #include "mi.h"
 #include "parse_num.h"
 #include "postfilter.h"
@@ -115,6 +116,17 @@ const stereo_option_info stereo_option_table[] = {
      .help = "coarse-to-fine: match at half size first, then W disparities per pixel around it",
      .more = "SGM with any cost but mi; as accurate as the full search on the shared scenes, "
              "faster with wide ranges (on CUDA also above 256 disparities with any option)"},
+    {ROW("cross", 0, "cross", "cross", MATCHING, INT, cross),
+     .metavar = "N", .range = "0.." STR(CROSS_ARM_MAX) ", 0 = off", .def = "0",
+     .help = "cross-based cost aggregation: each pixel's cost averaged over its support region "
+             "(pixels of like grey level, arms up to N px) before the paths",
+     .more = "Mei et al. 2011; the region of --vote with its arms capped at N; SGM, not with "
+             "--band; costs a second pass over the cost volume"},
+    {ROW("discontinuity", 0, "discontinuity", "discontinuity", MATCHING, SWITCH, discontinuity),
+     .help = "a pixel on a disparity edge takes its left or right neighbour's disparity when "
+             "that costs less at the pixel",
+     .more = "Mei et al.'s depth-discontinuity adjustment, on the cost after --cross; after the "
+             "LR check, before the post-filters; SGM, not with --band"},
     {ROW("speckle-size", 0, "speckle_size", "speckle_size", MATCHING, INT, post.speckle_size),
      .metavar = "N", .range = "0..1048576, 0 = off", .def = "100",
      .help = "post-filter: invalidate 4-connected regions of fewer than N pixels",
@@ -310,6 +322,8 @@ int stereo_option_set_as(stereo_options *o, const char *name, const char *v, con
         return INT(0, STEREO_MAX_SMS, &p->sms);
     if (IS("band"))
         return INT(0, 64, &p->band);
+    if (IS("cross"))
+        return INT(0, CROSS_ARM_MAX, &p->cross);
     /* stage 9, the post-filters (postfilter.h) */
     if (IS("speckle-size"))
         return INT(0, POSTFILTER_SPECKLE_MAX, &p->post.speckle_size);
@@ -419,6 +433,10 @@ int stereo_options_finish(stereo_options *o, char *err, size_t errlen)
                         p->cost == STEREO_COST_MI ? "--cost mi (it has a hierarchy of its own)"
                                                   : "--method bm");
     }
+    if ((p->cross || p->discontinuity) && (p->band || p->method != STEREO_METHOD_SGM))
+        return fail(err, errlen, "--%s: refines SGM over the full cost volume, not %s",
+                    p->cross ? "cross" : "discontinuity",
+                    p->band ? "--band (the coarse-to-fine mode)" : "--method bm");
     return 0;
 }
 

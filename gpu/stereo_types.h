@@ -170,6 +170,12 @@ typedef struct {
      * 32 or 64 (< num_disparities): match at half size over half the range first, then search
      * W disparities per pixel around that result. SGM only, not with cost mi or more views. */
     int band;
+    /* Mei et al. 2011's refinements around SGM (cross.h): cross = N > 0 averages each pixel's
+     * cost over its support region, arms up to N px (1..34), before the paths; discontinuity = 1
+     * moves a pixel on a disparity edge to the neighbour's disparity that costs less there,
+     * after the LR check. Both off (0) by default; SGM only, not with band. */
+    int cross;
+    int discontinuity;
     stereo_postfilter post;   /* stage 9 (postfilter.h); stereo_set_postfilter changes it */
 } stereo_params;
 

@@ -215,6 +215,8 @@ static const struct {
     {"stereo", "lr_tolerance", {"", "-1", "256", "1px"}},
     {"stereo", "median", {"", "3x3", "True"}},
     {"stereo", "band", {"", "-1", "65", "wide"}},
+    {"stereo", "cross", {"", "-1", "35", "2px"}},
+    {"stereo", "discontinuity", {"", "2", "adjust"}},
     {"stereo", "speckle_size", {"", "-1", "1048577", "100px"}},
     {"stereo", "speckle_diff", {"", "-1", "4096", "1.5"}},
     {"stereo", "vote", {"", "2", "majority"}},
@@ -1346,6 +1348,8 @@ static const key_value round_trip_variants[][11] = {
     /* auto keeps the last D given until a pair is measured; the file holds auto alone, so the
      * reader's is the default's */
     {{"stereo", "disparities", "64"}, {"stereo", "disparities", "auto"}},
+    /* Mei et al.'s refinements refine SGM (the base is bm) */
+    {{"stereo", "method", "sgm"}, {"stereo", "cross", "2"}, {"stereo", "discontinuity", "on"}},
 };
 static const char *const written_sections[] = {"source", "camera", "files", "synth", "stereo",
                                                "calibration", "display", "record", "run",

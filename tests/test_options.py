@@ -69,6 +69,8 @@ SAMPLES = {
     "lr-tolerance": ("3", "256"),
     "no-median": (None, None),
     "band": ("32", "65"),
+    "cross": ("2", "35"),
+    "discontinuity": (None, None),
     "speckle-size": ("200", "-1"),
     "speckle-diff": ("8", "4096"),
     "vote": (None, None),
@@ -89,6 +91,8 @@ CROSS = [
     (["--min-disparity", "2000", "-d", "64"], "--min-disparity: 2000 plus 64 disparities"),
     (["--band", "48"], "--band: 48 is neither 32 nor 64"),
     (["--band", "64", "-d", "64"], "--band: 64 must be smaller than the 64 disparities"),
+    (["--cross", "2", "--band", "32"], "--cross: refines SGM over the full cost volume, not --band"),
+    (["--cross", "1", "--method", "bm"], "--cross: refines SGM over the full cost volume, not --method bm"),
 ]
 LIVE_ARGS = ["--headless", "--frames", "1", "--set", "synth.width=160", "--set",
              "synth.height=120"]

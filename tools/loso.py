@@ -85,6 +85,24 @@ FAMILIES = {
     # Mei et al.'s refinements of the holes (postfilter.h 9b, 9c), alone and together
     "refine": [("refine off", []), ("vote", ["--vote"]), ("interp", ["--interp"]),
                ("vote + interp", ["--vote", "--interp"])],
+    # Mei et al.'s other two refinements (gpu/cross.h): cross-based aggregation with its arms
+    # capped at N px, depth-discontinuity adjustment, and both
+    "cross": [("cross off", [])] + [(f"cross {n}", ["--cross", str(n)]) for n in (1, 2, 3, 5, 34)] + [
+        ("discontinuity", ["--discontinuity"])] + [
+        (f"cross {n} + discontinuity", ["--cross", str(n), "--discontinuity"]) for n in (1, 2)],
+    # the capped aggregation averages the costs, which flattens them against the penalties:
+    # lower penalties with it
+    "cross-penalties": [("cross off", [])] + [
+        (f"cross {n} P1 {p1} P2 {p2}", ["--cross", str(n), "--p1", str(p1), "--p2", str(p2)])
+        for n in (1, 2) for p1, p2 in ((20, 80), (28, 112), (40, 160))],
+    # the whole of Mei et al.'s refinements: voting and interpolation after the paths, with the
+    # capped aggregation before them and the discontinuity adjustment
+    "mei": [("mei off", []), ("vote + interp", ["--vote", "--interp"])] + [
+        (f"cross {n} + vote + interp", ["--cross", str(n), "--vote", "--interp"]) for n in (1, 2)] + [
+        ("vote + interp + discontinuity", ["--vote", "--interp", "--discontinuity"])] + [
+        (f"cross {n} + vote + interp + discontinuity",
+         ["--cross", str(n), "--vote", "--interp", "--discontinuity"]) for n in (1, 2)] + [
+        ("cross 1 + vote + interp, 8 paths", ["--cross", "1", "--vote", "--interp", "--paths", "8"])],
     "paths": [("8 paths", ["--paths", "8"]), ("4 paths", ["--paths", "4"])],
     # how the default came to be 4 paths with speckle removal: the former default (8 paths, no
     # speckle removal, P1 32 P2 128) first, then speckle removal with 8 paths, then 4 paths at

@@ -61,6 +61,7 @@
 
 #include "band.h"
 #include "colormap.h"
+#include "cross.h"
 #include "mapgen.h"
 #include "outpath.h"
 #include "parse_num.h"
@@ -88,16 +89,18 @@ typedef struct {
     int dmin;               /* --min-disparity (stereo_params.min_disparity), 0 unless given */
     int layout;             /* --layout: the generated scene's (synth.h), objects by default */
     double contrast;        /* --contrast: its texture contrast, 0 = 1 */
+    int cross;              /* --cross N: cross-based aggregation's arm cap (cross.h), 0 = off */
+    int discontinuity;      /* --discontinuity: the depth-discontinuity adjustment (cross.h) */
 } config;
 enum { POST_SPECKLE = 1, POST_FILL = 2, POST_TEMPORAL = 4, POST_VOTE = 8, POST_INTERP = 16 };
 #define N_POST 5
 static const char *const post_names[N_POST] = {"speckle", "fill", "temporal", "vote", "interp"};
 
 static const config issue_configs[] = {
-    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
-    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
-    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
-    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0},
+    {640, 480, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0, 0, 0},
+    {1024, 440, 128, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0, 0, 0},
+    {1280, 960, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0, 0, 0},
+    {1920, 1080, 256, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0}, STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0, 0, 0},
 };
 
 static int cmp_float(const void *a, const void *b)
@@ -207,6 +210,8 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
     p->sms = sms;
     p->mi_warm = c->mi_warm;
     p->band = c->band;
+    p->cross = c->cross;
+    p->discontinuity = c->discontinuity;
     p->min_disparity = c->dmin;
     p->post.speckle_size = c->post & POST_SPECKLE ? POSTFILTER_SPECKLE_ON : 0; /* the default's */
     p->post.fill = !!(c->post & POST_FILL);
@@ -220,7 +225,7 @@ static void config_params(const config *c, stereo_backend backend, int sms, ster
 static int stage_sms(int sms)
 {
     config small = {64, 32, 16, 4, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                    STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0};
+                    STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0, 0, 0};
     stereo_params p;
     config_params(&small, STEREO_BACKEND_CUDA, sms, &p);
     stage_cuda *s;
@@ -245,6 +250,14 @@ static void method_label(const config *c, char *buf, size_t len)
     if (c->band) {
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " band %d", c->band);
+    }
+    if (c->cross) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, " cross %d", c->cross);
+    }
+    if (c->discontinuity) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, " +discontinuity");
     }
     for (int k = 0; k < N_POST; k++)
         if (c->post & 1 << k) {
@@ -569,7 +582,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 int main(int argc, char **argv)
 {
     config custom = {0, 0, 128, 8, STEREO_COST_RANK, STEREO_METHOD_SGM, 0, 0, 0, {0},
-                     STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0};
+                     STEREO_COMBINE_SIDES, 0, 0, 0, 0, 0, 0, 0};
     { /* the cost, paths and post-filters the stage takes by default, as the live app and
        * stereo-match do */
         stereo_params def;
@@ -592,7 +605,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: stereo-bench [--size WxH --disparities D --paths P --cost C] "
                    "[--baselines 1,B2,.. [--combine R]] [--runs N] [--frames N] [--csv FILE] "
-                   "[--sms N] [--band W] [--post F,...] [--min-disparity N]\n"
+                   "[--sms N] [--band W] [--cross N] [--discontinuity] [--post F,...] "
+                   "[--min-disparity N]\n"
                    "       stereo-bench --async [--size WxH --disparities D --paths P --cost C] "
                    "[--runs N] [--backend cuda|cpu] [--rewrite] [--json FILE] [--sms N] "
                    "[--mi-warm]\n"
@@ -608,6 +622,8 @@ int main(int argc, char **argv)
                    "pair); --combine sides|sum (default sides)\n"
                    "  --band W  the coarse-to-fine mode: half size first, then W (32 or 64) "
                    "disparities per pixel around it (default 0: the full range)\n"
+                   "  --cross N, --discontinuity  Mei et al.'s cross-based aggregation (arms up to "
+                   "N px) and depth-discontinuity adjustment (cross.h; default off)\n"
                    "  --post F,...  post-filters after the LR check (postfilter.h): speckle "
                    "(at the default's size), vote, interp, fill, temporal, all, or none "
                    "(default: the defaults', speckle)\n"
@@ -629,12 +645,16 @@ int main(int argc, char **argv)
             custom.mi_warm = 1;
             continue;
         }
+        if (!strcmp(a, "--discontinuity")) {
+            custom.discontinuity = 1;
+            continue;
+        }
         static const char *const with_value[] = {"--size", "--disparities", "--paths", "--cost",
                                                  "--sms", "--runs", "--frames", "--csv",
                                                  "--json", "--backend", "--method", "--block",
                                                  "--baselines", "--combine", "--band",
                                                  "--post", "--min-disparity", "--layout",
-                                                 "--contrast"};
+                                                 "--contrast", "--cross"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -693,6 +713,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "stereo-bench: --combine: '%s' is not sides or sum\n", v);
         } else if (!strcmp(a, "--sms")) {
             bad = parse_int(a, v, 0, STEREO_MAX_SMS, &sms);
+        } else if (!strcmp(a, "--cross")) {
+            bad = parse_int(a, v, 0, CROSS_ARM_MAX, &custom.cross);
         } else if (!strcmp(a, "--min-disparity")) {
             bad = parse_int(a, v, STEREO_MIN_DISPARITY, 2047 - 16, &custom.dmin);
         } else if (!strcmp(a, "--band")) {
@@ -859,6 +881,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof issue_configs / sizeof *issue_configs; i++) {
             config c = issue_configs[i];
             c.post = custom.post; /* --post and the scene apply to the default configurations too */
+            c.cross = custom.cross, c.discontinuity = custom.discontinuity;
             c.layout = custom.layout, c.contrast = custom.contrast;
             rc |= run_config(&c, sms, runs, frames, copy, csv);
         }

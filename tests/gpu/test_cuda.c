@@ -19,7 +19,8 @@
  * context, driven from a second thread as the live app does), the coarse-to-fine mode (bands of
  * 32 and 64 over random options; --band: that set alone), the post-filters (speckle, fill,
  * temporal: single frames over option grids and sequences with toggles, post_filters), a
- * negative minimum disparity (negative_min, also in --quick), and every scene in DATA_DIR (the
+ * negative minimum disparity (negative_min, also in --quick), cross-based aggregation and the
+ * discontinuity adjustment (mei_refinements, also in --quick), and every scene in DATA_DIR (the
  * shared Middlebury scenes converted to PGM/PPM by tools/gpu-check.sh).
  *
  * Needs only libc and CUDA (no cmocka on the GPU machine): prints one line per failure and a
@@ -171,6 +172,9 @@ static const char *describe(const stereo_params *p)
                       f->temporal_alpha, f->temporal_delta, f->temporal_persist);
     if (p->band && n > 0 && (size_t)n < sizeof buf)
         n += snprintf(buf + n, sizeof buf - n, " band%d", p->band);
+    if ((p->cross || p->discontinuity) && n > 0 && (size_t)n < sizeof buf)
+        n += snprintf(buf + n, sizeof buf - n, " cross%d discontinuity%d", p->cross,
+                      p->discontinuity);
     if (p->method == STEREO_METHOD_BM && n > 0 && (size_t)n < sizeof buf)
         n += snprintf(buf + n, sizeof buf - n, " bm block%d", p->block);
     if (p->views > 2 && n > 0 && (size_t)n < sizeof buf) {
@@ -1258,6 +1262,83 @@ static void post_filters(int quick)
 }
 
 
+/* Mei et al.'s cross-based aggregation and discontinuity adjustment (gpu/cross.h): arm caps 1,
+ * 2, 5 and the paper's 34, each alone and with the adjustment, over every CUDA cost, 4 and 8
+ * paths, a few ranges; then with cost mi (the full size aggregates, its levels do not), more
+ * views, a negative minimum, rectification maps, the post-filters, 16 SMs, 512 disparities (the
+ * sweep design) and the branches and strips designs. */
+static void mei_refinements(int quick)
+{
+    pair pr;
+    const int w = quick ? 97 : 241, h = quick ? 41 : 123;
+    if (pair_synth(&pr, w, h, 1, 0.3)) {
+        check(0, "synth %dx%d", w, h);
+        return;
+    }
+    static const int caps[] = {0, 1, 2, 5, 34};
+    const int ncost = (int)(sizeof gpu_costs / sizeof *gpu_costs);
+    for (int ci = 0; ci < ncost; ci++)
+        for (size_t ki = 0; ki < sizeof caps / sizeof *caps; ki++)
+            for (int dda = 0; dda < 2; dda++) {
+                if ((quick && (ci + (int)ki + dda) % 3) || (!caps[ki] && !dda))
+                    continue;
+                stereo_params p;
+                stereo_params_default(&p, w, h);
+                p.cost = gpu_costs[ci];
+                stereo_default_penalties(p.cost, p.rank_window, &p.p1, &p.p2);
+                p.num_disparities = 32 + 16 * ((ci + (int)ki) % 3);
+                p.min_disparity = (ci + dda) % 3 == 2 ? 3 : 0;
+                p.paths = (ci + dda) % 2 ? 8 : 4, p.confidence = 1;
+                p.cross = caps[ki], p.discontinuity = dda;
+                compare(&p, NULL, &pr, "cross");
+            }
+    pair_free(&pr);
+    pair mv;
+    stereo_params p;
+    pair_random(&mv, 67, 29, STEREO_PIX_GREY8, 1, 5);
+    stereo_params_default(&p, 67, 29);
+    p.num_disparities = 16, p.cost = STEREO_COST_MI, p.cross = 2, p.discontinuity = 1;
+    stereo_default_penalties(p.cost, 9, &p.p1, &p.p2);
+    compare(&p, NULL, &mv, "cross mi");
+    pair_free(&mv);
+    static const int b3[] = {0, 16, -16};
+    views_random(&mv, 67, 29, STEREO_PIX_GREY8, 1, 5, 3, b3);
+    stereo_params_default(&p, 67, 29);
+    p.num_disparities = 32, p.views = 3, p.baseline[2] = -16, p.confidence = 1;
+    p.cross = 3, p.discontinuity = 1;
+    compare(&p, NULL, &mv, "cross views");
+    pair_free(&mv);
+    pair_random(&mv, w, h, STEREO_PIX_RGB24, 3, 5);
+    stereo_map m[2];
+    random_maps(m, w - 6, h - 3, w, h);
+    stereo_params_default(&p, w - 6, h - 3);
+    p.num_disparities = 32, p.min_disparity = -7, p.confidence = 1;
+    p.cross = 2, p.discontinuity = 1, p.post.vote = 1, p.post.interp = 1, p.post.fill = 1;
+    compare(&p, m, &mv, "cross maps negative min");
+    free_maps(m);
+    stereo_params_default(&p, w, h);
+    p.num_disparities = 48, p.cross = 1, p.discontinuity = 1, p.sms = 16;
+    compare(&p, NULL, &mv, "cross 16 sms");
+    pair_free(&mv);
+    if (quick)
+        return;
+    pair_random(&mv, 540, 21, STEREO_PIX_GREY8, 0, 40);
+    stereo_params_default(&p, 540, 21);
+    p.num_disparities = 512, p.cross = 2, p.discontinuity = 1;
+    compare(&p, NULL, &mv, "cross 512");
+    pair_free(&mv);
+    pair_random(&mv, 333, 217, STEREO_PIX_GREY8, 0, 9);
+    const char *agg[] = {"branches", "strips", "sweep"};
+    for (int ai = 0; ai < 3; ai++) {
+        setenv("STEREO_CUDA_AGG", agg[ai], 1);
+        stereo_params_default(&p, 333, 217);
+        p.num_disparities = 64, p.cross = 2, p.discontinuity = ai % 2, p.paths = ai ? 4 : 8;
+        compare(&p, NULL, &mv, agg[ai]);
+        unsetenv("STEREO_CUDA_AGG");
+    }
+    pair_free(&mv);
+}
+
 /* A negative minimum disparity (stereo.h): the right view shifted inside the stage, the maps
  * shifted back (disparity.h); every cost, SGM with 8 and 4 paths, BM, maps, the coarse-to-fine
  * mode, the post-filters and a temporal sequence, against the CPU reference. */
@@ -1373,6 +1454,7 @@ int main(int argc, char **argv)
         post_filters(1);
         adcensus_set(1);
         negative_min(1);
+        mei_refinements(1);
     } else if (argc > 1 && !strcmp(argv[1], "--band")) {
         coarse_to_fine(0);
     } else if (argc > 1 && !strcmp(argv[1], "--adcensus")) {
@@ -1391,6 +1473,7 @@ int main(int argc, char **argv)
         post_filters(0);
         adcensus_set(0);
         negative_min(0);
+        mei_refinements(0);
         if (argc > 1)
             shared_scenes(argv[1]);
     }
