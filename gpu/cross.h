@@ -142,11 +142,17 @@ void cross_adjust_rows(const int16_t *in, const uint8_t *cost, int w, int dmin, 
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
-/* The CUDA twins (cross.cu), in stream order. 4b in place on the device volume cost (w * h *
- * ndisp) with arms (w * h) and H (w * h * ndisp uint16) as scratch; 8b from in to out (device
- * maps, out != in). */
+/* The CUDA twins (cross.cu), in stream order. 4b on the device volume cost (w * h * ndisp):
+ * arms up to CROSS_TILE_CAP (cross_tiled) write the result to out (w * h * ndisp) in one pass
+ * over tiles; longer ones work in place on cost with arms (w * h) and H (w * h * ndisp uint16)
+ * as scratch (out unused). The tiles win at arms of 1 px only (16-SM proxy, 640x480 D128:
+ * 0.89 ms against 1.18 for the two passes; at 2 px 1.34 against 1.23; docs/cuda-notes.md).
+ * 8b from in to out (device maps, out != in). */
+#define CROSS_TILE_CAP 1
+static inline int cross_tiled(int cap) { return cap <= CROSS_TILE_CAP; }
 cudaError_t launch_cross_aggregate(const uint8_t *grey, int w, int h, int ndisp, int cap,
-                                   uint8_t *cost, uint32_t *arms, uint16_t *H, cudaStream_t st);
+                                   uint8_t *cost, uint8_t *out, uint32_t *arms, uint16_t *H,
+                                   cudaStream_t st);
 cudaError_t launch_cross_adjust(const int16_t *in, const uint8_t *cost, int w, int h, int dmin,
                                 int ndisp, int16_t *out, cudaStream_t st);
 #endif

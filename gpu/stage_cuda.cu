@@ -207,10 +207,12 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         a.cost_vol = s->cost_vol;
         mark(s, "cost volume");
     }
-    if (p->cross) { /* 4b. cross-based cost aggregation (cross.h), in place */
-        LAUNCH(launch_cross_aggregate(s->grey[0], w, h, D, p->cross, s->cost_vol, s->cross_arms,
-                                      s->cross_H, st),
+    if (p->cross) { /* 4b. cross-based cost aggregation (cross.h): the walks read its volume */
+        LAUNCH(launch_cross_aggregate(s->grey[0], w, h, D, p->cross, s->cost_vol, s->cross_out,
+                                      s->cross_arms, s->cross_H, st),
                "cross aggregate");
+        if (s->cross_out)
+            a.cost_vol = s->cross_out;
         mark(s, "cross aggregation");
     }
     if (p->band) {
@@ -285,7 +287,7 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
                                 p->lr_tolerance, st),
                "lr_finish");
     if (p->discontinuity) { /* 8b. depth-discontinuity adjustment (cross.h), shifted range */
-        LAUNCH(launch_cross_adjust(s->disp, s->cost_vol, w, h, p->min_disparity, D, s->adjusted,
+        LAUNCH(launch_cross_adjust(s->disp, a.cost_vol, w, h, p->min_disparity, D, s->adjusted,
                                    st),
                "cross adjust");
         LAUNCH(cudaMemcpyAsync(s->disp, s->adjusted, (size_t)w * h * sizeof(int16_t),

@@ -9,6 +9,7 @@
 
 #include "band.h"
 #include "colormap.h"
+#include "cross.h"
 #include "cuda_check.cuh"
 #include "launch.cuh"
 #include "postfilter.h"
@@ -448,7 +449,9 @@ stereo_status stage_cuda_create(const stereo_params *p, const stereo_map *maps,
                 want_vol = 0;
             if (want_vol)
                 DEV_ALLOC(s->cost_vol, vol);
-            if (p->cross) { /* 4b's arms and row sums (cross.h) */
+            if (p->cross && cross_tiled(p->cross)) { /* 4b's output (cross.h) */
+                DEV_ALLOC(s->cross_out, vol);
+            } else if (p->cross) { /* 4b's arms and row sums, the volume in place */
                 DEV_ALLOC(s->cross_arms, n * sizeof(uint32_t));
                 DEV_ALLOC(s->cross_H, vol * sizeof(uint16_t));
             }
@@ -590,6 +593,7 @@ static void release(stage_cuda *s)
     cudaFree(s->cost_vol);
     cudaFree(s->cross_arms);
     cudaFree(s->cross_H);
+    cudaFree(s->cross_out);
     cudaFree(s->adjusted);
     for (int b = 0; b < SGM_MAX_BRANCHES; b++) {
         cudaFree(s->S[b]);

@@ -81,8 +81,10 @@ struct stage_cuda {
     uint8_t *cost_vol;             /* the cost volume, computed first and read by the volume
                                       walk (every cost but rank; more views always;
                                       STEREO_CUDA_COST_VOLUME=0 / 1 overrides for the pair) */
-    uint32_t *cross_arms;          /* cross > 0 (cross.h 4b): each pixel's arms, w * h, */
-    uint16_t *cross_H;             /* and the row sums, w * h * D */
+    uint8_t *cross_out;            /* cross 1..CROSS_TILE_CAP (cross.h 4b): the aggregated
+                                      volume, w * h * D; longer arms: */
+    uint32_t *cross_arms;          /* each pixel's arms, w * h, */
+    uint16_t *cross_H;             /* and the row sums, w * h * D (cost_vol in place) */
     int16_t *adjusted;             /* discontinuity (cross.h 8b): the adjusted map, w * h */
     uint8_t *side_pos, *side_neg;  /* more views, rule sides: the two sides' means
                                       (launch_mview_cost's scratch), in the bytes of the

@@ -12,6 +12,8 @@
  *   4. matching cost              sgm.h        |rankL - rankR|, Hamming distance, saturated
  *                                              absolute difference, Birchfield-Tomasi or MI
  *                                              table, uint8
+ *   4b. cross-based aggregation   cross.h      (optional) the cost averaged over each pixel's
+ *                                              support region, before the paths
  *   5. SGM aggregation            sgm.h        4 or 8 paths, P1/P2 per path (+ adaptive P2),
  *                                              weighted sum into S; or, with method bm, the
  *      (or block matching)        block.h      N x N box sum of the cost (SAD when cost = ad)
@@ -19,7 +21,10 @@
  *   7. right disparity, median    disparity.h  diagonal search over S, 3x3 median on both maps,
  *      and left-right check                    LR consistency with a tolerance
  *   8. confidence (optional)      disparity.h  gap between best and second-best S
- *   9. post-filters (optional)    postfilter.h speckle removal, temporal filter, hole filling
+ *   8b. discontinuity adjustment  cross.h      (optional) edge pixels take the cheaper
+ *                                              neighbour's disparity
+ *   9. post-filters               postfilter.h speckle removal (default), region voting,
+ *                                              interpolation, temporal filter, hole filling
  *
  * Everything is integer arithmetic, so the CPU reference (the *.c files in gpu/) and the CUDA
  * kernels (the *.cu files beside them) produce the same bits.

@@ -488,7 +488,7 @@ check "record 64x48, D16, 4 paths, census: exit $rc, replay.ini with the whole [
     grep -qx "backend = cpu" rec3/replay.ini && grep -qx "fps = $want_fps" rec3/replay.ini &&
     grep -q "^# written by stereo-live --record: 6 pairs of 64x48 grey images" rec3/replay.ini &&
     grep -qx "baselines = 1" rec3/replay.ini && grep -qx "combine = sides" rec3/replay.ini &&
-    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 35 ]'
+    [ "$(sed -n "/^\[stereo\]/,/^$/p" rec3/replay.ini | grep -c " = ")" -eq 37 ]'
 # block matching with the ad cost, and per-path penalties with weights, from --set (issue #11)
 timeout 60 "$LIVE" --headless --frames 4 --backend cpu --record rec4 --set synth.width=64 \
   --set synth.height=48 --set stereo.disparities=16 --set stereo.method=bm --set stereo.cost=ad \
