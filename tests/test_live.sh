@@ -266,7 +266,11 @@ signal_test "SIGINT while running headless: clean exit 0" INT "$LIVE" --headless
 # two loops. 5 runs of each signal (STEREO_DEEP=1: 20). Then SIGINT and SIGTERM together, as
 # Ctrl-C reaches the app and timeout(1) passes it on: one request, the same clean end.
 catches_int() { # both SIGINT (bit 1) and SIGTERM (bit 14): the app installs them one after the
-  local m        # other, and a test that sends SIGTERM must not meet the moment between
+  local m        # other, and a test that sends SIGTERM must not meet the moment between. The
+  # process must be the app itself: between fork and exec it is this shell's copy, which catches
+  # both too (bash does, for the EXIT trap) and which the exec then forgets (a loaded machine
+  # once let the signal land there, and the app ran on)
+  case $(cat "/proc/$1/comm" 2>/dev/null) in stereo-live*) ;; *) return 1 ;; esac
   m=$(awk '/^SigCgt/{print $2}' "/proc/$1/status" 2>/dev/null)
   [ -n "$m" ] && (( (0x$m >> 1) & 1 )) && (( (0x$m >> 14) & 1 ))
 }
