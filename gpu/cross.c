@@ -30,7 +30,7 @@ STEREO_HOT void cross_hsum_rows(const uint8_t *cost, const uint32_t *arms, int w
         }
 }
 
-STEREO_HOT void cross_vsum_rows(const uint16_t *H, const uint32_t *arms, int w, int h, int ndisp,
+STEREO_HOT void cross_vsum_rows(const uint16_t *H, const uint32_t *arms, int w, int ndisp,
                                 uint8_t *cost, int y0, int y1)
 {
     const size_t D = (size_t)ndisp;
@@ -55,7 +55,6 @@ STEREO_HOT void cross_vsum_rows(const uint16_t *H, const uint32_t *arms, int w, 
             for (size_t k = 0; k < D; k++)
                 out[k] = (uint8_t)cross_mean(sum[k], n, inv);
         }
-    (void)h;
 }
 
 void cross_adjust_rows(const int16_t *in, const uint8_t *cost, int w, int dmin, int ndisp,

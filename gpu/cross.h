@@ -19,7 +19,8 @@
  *     paper's; its arms of up to 34 px smear a slanted road or facade (docs/tuning.md), hence
  *     the cap. With more views C is the combined cost (multiview.h). Only the full-size match
  *     aggregates (the MI hierarchy's levels do not). The CPU (cross.c) and the GPU (cross.cu)
- *     compute the same bits; both do it in place on the volume, H in a 16-bit scratch volume.
+ *     compute the same bits: the CPU in place on the volume, H in a 16-bit scratch volume; the
+ *     GPU so too, or with 1 px arms in one pass into a second volume (cross.cu).
  *
  * 8b. Depth-discontinuity adjustment (discontinuity = 1): after the LR check (stage 8) and
  *     before the post-filters, a valid pixel p = (x, y) whose left and right neighbours are both
@@ -130,8 +131,8 @@ void cross_arms_rows(const uint8_t *grey, int w, int h, int cap, uint32_t *arms,
 void cross_hsum_rows(const uint8_t *cost, const uint32_t *arms, int w, int ndisp, uint16_t *H,
                      int y0, int y1);
 /* the region's mean into cost (which cross_hsum_rows no longer reads) */
-void cross_vsum_rows(const uint16_t *H, const uint32_t *arms, int w, int h, int ndisp,
-                     uint8_t *cost, int y0, int y1);
+void cross_vsum_rows(const uint16_t *H, const uint32_t *arms, int w, int ndisp, uint8_t *cost,
+                     int y0, int y1);
 /* 8b: out = the adjusted in (out != in) */
 void cross_adjust_rows(const int16_t *in, const uint8_t *cost, int w, int dmin, int ndisp,
                        int16_t *out, int y0, int y1);

@@ -565,8 +565,8 @@ static void job_cross_hsum(void *ctx, int y0, int y1)
 static void job_cross_vsum(void *ctx, int y0, int y1)
 {
     job *j = ctx;
-    cross_vsum_rows(j->s->S[1], j->s->cross_arms, j->sgm.width, j->sgm.height, j->sgm.ndisp,
-                    j->s->cost, y0, y1);
+    cross_vsum_rows(j->s->S[1], j->s->cross_arms, j->sgm.width, j->sgm.ndisp, j->s->cost, y0,
+                    y1);
 }
 
 /* 8b. depth-discontinuity adjustment (cross.h): the map into tmp, which becomes the live one */

@@ -296,7 +296,8 @@ static stereo_status run_kernels(stage_cuda *s, char *err, size_t errlen)
         mark(s, "lr+discontinuity");
     }
     if (s->shift && !s->nested) { /* both maps shifted back (disparity.h) */
-        mark(s, "lr");
+        if (!p->discontinuity)
+            mark(s, "lr");
         LAUNCH(launch_unshift(s->disp, p->lr_check ? s->disp_right : NULL, s->conf, w, h,
                               s->shift, st),
                "unshift");

@@ -293,7 +293,7 @@ static void aggregate_bands(const uint8_t *g, int w, int h, int D, int cap, uint
     for (int b = 1; b >= 0; b--)
         cross_hsum_rows(cost, arms, w, D, H, y0[b], y1[b]);
     for (int b = 0; b < 2; b++)
-        cross_vsum_rows(H, arms, w, h, D, cost, y0[b], y1[b]);
+        cross_vsum_rows(H, arms, w, D, cost, y0[b], y1[b]);
 }
 
 static void test_aggregate_random_against_naive(void **state)
@@ -356,7 +356,7 @@ static void test_aggregate_random_against_naive(void **state)
                              cross_down(a), b.l, b.r, b.u, b.d);
             }
         cross_hsum_rows(cost, arms, w, D, H, 0, h);
-        cross_vsum_rows(H, arms, w, h, D, cost, 0, h);
+        cross_vsum_rows(H, arms, w, D, cost, 0, h);
         for (size_t i = 0; i < n * D; i++) {
             if (cost[i] != want[i])
                 fail_msg("%dx%d D %d cap %d max %d: voxel (%d, %d, %d): %d, want %d", w, h, D,
@@ -399,7 +399,7 @@ static void test_aggregate_hand(void **state)
     cross_hsum_rows(cost, arms, w, D, H, 0, h);
     /* H at (2, 1), k = 0: 6 + 7 + 8 */
     assert_int_equal(H[7 * D], 21);
-    cross_vsum_rows(H, arms, w, h, D, cost, 0, h);
+    cross_vsum_rows(H, arms, w, D, cost, 0, h);
     /* (2, 1): the 3x3 box around pixel 7, mean 7 (k + 1) */
     for (int k = 0; k < D; k++)
         assert_int_equal(cost[7 * D + k], 7 * (k + 1));
